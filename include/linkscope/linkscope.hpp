@@ -1,0 +1,19 @@
+// linkscope — answers linking questions from the files alone.
+//
+// The umbrella header: includes every public header of the library. The
+// layers (see the project's DESIGN.md) are core -> formats (ar, elf, coff) ->
+// symbols -> resolve, with report/ beside them for output.
+#pragma once
+
+#define LINKSCOPE_VERSION_MAJOR 0
+#define LINKSCOPE_VERSION_MINOR 1
+#define LINKSCOPE_VERSION_PATCH 0
+
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/hash.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/report/json.hpp"
+#include "linkscope/symbols/index.hpp"
+#include "linkscope/symbols/symbol.hpp"
+#include "linkscope/symbols/table.hpp"

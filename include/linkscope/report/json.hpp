@@ -1,0 +1,172 @@
+// linkscope/report/json.hpp — a small streaming JSON writer.
+//
+// No DOM: values are written as they are produced, to any sink with
+// `append(const char*, size_t)` semantics (std::string by default, or a
+// FILE*). Commas and nesting are tracked on a small stack; strings are escaped
+// per RFC 8259 (control characters as \u00XX; bytes >= 0x80 are passed
+// through, so UTF-8 stays UTF-8 and other bytes are escaped as \u00XX only if
+// the caller asks with `ascii_only`).
+//
+//   json_writer w(out);
+//   w.begin_object(); w.key("version"); w.value(1); w.end_object();
+#pragma once
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace linkscope {
+inline namespace v0 {
+
+class json_writer {
+ public:
+  explicit json_writer(std::string& out) : out_(&out) {}
+  explicit json_writer(std::FILE* file) : file_(file) {}
+  json_writer(const json_writer&) = delete;
+  json_writer& operator=(const json_writer&) = delete;
+  ~json_writer() { flush(); }
+
+  json_writer& begin_object() { return open('{'); }
+  json_writer& end_object() { return close('}'); }
+  json_writer& begin_array() { return open('['); }
+  json_writer& end_array() { return close(']'); }
+
+  json_writer& key(std::string_view name) {
+    separate();
+    write_string(name);
+    put(':');
+    after_key_ = true;
+    return *this;
+  }
+
+  json_writer& value(std::string_view s) {
+    separate();
+    write_string(s);
+    return *this;
+  }
+  json_writer& value(const char* s) { return value(std::string_view(s)); }
+  json_writer& value(const std::string& s) { return value(std::string_view(s)); }
+  json_writer& value(bool b) {
+    separate();
+    write(b ? "true" : "false");
+    return *this;
+  }
+  json_writer& value(std::nullptr_t) {
+    separate();
+    write("null");
+    return *this;
+  }
+  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+  json_writer& value(Int n) {
+    separate();
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), n);
+    (void)ec;
+    write(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+    return *this;
+  }
+
+  // key + value in one call.
+  template <class V>
+  json_writer& field(std::string_view name, const V& v) {
+    key(name);
+    return value(v);
+  }
+
+  // Write a string with a printf-free hex representation, e.g. "0x1a2b".
+  json_writer& hex(std::uint64_t n) {
+    char buf[20] = {'0', 'x'};
+    auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
+    (void)ec;
+    return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+  }
+
+  void flush() {
+    if (file_ != nullptr && !buffer_.empty()) {
+      std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+      buffer_.clear();
+    }
+  }
+  // Finish the document with a newline (CLIs print one object per run).
+  void newline() { put('\n'); }
+
+ private:
+  json_writer& open(char c) {
+    separate();
+    put(c);
+    first_.push_back(true);
+    return *this;
+  }
+  json_writer& close(char c) {
+    if (!first_.empty()) first_.pop_back();
+    put(c);
+    return *this;
+  }
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_.empty()) {
+      if (!first_.back()) put(',');
+      first_.back() = false;
+    }
+  }
+  void write_string(std::string_view s) {
+    put('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      const char* esc = nullptr;
+      char ubuf[7];
+      switch (c) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            static constexpr char digits[] = "0123456789abcdef";
+            ubuf[0] = '\\'; ubuf[1] = 'u'; ubuf[2] = '0'; ubuf[3] = '0';
+            ubuf[4] = digits[c >> 4]; ubuf[5] = digits[c & 15]; ubuf[6] = 0;
+            esc = ubuf;
+          }
+      }
+      if (esc != nullptr) {
+        write(s.substr(i - run, run));
+        run = 0;
+        write(esc);
+      } else {
+        ++run;
+      }
+    }
+    write(s.substr(s.size() - run, run));
+    put('"');
+  }
+  void put(char c) { write(std::string_view(&c, 1)); }
+  void write(std::string_view s) {
+    if (out_ != nullptr) {
+      out_->append(s);
+    } else {
+      buffer_.append(s);
+      if (buffer_.size() >= 1 << 16) flush();
+    }
+  }
+
+  std::string* out_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+  std::vector<bool> first_;
+  bool after_key_ = false;
+};
+
+}  // namespace v0
+}  // namespace linkscope

@@ -1,0 +1,97 @@
+// linkscope/symbols/table.hpp — symbol sources and the flat symbol table.
+//
+// A *symbol source* is any view that can enumerate its symbols as `symbol`
+// values: an armap, an ELF file's .symtab/.dynsym, a COFF object, an import
+// library. The contract is one member function:
+//
+//   result<void> for_each_symbol(F&& f) const;   // f(const symbol&) -> void or bool (false stops)
+//
+// `symbol_table` collects one or more sources into a flat array with dense ids
+// (0..size-1). Names stay views into the sources' bytes. Duplicates are kept:
+// deciding which definition wins is the resolvers' job, not the table's.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "linkscope/core/error.hpp"
+#include "linkscope/symbols/symbol.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+
+namespace detail {
+struct symbol_sink {
+  void operator()(const symbol&) const noexcept {}
+};
+}  // namespace detail
+
+template <class S>
+concept symbol_source = requires(const S& source, detail::symbol_sink sink) {
+  { source.for_each_symbol(sink) } -> std::same_as<result<void>>;
+};
+
+// Call f(sym) and report whether iteration should go on (f may return void or bool).
+template <class F>
+constexpr bool invoke_symbol_callback(F& f, const symbol& sym) {
+  if constexpr (std::is_same_v<std::invoke_result_t<F&, const symbol&>, bool>)
+    return f(sym);
+  else {
+    f(sym);
+    return true;
+  }
+}
+
+using symbol_id = std::uint32_t;
+inline constexpr symbol_id no_symbol = ~symbol_id{0};
+
+class symbol_table {
+ public:
+  symbol_table() = default;
+
+  // Collect every symbol of `source`; `filter(sym)` may drop some.
+  template <symbol_source S, class Filter>
+  static result<symbol_table> from(const S& source, Filter&& filter) {
+    symbol_table table;
+    LINKSCOPE_CHECK(table.append(source, std::forward<Filter>(filter)));
+    return table;
+  }
+  template <symbol_source S>
+  static result<symbol_table> from(const S& source) {
+    return from(source, [](const symbol&) { return true; });
+  }
+
+  template <symbol_source S, class Filter>
+  result<void> append(const S& source, Filter&& filter) {
+    return source.for_each_symbol([&](const symbol& sym) {
+      if (filter(sym)) symbols_.push_back(sym);
+    });
+  }
+  template <symbol_source S>
+  result<void> append(const S& source) {
+    return append(source, [](const symbol&) { return true; });
+  }
+  void push_back(const symbol& sym) { symbols_.push_back(sym); }
+  void reserve(std::size_t n) { symbols_.reserve(n); }
+
+  std::size_t size() const noexcept { return symbols_.size(); }
+  bool empty() const noexcept { return symbols_.empty(); }
+  const symbol& operator[](symbol_id id) const noexcept { return symbols_[id]; }
+  std::string_view name(symbol_id id) const noexcept { return symbols_[id].name; }
+  std::string_view version(symbol_id id) const noexcept { return symbols_[id].version; }
+  std::span<const symbol> symbols() const noexcept { return symbols_; }
+  auto begin() const noexcept { return symbols_.begin(); }
+  auto end() const noexcept { return symbols_.end(); }
+
+ private:
+  std::vector<symbol> symbols_;
+};
+
+}  // namespace v0
+}  // namespace linkscope
