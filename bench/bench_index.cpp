@@ -1,0 +1,110 @@
+// hash_index: build and lookup, against a linear scan over the same names and
+// against the physical references (a strlen pass over the names; a memory
+// bandwidth pass). The figures that we steer by are the ratios.
+#include <linkscope/symbols/index.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace linkscope;
+
+struct corpus {
+  std::string pool;  // NUL-separated names, like an ELF string table
+  symbol_table table;
+  explicit corpus(std::size_t n) {
+    std::vector<std::size_t> offsets;
+    for (std::size_t i = 0; i < n; ++i) {
+      offsets.push_back(pool.size());
+      pool += "_ZN4llvm" + std::to_string(i * 2654435761u % 1000003) + "detail" + std::to_string(i) + "Ev";
+      pool.push_back('\0');
+    }
+    table.reserve(n);
+    for (std::size_t off : offsets) {
+      symbol sym;
+      sym.name = std::string_view(pool.data() + off);
+      table.push_back(sym);
+    }
+  }
+};
+
+const corpus& get(std::size_t n) {
+  static std::vector<std::pair<std::size_t, corpus*>> cache;
+  for (auto& [size, c] : cache)
+    if (size == n) return *c;
+  cache.emplace_back(n, new corpus(n));
+  return *cache.back().second;
+}
+
+void BM_index_build(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  std::size_t memory = 0;
+  for (auto _ : state) {
+    auto index = hash_index::build(c.table);
+    memory = index.memory_bytes();
+    benchmark::DoNotOptimize(index);
+  }
+  state.counters["symbols/s"] = benchmark::Counter(static_cast<double>(c.table.size()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["B/symbol"] = static_cast<double>(memory) / static_cast<double>(c.table.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(c.pool.size()));
+}
+
+// Physical reference for the build: one strlen per name over the same pool.
+void BM_reference_strlen(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    std::size_t total = 0;
+    for (const char* p = c.pool.data(); p < c.pool.data() + c.pool.size(); p += std::strlen(p) + 1) ++total;
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(c.pool.size()));
+}
+
+// Physical reference: memory bandwidth over the same bytes.
+void BM_reference_memchr(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    const void* hit = std::memchr(c.pool.data(), 0x7f, c.pool.size());
+    benchmark::DoNotOptimize(hit);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(c.pool.size()));
+}
+
+void BM_index_lookup(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  auto index = hash_index::build(c.table);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(index.find_first(c.table.name(static_cast<symbol_id>(i))));
+    i = (i + 7919) % c.table.size();
+  }
+  state.counters["lookups/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_linear_scan_lookup(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::string_view want = c.table.name(static_cast<symbol_id>(i));
+    symbol_id found = no_symbol;
+    for (symbol_id id = 0; id < c.table.size(); ++id)
+      if (c.table.name(id) == want) {
+        found = id;
+        break;
+      }
+    benchmark::DoNotOptimize(found);
+    i = (i + 7919) % c.table.size();
+  }
+  state.counters["lookups/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+BENCHMARK(BM_index_build)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_reference_strlen)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_reference_memchr)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_index_lookup)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_linear_scan_lookup)->Arg(100000);

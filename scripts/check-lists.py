@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Check that the meson lists name exactly the tests and CLIs in the tree
+(CMake globs them; meson needs them listed)."""
+import pathlib
+import re
+import sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+ok = True
+
+
+def listed(meson_file: pathlib.Path, var: str) -> set:
+    text = meson_file.read_text()
+    m = re.search(var + r"\s*=\s*\[(.*?)\]", text, re.S)
+    return set(re.findall(r"'([^']+)'", m.group(1))) if m else set()
+
+
+tests = {p.stem[len("test_"):] for p in (root / "tests").glob("test_*.cpp")}
+examples = {p.stem for p in (root / "examples").glob("linkscope-*.cpp")}
+for name, have, want in (("tests/meson.build", listed(root / "tests/meson.build", "linkscope_tests"), tests),
+                         ("examples/meson.build", listed(root / "examples/meson.build", "linkscope_examples"), examples)):
+    if have != want:
+        ok = False
+        print(f"{name}: missing {sorted(want - have)}, extra {sorted(have - want)}", file=sys.stderr)
+print("meson lists: " + ("in sync" if ok else "OUT OF SYNC"))
+sys.exit(0 if ok else 1)
