@@ -2,14 +2,16 @@
 //
 // - sysv_hash: the System V ABI hash used by DT_HASH (gABI "Hash Table").
 // - gnu_hash:  Bernstein's h*33+c, seeded with 5381, used by DT_GNU_HASH.
-// - index_hash: what hash_index stores. It is gnu_hash with the low bit
-//   cleared, so that a value taken from a .gnu.hash chain (whose low bit is the
-//   chain-end marker) can be reused without rehashing the name.
-// - slot mixing: h*33+c clusters in its low bits, so the index scatters it
-//   with a Fibonacci multiply before taking the top bits.
+// - index_hash: what hash_index stores. Not gnu_hash: h*33+c is a serial
+//   chain of one multiply-add per byte, and it clusters in its low bits. The
+//   index hash consumes 8 bytes per step (multiply-xorshift, in the spirit of
+//   splitmix64) and finishes with a full avalanche, so its 32 bits can address
+//   slots directly. It is an in-memory hash only (host byte order).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace linkscope {
@@ -32,12 +34,26 @@ constexpr std::uint32_t gnu_hash(std::string_view name) noexcept {
   return h;
 }
 
-constexpr std::uint32_t index_hash(std::string_view name) noexcept { return gnu_hash(name) & ~1u; }
-constexpr std::uint32_t index_hash_from_gnu(std::uint32_t gnu) noexcept { return gnu & ~1u; }
-
-// Spread a 32-bit hash over 2^bits slots (bits in 1..32).
-constexpr std::uint32_t hash_slot(std::uint32_t h, unsigned bits) noexcept {
-  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(h) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+inline std::uint32_t index_hash(std::string_view name) noexcept {
+  const char* p = name.data();
+  std::size_t n = name.size();
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  while (n >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    h = (h ^ word) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n != 0) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, n);
+    h = (h ^ word) * 0x94d049bb133111ebull;
+  }
+  h ^= h >> 32;
+  h *= 0x9E3779B97F4A7C15ull;
+  return static_cast<std::uint32_t>(h >> 32);
 }
 
 static_assert(sysv_hash("") == 0);

@@ -12,8 +12,10 @@
 // slots, and lookup returns all of them in insertion order. A lookup by
 // (name, version) filters on the version string.
 //
-// The hash is index_hash() (gnu_hash with the low bit cleared). A builder may
-// pass hashes that it already has (from .gnu.hash) to skip hashing names.
+// The hash is index_hash() (8 bytes per step). The build hashes every name in
+// one sequential pass, then inserts with the home slot of a later entry
+// prefetched, so that a table bigger than the caches costs memory-level
+// parallelism rather than one cache miss per symbol.
 #pragma once
 
 #include <cstddef>
@@ -41,22 +43,20 @@ class hash_index {
   static hash_index build(const symbol_table& table, Keep&& keep) {
     hash_index index;
     index.table_ = &table;
-    std::size_t count = 0;
-    for (const symbol& sym : table) count += keep(sym) ? 1 : 0;
-    index.allocate(count);
+    // Pass 1 (sequential): hash the kept names.
+    std::vector<slot> pending;
+    pending.reserve(table.size());
     for (symbol_id id = 0; id < table.size(); ++id) {
       const symbol& sym = table[id];
-      if (keep(sym)) index.insert(index_hash(sym.name), id);
+      if (keep(sym)) pending.push_back(slot{index_hash(sym.name), id});
     }
-    return index;
-  }
-  // As build(), with precomputed index hashes (one per table entry).
-  static hash_index build_with_hashes(const symbol_table& table, std::span<const std::uint32_t> hashes) {
-    hash_index index;
-    index.table_ = &table;
-    index.allocate(table.size());
-    for (symbol_id id = 0; id < table.size() && id < hashes.size(); ++id)
-      index.insert(index_hash_from_gnu(hashes[id]), id);
+    // Pass 2: insert, prefetching the home slot a few entries ahead.
+    index.allocate(pending.size());
+    constexpr std::size_t ahead = 16;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (i + ahead < pending.size()) detail_prefetch(&index.slots_[index.home(pending[i + ahead].hash)]);
+      index.insert(pending[i].hash, pending[i].id);
+    }
     return index;
   }
   static hash_index build(symbol_table&&) = delete;  // the index would dangle
@@ -129,10 +129,16 @@ class hash_index {
   static_assert(sizeof(slot) == 8);
   static constexpr symbol_id empty = no_symbol;
 
+  // index_hash is fully mixed: map it onto [0, capacity) with a multiply-shift.
   std::size_t home(std::uint32_t h) const noexcept {
-    // Scatter, then map onto [0, capacity) with a multiply-shift.
-    const std::uint32_t mixed = hash_slot(h, 32);
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(mixed) * slots_.size()) >> 32);
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(h) * slots_.size()) >> 32);
+  }
+  static void detail_prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 1, 1);
+#else
+    (void)p;
+#endif
   }
   void allocate(std::size_t count) {
     std::size_t cap = count + count / 2 + count / 8 + 1;
