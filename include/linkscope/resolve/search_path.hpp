@@ -1,0 +1,575 @@
+// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
+//
+// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
+//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
+//   otherwise
+//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
+//      program — only when the loading object has no DT_RUNPATH;
+//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
+//   3. DT_RUNPATH of the loading object only;
+//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
+//      directories when the loader has DF_1_NODEFLIB;
+//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
+//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
+// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
+// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
+// subdirectories built from "tls", the platform and the legacy hwcap names (all their
+// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
+// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
+// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
+// search goes on; the skip is recorded.
+//
+// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
+// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
+// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
+// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
+// the cache file included, but paths are reported as ld.so inside the root spells them.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/resolve/ld_so_cache.hpp"
+
+#if !defined(_WIN32)
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define LINKSCOPE_HAVE_CPUID 1
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// How a library was found.
+enum class found_via : std::uint8_t {
+  not_found,
+  path,             // the name had a '/': opened directly
+  rpath,            // DT_RPATH (of the loader or one of its loaders)
+  ld_library_path,  // LD_LIBRARY_PATH
+  runpath,          // DT_RUNPATH of the loader
+  cache,            // ld.so.cache
+  default_dirs,     // the trusted default directories
+  main_program,     // the program itself
+  interpreter,      // PT_INTERP
+  loaded,           // already loaded under this name or SONAME (or same file)
+};
+
+constexpr const char* to_string(found_via v) noexcept {
+  switch (v) {
+    case found_via::not_found: return "not-found";
+    case found_via::path: return "path";
+    case found_via::rpath: return "rpath";
+    case found_via::ld_library_path: return "ld-library-path";
+    case found_via::runpath: return "runpath";
+    case found_via::cache: return "ld.so.cache";
+    case found_via::default_dirs: return "default";
+    case found_via::main_program: return "main";
+    case found_via::interpreter: return "interpreter";
+    case found_via::loaded: return "loaded";
+  }
+  return "?";
+}
+
+// What an ld.so would be: the ELF kind it loads and its compiled-in constants.
+struct loader_target {
+  unsigned char elf_class = 2;  // ELFCLASS64
+  unsigned char elf_data = 1;   // ELFDATA2LSB
+  std::uint16_t machine = 62;   // EM_X86_64
+};
+
+struct search_options {
+  std::string root;                          // sysroot; "" = the host
+  std::optional<std::string> library_path;   // LD_LIBRARY_PATH given explicitly
+  bool use_env = true;                       // else read LD_LIBRARY_PATH from the environment
+  std::string cache_file = "/etc/ld.so.cache";
+  bool use_cache = true;
+  std::string lib = "lib/x86_64-linux-gnu";  // $LIB
+  std::string platform = "x86_64";           // $PLATFORM (AT_PLATFORM)
+  std::vector<std::string> system_dirs = {"/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib/",
+                                          "/usr/lib/"};
+  int isa_level = -1;                        // x86-64 ISA level 1..4; -1 = detect with cpuid
+  std::vector<std::string> legacy_hwcaps = {"x86_64"};  // dl_hwcap names (Intel CPUs may add avx512_1)
+  bool legacy_subdirs = true;                // glibc < 2.37 also searches tls/, platform/ ...
+  std::string cwd;                           // for relative names; "" = getcwd()
+  loader_target target;
+};
+
+// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
+// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86.
+inline int detect_x86_isa_level() noexcept {
+#if defined(LINKSCOPE_HAVE_CPUID)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
+  const unsigned c1 = c;
+  unsigned ext_c = 0;
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) ext_c = c;
+  unsigned b7 = 0;
+  if (__get_cpuid_max(0, nullptr) >= 7) {
+    __cpuid_count(7, 0, a, b, c, d);
+    b7 = b;
+  }
+  unsigned long long xcr0 = 0;
+  if (c1 & (1u << 27)) {  // OSXSAVE
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  const bool v2 = (c1 & (1u << 0)) && (c1 & (1u << 9)) && (c1 & (1u << 13)) && (c1 & (1u << 19)) &&
+                  (c1 & (1u << 20)) && (c1 & (1u << 23)) && (ext_c & 1u);
+  if (!v2) return 1;
+  const bool ymm = (xcr0 & 6) == 6;
+  const bool v3 = ymm && (c1 & (1u << 28)) && (c1 & (1u << 12)) && (c1 & (1u << 29)) && (c1 & (1u << 22)) &&
+                  (b7 & (1u << 3)) && (b7 & (1u << 5)) && (b7 & (1u << 8)) && (ext_c & (1u << 5));
+  if (!v3) return 2;
+  const bool zmm = (xcr0 & 0xe6) == 0xe6;
+  const bool v4 = zmm && (b7 & (1u << 16)) && (b7 & (1u << 17)) && (b7 & (1u << 28)) && (b7 & (1u << 30)) &&
+                  (b7 & (1u << 31));
+  return v4 ? 4 : 3;
+#else
+  return 0;
+#endif
+}
+
+// $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
+// cwd/name (or of name when absolute), without resolving symlinks.
+inline std::string origin_of(std::string_view name, std::string_view cwd) {
+  std::string full;
+  if (!name.empty() && name[0] == '/') {
+    full.assign(name);
+  } else {
+    full.assign(cwd);
+    if (full.empty() || full.back() != '/') full.push_back('/');
+    full.append(name);
+  }
+  std::size_t slash = full.rfind('/');
+  if (slash == 0) return "/";
+  full.resize(slash);
+  return full;
+}
+
+// A loaded object as the search sees it.
+struct search_object {
+  std::string name;      // l_name: how ld.so spells its path
+  std::string origin;    // $ORIGIN
+  bool has_rpath = false;
+  bool has_runpath = false;
+  std::string_view rpath;    // DT_RPATH string (views into the object's bytes)
+  std::string_view runpath;  // DT_RUNPATH string
+  bool nodeflib = false;     // DF_1_NODEFLIB
+  bool is_main = false;      // the main program ignores its DT_RPATH when it has DT_RUNPATH
+  const search_object* loader = nullptr;  // the object that caused this one to load
+
+  // Decomposed paths, filled on first use (cache_rpath).
+  mutable bool rpath_done = false, runpath_done = false;
+  mutable std::vector<std::string> rpath_dirs, runpath_dirs;
+};
+
+// One candidate that was rejected, with the reason.
+struct rejected_candidate {
+  std::string path;
+  const char* reason = "";
+};
+
+struct found_library {
+  std::string path;            // as ld.so spells it (l_name)
+  std::string file;            // what was opened on this host (root + path)
+  found_via via = found_via::not_found;
+  std::string subdir;          // "glibc-hwcaps/x86-64-v3/", "tls/x86_64/" ... or empty
+  std::string where;           // for rpath/runpath: the object whose tag supplied the dir
+  std::vector<rejected_candidate> rejected;  // wrong class/machine, bad ELF, symlink loops
+  bool found() const noexcept { return via != found_via::not_found; }
+};
+
+enum class candidate_status : std::uint8_t { ok, absent, other_class, other_machine, bad_file, loop };
+
+namespace detail {
+inline std::string getcwd_string() {
+#if !defined(_WIN32)
+  std::string buf(4096, '\0');
+  if (::getcwd(buf.data(), buf.size()) != nullptr) {
+    buf.resize(std::char_traits<char>::length(buf.c_str()));
+    return buf;
+  }
+#endif
+  return ".";
+}
+
+// is_dst(): length of the DST after '$' (including braces), 0 when not `ref`.
+inline std::size_t dst_length(std::string_view input, std::string_view ref) noexcept {
+  bool curly = false;
+  if (!input.empty() && input[0] == '{') {
+    curly = true;
+    input.remove_prefix(1);
+  }
+  if (input.substr(0, ref.size()) != ref) return 0;
+  const char next = input.size() > ref.size() ? input[ref.size()] : '\0';
+  if (curly && next != '}') return 0;
+  if ((next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9') || next == '_')
+    return 0;
+  return curly ? ref.size() + 2 : ref.size();
+}
+}  // namespace detail
+
+// _dl_dst_substitute for one path element. Returns nullopt when a known DST has no
+// value (the element is dropped, as ld.so drops it).
+inline std::optional<std::string> substitute_dst(std::string_view input, std::string_view origin,
+                                                 std::string_view lib, std::string_view platform) {
+  std::string out;
+  out.reserve(input.size() + origin.size());
+  for (std::size_t i = 0; i < input.size();) {
+    if (input[i] != '$') {
+      out.push_back(input[i++]);
+      continue;
+    }
+    std::string_view rest = input.substr(i + 1);
+    std::size_t len = 0;
+    std::string_view repl;
+    bool known = true;
+    if ((len = detail::dst_length(rest, "ORIGIN")) != 0)
+      repl = origin;
+    else if ((len = detail::dst_length(rest, "PLATFORM")) != 0)
+      repl = platform;
+    else if ((len = detail::dst_length(rest, "LIB")) != 0)
+      repl = lib;
+    else
+      known = false;
+    if (!known) {
+      out.push_back('$');
+      ++i;
+      continue;
+    }
+    if (repl.empty()) return std::nullopt;
+    out.append(repl);
+    i += 1 + len;
+  }
+  return out;
+}
+
+// Split a path list (fillin_rpath): DSTs expanded, trailing slashes normalised to one,
+// empty elements kept as "" (the current directory), duplicates dropped.
+inline std::vector<std::string> decompose_path_list(std::string_view list, std::string_view separators,
+                                                    std::string_view origin, std::string_view lib,
+                                                    std::string_view platform) {
+  std::vector<std::string> dirs;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = list.find_first_of(separators, start);
+    std::string_view element = list.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::string dir;
+    bool keep = true;
+    if (!element.empty()) {
+      auto expanded = substitute_dst(element, origin, lib, platform);
+      if (!expanded || expanded->empty()) {
+        keep = false;
+      } else {
+        dir = std::move(*expanded);
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        if (dir.back() != '/') dir.push_back('/');
+      }
+    }
+    if (keep) {
+      bool seen = false;
+      for (const auto& d : dirs) seen = seen || d == dir;
+      if (!seen) dirs.push_back(std::move(dir));
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return dirs;
+}
+
+// The library search of one ld.so run. Not thread-safe (it caches directory lookups).
+class library_search {
+ public:
+  explicit library_search(search_options options) : options_(std::move(options)) {
+    if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
+    isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
+    if (options_.target.machine == 62 && options_.target.elf_class == 2) {
+      for (int level = 4; level >= 2; --level)
+        if (isa_level_ >= level) {
+          hwcaps_names_.push_back("x86-64-v" + std::to_string(level));
+          subdirs_.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
+        }
+    }
+    if (options_.legacy_subdirs) {
+      // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
+      // the platform, and "tls"; every subset is tried, largest combinations first.
+      std::vector<std::string> parts;
+      parts.push_back("tls");
+      for (const auto& h : options_.legacy_hwcaps) parts.push_back(h);
+      if (!options_.platform.empty()) parts.push_back(options_.platform);
+      const std::size_t n = parts.size();
+      if (n < 16) {
+        // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
+        // with "tls" as the most significant component.
+        for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
+          std::string sub;
+          for (std::size_t i = 0; i < n; ++i)
+            if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
+          subdirs_.push_back(sub);
+        }
+      }
+    }
+    subdirs_.push_back("");
+    if (options_.library_path) {
+      library_path_ = *options_.library_path;
+      have_library_path_ = true;
+    } else if (options_.use_env) {
+      if (const char* env = std::getenv("LD_LIBRARY_PATH")) {
+        library_path_ = env;
+        have_library_path_ = true;
+      }
+    }
+  }
+
+  const search_options& options() const noexcept { return options_; }
+  int isa_level() const noexcept { return isa_level_; }
+  // Subdirectories tried in every directory, best first ("" = the directory itself).
+  const std::vector<std::string>& subdirs() const noexcept { return subdirs_; }
+  const std::vector<std::string>& library_path_dirs(const search_object& main) {
+    if (!library_path_done_) {
+      library_path_done_ = true;
+      if (have_library_path_)
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", main.origin, options_.lib, options_.platform);
+    }
+    return library_path_dirs_;
+  }
+
+  // The ld.so.cache, loaded on first use; warnings (missing or broken) are recorded.
+  const ld_so_cache* cache() {
+    if (!cache_loaded_) {
+      cache_loaded_ = true;
+      if (options_.use_cache) {
+        auto file = mapped_file::open(options_.root + options_.cache_file);
+        if (!file) {
+          if (file.error().code != errc::not_found) cache_error_ = file.error();
+        } else {
+          cache_file_ = std::make_unique<mapped_file>(std::move(*file));
+          auto parsed = ld_so_cache::parse(cache_file_->bytes());
+          if (!parsed)
+            cache_error_ = parsed.error();
+          else
+            cache_ = std::make_unique<ld_so_cache>(std::move(*parsed));
+        }
+        lookup_.expected_flags = expected_cache_flags();
+        lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
+        for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
+        lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
+      }
+    }
+    return cache_.get();
+  }
+  std::optional<error> cache_error() const { return cache_error_; }
+
+  // Check a candidate as open_verify does (header only; nothing is mapped).
+  candidate_status verify(const std::string& file) const {
+#if defined(_WIN32)
+    auto mapped = mapped_file::open(file);
+    if (!mapped) return mapped.error().code == errc::not_found ? candidate_status::absent : candidate_status::bad_file;
+    return classify(mapped->data(), mapped->size());
+#else
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return errno == ELOOP ? candidate_status::loop : candidate_status::absent;
+    struct ::stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return candidate_status::absent;
+    }
+    unsigned char header[64] = {};
+    ssize_t got = ::read(fd, header, sizeof header);
+    ::close(fd);
+    return classify(header, got < 0 ? 0 : static_cast<std::size_t>(got));
+#endif
+  }
+
+  // Find `name` for `loader` (nullptr for preloads of a program without one).
+  found_library find(std::string_view name, const search_object* loader, const search_object& main) {
+    found_library out;
+    if (name.find('/') != std::string_view::npos) {
+      std::string path(name);
+      if (loader != nullptr) {
+        auto expanded = substitute_dst(name, loader->origin, options_.lib, options_.platform);
+        if (!expanded) return out;
+        path = std::move(*expanded);
+      }
+      if (try_file(path, out)) out.via = found_via::path;
+      return out;
+    }
+    const search_object* nodeflib_owner = loader != nullptr ? loader : &main;
+    // 1. RPATH chain, unless the loader has RUNPATH.
+    if (loader == nullptr || !loader->has_runpath) {
+      bool did_main = false;
+      for (const search_object* l = loader; l != nullptr; l = l->loader) {
+        const auto& dirs = rpath_dirs(*l);
+        if (dirs.empty()) continue;
+        if (search_dirs(dirs, name, out)) {
+          out.via = found_via::rpath;
+          out.where = l->name;
+          return out;
+        }
+        did_main = did_main || l == &main;
+      }
+      if (!did_main) {
+        const auto& dirs = rpath_dirs(main);
+        if (!dirs.empty() && search_dirs(dirs, name, out)) {
+          out.via = found_via::rpath;
+          out.where = main.name;
+          return out;
+        }
+      }
+    }
+    // 2. LD_LIBRARY_PATH.
+    if (search_dirs(library_path_dirs(main), name, out)) {
+      out.via = found_via::ld_library_path;
+      return out;
+    }
+    // 3. The loader's RUNPATH.
+    if (loader != nullptr) {
+      const auto& dirs = runpath_dirs(*loader);
+      if (!dirs.empty() && search_dirs(dirs, name, out)) {
+        out.via = found_via::runpath;
+        out.where = loader->name;
+        return out;
+      }
+    }
+    // 4. ld.so.cache.
+    if (const ld_so_cache* c = cache()) {
+      std::string_view cached = c->lookup(name, lookup_);
+      if (!cached.empty() && nodeflib_owner->nodeflib) {
+        for (const auto& dir : options_.system_dirs)
+          if (cached.substr(0, dir.size()) == dir) cached = {};
+      }
+      if (!cached.empty() && try_file(std::string(cached), out)) {
+        out.via = found_via::cache;
+        return out;
+      }
+    }
+    // 5. Default directories.
+    if (!nodeflib_owner->nodeflib && search_dirs(options_.system_dirs, name, out)) {
+      out.via = found_via::default_dirs;
+      return out;
+    }
+    return out;
+  }
+
+ private:
+  std::int32_t expected_cache_flags() const noexcept {
+    const auto& t = options_.target;
+    if (t.machine == 62) return t.elf_class == 2 ? 0x0303 : 0x0803;  // x86-64 / x32
+    if (t.machine == 183) return 0x0a03;                             // AArch64
+    if (t.machine == 3) return 0x0003;                               // i386: 3 (or 1)
+    return 0x0003;
+  }
+
+  candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
+    if (size < 20 || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return candidate_status::bad_file;
+    if (h[4] != options_.target.elf_class) return candidate_status::other_class;
+    const std::size_t ehdr_size = h[4] == 2 ? 64 : 52;
+    if (size < ehdr_size || h[5] != options_.target.elf_data || h[6] != 1) return candidate_status::bad_file;
+    if (h[7] != 0 && h[7] != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
+    const bool le = h[5] == 1;
+    const std::uint16_t machine = le ? static_cast<std::uint16_t>(h[18] | (h[19] << 8))
+                                     : static_cast<std::uint16_t>((h[18] << 8) | h[19]);
+    if (machine != options_.target.machine) return candidate_status::other_machine;
+    const std::uint16_t type = le ? static_cast<std::uint16_t>(h[16] | (h[17] << 8))
+                                  : static_cast<std::uint16_t>((h[16] << 8) | h[17]);
+    if (type != 2 && type != 3) return candidate_status::bad_file;
+    return candidate_status::ok;
+  }
+
+  bool try_file(const std::string& path, found_library& out) {
+    std::string file = options_.root + path;
+    switch (verify(file)) {
+      case candidate_status::ok:
+        out.path = path;
+        out.file = std::move(file);
+        return true;
+      case candidate_status::absent: return false;
+      case candidate_status::other_class: out.rejected.push_back({path, "wrong ELF class"}); return false;
+      case candidate_status::other_machine: out.rejected.push_back({path, "wrong machine"}); return false;
+      case candidate_status::bad_file: out.rejected.push_back({path, "not a loadable ELF file"}); return false;
+      case candidate_status::loop: out.rejected.push_back({path, "too many levels of symbolic links"}); return false;
+    }
+    return false;
+  }
+
+  bool directory_exists(const std::string& dir) {
+    auto it = dir_exists_.find(dir);
+    if (it != dir_exists_.end()) return it->second;
+    bool exists = true;
+#if !defined(_WIN32)
+    struct ::stat st {};
+    const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
+    exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+    dir_exists_.emplace(dir, exists);
+    return exists;
+  }
+
+  bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
+    for (const auto& dir : dirs) {
+      for (const auto& sub : subdirs_) {
+        std::string base = dir + sub;
+        if (!directory_exists(base)) continue;
+        std::string path = base;
+        path.append(name);
+        if (try_file(path, out)) {
+          out.subdir = sub;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  const std::vector<std::string>& rpath_dirs(const search_object& o) const {
+    if (!o.rpath_done) {
+      o.rpath_done = true;
+      if (o.has_rpath && !(o.is_main && o.has_runpath))
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", o.origin, options_.lib, options_.platform);
+    }
+    return o.rpath_dirs;
+  }
+  const std::vector<std::string>& runpath_dirs(const search_object& o) const {
+    if (!o.runpath_done) {
+      o.runpath_done = true;
+      if (o.has_runpath)
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", o.origin, options_.lib, options_.platform);
+    }
+    return o.runpath_dirs;
+  }
+
+  search_options options_;
+  int isa_level_ = 0;
+  std::vector<std::string> hwcaps_names_;
+  std::vector<std::string> subdirs_;
+  std::string library_path_;
+  bool have_library_path_ = false;
+  bool library_path_done_ = false;
+  std::vector<std::string> library_path_dirs_;
+  bool cache_loaded_ = false;
+  std::unique_ptr<mapped_file> cache_file_;
+  std::unique_ptr<ld_so_cache> cache_;
+  std::optional<error> cache_error_;
+  cache_lookup_options lookup_;
+  std::unordered_map<std::string, bool> dir_exists_;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
