@@ -1,0 +1,300 @@
+// linkscope/elf/relocations.hpp — which dynamic symbols an object's dynamic
+// relocations reference, and how.
+//
+// The dynamic relocation tables are located through the dynamic section
+// (gABI "Relocation"; psABI supplements for the types):
+//   DT_RELA/DT_RELASZ/DT_RELAENT   Rela {r_offset, r_info, r_addend}
+//   DT_REL/DT_RELSZ/DT_RELENT      Rel  {r_offset, r_info}
+//   DT_JMPREL/DT_PLTRELSZ/DT_PLTREL  the PLT relocations (Rela or Rel)
+//   DT_RELR/DT_RELRSZ/DT_RELRENT   packed relative relocations (no symbol)
+// r_info holds the symbol index (into DT_SYMTAB) and the machine-specific
+// type. For symbol resolution what matters is the type's *class*, which is
+// the same across machines: a PLT slot (JUMP_SLOT: ld.so looks it up with
+// ELF_RTYPE_CLASS_PLT), a GOT entry (GLOB_DAT), a COPY relocation (resolved
+// skipping the executable), a direct data reference (64/32-bit absolute),
+// TLS module/offset/TP-offset/descriptor, RELATIVE and IRELATIVE (no symbol
+// lookup). `classify_relocation(machine, type)` gives that class for x86-64,
+// i386, AArch64, ARM, RISC-V, PowerPC64 and s390x; unknown types are
+// `reloc_class::other`.
+//
+// `for_each_dynamic_relocation(dyn, f)` visits DT_RELA, DT_REL, then DT_JMPREL
+// (the order ld.so processes them; RELR entries are relative and have no
+// symbol, so they are visited only when asked). When DT_JMPREL lies inside
+// the DT_RELA/DT_REL range (some linkers overlap them), the overlapping
+// entries are visited once, as PLT relocations.
+#pragma once
+
+#include <string_view>
+
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/elf/dynamic.hpp"
+#include "linkscope/elf/file.hpp"
+#include "linkscope/elf/types.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+enum class reloc_class : u8 {
+  none,        // R_*_NONE
+  relative,    // base + addend, no symbol
+  irelative,   // ifunc resolver call, no symbol
+  direct,      // absolute address of a symbol (R_X86_64_64, R_386_32, R_AARCH64_ABS64 ...)
+  plt,         // JUMP_SLOT: lazily bound PLT slot (lookup with ELF_RTYPE_CLASS_PLT)
+  glob_dat,    // GOT entry
+  copy,        // COPY: the executable's copy of a DSO's data
+  tls_module,  // DTPMOD: module id of the defining object
+  tls_offset,  // DTPOFF/DTPREL: offset in the defining module's TLS block
+  tls_tpoff,   // TPOFF/TPREL: static TLS offset from the thread pointer
+  tls_desc,    // TLSDESC
+  other,       // anything else (PC-relative, sizes, unknown types)
+};
+
+constexpr const char* to_string(reloc_class c) noexcept {
+  switch (c) {
+    case reloc_class::none: return "none";
+    case reloc_class::relative: return "relative";
+    case reloc_class::irelative: return "irelative";
+    case reloc_class::direct: return "direct";
+    case reloc_class::plt: return "plt";
+    case reloc_class::glob_dat: return "glob_dat";
+    case reloc_class::copy: return "copy";
+    case reloc_class::tls_module: return "tls_module";
+    case reloc_class::tls_offset: return "tls_offset";
+    case reloc_class::tls_tpoff: return "tls_tpoff";
+    case reloc_class::tls_desc: return "tls_desc";
+    case reloc_class::other: return "other";
+  }
+  return "?";
+}
+
+// True for classes whose symbol ld.so looks up.
+constexpr bool needs_symbol_lookup(reloc_class c) noexcept {
+  return c != reloc_class::none && c != reloc_class::relative && c != reloc_class::irelative;
+}
+
+// The ld.so lookup class (ELF_RTYPE_CLASS_*) of a relocation class:
+// 1 = PLT (undefined symbols with a PLT address do not satisfy it), 2 = COPY.
+constexpr int rtype_class_of(reloc_class c) noexcept {
+  return c == reloc_class::plt ? 1 : c == reloc_class::copy ? 2 : 0;
+}
+
+constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
+  using rc = reloc_class;
+  switch (machine) {
+    case EM_X86_64:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 10: case 11: case 12: case 14: return rc::direct;  // 64, 32, 32S, 16, 8
+        case 5: return rc::copy;
+        case 6: return rc::glob_dat;
+        case 7: return rc::plt;
+        case 8: case 38: return rc::relative;  // RELATIVE, RELATIVE64
+        case 16: return rc::tls_module;        // DTPMOD64
+        case 17: case 21: return rc::tls_offset;  // DTPOFF64, DTPOFF32
+        case 18: case 23: return rc::tls_tpoff;   // TPOFF64, TPOFF32
+        case 36: return rc::tls_desc;
+        case 37: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_386:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 20: case 22: return rc::direct;  // 32, 16, 8
+        case 5: return rc::copy;
+        case 6: return rc::glob_dat;
+        case 7: return rc::plt;
+        case 8: return rc::relative;
+        case 35: return rc::tls_module;            // TLS_DTPMOD32
+        case 36: return rc::tls_offset;            // TLS_DTPOFF32
+        case 14: case 37: return rc::tls_tpoff;    // TLS_TPOFF, TLS_TPOFF32
+        case 41: return rc::tls_desc;
+        case 42: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_AARCH64:
+      switch (type) {
+        case 0: case 256: return rc::none;
+        case 257: case 258: case 259: return rc::direct;  // ABS64, ABS32, ABS16
+        case 1024: return rc::copy;
+        case 1025: return rc::glob_dat;
+        case 1026: return rc::plt;
+        case 1027: return rc::relative;
+        case 1028: return rc::tls_module;
+        case 1029: return rc::tls_offset;
+        case 1030: return rc::tls_tpoff;
+        case 1031: return rc::tls_desc;
+        case 1032: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_ARM:
+      switch (type) {
+        case 0: return rc::none;
+        case 2: return rc::direct;  // ABS32
+        case 20: return rc::copy;
+        case 21: return rc::glob_dat;
+        case 22: return rc::plt;
+        case 23: return rc::relative;
+        case 17: return rc::tls_module;
+        case 18: return rc::tls_offset;
+        case 19: return rc::tls_tpoff;
+        case 13: return rc::tls_desc;
+        case 160: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_RISCV:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 2: return rc::direct;
+        case 3: return rc::relative;
+        case 4: return rc::copy;
+        case 5: return rc::plt;
+        case 6: case 7: return rc::tls_module;
+        case 8: case 9: return rc::tls_offset;
+        case 10: case 11: return rc::tls_tpoff;
+        case 12: return rc::tls_desc;
+        case 58: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_PPC64:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 38: return rc::direct;  // ADDR32, ADDR64
+        case 19: return rc::copy;
+        case 20: return rc::glob_dat;
+        case 21: return rc::plt;
+        case 22: return rc::relative;
+        case 68: return rc::tls_module;
+        case 78: return rc::tls_offset;
+        case 73: return rc::tls_tpoff;
+        case 248: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_S390:
+      switch (type) {
+        case 0: return rc::none;
+        case 4: case 22: return rc::direct;  // 32, 64
+        case 9: return rc::copy;
+        case 10: return rc::glob_dat;
+        case 11: return rc::plt;
+        case 12: return rc::relative;
+        case 54: return rc::tls_module;
+        case 55: return rc::tls_offset;
+        case 56: return rc::tls_tpoff;
+        case 61: return rc::irelative;
+        default: return rc::other;
+      }
+    default: return type == 0 ? rc::none : rc::other;
+  }
+}
+
+// Which table a relocation came from.
+enum class reloc_table : u8 { rela, rel, jmprel, relr };
+
+struct dynamic_relocation {
+  u64 offset = 0;        // r_offset (a virtual address in DSOs and executables)
+  u64 file_offset = 0;   // where the record is in the file (for diagnostics)
+  i64 addend = 0;        // r_addend (0 for Rel/Relr)
+  u32 symbol = 0;        // dynamic symbol index (0: none)
+  u32 type = 0;          // machine-specific r_type
+  reloc_class kind = reloc_class::other;
+  reloc_table table = reloc_table::rela;
+};
+
+// Visit every dynamic relocation: f(const dynamic_relocation&) may return
+// bool (false stops). With `include_relr`, RELR entries are expanded and
+// visited last (kind relative, symbol 0). Symbol indices are checked against
+// `symbol_count` when it is nonzero.
+template <class ET, class F>
+result<void> for_each_dynamic_relocation(const dynamic_info<ET>& dyn, F&& f, std::size_t symbol_count = 0,
+                                         bool include_relr = false) {
+  using Rela = typename ET::Rela;
+  using Rel = typename ET::Rel;
+  const file<ET>& elf_file = dyn.elf();
+  const byte_view bytes = elf_file.bytes();
+  const u16 machine = elf_file.machine();
+  bool jmprel_is_rela = true;
+  LINKSCOPE_TRY(rela, dyn.rela_table());
+  LINKSCOPE_TRY(rel, dyn.rel_table());
+  LINKSCOPE_TRY(jmprel, dyn.jmprel_table(jmprel_is_rela));
+  bool stop = false;
+  auto emit = [&](const dynamic_relocation& r) -> bool {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, const dynamic_relocation&>, bool>) {
+      if (!f(r)) stop = true;
+    } else {
+      f(r);
+    }
+    return !stop;
+  };
+  auto overlaps_jmprel = [&](u64 off) {
+    return jmprel.present && off >= jmprel.offset && off - jmprel.offset < jmprel.size;
+  };
+  auto visit = [&](const dynamic_table& t, bool is_rela, reloc_table which) -> result<void> {
+    if (!t.present) return ok();
+    const u64 entsize = is_rela ? sizeof(Rela) : sizeof(Rel);
+    const u64 n = t.size / entsize;
+    for (u64 i = 0; i < n && !stop; ++i) {
+      const u64 at = t.offset + i * entsize;
+      if (which != reloc_table::jmprel && overlaps_jmprel(at)) continue;
+      dynamic_relocation r;
+      r.file_offset = at;
+      r.table = which;
+      u64 info = 0;
+      if (is_rela) {
+        const Rela rec = bytes.read_unchecked<Rela>(at);
+        r.offset = rec.r_offset;
+        info = rec.r_info;
+        r.addend = static_cast<i64>(rec.r_addend);
+      } else {
+        const Rel rec = bytes.read_unchecked<Rel>(at);
+        r.offset = rec.r_offset;
+        info = rec.r_info;
+      }
+      r.symbol = ET::r_sym(static_cast<typename ET::uword>(info));
+      r.type = ET::r_type(static_cast<typename ET::uword>(info));
+      r.kind = classify_relocation(machine, r.type);
+      if (symbol_count != 0 && r.symbol >= symbol_count)
+        return bytes.fail(errc::out_of_range, at, "relocation symbol index past the dynamic symbol table");
+      emit(r);
+    }
+    return ok();
+  };
+  LINKSCOPE_CHECK(visit(rela, true, reloc_table::rela));
+  LINKSCOPE_CHECK(visit(rel, false, reloc_table::rel));
+  LINKSCOPE_CHECK(visit(jmprel, jmprel_is_rela, reloc_table::jmprel));
+  if (include_relr && !stop) {
+    LINKSCOPE_TRY(relr, dyn.relr_table());
+    if (relr.present) {
+      using uword = typename ET::uword;
+      constexpr u64 wbits = sizeof(uword) * 8;
+      u64 base = 0;
+      for (u64 i = 0; i < relr.size / sizeof(uword) && !stop; ++i) {
+        const u64 at = relr.offset + i * sizeof(uword);
+        const u64 entry = load<uword, ET::endianness>(bytes.data() + at);
+        dynamic_relocation r;
+        r.file_offset = at;
+        r.table = reloc_table::relr;
+        r.kind = reloc_class::relative;
+        if ((entry & 1) == 0) {
+          r.offset = entry;
+          if (!emit(r)) break;
+          base = entry + sizeof(uword);
+        } else {
+          u64 bits = entry >> 1;
+          for (u64 k = 0; bits != 0 && k < wbits - 1; ++k, bits >>= 1) {
+            if ((bits & 1) == 0) continue;
+            r.offset = base + k * sizeof(uword);
+            if (!emit(r)) break;
+          }
+          base += (wbits - 1) * sizeof(uword);
+        }
+      }
+    }
+  }
+  return ok();
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
