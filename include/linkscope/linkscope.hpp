@@ -9,6 +9,8 @@
 #define LINKSCOPE_VERSION_MINOR 1
 #define LINKSCOPE_VERSION_PATCH 0
 
+#include "linkscope/ar/archive.hpp"
+#include "linkscope/ar/armap.hpp"
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/hash.hpp"

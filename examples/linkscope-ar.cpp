@@ -1,0 +1,303 @@
+// linkscope-ar: list archive members (like `ar t` / `ar tv`), print the
+// archive index (like the "Archive index:" part of `nm -s`), and find which
+// member defines a symbol (through hash_index).
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <linkscope/ar/archive.hpp>
+#include <linkscope/ar/armap.hpp>
+#include <linkscope/core/mapped_file.hpp>
+#include <linkscope/report/json.hpp>
+#include <linkscope/symbols/index.hpp>
+#include <linkscope/symbols/table.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+
+constexpr std::string_view tool = "linkscope-ar";
+
+void print_help() {
+  std::fputs(
+      "Usage: linkscope-ar [OPTION]... OPERATION ARCHIVE\n"
+      "Read Unix ar archives (GNU, BSD, thin, COFF .lib, AIX big) without extracting them.\n"
+      "\n"
+      "Operations:\n"
+      "  t                   list the members (like `ar t`)\n"
+      "  tv                  list the members verbosely (like `ar tv`)\n"
+      "  -s, --print-armap   print the archive index (like the \"Archive index:\" part of `nm -s`)\n"
+      "  --find SYMBOL       print the member(s) whose armap entry defines SYMBOL\n"
+      "                      (exit status 1 when no member defines it)\n"
+      "\n"
+      "Options:\n"
+      "  --json              write JSON ({\"version\": 1, ...}) instead of text\n"
+      "  --help              display this help and exit\n"
+      "  --version           display version information and exit\n"
+      "\n"
+      "Thin archive members are named relative to the archive's folder, as GNU ar does.\n"
+      "Exit status: 0 ok, 1 symbol not found (--find), 2 usage or input error.\n",
+      stdout);
+}
+
+enum class operation { none, list, list_verbose, print_armap, find };
+
+// rwxrwxrwx with set-id and sticky bits (like GNU ar's mode_string, minus the type).
+void mode_string(std::uint64_t mode, char out[10]) {
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i) out[i] = (mode & (1u << (8 - i))) ? rwx[i] : '-';
+  if (mode & 04000) out[2] = (mode & 0100) ? 's' : 'S';
+  if (mode & 02000) out[5] = (mode & 0010) ? 's' : 'S';
+  if (mode & 01000) out[8] = (mode & 0001) ? 't' : 'T';
+  out[9] = '\0';
+}
+
+// "Jan  1 00:00 1970": ctime()'s fields 4..15 and 20..23, in local time.
+std::string ar_time(std::uint64_t date) {
+  static const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  std::time_t when = static_cast<std::time_t>(date);
+  std::tm tm{};
+  if (localtime_r(&when, &tm) == nullptr || tm.tm_year + 1900 > 9999) return "<time data corrupt>";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s %2d %02d:%02d %d", months[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min,
+                tm.tm_year + 1900);
+  return buf;
+}
+
+struct context {
+  std::string path;
+  linkscope::ar::archive archive;
+  // Member display names by header offset (thin members get the archive's folder).
+  std::unordered_map<std::uint64_t, std::string> names;
+
+  std::string display_name(const linkscope::ar::member& m) const {
+    if (!archive.is_thin()) return std::string(m.name);
+    auto path_or = linkscope::ar::thin_member_path(path, m);
+    return path_or ? *path_or : std::string(m.name);
+  }
+  linkscope::result<std::string_view> name_at(std::uint64_t offset) {
+    auto it = names.find(offset);
+    if (it != names.end()) return std::string_view(it->second);
+    LINKSCOPE_TRY(m, archive.member_at(offset));
+    auto inserted = names.emplace(offset, display_name(m));
+    return std::string_view(inserted.first->second);
+  }
+};
+
+int list(context& ctx, bool verbose, bool json) {
+  std::string out;
+  out.reserve(4096);
+  linkscope::json_writer writer(out);
+  if (json) {
+    writer.begin_object();
+    writer.field("version", 1).field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+    writer.key("members").begin_array();
+  }
+  for (const auto& m : ctx.archive.members()) {
+    if (!m) {
+      if (json) {
+        writer.end_array().end_object();
+        out.push_back('\n');
+      }
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      std::fflush(stdout);
+      linkscope::cli::report(tool, ctx.path, m.error());
+      return linkscope::cli::exit_error;
+    }
+    std::string name = ctx.display_name(*m);
+    if (json) {
+      writer.begin_object();
+      writer.field("name", name).field("header_offset", m->header_offset).field("data_offset", m->data_offset);
+      writer.field("size", m->size).field("mode", m->mode).field("uid", m->uid).field("gid", m->gid);
+      writer.field("date", m->date);
+      if (m->external) writer.field("external", true);
+      writer.end_object();
+      continue;
+    }
+    if (verbose) {
+      char mode[10];
+      mode_string(m->mode, mode);
+      char buf[128];
+      std::snprintf(buf, sizeof(buf), "%s %llu/%llu %6llu %s ", mode, static_cast<unsigned long long>(m->uid),
+                    static_cast<unsigned long long>(m->gid), static_cast<unsigned long long>(m->size),
+                    ar_time(m->date).c_str());
+      out.append(buf);
+    }
+    out.append(name).push_back('\n');
+    if (out.size() > (1u << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  if (json) {
+    writer.end_array().end_object();
+    out.push_back('\n');
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return linkscope::cli::exit_ok;
+}
+
+int print_armap(context& ctx, bool json) {
+  auto map = linkscope::ar::armap::read(ctx.archive);
+  if (!map) {
+    linkscope::cli::report(tool, ctx.path, map.error());
+    return linkscope::cli::exit_error;
+  }
+  std::string out;
+  out.reserve(map->size() * 48 + 64);
+  linkscope::json_writer writer(out);
+  if (json) {
+    writer.begin_object();
+    writer.field("version", 1).field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+    writer.key("armap").begin_object().field("kind", linkscope::ar::to_string(map->kind()));
+    writer.key("entries").begin_array();
+  } else if (map->part_count() > 0) {
+    out.append("Archive index:\n");
+  }
+  std::uint64_t last_offset = ~std::uint64_t{0};
+  std::string_view last_name;
+  linkscope::error failure{};
+  auto visited = map->for_each([&](const linkscope::ar::armap_entry& e) {
+    if (e.member_offset != last_offset) {
+      auto name = ctx.name_at(e.member_offset);
+      if (!name) {
+        failure = name.error();
+        return false;
+      }
+      last_offset = e.member_offset;
+      last_name = *name;
+    }
+    if (json) {
+      writer.begin_object().field("name", e.name).field("member", last_name).field("member_offset", e.member_offset);
+      writer.end_object();
+    } else {
+      out.append(e.name).append(" in ").append(last_name).push_back('\n');
+    }
+    return true;
+  });
+  if (!visited) failure = visited.error();
+  if (json) {
+    writer.end_array().end_object().end_object();
+    out.push_back('\n');
+  } else if (map->part_count() > 0) {
+    out.push_back('\n');
+  }
+  if (failure.code != linkscope::errc::ok) {
+    linkscope::cli::report(tool, ctx.path, failure);
+    return linkscope::cli::exit_error;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return linkscope::cli::exit_ok;
+}
+
+int find(context& ctx, std::string_view symbol_name, bool json) {
+  auto map = linkscope::ar::armap::read(ctx.archive);
+  if (!map) {
+    linkscope::cli::report(tool, ctx.path, map.error());
+    return linkscope::cli::exit_error;
+  }
+  auto table = linkscope::symbol_table::from(*map);
+  if (!table) {
+    linkscope::cli::report(tool, ctx.path, table.error());
+    return linkscope::cli::exit_error;
+  }
+  const auto index = linkscope::hash_index::build(*table);
+  std::string out;
+  linkscope::json_writer writer(out);
+  if (json) {
+    writer.begin_object();
+    writer.field("version", 1).field("file", ctx.path).field("symbol", symbol_name);
+    writer.key("definitions").begin_array();
+  }
+  std::size_t found = 0;
+  for (linkscope::symbol_id id : index.find(symbol_name)) {
+    const linkscope::symbol& sym = (*table)[id];
+    auto name = ctx.name_at(sym.origin);
+    if (!name) {
+      linkscope::cli::report(tool, ctx.path, name.error());
+      return linkscope::cli::exit_error;
+    }
+    ++found;
+    if (json) {
+      writer.begin_object();
+      writer.field("member", ctx.path + "(" + std::string(*name) + ")").field("member_name", *name);
+      writer.field("member_offset", sym.origin).field("armap_index", sym.index);
+      writer.end_object();
+    } else {
+      out.append(symbol_name).append(" in ").append(*name).push_back('\n');
+    }
+  }
+  if (json) {
+    writer.end_array().end_object();
+    out.push_back('\n');
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return found > 0 ? linkscope::cli::exit_ok : linkscope::cli::exit_finding;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  linkscope::cli::fast_stdout();
+  operation op = operation::none;
+  bool json = false;
+  std::string symbol_name;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      print_help();
+      return linkscope::cli::exit_ok;
+    }
+    if (arg == "--version" || arg == "-V") return linkscope::cli::print_version(tool);
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "--print-armap" || arg == "-s") {
+      op = operation::print_armap;
+    } else if (arg.substr(0, 6) == "--find") {
+      const char* value = linkscope::cli::option_value(argc, argv, i, "--find");
+      if (value == nullptr) return linkscope::cli::usage_error(tool, "option '--find' requires a symbol");
+      symbol_name = value;
+      op = operation::find;
+    } else if (op == operation::none && files.empty() && (arg == "t" || arg == "-t")) {
+      op = operation::list;
+    } else if (op == operation::none && files.empty() && (arg == "tv" || arg == "vt" || arg == "-tv" || arg == "-vt")) {
+      op = operation::list_verbose;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return linkscope::cli::usage_error(tool, "unrecognized option '" + std::string(arg) + "'");
+    } else {
+      files.emplace_back(arg);
+    }
+  }
+  if (op == operation::none) return linkscope::cli::usage_error(tool, "no operation given (t, tv, --print-armap, --find)");
+  if (files.size() != 1) return linkscope::cli::usage_error(tool, "exactly one archive is expected");
+
+  context ctx;
+  ctx.path = files[0];
+  auto file = linkscope::mapped_file::open(ctx.path);
+  if (!file) {
+    linkscope::cli::report(tool, ctx.path, file.error());
+    return linkscope::cli::exit_error;
+  }
+  auto archive = linkscope::ar::archive::open(file->bytes());
+  if (!archive) {
+    linkscope::cli::report(tool, ctx.path, archive.error());
+    return linkscope::cli::exit_error;
+  }
+  ctx.archive = *archive;
+  int status = linkscope::cli::exit_ok;
+  switch (op) {
+    case operation::list: status = list(ctx, false, json); break;
+    case operation::list_verbose: status = list(ctx, true, json); break;
+    case operation::print_armap: status = print_armap(ctx, json); break;
+    case operation::find: status = find(ctx, symbol_name, json); break;
+    case operation::none: break;
+  }
+  std::fflush(stdout);
+  return status;
+}
