@@ -1,0 +1,383 @@
+// linkscope/coff/pe.hpp — PE32 and PE32+ images: exports, imports, delay-load
+// imports.
+//
+// Layout (PE/COFF spec 2 "Overview", 3.4 "Optional Header", 6.3 ".edata",
+// 6.4 ".idata", 4.8 "Delay-Load Import Tables"):
+//   DOS header ("MZ", e_lfanew at 0x3c) -> "PE\0\0" -> file header (20 B)
+//   -> optional header (magic 0x10b PE32 / 0x20b PE32+; ImageBase at 28 / 24,
+//   SizeOfHeaders at 60, NumberOfRvaAndSizes at 92 / 108, data directories
+//   at 96 / 112) -> section table (40 B each).
+//   Tables are located by RVA. An RVA maps to a file offset through the
+//   section that contains it (VirtualAddress <= rva < VirtualAddress +
+//   max(VirtualSize, SizeOfRawData)); only bytes backed by raw data can be
+//   read. Every RVA is checked; one that lies outside every section (or in a
+//   section's zero-filled tail) is an error carrying the directory's offset.
+//   Export directory (40 B): Name, Base, NumberOfFunctions, NumberOfNames and
+//   three arrays: function RVAs (u32), name RVAs (u32, sorted), name
+//   ordinals (u16 indices into the function array). A function RVA inside
+//   the export directory's own range is a forwarder string "DLL.name".
+//   Import directory: 20-byte descriptors until an all-zero one; each names
+//   a DLL and a lookup table of thunks (u32 for PE32, u64 for PE32+): top bit
+//   set = ordinal in the low 16 bits, else the RVA of {u16 hint, name}.
+//   Delay-load directory: 32-byte descriptors (Attributes bit 0 = RVAs, else
+//   VAs from ImageBase), with the same thunk format in the name table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "linkscope/coff/types.hpp"
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/symbols/symbol.hpp"
+#include "linkscope/symbols/table.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace pe {
+
+using coff::data_directory;
+using coff::section_header;
+
+struct export_entry {
+  u32 ordinal = 0;             // biased (Base + index)
+  std::string_view name;       // empty for an export by ordinal only
+  u32 rva = 0;                 // function RVA (the forwarder string's RVA for forwarders)
+  std::string_view forwarder;  // "DLL.name" or "DLL.#ord"; empty otherwise
+  u32 hint = 0;                // index in the name pointer table (named exports)
+};
+
+struct imported_function {
+  std::string_view name;        // empty when imported by ordinal
+  std::optional<u16> ordinal;
+  u16 hint = 0;
+  u32 thunk_rva = 0;            // RVA of the IAT slot
+};
+
+struct imported_dll {
+  std::string_view name;
+  bool delay_load = false;
+  std::vector<imported_function> functions;
+};
+
+class image {
+ public:
+  image() = default;
+
+  static result<image> parse(byte_view bytes) noexcept {
+    image img;
+    img.bytes_ = bytes;
+    LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
+    if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
+    const u64 pe_offset = dos.e_lfanew;
+    LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
+    if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
+    LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
+    img.machine_ = fh.machine;
+    img.characteristics_ = fh.characteristics;
+    const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
+    const u64 opt_size = fh.size_of_optional_header;
+    LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
+    if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
+    const u16 magic = load<u16, std::endian::little>(optional.data());
+    u64 dirs_at = 0;
+    u64 count_at = 0;
+    if (magic == coff::pe32_magic) {
+      img.plus_ = false;
+      if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
+      img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
+      count_at = 92;
+      dirs_at = 96;
+    } else if (magic == coff::pe32plus_magic) {
+      img.plus_ = true;
+      if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
+      img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
+      count_at = 108;
+      dirs_at = 112;
+    } else {
+      return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
+    }
+    img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
+    u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
+    const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
+    if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
+    LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
+    img.dirs_ = dirs;
+    img.dirs_offset_ = opt + dirs_at;
+    LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
+                                                        sizeof(section_header), "section table past end of file"));
+    img.sections_ = sections;
+    return img;
+  }
+
+  static bool is_pe(byte_view bytes) noexcept {
+    if (bytes.size() < sizeof(coff::dos_header_prefix) || bytes.data()[0] != 'M' || bytes.data()[1] != 'Z')
+      return false;
+    const u64 pe = load<u32, std::endian::little>(bytes.data() + 0x3c);
+    return bytes.contains(pe, 4) && std::memcmp(bytes.data() + pe, "PE\0\0", 4) == 0;
+  }
+
+  u16 machine() const noexcept { return machine_; }
+  bool is_pe32_plus() const noexcept { return plus_; }
+  bool is_dll() const noexcept { return (characteristics_ & 0x2000) != 0; }
+  u64 image_base() const noexcept { return image_base_; }
+  std::size_t section_count() const noexcept { return sections_.size(); }
+  section_header section(std::size_t i) const noexcept { return sections_[i]; }
+  byte_view bytes() const noexcept { return bytes_; }
+
+  data_directory directory(u32 index) const noexcept {
+    if (index >= dirs_.size()) return data_directory{};
+    return dirs_[index];
+  }
+
+  // File bytes for [rva, rva + len): inside one section's raw data (or the
+  // headers). `where` is the file offset blamed on failure.
+  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept {
+    for (const section_header& s : sections_) {
+      const u64 va = s.virtual_address;
+      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+      if (rva < va || rva - va >= span) continue;
+      const u64 delta = rva - va;
+      if (!fits(delta, len, s.size_of_raw_data))
+        return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
+      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
+    }
+    if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
+    return bytes_.fail(errc::out_of_range, where, what);
+  }
+  // The rest of the section from `rva` (for strings).
+  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept {
+    for (const section_header& s : sections_) {
+      const u64 va = s.virtual_address;
+      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+      if (rva < va || rva - va >= span) continue;
+      const u64 delta = rva - va;
+      if (delta >= s.size_of_raw_data)
+        return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
+      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
+                        "section raw data past end of file");
+    }
+    if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
+    return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
+  }
+  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept {
+    LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
+    return tail.cstring(0, "string at RVA has no NUL");
+  }
+
+  // The DLL's own name from the export directory (empty if none).
+  result<std::string_view> export_name() const noexcept {
+    const data_directory d = directory(coff::dir::export_);
+    if (d.virtual_address == 0) return std::string_view{};
+    const u64 where = dirs_offset_;
+    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
+    const auto ed = view.read_unchecked<coff::export_directory>(0);
+    if (ed.name == 0) return std::string_view{};
+    return string_at_rva(ed.name, view.base() + 12);
+  }
+
+  result<std::vector<export_entry>> exports() const {
+    std::vector<export_entry> out;
+    const data_directory d = directory(coff::dir::export_);
+    if (d.virtual_address == 0 || d.size == 0) return out;
+    const u64 where = dirs_offset_;
+    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
+                               "export directory RVA outside every section"));
+    const auto ed = view.read_unchecked<coff::export_directory>(0);
+    const u64 dir_at = view.base();
+    const u64 nfunc = ed.number_of_functions;
+    const u64 nname = ed.number_of_names;
+    if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
+      return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
+    // Tables: sizes checked against the section's raw data before any loop.
+    byte_view funcs, names, ords;
+    if (nfunc > 0) {
+      LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
+                              "export address table RVA outside every section"));
+      funcs = f;
+    }
+    if (nname > 0) {
+      LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
+                              "export name table RVA outside every section"));
+      LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
+                              "export ordinal table RVA outside every section"));
+      names = n;
+      ords = o;
+    }
+    std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
+    out.reserve(static_cast<std::size_t>(nname));
+    for (u64 j = 0; j < nname; ++j) {
+      const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
+      const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
+      if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
+      LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
+      export_entry e;
+      e.name = name;
+      e.ordinal = ed.ordinal_base + index;
+      e.hint = static_cast<u32>(j);
+      LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
+      named[index] = true;
+      out.push_back(e);
+    }
+    for (u64 i = 0; i < nfunc; ++i) {
+      if (named[static_cast<std::size_t>(i)]) continue;
+      if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
+      export_entry e;
+      e.ordinal = static_cast<u32>(ed.ordinal_base + i);
+      LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  result<std::vector<imported_dll>> imports() const {
+    std::vector<imported_dll> out;
+    const data_directory d = directory(coff::dir::import);
+    if (d.virtual_address == 0) return out;
+    for (u64 i = 0;; ++i) {
+      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
+      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
+                                 "import directory RVA outside every section"));
+      const auto desc = view.read_unchecked<coff::import_descriptor>(0);
+      if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
+      imported_dll dll;
+      LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
+      dll.name = name;
+      const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
+      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll));
+      out.push_back(std::move(dll));
+    }
+    return out;
+  }
+
+  result<std::vector<imported_dll>> delay_imports() const {
+    std::vector<imported_dll> out;
+    const data_directory d = directory(coff::dir::delay_import);
+    if (d.virtual_address == 0) return out;
+    for (u64 i = 0;; ++i) {
+      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
+      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
+                                 "delay-import directory RVA outside every section"));
+      const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
+      if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
+      // Attributes bit 0 clear: pre-VC7 tables hold VAs.
+      const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
+      auto unbias = [&](u64 v) -> result<u64> {
+        if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
+        return v - bias;
+      };
+      imported_dll dll;
+      dll.delay_load = true;
+      LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
+      LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
+      dll.name = name;
+      LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
+      LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
+      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll));
+      out.push_back(std::move(dll));
+    }
+    return out;
+  }
+
+  // symbol_source: exports as defined global symbols (forwarders included,
+  // with value 0), imports as undefined symbols carrying import info.
+  // Import info pointers are only valid during the callback.
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    LINKSCOPE_TRY(exps, exports());
+    u32 index = 0;
+    for (const export_entry& e : exps) {
+      if (e.name.empty()) continue;
+      symbol s;
+      s.name = e.name;
+      s.value = e.forwarder.empty() ? image_base_ + e.rva : 0;
+      s.index = index++;
+      s.bind = binding::global;
+      s.defined = true;
+      s.kind = symbol_kind::func;
+      if (!invoke_symbol_callback(f, s)) return ok();
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      LINKSCOPE_TRY(dlls, pass == 0 ? imports() : delay_imports());
+      for (const imported_dll& dll : dlls) {
+        for (const imported_function& fn : dll.functions) {
+          if (fn.name.empty()) continue;
+          import_info info;
+          info.dll = dll.name;
+          info.import_name = fn.name;
+          info.ordinal_or_hint = fn.hint;
+          info.kind = import_kind::code;
+          info.machine = machine_;
+          symbol s;
+          s.name = fn.name;
+          s.index = index++;
+          s.defined = false;
+          s.import = &info;
+          if (!invoke_symbol_callback(f, s)) return ok();
+        }
+      }
+    }
+    return ok();
+  }
+
+ private:
+  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
+    const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
+    e.rva = rva;
+    if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
+      LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
+      e.forwarder = fwd;
+    }
+    return ok();
+  }
+
+  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll) const {
+    const u64 width = plus_ ? 8 : 4;
+    const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
+    // The table must end with a zero thunk inside its section: bound the
+    // loop by the raw bytes left from its start.
+    LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
+    const u64 max_entries = table.size() / width;
+    for (u64 i = 0;; ++i) {
+      if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
+      const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
+                          : load<u32, std::endian::little>(table.data() + i * width);
+      if (v == 0) break;
+      imported_function fn;
+      fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
+      if (v & flag) {
+        fn.ordinal = static_cast<u16>(v & 0xffff);
+      } else {
+        if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
+        const u64 hn = v - bias;
+        if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
+        LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
+        if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
+        fn.hint = load<u16, std::endian::little>(entry.data());
+        LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
+        fn.name = name;
+      }
+      dll.functions.push_back(fn);
+    }
+    return ok();
+  }
+
+  byte_view bytes_;
+  record_array<section_header> sections_;
+  record_array<data_directory> dirs_;
+  u64 dirs_offset_ = 0;
+  u64 image_base_ = 0;
+  u32 size_of_headers_ = 0;
+  u16 machine_ = 0;
+  u16 characteristics_ = 0;
+  bool plus_ = false;
+};
+
+static_assert(symbol_source<image>);
+
+}  // namespace pe
+}  // namespace v0
+}  // namespace linkscope
