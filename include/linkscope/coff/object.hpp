@@ -259,7 +259,9 @@ class basic_object {
     s.index = index;
     s.header = sections_[index - 1];
     const u64 header_offset = section_table_offset() + u64{index - 1} * sizeof(section_header);
-    std::string_view raw = detail::fixed_name(s.header.name, 8);
+    // The name must point into the file, not into the local copy `s.header`
+    // (a view of the copy would dangle once `s` is returned).
+    std::string_view raw = detail::fixed_name(reinterpret_cast<const char*>(bytes_.data() + header_offset), 8);
     if (raw.size() > 1 && raw[0] == '/') {
       u64 offset = 0;
       bool ok = raw[1] == '/' ? detail::decode_base64_offset(raw.substr(2), offset)
@@ -324,7 +326,7 @@ class basic_object {
     if (u64{index} + 1 + e.aux_count > symbol_count_)
       return symtab_.fail(errc::out_of_range, offset, "aux records past end of symbol table");
     e.aux = symtab_.sub_unchecked(offset + symbol_size, u64{e.aux_count} * symbol_size);
-    LINKSCOPE_TRY(name, symbol_name_of(rec.name, offset));
+    LINKSCOPE_TRY(name, symbol_name_of(offset));
     e.name = name;
     if (e.section_number > 0 && static_cast<u32>(e.section_number) > section_count_)
       return symtab_.fail(errc::out_of_range, offset, "symbol section index out of range");
@@ -442,14 +444,17 @@ class basic_object {
                                            ? u64{bytes_.read_unchecked<file_header>(0).size_of_optional_header}
                                            : 0);
   }
-  result<std::string_view> symbol_name_of(const symbol_name& n, u64 slot_offset) const noexcept {
-    if (n.raw[0] == 0 && n.raw[1] == 0 && n.raw[2] == 0 && n.raw[3] == 0) {
-      const u32 offset = load<u32, std::endian::little>(n.raw + 4);
+  // The name of the symbol in the slot at `slot_offset` of the symbol table.
+  // A short name is a view of the file's bytes (never of a local record copy).
+  result<std::string_view> symbol_name_of(u64 slot_offset) const noexcept {
+    const unsigned char* raw = symtab_.data() + slot_offset;  // the name is the slot's first 8 bytes
+    if (raw[0] == 0 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0) {
+      const u32 offset = load<u32, std::endian::little>(raw + 4);
       if (offset < 4 || offset >= strtab_.size())
         return symtab_.fail(errc::out_of_range, slot_offset, "string table offset past end");
       return strtab_.cstring(offset, "string table name has no NUL");
     }
-    return detail::fixed_name(reinterpret_cast<const char*>(n.raw), 8);
+    return detail::fixed_name(reinterpret_cast<const char*>(raw), 8);
   }
 
   byte_view bytes_;
