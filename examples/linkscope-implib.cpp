@@ -1,0 +1,395 @@
+// linkscope-implib: which DLL(s) an import library stands for (like
+// `dlltool -I`), its import records, a PE image's imports/exports, and which
+// import libraries a Windows link needs (--needs).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/ar/archive.hpp>
+#include <linkscope/coff/import.hpp>
+#include <linkscope/coff/object.hpp>
+#include <linkscope/coff/pe.hpp>
+#include <linkscope/core/mapped_file.hpp>
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/windows.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+
+constexpr std::string_view tool = "linkscope-implib";
+
+int usage() {
+  std::fputs(
+      "Usage: linkscope-implib [OPTION]... LIB...\n"
+      "Print the DLL name(s) an import library (.lib, .a, .dll.a) stands for,\n"
+      "one per line, in the order `dlltool -I` prints them.\n\n"
+      "  --strict            fail when a library names two or more DLLs (dlltool --identify-strict)\n"
+      "  --dlltool-compat    read only the members GNU dlltool (x86-64 mingw) reads: i386/x86-64\n"
+      "  --symbols           TSV rows: dll, symbol, import_name, ordinal, hint, kind, name_type\n"
+      "  --pe FILE           list a PE image's imports, delay-load imports and exports\n"
+      "  --needs             with --consumer: which LIB satisfies each undefined symbol, the\n"
+      "                      minimal set of LIBs (direct DLLs only) and what stays unresolved;\n"
+      "                      a PE image as consumer: check each imported DLL against LIBs\n"
+      "  --consumer FILE     a COFF object, an archive of objects, or a PE image (repeatable)\n"
+      "  --json              one JSON object (\"version\": 1)\n"
+      "  --help, --version\n\n"
+      "Exit status: 0 ok, 1 finding (no DLL found, several under --strict, unresolved\n"
+      "symbols or uncovered imports), 2 usage or input error.\n",
+      stdout);
+  return linkscope::cli::exit_ok;
+}
+
+void put(std::string& out, std::string_view s) { out.append(s); }
+void put_u(std::string& out, unsigned long long v) { out.append(std::to_string(v)); }
+void flush(std::string& out) {
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  out.clear();
+}
+
+struct loaded_library {
+  std::string path;
+  linkscope::mapped_file file;
+  linkscope::coff::import_library library;
+};
+
+linkscope::result<linkscope::coff::import_library> load_library(const linkscope::mapped_file& file) {
+  return linkscope::coff::import_library::from_bytes(file.bytes());
+}
+
+void write_record_json(linkscope::json_writer& w, const linkscope::coff::import_record& r) {
+  w.begin_object();
+  w.field("dll", r.dll);
+  w.field("symbol", r.symbol);
+  w.field("import_name", r.import_name);
+  w.key("ordinal");
+  if (r.ordinal) w.value(*r.ordinal); else w.value(nullptr);
+  w.field("hint", r.hint);
+  w.field("kind", linkscope::to_string(r.kind));
+  w.field("name_type", linkscope::to_string(r.name_type));
+  w.field("machine", linkscope::coff::machine_name(r.machine));
+  w.field("format", r.format == linkscope::coff::import_format::short_ ? "short" : "long");
+  w.field("member", r.member_name);
+  w.end_object();
+}
+
+int run_pe(const std::string& path, bool json) {
+  using namespace linkscope;
+  auto file = mapped_file::open(path);
+  if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+  auto image = pe::image::parse(file->bytes());
+  if (!image) { cli::report(tool, path, image.error()); return cli::exit_error; }
+  auto name = image->export_name();
+  auto exports = image->exports();
+  auto imports = image->imports();
+  auto delayed = image->delay_imports();
+  for (const error* e : {name ? nullptr : &name.error(), exports ? nullptr : &exports.error(),
+                         imports ? nullptr : &imports.error(), delayed ? nullptr : &delayed.error()}) {
+    if (e != nullptr) { cli::report(tool, path, *e); return cli::exit_error; }
+  }
+  std::string out;
+  if (json) {
+    json_writer w(out);
+    w.begin_object();
+    w.field("version", 1);
+    w.field("path", path);
+    w.field("format", image->is_pe32_plus() ? "pe32+" : "pe32");
+    w.field("machine", coff::machine_name(image->machine()));
+    w.field("dll_name", *name);
+    w.key("imports").begin_array();
+    for (const auto* list : {&*imports, &*delayed}) {
+      for (const pe::imported_dll& dll : *list) {
+        w.begin_object();
+        w.field("dll", dll.name);
+        w.field("delay_load", dll.delay_load);
+        w.key("functions").begin_array();
+        for (const pe::imported_function& fn : dll.functions) {
+          w.begin_object();
+          w.field("name", fn.name);
+          w.key("ordinal");
+          if (fn.ordinal) w.value(*fn.ordinal); else w.value(nullptr);
+          w.field("hint", fn.hint);
+          w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+      }
+    }
+    w.end_array();
+    w.key("exports").begin_array();
+    for (const pe::export_entry& e : *exports) {
+      w.begin_object();
+      w.field("ordinal", e.ordinal);
+      w.field("name", e.name);
+      w.field("rva", e.rva);
+      w.field("forwarder", e.forwarder);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    w.newline();
+    flush(out);
+    return cli::exit_ok;
+  }
+  // TSV: import|delay-import, dll, name, ordinal, hint; export, ordinal, name, rva, forwarder.
+  for (const auto* list : {&*imports, &*delayed}) {
+    for (const pe::imported_dll& dll : *list) {
+      for (const pe::imported_function& fn : dll.functions) {
+        put(out, dll.delay_load ? "delay-import\t" : "import\t");
+        put(out, dll.name); put(out, "\t"); put(out, fn.name); put(out, "\t");
+        if (fn.ordinal) put_u(out, *fn.ordinal);
+        put(out, "\t"); put_u(out, fn.hint); put(out, "\n");
+      }
+      if (dll.functions.empty()) { put(out, dll.delay_load ? "delay-import\t" : "import\t"); put(out, dll.name); put(out, "\t\t\t\n"); }
+    }
+  }
+  for (const pe::export_entry& e : *exports) {
+    put(out, "export\t"); put_u(out, e.ordinal); put(out, "\t"); put(out, e.name); put(out, "\t");
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%x", e.rva);
+    put(out, buf); put(out, "\t"); put(out, e.forwarder); put(out, "\n");
+  }
+  flush(out);
+  return cli::exit_ok;
+}
+
+int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_library>& libs, bool json) {
+  using namespace linkscope;
+  std::vector<const coff::import_library*> lib_ptrs;
+  for (auto& l : libs) lib_ptrs.push_back(&l.library);
+  resolve::windows_consumer consumer;
+  std::vector<mapped_file> keep;
+  std::vector<std::string> images;
+  for (const std::string& path : consumers) {
+    auto file = mapped_file::open(path);
+    if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+    const byte_view bytes = file->bytes();
+    if (pe::image::is_pe(bytes)) {
+      images.push_back(path);
+      continue;
+    }
+    if (ar::archive::is_archive(bytes)) {
+      auto archive = ar::archive::open(bytes);
+      if (!archive) { cli::report(tool, path, archive.error()); return cli::exit_error; }
+      error failure{};
+      auto r = archive->for_each_member([&](const ar::member& m) -> bool {
+        if (m.external || coff::is_short_import(m.data)) return true;
+        auto obj = coff::object::parse(m.data);
+        if (!obj) return true;  // not a COFF object: not part of a Windows link
+        auto added = consumer.add(*obj);
+        if (!added) { failure = added.error(); return false; }
+        return true;
+      });
+      if (!r) { cli::report(tool, path, r.error()); return cli::exit_error; }
+      if (failure.code != errc::ok) { cli::report(tool, path, failure); return cli::exit_error; }
+    } else {
+      auto obj = coff::object::parse(bytes);
+      if (!obj) { cli::report(tool, path, obj.error()); return cli::exit_error; }
+      auto added = consumer.add(*obj);
+      if (!added) { cli::report(tool, path, added.error()); return cli::exit_error; }
+    }
+    keep.push_back(std::move(*file));
+  }
+  int status = cli::exit_ok;
+  std::string out;
+  json_writer w(out);
+  if (json) { w.begin_object(); w.field("version", 1); }
+  const bool have_objects = !consumer.undefined.empty() || !consumer.defined.empty() || images.empty();
+  if (have_objects) {
+    const resolve::windows_needs needs = resolve::resolve_windows_link(consumer, lib_ptrs);
+    if (!needs.ok()) status = cli::exit_finding;
+    if (json) {
+      w.key("resolved").begin_array();
+      for (const auto& r : needs.resolved) {
+        w.begin_object();
+        w.field("symbol", r.symbol);
+        w.field("library", libs[r.library].path);
+        w.field("member", r.member_name);
+        w.field("dll", r.dll);
+        w.field("kind", r.record ? to_string(r.record->kind) : "static");
+        w.end_object();
+      }
+      w.end_array();
+      w.key("needed_libraries").begin_array();
+      for (std::size_t l : needs.needed_libraries) w.value(libs[l].path);
+      w.end_array();
+      w.key("dlls").begin_array();
+      for (std::string_view d : needs.dlls) w.value(d);
+      w.end_array();
+      w.key("unresolved").begin_array();
+      for (std::string_view s : needs.unresolved) w.value(s);
+      w.end_array();
+    } else {
+      for (const auto& r : needs.resolved) {
+        put(out, "resolved\t"); put(out, r.symbol); put(out, "\t"); put(out, libs[r.library].path); put(out, "\t");
+        put(out, r.record ? r.dll : std::string_view("(static)")); put(out, "\n");
+      }
+      for (std::size_t l : needs.needed_libraries) {
+        put(out, "needed\t"); put(out, libs[l].path); put(out, "\t");
+        bool first = true;
+        for (const auto& r : needs.resolved) {
+          if (r.library != l || r.dll.empty()) continue;
+          // list each DLL once per library
+          bool dup = false;
+          for (const auto& q : needs.resolved) {
+            if (&q == &r) break;
+            dup = dup || (q.library == l && q.dll == r.dll);
+          }
+          if (dup) continue;
+          if (!first) put(out, ",");
+          put(out, r.dll);
+          first = false;
+        }
+        put(out, "\n");
+      }
+      for (std::string_view s : needs.unresolved) { put(out, "unresolved\t"); put(out, s); put(out, "\n"); }
+    }
+  }
+  if (!images.empty()) {
+    if (json) w.key("images").begin_array();
+    for (const std::string& path : images) {
+      auto file = mapped_file::open(path);
+      if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+      auto image = pe::image::parse(file->bytes());
+      if (!image) { cli::report(tool, path, image.error()); return cli::exit_error; }
+      auto checks = resolve::check_image_imports(*image, lib_ptrs);
+      if (!checks) { cli::report(tool, path, checks.error()); return cli::exit_error; }
+      if (json) { w.begin_object(); w.field("path", path); w.key("dlls").begin_array(); }
+      for (const auto& c : *checks) {
+        if (!c.covered()) status = cli::exit_finding;
+        if (json) {
+          w.begin_object();
+          w.field("dll", c.dll);
+          w.field("delay_load", c.delay_load);
+          w.key("libraries").begin_array();
+          for (std::size_t l : c.libraries) w.value(libs[l].path);
+          w.end_array();
+          w.key("missing").begin_array();
+          for (const std::string& m : c.missing_functions) w.value(m);
+          w.end_array();
+          w.end_object();
+          continue;
+        }
+        put(out, c.delay_load ? "delay-dll\t" : "dll\t"); put(out, c.dll); put(out, "\t");
+        if (c.libraries.empty()) put(out, "-");
+        for (std::size_t i = 0; i < c.libraries.size(); ++i) {
+          if (i) put(out, ",");
+          put(out, libs[c.libraries[i]].path);
+        }
+        put(out, "\t");
+        put(out, c.libraries.empty() ? "no-import-library" : c.missing_functions.empty() ? "ok" : "missing-functions");
+        put(out, "\n");
+        for (const std::string& m : c.missing_functions) { put(out, "missing\t"); put(out, c.dll); put(out, "\t"); put(out, m); put(out, "\n"); }
+      }
+      if (json) { w.end_array(); w.end_object(); }
+    }
+    if (json) w.end_array();
+  }
+  if (json) { w.end_object(); w.newline(); }
+  flush(out);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace linkscope;
+  cli::fast_stdout();
+  bool strict = false, compat = false, symbols = false, json = false, needs = false;
+  std::string pe_path;
+  std::vector<std::string> inputs, consumers;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") return usage();
+    if (a == "--version" || a == "-V") return cli::print_version(tool);
+    if (a == "--strict" || a == "--identify-strict") strict = true;
+    else if (a == "--dlltool-compat") compat = true;
+    else if (a == "--symbols") symbols = true;
+    else if (a == "--json") json = true;
+    else if (a == "--needs") needs = true;
+    else if (a.substr(0, 4) == "--pe") {
+      const char* v = cli::option_value(argc, argv, i, "--pe");
+      if (v == nullptr) return cli::usage_error(tool, "option '--pe' requires a file");
+      pe_path = v;
+    } else if (a.substr(0, 10) == "--consumer") {
+      const char* v = cli::option_value(argc, argv, i, "--consumer");
+      if (v == nullptr) return cli::usage_error(tool, "option '--consumer' requires a file");
+      consumers.emplace_back(v);
+    } else if (a == "--") {
+      for (++i; i < argc; ++i) inputs.emplace_back(argv[i]);
+    } else if (a.size() > 1 && a[0] == '-') {
+      return cli::usage_error(tool, "unrecognized option '" + std::string(a) + "'");
+    } else {
+      inputs.emplace_back(a);
+    }
+  }
+  if (!pe_path.empty() && !needs) return run_pe(pe_path, json);
+  if (!pe_path.empty()) consumers.push_back(pe_path);
+  if (needs && consumers.empty()) return cli::usage_error(tool, "--needs requires --consumer FILE");
+  if (inputs.empty()) return cli::usage_error(tool, "no import library given");
+
+  std::vector<loaded_library> libs;
+  libs.reserve(inputs.size());
+  for (const std::string& path : inputs) {
+    auto file = mapped_file::open(path);
+    if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+    loaded_library l;
+    l.path = path;
+    l.file = std::move(*file);
+    auto lib = load_library(l.file);
+    if (!lib) { cli::report(tool, path, lib.error()); return cli::exit_error; }
+    l.library = std::move(*lib);
+    libs.push_back(std::move(l));
+  }
+  if (needs) return run_needs(consumers, libs, json);
+
+  int status = cli::exit_ok;
+  std::string out;
+  json_writer w(out);
+  if (json) { w.begin_object(); w.field("version", 1); w.key("libraries").begin_array(); }
+  for (const loaded_library& l : libs) {
+    const auto dlls = l.library.identify_dlls(compat);
+    bool failed = false;
+    if (dlls.empty()) {
+      cli::report(tool, l.path, "unable to determine dll name (not an import library?)");
+      failed = true;
+    } else if (strict && dlls.size() > 1) {
+      cli::report(tool, l.path, "import library specifies two or more dlls");
+      failed = true;
+    }
+    if (failed) status = cli::exit_finding;
+    if (json) {
+      w.begin_object();
+      w.field("path", l.path);
+      w.key("dlls").begin_array();
+      if (!(strict && dlls.size() > 1)) for (std::string_view d : dlls) w.value(d);
+      w.end_array();
+      if (symbols) {
+        w.key("records").begin_array();
+        for (const auto& r : l.library.records()) write_record_json(w, r);
+        w.end_array();
+      }
+      w.end_object();
+      continue;
+    }
+    if (symbols) {
+      for (const auto& r : l.library.records()) {
+        put(out, r.dll); put(out, "\t"); put(out, r.symbol); put(out, "\t"); put(out, r.import_name); put(out, "\t");
+        if (r.ordinal) put_u(out, *r.ordinal);
+        put(out, "\t"); put_u(out, r.hint); put(out, "\t"); put(out, to_string(r.kind)); put(out, "\t");
+        put(out, to_string(r.name_type)); put(out, "\n");
+      }
+      continue;
+    }
+    if (failed) continue;
+    for (std::string_view d : dlls) {
+      if (libs.size() > 1) { put(out, l.path); put(out, "\t"); }
+      put(out, d); put(out, "\n");
+    }
+  }
+  if (json) { w.end_array(); w.end_object(); w.newline(); }
+  flush(out);
+  return status;
+}

@@ -1,0 +1,183 @@
+// linkscope/resolve/windows.hpp — what a Windows link needs from import
+// libraries, and whether an image's imports are covered by them.
+//
+// The model follows the PE linkers (link.exe, lld-link, GNU ld for PE):
+//   - a consumer (COFF objects, or the members of a .lib/.a of objects)
+//     leaves some external symbols undefined: X (a call through the import
+//     thunk) or __imp_X (a dllimport reference through the IAT slot);
+//   - import libraries are searched in command-line order and the first one
+//     that defines the name wins. A CODE (or CONST) import defines both X and
+//     __imp_X, a DATA import only __imp_X. An import library may also carry
+//     ordinary object members (mingw's libmsvcrt.a does); those satisfy a
+//     symbol statically, with no DLL;
+//   - the libraries a link needs are exactly those that satisfied at least
+//     one undefined symbol: only the DLLs the consumer imports directly, never
+//     the DLLs those DLLs depend on (the loader resolves those at run time).
+// For a PE image, each imported DLL (normal and delay-load) is matched
+// case-insensitively against the DLLs the import libraries describe, and each
+// imported function against their records (by name, or by ordinal).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "linkscope/coff/import.hpp"
+#include "linkscope/coff/pe.hpp"
+#include "linkscope/symbols/symbol.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+inline constexpr std::size_t no_library = ~std::size_t{0};
+
+// The consumer's side of the link: its external references and definitions.
+struct windows_consumer {
+  std::vector<std::string_view> undefined;       // strong undefined externals
+  std::vector<std::string_view> weak_undefined;  // weak externals (never "unresolved")
+  std::vector<std::string_view> defined;         // external definitions
+
+  // Collect from any symbol_source (a coff::object, an archive's objects ...).
+  template <class Source>
+  result<void> add(const Source& source) {
+    return source.for_each_symbol([&](const symbol& s) {
+      if (s.bind == binding::local) return;
+      if (s.defined) defined.push_back(s.name);
+      else if (s.bind == binding::weak) weak_undefined.push_back(s.name);
+      else undefined.push_back(s.name);
+    });
+  }
+};
+
+struct symbol_resolution {
+  std::string_view symbol;
+  std::size_t library = no_library;               // index into the libraries given
+  const coff::import_record* record = nullptr;    // null for a static definition
+  std::string_view dll;                           // empty for a static definition
+  std::string_view member_name;                   // the member that satisfies it
+};
+
+struct windows_needs {
+  std::vector<symbol_resolution> resolved;  // in the consumer's reference order
+  std::vector<std::string_view> unresolved;
+  std::vector<std::size_t> needed_libraries;  // ascending library indices
+  std::vector<std::string_view> dlls;         // directly imported DLLs, first-use order
+  bool ok() const noexcept { return unresolved.empty(); }
+};
+
+// Resolve the consumer's undefined symbols against `libraries` (in order).
+inline windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                          const std::vector<const coff::import_library*>& libraries) {
+  struct provider {
+    std::size_t library;
+    const coff::import_record* record;
+    std::string_view member_name;
+  };
+  std::unordered_map<std::string_view, provider> providers;
+  for (std::size_t l = 0; l < libraries.size(); ++l) {
+    const coff::import_library& lib = *libraries[l];
+    for (const coff::import_record& r : lib.records()) {
+      providers.try_emplace(r.imp_symbol, provider{l, &r, r.member_name});
+      if (r.defines_thunk()) providers.try_emplace(r.symbol, provider{l, &r, r.member_name});
+    }
+    for (const auto& s : lib.static_symbols()) providers.try_emplace(s.name, provider{l, nullptr, s.member_name});
+  }
+  std::unordered_set<std::string_view> defined(consumer.defined.begin(), consumer.defined.end());
+  std::unordered_set<std::string_view> seen;
+  std::vector<bool> needed(libraries.size(), false);
+  windows_needs out;
+  for (std::string_view name : consumer.undefined) {
+    if (defined.count(name) != 0 || !seen.insert(name).second) continue;
+    auto it = providers.find(name);
+    if (it == providers.end()) {
+      out.unresolved.push_back(name);
+      continue;
+    }
+    symbol_resolution res;
+    res.symbol = name;
+    res.library = it->second.library;
+    res.record = it->second.record;
+    res.member_name = it->second.member_name;
+    if (res.record != nullptr) res.dll = res.record->dll;
+    needed[res.library] = true;
+    if (!res.dll.empty()) {
+      bool known = false;
+      for (std::string_view d : out.dlls) known = known || d == res.dll;
+      if (!known) out.dlls.push_back(res.dll);
+    }
+    out.resolved.push_back(res);
+  }
+  for (std::size_t l = 0; l < needed.size(); ++l)
+    if (needed[l]) out.needed_libraries.push_back(l);
+  return out;
+}
+
+namespace detail {
+inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+struct image_dll_check {
+  std::string_view dll;
+  bool delay_load = false;
+  std::vector<std::size_t> libraries;           // import libraries that describe this DLL
+  std::vector<std::string> missing_functions;   // imported but in no record ("name" or "#ordinal")
+  std::size_t function_count = 0;
+  bool covered() const noexcept { return !libraries.empty() && missing_functions.empty(); }
+};
+
+// For each DLL a PE image imports, which of `libraries` describe it and which
+// imported functions none of their records provide.
+inline result<std::vector<image_dll_check>> check_image_imports(
+    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
+  std::vector<image_dll_check> out;
+  for (int pass = 0; pass < 2; ++pass) {
+    LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
+    for (const pe::imported_dll& dll : dlls) {
+      image_dll_check check;
+      check.dll = dll.name;
+      check.delay_load = dll.delay_load;
+      check.function_count = dll.functions.size();
+      std::vector<const coff::import_record*> records;
+      for (std::size_t l = 0; l < libraries.size(); ++l) {
+        bool uses = false;
+        for (const coff::import_record& r : libraries[l]->records()) {
+          if (!detail::dll_name_equals(r.dll, dll.name)) continue;
+          uses = true;
+          records.push_back(&r);
+        }
+        if (uses) check.libraries.push_back(l);
+      }
+      for (const pe::imported_function& fn : dll.functions) {
+        bool found = false;
+        for (const coff::import_record* r : records) {
+          if (fn.ordinal ? (r->ordinal && *r->ordinal == *fn.ordinal) : r->import_name == fn.name) {
+            found = true;
+            break;
+          }
+        }
+        if (!found)
+          check.missing_functions.push_back(fn.ordinal ? "#" + std::to_string(*fn.ordinal) : std::string(fn.name));
+      }
+      out.push_back(std::move(check));
+    }
+  }
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
