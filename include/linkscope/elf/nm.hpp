@@ -1,0 +1,298 @@
+// linkscope/elf/nm.hpp — the symbol listing of GNU nm 2.40, for ELF.
+//
+// GNU nm sees ELF through BFD. What it prints follows from three BFD steps,
+// reproduced here (binutils bfd/elf.c _bfd_elf_make_section_from_shdr,
+// bfd/elfcode.h elf_slurp_symbol_table, bfd/syms.c bfd_decode_symclass and
+// decode_section_type, binutils/nm.c filter_symbols and print_symname):
+//
+//  1. Section flags from each section header: HAS_CONTENTS unless NOBITS;
+//     ALLOC from SHF_ALLOC (LOAD if also not NOBITS); READONLY unless
+//     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
+//     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
+//     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
+//     SHF_MIPS_GPREL. The section letter is then t (CODE), r/g/d (DATA:
+//     read-only / small / other), s/b (no contents: small / other),
+//     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
+//     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
+//     or a digit) take precedence. Sections BFD does not create (symtab,
+//     its string table, section names, SYMTAB_SHNDX, non-ALLOC REL/RELA)
+//     or a bad index make the symbol absolute.
+//  2. The symbol class (bfd_decode_symclass), in this order: common
+//     (SHN_COMMON, x86-64 LCOMMON, MIPS SCOMMON: 'C', or 'c' when small);
+//     undefined ('U', or weak 'v' for objects and 'w' otherwise); GNU_IFUNC
+//     'i'; weak 'V' (object) / 'W'; GNU_UNIQUE 'u'; a binding that is neither
+//     local nor global '?'; absolute 'a'; else the section letter. Global
+//     (STB_GLOBAL, defined, not common) upper-cases it.
+//  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
+//     listed (nm -a would); ARM/AArch64 mapping symbols ($a, $d, $t, $x ...)
+//     are target-special and skipped.
+// Values: st_value, plus the section address in relocatable files; a common
+// symbol shows its size (BFD stores st_size as the value). Dynamic symbols
+// carry the version nm appends (versions.hpp). Entry 0 is never listed.
+//
+// A DSO without section headers (which nm cannot read) is listed from
+// PT_DYNAMIC; its letters then come from the PT_LOAD segment holding the
+// value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
+#pragma once
+
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/elf/dynamic.hpp"
+#include "linkscope/elf/file.hpp"
+#include "linkscope/elf/symbols.hpp"
+#include "linkscope/elf/types.hpp"
+#include "linkscope/elf/versions.hpp"
+#include "linkscope/symbols/symbol.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+struct nm_entry {
+  std::string_view name;     // the symbol's own name (the sort key)
+  std::string_view version;  // dynamic symbols: the version nm appends ("" for none)
+  u64 value = 0;             // value as nm prints it
+  u64 size = 0;              // st_size
+  u32 index = 0;             // index in its table
+  char type = '?';           // nm's letter
+  version_kind ver = version_kind::none;  // '@' (non_default) or '@@' (default_)
+  bool undefined() const noexcept { return type == 'U' || type == 'w' || type == 'v'; }
+};
+
+struct nm_options {
+  bool dynamic = false;         // -D
+  bool undefined_only = false;  // -u
+  bool external_only = false;   // -g
+  bool defined_only = false;    // --defined-only
+  bool debug_syms = false;      // -a
+  bool special_syms = false;    // --special-syms
+};
+
+// What listing a file gave.
+struct nm_listing {
+  bool is64 = false;
+  bool no_symbols = false;  // nm would say "FILE: no symbols"
+};
+
+namespace detail {
+
+inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// bfd/syms.c coff_section_type: the name, then end, '.', '$' or a digit.
+inline char coff_section_letter(std::string_view name) noexcept {
+  struct pair {
+    std::string_view prefix;
+    char letter;
+  };
+  static constexpr pair table[] = {{".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+  for (const pair& p : table) {
+    if (!starts_with(name, p.prefix)) continue;
+    if (name.size() == p.prefix.size()) return p.letter;
+    const char next = name[p.prefix.size()];
+    if (next == '.' || next == '$' || (next >= '0' && next <= '9')) return p.letter;
+  }
+  return '?';
+}
+
+inline bool is_debugging_section_name(std::string_view name) noexcept {
+  if (name.empty() || name[0] != '.') return false;
+  return starts_with(name, ".debug") || starts_with(name, ".gnu.debuglto_.debug_") ||
+         starts_with(name, ".gnu.linkonce.wi.") || starts_with(name, ".zdebug") || starts_with(name, ".line") ||
+         starts_with(name, ".stab") || name == ".gdb_index";
+}
+
+// ARM / AArch64 mapping and tag symbols (bfd_is_{arm,aarch64}_special_symbol_name).
+inline bool is_target_special(u16 machine, std::string_view name) noexcept {
+  if (name.size() < 2 || name[0] != '$') return false;
+  if (name.size() > 2 && name[2] != '.') return false;
+  const char c = name[1];
+  if (machine == EM_ARM) return c >= 'a' && c <= 'z';
+  if (machine == EM_AARCH64) return c == 'x' || c == 'd' || c == 'm' || c == 'f' || c == 'p';
+  return false;
+}
+
+}  // namespace detail
+
+// Per-file classification: one letter per section (lower case; 0 = no BFD
+// section, i.e. absolute).
+template <class ET>
+class nm_classifier {
+ public:
+  using Sym = typename ET::Sym;
+  using Shdr = typename ET::Shdr;
+
+  static result<nm_classifier> make(const file<ET>& f) {
+    nm_classifier c;
+    c.file_ = &f;
+    c.relocatable_ = f.type() == ET_REL;
+    const std::size_t n = f.section_count();
+    c.letters_.assign(n, 0);
+    c.addresses_.assign(c.relocatable_ ? n : 0, 0);
+    u32 symtab_link = ~0u;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      if (sh.sh_type == SHT_SYMTAB) symtab_link = sh.sh_link;
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      const u32 type = sh.sh_type;
+      const u64 flags = sh.sh_flags;
+      if (c.relocatable_) c.addresses_[i] = sh.sh_addr;
+      if (type == SHT_NULL || type == SHT_SYMTAB || type == SHT_SYMTAB_SHNDX) continue;
+      if (type == SHT_STRTAB && (i == f.shstrndx() || i == symtab_link)) continue;
+      if ((type == SHT_REL || type == SHT_RELA) && (flags & SHF_ALLOC) == 0) continue;
+      LINKSCOPE_TRY(name, f.section_name(sh));
+      const bool has_contents = type != SHT_NOBITS;
+      const bool alloc = (flags & SHF_ALLOC) != 0;
+      const bool load = alloc && has_contents;
+      const bool readonly = (flags & SHF_WRITE) == 0;
+      const bool code = (flags & SHF_EXECINSTR) != 0;
+      const bool data = !code && load;
+      const bool small = f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
+      const bool debugging = !alloc && detail::is_debugging_section_name(name);
+      char letter = detail::coff_section_letter(name);
+      if (letter == '?') {
+        if (code) letter = 't';
+        else if (data) letter = readonly ? 'r' : small ? 'g' : 'd';
+        else if (!has_contents) letter = small ? 's' : 'b';
+        else if (debugging) letter = 'N';
+        else if (readonly) letter = 'n';
+        else letter = '?';
+      }
+      c.letters_[i] = letter;
+    }
+    return c;
+  }
+
+  // nm's letter for a symbol whose real section index is `shndx`.
+  char letter(const Sym& sym, u32 shndx) const noexcept {
+    const u8 bind = st_bind(sym.st_info);
+    const u8 type = st_type(sym.st_info);
+    const u16 machine = file_->machine();
+    if (shndx == SHN_COMMON || (machine == EM_X86_64 && shndx == SHN_X86_64_LCOMMON))
+      return 'C';
+    if (machine == EM_MIPS && shndx == SHN_MIPS_SCOMMON) return 'c';
+    const bool undefined = shndx == SHN_UNDEF || (machine == EM_MIPS && shndx == SHN_MIPS_SUNDEFINED);
+    if (undefined) {
+      if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'v' : 'w';
+      return 'U';
+    }
+    if (type == STT_GNU_IFUNC) return 'i';
+    if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'V' : 'W';
+    if (bind == STB_GNU_UNIQUE) return 'u';
+    if (bind != STB_LOCAL && bind != STB_GLOBAL) return '?';
+    char c = 'a';
+    if (shndx == SHN_ABS) c = 'a';
+    else if (letters_.empty()) c = segment_letter(sym);
+    else if (shndx < letters_.size() && letters_[shndx] != 0) c = letters_[shndx];
+    if (bind == STB_GLOBAL && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return c;
+  }
+
+  // The value nm prints.
+  u64 value(const Sym& sym, u32 shndx) const noexcept {
+    if (shndx == SHN_COMMON || (file_->machine() == EM_X86_64 && shndx == SHN_X86_64_LCOMMON))
+      return sym.st_size;
+    u64 v = sym.st_value;
+    if (relocatable_ && shndx < addresses_.size() && letters_[shndx] != 0) v += addresses_[shndx];
+    return v;
+  }
+
+  // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
+  bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
+    const u8 type = st_type(sym.st_info);
+    if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
+    if (!options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
+    return true;
+  }
+
+ private:
+  // No section headers: classify by the PT_LOAD segment holding the value.
+  char segment_letter(const Sym& sym) const noexcept {
+    if (st_type(sym.st_info) == STT_TLS) return 'd';
+    const u64 v = sym.st_value;
+    for (const auto& ph : file_->program_headers()) {
+      if (ph.p_type != PT_LOAD) continue;
+      const u64 start = ph.p_vaddr;
+      if (v < start || v - start >= static_cast<u64>(ph.p_memsz)) continue;
+      const u32 pf = ph.p_flags;
+      if (pf & 1u) return 't';
+      if (pf & 2u) return v - start >= static_cast<u64>(ph.p_filesz) ? 'b' : 'd';
+      return 'r';
+    }
+    return 'a';
+  }
+
+  const file<ET>* file_ = nullptr;
+  bool relocatable_ = false;
+  std::vector<char> letters_;
+  std::vector<u64> addresses_;
+};
+
+// Append nm's entries for one ELF file (unsorted, in table order) to `out`.
+template <class ET>
+result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
+  nm_listing listing;
+  listing.is64 = ET::is64;
+  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f));
+  symbol_table_view<ET> table;
+  version_tables<ET> versions;
+  if (options.dynamic) {
+    LINKSCOPE_TRY(dyn, dynamic_info<ET>::read(f));
+    LINKSCOPE_TRY(dynsym, read_dynsym(f, dyn));
+    table = dynsym;
+    LINKSCOPE_TRY(v, version_tables<ET>::read(f, dyn, table.size()));
+    versions = std::move(v);
+  } else {
+    LINKSCOPE_TRY(symtab, read_symtab(f));
+    table = symtab;
+  }
+  if (table.size() <= 1) {
+    listing.no_symbols = true;
+    return listing;
+  }
+  out.reserve(out.size() + table.size() - 1);
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto sym = table[i];
+    LINKSCOPE_TRY(shndx, table.section_index(i, sym));
+    LINKSCOPE_TRY(name, table.name(i));
+    if (!classifier.listed(sym, name, options)) continue;
+    nm_entry e;
+    e.type = classifier.letter(sym, shndx);
+    const bool undefined = e.undefined();
+    if (options.undefined_only && !undefined) continue;
+    if (options.defined_only && undefined) continue;
+    if (options.external_only && !options.undefined_only) {
+      const u8 bind = st_bind(sym.st_info);
+      const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
+                          e.type == 'C' || e.type == 'c';
+      if (!global) continue;
+    }
+    e.name = name;
+    e.index = static_cast<u32>(i);
+    e.value = classifier.value(sym, shndx);
+    e.size = sym.st_size;
+    if (versions.present()) {
+      LINKSCOPE_TRY(ver, versions.of(i, name, !undefined));
+      e.version = ver.name;
+      e.ver = ver.kind;
+    }
+    out.push_back(e);
+  }
+  return listing;
+}
+
+// The same for raw bytes of any ELF variant.
+inline result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
+  return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
