@@ -29,6 +29,8 @@
 #include "linkscope/elf/types.hpp"
 #include "linkscope/elf/versions.hpp"
 #include "linkscope/report/json.hpp"
+#include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/objects.hpp"
 #include "linkscope/resolve/windows.hpp"
 #include "linkscope/symbols/index.hpp"
 #include "linkscope/symbols/symbol.hpp"

@@ -1,0 +1,224 @@
+// linkscope-absorbed — does a consumer of S.so still need A.a at link time?
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/absorb.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+constexpr std::string_view tool = "linkscope-absorbed";
+
+void print_help() {
+  std::fputs(
+      "Usage: linkscope-absorbed [OPTIONS] S.so A.a...\n"
+      "       linkscope-absorbed [OPTIONS] --cmake-libs \"kineto;fmt;...\" --prefix PREFIX S.so\n"
+      "\n"
+      "Says, for each static archive A, whether a consumer of the shared library S\n"
+      "still needs A at link time, from the files alone. For each member of A:\n"
+      "  re-exported  S exports some of its definitions (consumers get them from S;\n"
+      "               linking A as well duplicates them: an ODR risk)\n"
+      "  hidden       its definitions are in S but not exported\n"
+      "  absorbed     its definitions are in S as globals that S does not export\n"
+      "  required     S (or a --consumer) has undefined symbols that only A defines\n"
+      "  unused       none of the above\n"
+      "Verdict per archive: needed, re-exported, not-needed or unrelated.\n"
+      "\n"
+      "Options:\n"
+      "  --consumer FILE      an object, archive or DSO that links against S (repeatable)\n"
+      "  --cmake-libs LIST    library names as a CMake config lists them (';'-separated);\n"
+      "                       each is looked up under --prefix as find_library would\n"
+      "  --prefix DIR         install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)\n"
+      "  --members            list every member, not only the verdicts\n"
+      "  --json               machine-readable output\n"
+      "  --help, --version\n"
+      "\n"
+      "Exit status: 0 no archive is needed, 1 some archive is needed, 2 error.\n",
+      stdout);
+}
+
+std::string join(const std::vector<std::string>& items, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < max; ++i) {
+    if (i != 0) out += ", ";
+    out += items[i];
+  }
+  if (items.size() > max) out += ", ...";
+  return out;
+}
+
+// find_library(NAME PATHS prefix/lib ...): lib<NAME>.so, lib<NAME>.a, then NAME.lib.
+std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
+  const char* dirs[] = {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/"};
+  for (const char* dir : dirs) {
+    for (const char* suffix : {".so", ".a"}) {
+      std::string path = prefix + dir + "lib" + name + suffix;
+      if (auto f = linkscope::mapped_file::open(path)) {
+        is_static = std::strcmp(suffix, ".a") == 0;
+        return path;
+      }
+    }
+    std::string lib = prefix + dir + name + ".lib";
+    if (auto f = linkscope::mapped_file::open(lib)) {
+      is_static = true;
+      return lib;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace linkscope;
+  cli::fast_stdout();
+  bool json = false, list_members = false;
+  std::string cmake_libs, prefix;
+  resolve::absorb_options options;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      print_help();
+      return cli::exit_ok;
+    }
+    if (arg == "--version") return cli::print_version(tool);
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "--members") {
+      list_members = true;
+    } else if (const char* v = cli::option_value(argc, argv, i, "--consumer")) {
+      options.consumers.emplace_back(v);
+    } else if (const char* v2 = cli::option_value(argc, argv, i, "--cmake-libs")) {
+      cmake_libs = v2;
+    } else if (const char* v3 = cli::option_value(argc, argv, i, "--prefix")) {
+      prefix = v3;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
+    } else {
+      positional.emplace_back(arg);
+    }
+  }
+  if (positional.empty()) return cli::usage_error(tool, "missing S.so");
+  const std::string shared = positional[0];
+
+  // --cmake-libs: map names to archives under the prefix; names that are
+  // CMake targets (with ::) or not found get a verdict of their own.
+  struct named_lib {
+    std::string name, path, note;
+  };
+  std::vector<named_lib> named;
+  std::vector<std::string> archives(positional.begin() + 1, positional.end());
+  if (!cmake_libs.empty()) {
+    if (prefix.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
+    std::size_t start = 0;
+    while (start <= cmake_libs.size()) {
+      std::size_t end = cmake_libs.find(';', start);
+      if (end == std::string::npos) end = cmake_libs.size();
+      std::string name = cmake_libs.substr(start, end - start);
+      start = end + 1;
+      if (name.empty()) continue;
+      named_lib lib{name, {}, {}};
+      bool is_static = false;
+      if (name.find("::") != std::string::npos) {
+        lib.note = "cmake-target";
+      } else if (name.find("-NOTFOUND") != std::string::npos) {
+        lib.note = "not-found";
+      } else {
+        lib.path = find_cmake_library(prefix, name, is_static);
+        if (lib.path.empty())
+          lib.note = "not-found";
+        else if (!is_static)
+          lib.note = "shared";
+        else
+          archives.push_back(lib.path);
+      }
+      named.push_back(std::move(lib));
+    }
+  }
+
+  auto report = resolve::analyze_absorption(shared, archives, options);
+  if (!report) {
+    cli::report(tool, shared, report.error());
+    return cli::exit_error;
+  }
+  const bool needed = report->any_needed();
+
+  if (json) {
+    json_writer w(stdout);
+    w.begin_object().field("version", 1).field("shared", report->shared);
+    w.field("shared_has_symtab", report->shared_has_symtab);
+    w.key("archives").begin_array();
+    for (const auto& a : report->archives) {
+      w.begin_object().field("path", a.path).field("verdict", to_string(a.verdict));
+      w.key("evidence").begin_array();
+      for (const auto& s : a.evidence) w.value(s);
+      w.end_array();
+      w.key("members").begin_array();
+      for (const auto& m : a.members) {
+        w.begin_object().field("name", m.name).field("status", to_string(m.status));
+        w.key("symbols").begin_array();
+        for (const auto& s : m.symbols) w.value(s);
+        w.end_array().end_object();
+      }
+      w.end_array();
+      w.key("skipped").begin_array();
+      for (const auto& s : a.skipped) w.begin_object().field("name", s.name).field("reason", s.why.message).end_object();
+      w.end_array().end_object();
+    }
+    w.end_array();
+    if (!named.empty()) {
+      w.key("cmake_libs").begin_array();
+      for (const auto& lib : named) {
+        w.begin_object().field("name", lib.name);
+        if (!lib.path.empty()) w.field("path", lib.path);
+        std::string status = lib.note;
+        if (status.empty())
+          for (const auto& a : report->archives)
+            if (a.path == lib.path) status = to_string(a.verdict);
+        w.field("status", status).end_object();
+      }
+      w.end_array();
+    }
+    w.end_object().newline();
+    w.flush();
+    return needed ? cli::exit_finding : cli::exit_ok;
+  }
+
+  std::printf("%s: %s\n", report->shared.c_str(),
+              report->shared_has_symtab ? "has .symtab (hidden definitions are visible)"
+                                        : "stripped (no .symtab: hidden definitions cannot be seen)");
+  for (const auto& a : report->archives) {
+    std::printf("%s: %s", a.path.c_str(), to_string(a.verdict));
+    switch (a.verdict) {
+      case resolve::archive_verdict::needed: std::printf(" (consumers must link it: %s)", join(a.evidence, 8).c_str()); break;
+      case resolve::archive_verdict::re_exported:
+        std::printf(" (S already exports: %s; linking it too duplicates them)", join(a.evidence, 8).c_str());
+        break;
+      case resolve::archive_verdict::not_needed: std::printf(" (absorbed into S, not exported: %s)", join(a.evidence, 8).c_str()); break;
+      case resolve::archive_verdict::unrelated: std::printf(" (no member is in S or needed by it)"); break;
+    }
+    std::printf("\n");
+    if (list_members)
+      for (const auto& m : a.members)
+        std::printf("  %s(%s): %s%s%s\n", a.path.c_str(), m.name.c_str(), to_string(m.status), m.symbols.empty() ? "" : ": ",
+                    join(m.symbols, 6).c_str());
+    for (const auto& s : a.skipped) cli::warn(tool, a.path + "(" + s.name + ")", s.why.message);
+  }
+  for (const auto& lib : named) {
+    if (lib.note.empty()) continue;
+    if (lib.note == "not-found")
+      std::printf("%s: not found under %s: not-needed unless S has undefined symbols left (S has %zu strong undefined dynamic symbols, resolved by its NEEDED libraries at run time)\n",
+                  lib.name.c_str(), prefix.c_str(), report->shared_undefined);
+    else if (lib.note == "cmake-target")
+      std::printf("%s: a CMake target, not a file: nothing to check\n", lib.name.c_str());
+    else
+      std::printf("%s: shared library %s: consumers link it like any DSO\n", lib.name.c_str(), lib.path.c_str());
+  }
+  std::fflush(stdout);
+  return needed ? cli::exit_finding : cli::exit_ok;
+}

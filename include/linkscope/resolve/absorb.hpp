@@ -1,0 +1,285 @@
+// linkscope/resolve/absorb.hpp — does a consumer of S.so still need A.a?
+//
+// When a static archive A is linked into a shared library S, its members'
+// code is copied into S. Whether a *consumer* of S (a program or library that
+// links against S) still needs A at link time depends on what S left behind:
+//
+//   re-exported  S exports (in .dynsym, default or protected visibility) some
+//                of the member's definitions: consumers already get them from
+//                S, and linking A as well gives duplicate definitions (an ODR
+//                risk when the copies differ).
+//   hidden       the definitions are in S (its .symtab shows them, now LOCAL
+//                or hidden) but not exported: consumers never see them.
+//   absorbed     the definitions are in S's .symtab as GLOBAL but not in its
+//                dynamic table (S is an executable, or exports nothing).
+//   required     S has undefined dynamic symbols that the member defines and
+//                that nothing else provides (S was linked with
+//                --allow-shlib-undefined, or A was left on the interface):
+//                consumers must link A. With --consumer, the consumer's own
+//                undefined references that S does not export but the member
+//                defines make it required too (an inline function in S's
+//                public header calling into A is the classic case).
+//   unused       none of the above.
+//
+// Verdict per archive: needed (a member is required), else re-exported, else
+// not-needed (something was absorbed or hidden), else unrelated.
+//
+// Without a .symtab (stripped S) hidden definitions leave no trace in the
+// file: such members come out unused, and the report says S is stripped.
+// Matching is by symbol name; the dynamic table is read through PT_DYNAMIC
+// when section headers are gone.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "linkscope/ar/archive.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/source.hpp"
+#include "linkscope/resolve/objects.hpp"
+#include "linkscope/symbols/index.hpp"
+#include "linkscope/symbols/table.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class member_status : u8 { absorbed, hidden, re_exported, required, unused };
+enum class archive_verdict : u8 { not_needed, needed, re_exported, unrelated };
+
+constexpr const char* to_string(member_status s) noexcept {
+  switch (s) {
+    case member_status::absorbed: return "absorbed";
+    case member_status::hidden: return "hidden";
+    case member_status::re_exported: return "re-exported";
+    case member_status::required: return "required";
+    case member_status::unused: return "unused";
+  }
+  return "?";
+}
+constexpr const char* to_string(archive_verdict v) noexcept {
+  switch (v) {
+    case archive_verdict::not_needed: return "not-needed";
+    case archive_verdict::needed: return "needed";
+    case archive_verdict::re_exported: return "re-exported";
+    case archive_verdict::unrelated: return "unrelated";
+  }
+  return "?";
+}
+
+struct absorb_options {
+  std::vector<std::string> consumers;  // objects, archives or DSOs that link against S
+  ar::thin_options thin;
+  std::size_t max_evidence = 16;       // evidence symbols kept per archive
+};
+
+struct member_report {
+  std::string name;
+  member_status status = member_status::unused;
+  std::vector<std::string> symbols;  // the symbols that decided the status
+  std::size_t defined = 0;           // global definitions in the member
+};
+
+struct archive_report {
+  std::string path;
+  archive_verdict verdict = archive_verdict::unrelated;
+  std::vector<std::string> evidence;
+  std::vector<member_report> members;
+  std::vector<skipped_member> skipped;  // members that are not ELF objects, missing thin members
+};
+
+struct absorb_report {
+  std::string shared;
+  bool shared_has_symtab = false;
+  std::size_t shared_exports = 0;
+  std::size_t shared_undefined = 0;
+  std::vector<archive_report> archives;
+  bool any_needed() const noexcept {
+    return std::any_of(archives.begin(), archives.end(),
+                       [](const archive_report& a) { return a.verdict == archive_verdict::needed; });
+  }
+};
+
+namespace detail {
+
+inline bool is_real_definition(const symbol& sym) noexcept {
+  return sym.defined && sym.is_global() && sym.kind != symbol_kind::section && sym.kind != symbol_kind::file;
+}
+
+// What S offers and lacks, with names viewing S's mapping.
+struct shared_view {
+  symbol_table dynamic;   // every dynsym entry
+  symbol_table symtab;    // every defined .symtab entry (locals included)
+  hash_index exports;     // defined, global, default/protected visibility
+  hash_index undefined;   // strong undefined
+  hash_index in_symtab;   // any definition in .symtab
+  bool has_symtab = false;
+};
+
+inline result<void> load_shared(byte_view bytes, shared_view& out) {
+  LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
+  LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
+                                    [](const symbol& s) {
+                                      return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
+                                    }));
+  out.has_symtab = !out.symtab.empty();
+  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
+    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
+  });
+  out.undefined = hash_index::build(out.dynamic, [](const symbol& s) { return !s.defined && s.bind == binding::global; });
+  out.in_symtab = hash_index::build(out.symtab);
+  return ok();
+}
+
+// Undefined references of the consumers that they do not define themselves
+// and that S does not export.
+inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
+                                                             const shared_view& shared, const ar::thin_options& thin) {
+  std::unordered_set<std::string> undefined;
+  std::unordered_set<std::string> defined;
+  for (const std::string& path : consumers) {
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
+                                                                     : elf::symbol_table_kind::dynamic;
+          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& sym) {
+            if (!sym.is_global()) return;
+            if (sym.defined)
+              defined.emplace(sym.name);
+            else if (sym.bind == binding::global)
+              undefined.emplace(sym.name);
+          });
+          if (!r) {
+            status = r;
+            return false;
+          }
+          return true;
+        },
+        nullptr, thin));
+    LINKSCOPE_CHECK(status);
+  }
+  std::unordered_set<std::string> needs;
+  for (const std::string& name : undefined)
+    if (defined.count(name) == 0 && !shared.exports.contains(name)) needs.insert(name);
+  return needs;
+}
+
+inline void add_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& symbols, std::size_t cap) {
+  for (const std::string& s : symbols) {
+    if (evidence.size() >= cap) return;
+    evidence.push_back(s);
+  }
+}
+
+}  // namespace detail
+
+// Analyse S (a shared library or executable) against each archive.
+inline result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+                                                const absorb_options& options = {}) {
+  LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
+  const byte_view shared_bytes = shared_file.bytes();
+  if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
+  detail::shared_view shared;
+  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
+
+  absorb_report report;
+  report.shared = shared_path;
+  report.shared_has_symtab = shared.has_symtab;
+  report.shared_exports = shared.exports.size();
+  report.shared_undefined = shared.undefined.size();
+
+  for (const std::string& path : archives) {
+    archive_report ar_report;
+    ar_report.path = path;
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          member_report member;
+          member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
+          std::vector<std::string> required, exported, hidden, absorbed;
+          auto r = elf::symbols_source(object.bytes, elf::symbol_table_kind::static_).for_each_symbol([&](const symbol& sym) {
+            if (!detail::is_real_definition(sym)) return;
+            ++member.defined;
+            const bool in_exports = shared.exports.contains(sym.name);
+            if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
+              required.emplace_back(sym.name);
+            } else if (in_exports) {
+              exported.emplace_back(sym.name);
+            } else {
+              bool found_local = false, found_global = false;
+              shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
+                const symbol& s = shared.symtab[id];
+                if (s.bind == binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
+                  found_local = true;
+                else
+                  found_global = true;
+              });
+              if (found_local)
+                hidden.emplace_back(sym.name);
+              else if (found_global)
+                absorbed.emplace_back(sym.name);
+            }
+          });
+          if (!r) {
+            status = r.error().rebased(object.member_offset);
+            return false;
+          }
+          if (!required.empty()) {
+            member.status = member_status::required;
+            member.symbols = std::move(required);
+          } else if (!exported.empty()) {
+            member.status = member_status::re_exported;
+            member.symbols = std::move(exported);
+          } else if (!hidden.empty()) {
+            member.status = member_status::hidden;
+            member.symbols = std::move(hidden);
+          } else if (!absorbed.empty()) {
+            member.status = member_status::absorbed;
+            member.symbols = std::move(absorbed);
+          }
+          ar_report.members.push_back(std::move(member));
+          return true;
+        },
+        &ar_report.skipped, options.thin));
+    LINKSCOPE_CHECK(status);
+
+    auto members_with = [&](member_status s) {
+      std::vector<const member_report*> out;
+      for (const member_report& m : ar_report.members)
+        if (m.status == s) out.push_back(&m);
+      return out;
+    };
+    auto required = members_with(member_status::required);
+    auto exported = members_with(member_status::re_exported);
+    auto hidden = members_with(member_status::hidden);
+    auto absorbed = members_with(member_status::absorbed);
+    const std::vector<const member_report*>* evidence_from = nullptr;
+    if (!required.empty()) {
+      ar_report.verdict = archive_verdict::needed;
+      evidence_from = &required;
+    } else if (!exported.empty()) {
+      ar_report.verdict = archive_verdict::re_exported;
+      evidence_from = &exported;
+    } else if (!hidden.empty() || !absorbed.empty()) {
+      ar_report.verdict = archive_verdict::not_needed;
+      evidence_from = hidden.empty() ? &absorbed : &hidden;
+    }
+    if (evidence_from != nullptr)
+      for (const member_report* m : *evidence_from) detail::add_evidence(ar_report.evidence, m->symbols, options.max_evidence);
+    report.archives.push_back(std::move(ar_report));
+  }
+  return report;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope

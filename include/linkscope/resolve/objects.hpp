@@ -1,0 +1,104 @@
+// linkscope/resolve/objects.hpp — the ELF objects inside a path.
+//
+// A path on a link line is an ELF object, a shared library, or an archive of
+// objects (regular or thin). `for_each_elf_object(path, f)` opens it once and
+// calls f(object) for the file itself or for each archive member that is an
+// ELF file, with the display name lld and GNU ld use, `lib.a(member.o)`.
+// Members that are not ELF (a stray text file, a COFF object) are reported
+// through `skipped`, never silently treated as empty.
+//
+// The object's bytes are views into the mapped archive (or into the thin
+// member's own mapping) and are valid only during the callback.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "linkscope/ar/archive.hpp"
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/file.hpp"
+#include "linkscope/elf/types.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class object_kind : u8 { relocatable, shared, executable, other };
+
+struct elf_object {
+  std::string_view display_name;  // "path" or "path(member)"
+  std::string_view member_name;   // empty for a plain file
+  byte_view bytes;
+  object_kind kind = object_kind::other;
+  u64 member_offset = 0;          // header offset in the archive (0 for a plain file)
+};
+
+struct skipped_member {
+  std::string name;
+  error why;
+};
+
+inline object_kind classify_elf(byte_view bytes) noexcept {
+  if (!elf::is_elf(bytes) || bytes.size() < 18) return object_kind::other;
+  const bool big = bytes.data()[elf::ei_data] == elf::elfdata2msb;
+  const u16 type = big ? load<u16, std::endian::big>(bytes.data() + 16) : load<u16, std::endian::little>(bytes.data() + 16);
+  switch (type) {
+    case elf::ET_REL: return object_kind::relocatable;
+    case elf::ET_DYN: return object_kind::shared;
+    case elf::ET_EXEC: return object_kind::executable;
+    default: return object_kind::other;
+  }
+}
+
+// Visit the ELF objects of `path`. f(const elf_object&) may return bool (false stops).
+template <class F>
+result<void> for_each_elf_object(const std::string& path, F&& f, std::vector<skipped_member>* skipped = nullptr,
+                                 ar::thin_options thin = {}) {
+  auto call = [&](const elf_object& object) -> bool {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, const elf_object&>, bool>)
+      return f(object);
+    else {
+      f(object);
+      return true;
+    }
+  };
+  LINKSCOPE_TRY(file, mapped_file::open(path));
+  const byte_view bytes = file.bytes();
+  if (!ar::archive::is_archive(bytes)) {
+    if (!elf::is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "neither an ELF file nor an archive");
+    call(elf_object{path, {}, bytes, classify_elf(bytes), 0});
+    return ok();
+  }
+  LINKSCOPE_TRY(archive, ar::archive::open(bytes));
+  std::string display;
+  for (const result<ar::member>& m : archive.members()) {
+    if (!m) return m.error();
+    display.assign(path).append("(").append(m->name).append(")");
+    mapped_file external;
+    byte_view data = m->data;
+    if (m->external) {
+      auto opened = ar::open_thin_member(path, file, *m, thin);
+      if (!opened) {
+        if (skipped != nullptr) skipped->push_back({std::string(m->name), opened.error()});
+        continue;
+      }
+      external = std::move(*opened);
+      data = external.bytes();
+    }
+    if (!elf::is_elf(data)) {
+      if (skipped != nullptr)
+        skipped->push_back({std::string(m->name), error{errc::bad_magic, m->data_offset, "archive member is not an ELF object"}});
+      continue;
+    }
+    if (!call(elf_object{display, m->name, data, classify_elf(data), m->header_offset})) break;
+  }
+  return ok();
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope

@@ -1,0 +1,156 @@
+// resolve/absorb.hpp and linkscope-absorbed: every verdict is checked against
+// a real trial link of a consumer with and without the archive, and the
+// re-exported case against `nm -D --defined-only`.
+#include <linkscope/resolve/absorb.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope;
+namespace lt = linkscope_test;
+
+namespace {
+
+struct scenario {
+  std::string dir;
+  // Does `gcc main.o -L. -lS` link without the archive, and with it?
+  bool links_without_archive = false;
+  bool links_with_archive = false;
+};
+
+// Build libA.a from a.c (with `a_cflags`), libS.so from s.c (+ A when `absorb`),
+// and main.o from main.c; then try both consumer links.
+scenario build(const std::string& name, const std::string& a_c, const std::string& a_cflags, const std::string& s_c,
+               bool absorb, const std::string& main_c, const std::string& s_ldflags = "") {
+  scenario sc;
+  sc.dir = lt::scratch_dir("absorb_" + name);
+  lt::write_file(sc.dir + "/a.c", a_c);
+  lt::write_file(sc.dir + "/s.c", s_c);
+  lt::write_file(sc.dir + "/main.c", main_c);
+  REQUIRE(lt::run_in(sc.dir, "gcc -c -fPIC " + a_cflags + " a.c -o a.o && ar rcs libA.a a.o") == 0);
+  REQUIRE(lt::run_in(sc.dir, "gcc -c -fPIC s.c -o s.o && gcc -shared -o libS.so s.o " +
+                                 std::string(absorb ? "-Wl,--whole-archive libA.a -Wl,--no-whole-archive " : "") +
+                                 s_ldflags) == 0);
+  REQUIRE(lt::run_in(sc.dir, "gcc -c main.c -o main.o") == 0);
+  sc.links_without_archive = lt::run_in(sc.dir, "gcc main.o -L. -lS -Wl,-rpath,. -o without 2>/dev/null") == 0;
+  sc.links_with_archive = lt::run_in(sc.dir, "gcc main.o -L. -lS libA.a -Wl,-rpath,. -o with 2>/dev/null") == 0;
+  return sc;
+}
+
+bool nm_exports(const std::string& dir, const std::string& symbol) {
+  auto r = lt::capture("cd " + lt::shell_quote(dir) + " && nm -D --defined-only libS.so");
+  for (const auto& line : lt::lines(r.out))
+    if (line.size() > symbol.size() && line.substr(line.size() - symbol.size()) == symbol &&
+        line[line.size() - symbol.size() - 1] == ' ')
+      return true;
+  return false;
+}
+
+resolve::archive_report analyze(const scenario& sc, std::vector<std::string> consumers = {}) {
+  resolve::absorb_options options;
+  for (auto& c : consumers) c = sc.dir + "/" + c;
+  options.consumers = consumers;
+  auto report = resolve::analyze_absorption(sc.dir + "/libS.so", {sc.dir + "/libA.a"}, options);
+  REQUIRE(report);
+  REQUIRE(report->archives.size() == 1);
+  return report->archives[0];
+}
+
+const char* kA = "int helper_add(int x) { return x + 41; }\nint helper_unused(void) { return 7; }\n";
+const char* kS = "int helper_add(int);\nint s_api(int x) { return helper_add(x) * 2; }\n";
+const char* kMain = "int s_api(int);\nint main(void) { return s_api(1) == 84 ? 0 : 1; }\n";
+
+}  // namespace
+
+TEST_CASE("(a) hidden archive absorbed into S: not needed", "[absorb]") {
+  auto sc = build("hidden", kA, "-fvisibility=hidden", kS, true, kMain);
+  REQUIRE(sc.links_without_archive);  // the real answer: consumers do not need A
+  CHECK_FALSE(nm_exports(sc.dir, "helper_add"));
+  auto a = analyze(sc);
+  CHECK(a.verdict == resolve::archive_verdict::not_needed);
+  REQUIRE(a.members.size() == 1);
+  CHECK(a.members[0].status == resolve::member_status::hidden);
+  CHECK(std::find(a.evidence.begin(), a.evidence.end(), "helper_add") != a.evidence.end());
+
+  // Stripped S: the hidden copy leaves no trace, but the answer stays "not needed".
+  REQUIRE(lt::run_in(sc.dir, "strip -o libS.stripped.so libS.so") == 0);
+  auto stripped = resolve::analyze_absorption(sc.dir + "/libS.stripped.so", {sc.dir + "/libA.a"});
+  REQUIRE(stripped);
+  CHECK_FALSE(stripped->shared_has_symtab);
+  CHECK(stripped->archives[0].verdict != resolve::archive_verdict::needed);
+}
+
+TEST_CASE("(b) default visibility: re-exported", "[absorb]") {
+  auto sc = build("default", kA, "", kS, true, kMain);
+  REQUIRE(sc.links_without_archive);
+  REQUIRE(nm_exports(sc.dir, "helper_add"));  // nm says S exports the archive's symbol
+  auto a = analyze(sc);
+  CHECK(a.verdict == resolve::archive_verdict::re_exported);
+  REQUIRE(a.members.size() == 1);
+  CHECK(a.members[0].status == resolve::member_status::re_exported);
+}
+
+TEST_CASE("(c) S leaves a symbol undefined that only A defines: needed", "[absorb]") {
+  // S is linked without A (shared libraries may have undefined symbols).
+  auto sc = build("undefined", kA, "", kS, false, kMain);
+  CHECK_FALSE(sc.links_without_archive);  // ld: libS.so: undefined reference to `helper_add'
+  CHECK(sc.links_with_archive);
+  auto a = analyze(sc);
+  CHECK(a.verdict == resolve::archive_verdict::needed);
+  REQUIRE(a.members.size() == 1);
+  CHECK(a.members[0].status == resolve::member_status::required);
+  CHECK(a.members[0].symbols == std::vector<std::string>{"helper_add"});
+}
+
+TEST_CASE("(d) an inline function of S's header calls into A: needed for that consumer", "[absorb]") {
+  // main.c plays the consumer that inlined S's header: it calls helper_add itself.
+  const char* main_inline =
+      "int s_api(int);\nint helper_add(int);\n"
+      "static inline int s_inline(int x) { return helper_add(x); }\n"
+      "int main(void) { return s_api(1) + s_inline(1) == 126 ? 0 : 1; }\n";
+  auto sc = build("inline", kA, "-fvisibility=hidden", kS, true, main_inline);
+  CHECK_FALSE(sc.links_without_archive);
+  CHECK(sc.links_with_archive);
+  // Without the consumer, S alone does not need A ...
+  CHECK(analyze(sc).verdict == resolve::archive_verdict::not_needed);
+  // ... but this consumer does.
+  auto a = analyze(sc, {"main.o"});
+  CHECK(a.verdict == resolve::archive_verdict::needed);
+  REQUIRE(a.members.size() == 1);
+  CHECK(a.members[0].symbols == std::vector<std::string>{"helper_add"});
+}
+
+TEST_CASE("an archive that S never touched is unrelated", "[absorb]") {
+  auto sc = build("unrelated", "int other_thing(void) { return 3; }\n", "", "int s_api(int x) { return x * 84; }\n", false,
+                  kMain);
+  REQUIRE(sc.links_without_archive);
+  CHECK(analyze(sc).verdict == resolve::archive_verdict::unrelated);
+}
+
+TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][cli]") {
+  auto hidden = build("cli_hidden", kA, "-fvisibility=hidden", kS, true, kMain);
+  auto needed = build("cli_needed", kA, "", kS, false, kMain);
+  const std::string tool = lt::tool_path("linkscope-absorbed");
+  auto ok = lt::capture(tool + " " + hidden.dir + "/libS.so " + hidden.dir + "/libA.a");
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("libA.a: not-needed") != std::string::npos);
+  auto finding = lt::capture(tool + " --json " + needed.dir + "/libS.so " + needed.dir + "/libA.a");
+  CHECK(finding.status == 1);
+  CHECK(finding.out.find("\"version\":1") != std::string::npos);
+  CHECK(finding.out.find("\"verdict\":\"needed\"") != std::string::npos);
+  CHECK(finding.out.find("\"status\":\"required\"") != std::string::npos);
+  // --cmake-libs with a prefix: A found as lib/libA.a, kineto not found.
+  REQUIRE(lt::run_in(needed.dir, "mkdir -p prefix/lib && cp libA.a prefix/lib/") == 0);
+  auto cmake = lt::capture(tool + " --json --cmake-libs 'A;kineto;fmt::fmt-header-only' --prefix " + needed.dir +
+                           "/prefix " + needed.dir + "/libS.so");
+  CHECK(cmake.status == 1);
+  CHECK(cmake.out.find("{\"name\":\"kineto\",\"status\":\"not-found\"}") != std::string::npos);
+  CHECK(cmake.out.find("\"status\":\"cmake-target\"") != std::string::npos);
+  auto bad = lt::capture(tool + " " + hidden.dir + "/main.c " + hidden.dir + "/libA.a 2>&1");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("linkscope-absorbed: ") == 0);
+  CHECK(lt::capture(tool + " --bogus 2>&1").status == 2);
+}
