@@ -242,7 +242,7 @@ inline std::span<const char* const> ignored_options() {
       "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
       "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
       "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
-      "-Wl", "-start-lib", "-end-lib", "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
+      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
       "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
   };
   return std::span<const char* const>(names);

@@ -1,0 +1,229 @@
+// linkscope-why: which archive members a static link extracts, and why,
+// without linking. Takes the linker's own arguments (or @rsp).
+//
+//   linkscope-why [--semantics=lld|bfd] [--why-extract=FILE] [--chain MEMBER]
+//                 [--print-map-includes] [--json] LINKER-ARGS...
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/link_line.hpp>
+#include <linkscope/resolve/static.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+
+constexpr std::string_view tool = "linkscope-why";
+
+void print_help() {
+  std::printf(
+      "Usage: linkscope-why [OPTIONS] LINKER-ARGUMENTS...\n"
+      "Tell which archive members a static link pulls in and why, without linking.\n"
+      "The linker arguments are ld.lld's / GNU ld's (objects, archives, shared libraries,\n"
+      "-L, -l, -l:NAME, -Bstatic/-Bdynamic, -static, --start-group/--end-group, -( -),\n"
+      "--whole-archive, --as-needed, -u, -e, --defsym, --wrap, --sysroot, @response-files,\n"
+      "GNU ld scripts holding GROUP/INPUT/AS_NEEDED).\n"
+      "\n"
+      "Options:\n"
+      "  --semantics=lld|bfd    lld: archives stay available everywhere (default);\n"
+      "                         bfd: left to right, groups rescanned (GNU ld)\n"
+      "  --why-extract=FILE     write ld.lld's --why-extract TSV (mangled names); '-' = stdout\n"
+      "  --chain MEMBER         print why MEMBER (e.g. 'lib.a(m.o)') was pulled in, back to the start\n"
+      "  --print-map-includes   print GNU ld -Map's \"Archive member included\" section\n"
+      "  --json                 JSON report\n"
+      "  --help, --version\n"
+      "\n"
+      "Exit status: 0 resolved, 1 undefined symbols or duplicate definitions remain, 2 error.\n"
+      "\n"
+      "Linker options accepted and ignored (they do not change which members are extracted):\n");
+  int column = 0;
+  for (const char* name : linkscope::resolve::ignored_options()) {
+    std::string spelled = "-";
+    spelled += name;
+    if (spelled.back() == '=') spelled.back() = ' ', spelled += "ARG";
+    if (column + spelled.size() + 2 > 78) {
+      std::printf("\n");
+      column = 0;
+    }
+    std::printf("%s%s", column == 0 ? "  " : " ", spelled.c_str());
+    column += static_cast<int>(spelled.size()) + 1 + (column == 0 ? 1 : 0);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace linkscope;
+  using namespace linkscope::resolve;
+  cli::fast_stdout();
+  static_options options;
+  std::string why_extract;
+  std::vector<std::string> chains;
+  bool json = false;
+  bool map_includes = false;
+  std::vector<std::string> link_args;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-help") {
+      print_help();
+      return cli::exit_ok;
+    }
+    if (arg == "--version") return cli::print_version(tool);
+    if (arg == "--json") {
+      json = true;
+      continue;
+    }
+    if (arg == "--print-map-includes") {
+      map_includes = true;
+      continue;
+    }
+    if (arg.rfind("--semantics", 0) == 0) {
+      const char* v = cli::option_value(argc, argv, i, "--semantics");
+      if (v == nullptr) return cli::usage_error(tool, "--semantics needs lld or bfd");
+      if (std::strcmp(v, "lld") == 0)
+        options.semantics = link_semantics::lld;
+      else if (std::strcmp(v, "bfd") == 0)
+        options.semantics = link_semantics::bfd;
+      else
+        return cli::usage_error(tool, std::string("unknown semantics '") + v + "' (lld or bfd)");
+      continue;
+    }
+    if (arg.rfind("--why-extract", 0) == 0) {
+      const char* v = cli::option_value(argc, argv, i, "--why-extract");
+      if (v == nullptr) return cli::usage_error(tool, "--why-extract needs a file name");
+      why_extract = v;
+      continue;
+    }
+    if (arg.rfind("--chain", 0) == 0) {
+      const char* v = cli::option_value(argc, argv, i, "--chain");
+      if (v == nullptr) return cli::usage_error(tool, "--chain needs a member name");
+      chains.emplace_back(v);
+      continue;
+    }
+    link_args.emplace_back(arg);
+  }
+  if (link_args.empty()) return cli::usage_error(tool, "no linker arguments");
+
+  link_diagnostic diag;
+  auto line = read_link_line(link_args, diag);
+  if (!line) {
+    cli::report(tool, diag.subject, diag.err);
+    if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
+    return cli::exit_error;
+  }
+  auto linked = resolve_static(*line, options, diag);
+  if (!linked) {
+    cli::report(tool, diag.subject, diag.err);
+    if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
+    return cli::exit_error;
+  }
+  const static_link_result& r = *linked;
+
+  if (!why_extract.empty()) {
+    const std::string tsv = r.why_extract_tsv();
+    if (why_extract == "-") {
+      std::fwrite(tsv.data(), 1, tsv.size(), stdout);
+    } else {
+      std::FILE* out = std::fopen(why_extract.c_str(), "wb");
+      if (out == nullptr) {
+        cli::report(tool, why_extract, "cannot open for writing");
+        return cli::exit_error;
+      }
+      std::fwrite(tsv.data(), 1, tsv.size(), out);
+      std::fclose(out);
+    }
+  }
+  if (map_includes) {
+    const std::string text = r.map_includes();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  int status = r.undefined.empty() && r.duplicates.empty() ? cli::exit_ok : cli::exit_finding;
+
+  for (const std::string& member : chains) {
+    const file_id id = r.find_file(member);
+    if (id == no_file || r.files[id].role != file_role::member) {
+      cli::report(tool, member, "no such archive member in this link");
+      return cli::exit_error;
+    }
+    if (r.files[id].reason == ~0u) {
+      std::printf("%s was not extracted\n", r.files[id].name.c_str());
+      continue;
+    }
+    const auto chain = r.chain(id);
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+      const link_file& f = r.files[chain[k]];
+      std::printf("%*s%s", static_cast<int>(2 * k), "", f.name.c_str());
+      if (f.reason != ~0u) {
+        const extraction& e = r.extractions[f.reason];
+        std::printf("  <- %.*s", static_cast<int>(e.symbol.size()), e.symbol.data());
+        if (e.reference == no_file) std::printf(" (%s)", e.reference_label.c_str());
+      } else if (f.role != file_role::member) {
+        std::printf("  (command line)");
+      }
+      std::printf("\n");
+    }
+  }
+
+  if (json) {
+    json_writer w(stdout);
+    w.begin_object();
+    w.field("version", 1);
+    w.field("semantics", to_string(r.semantics));
+    w.key("extracted").begin_array();
+    for (const extraction& e : r.extractions) {
+      w.begin_object();
+      w.field("member", r.files[e.member].name);
+      w.field("reference", r.reference_name(e));
+      w.field("symbol", e.symbol);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("undefined").begin_array();
+    for (const undefined_symbol& u : r.undefined) {
+      w.begin_object();
+      w.field("name", u.name);
+      w.field("reference", u.first_reference == no_file ? std::string("<internal>") : r.files[u.first_reference].name);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("duplicates").begin_array();
+    for (const duplicate_definition& d : r.duplicates) {
+      w.begin_object();
+      w.field("name", d.name);
+      w.field("first", d.first == no_file ? std::string("<internal>") : r.files[d.first].name);
+      w.field("second", d.second == no_file ? std::string("<internal>") : r.files[d.second].name);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("unused_members").begin_array();
+    for (file_id id : r.unused_members) w.value(r.files[id].name);
+    w.end_array();
+    w.field("archives", r.archives);
+    w.field("symbols_resolved", r.symbols_resolved);
+    w.end_object();
+    w.newline();
+    w.flush();
+  } else if (why_extract.empty() && !map_includes && chains.empty()) {
+    std::size_t members = 0;
+    for (const link_file& f : r.files)
+      if (f.role == file_role::member && f.reason != ~0u) ++members;
+    std::printf("%zu members extracted from %zu archives (%s semantics); %zu undefined, %zu duplicate, %zu unused members\n",
+                members, r.archives, to_string(r.semantics), r.undefined.size(), r.duplicates.size(),
+                r.unused_members.size());
+  }
+  for (const undefined_symbol& u : r.undefined) {
+    std::fprintf(stderr, "%s: undefined symbol: %.*s (referenced by %s)\n", tool.data(), static_cast<int>(u.name.size()),
+                 u.name.data(), u.first_reference == no_file ? "<internal>" : r.files[u.first_reference].name.c_str());
+  }
+  for (const duplicate_definition& d : r.duplicates) {
+    std::fprintf(stderr, "%s: duplicate symbol: %.*s (in %s and %s)\n", tool.data(), static_cast<int>(d.name.size()),
+                 d.name.data(), d.first == no_file ? "<internal>" : r.files[d.first].name.c_str(),
+                 d.second == no_file ? "<internal>" : r.files[d.second].name.c_str());
+  }
+  return status;
+}
