@@ -152,6 +152,10 @@ int main(int argc, char** argv) {
     json_writer w(stdout);
     w.begin_object().field("version", 1).field("shared", report->shared);
     w.field("shared_has_symtab", report->shared_has_symtab);
+    w.field("shared_unresolved", report->shared_unresolved);
+    w.key("missing_needed").begin_array();
+    for (const auto& m : report->missing_needed) w.value(m);
+    w.end_array();
     w.key("archives").begin_array();
     for (const auto& a : report->archives) {
       w.begin_object().field("path", a.path).field("verdict", to_string(a.verdict));
@@ -177,6 +181,8 @@ int main(int argc, char** argv) {
         w.begin_object().field("name", lib.name);
         if (!lib.path.empty()) w.field("path", lib.path);
         std::string status = lib.note;
+        if (status == "not-found")
+          w.field("verdict", report->shared_unresolved == 0 && report->missing_needed.empty() ? "not-needed" : "unknown");
         if (status.empty())
           for (const auto& a : report->archives)
             if (a.path == lib.path) status = to_string(a.verdict);
@@ -211,9 +217,14 @@ int main(int argc, char** argv) {
   }
   for (const auto& lib : named) {
     if (lib.note.empty()) continue;
-    if (lib.note == "not-found")
-      std::printf("%s: not found under %s: not-needed unless S has undefined symbols left (S has %zu strong undefined dynamic symbols, resolved by its NEEDED libraries at run time)\n",
-                  lib.name.c_str(), prefix.c_str(), report->shared_undefined);
+    if (lib.note == "not-found") {
+      if (report->shared_unresolved == 0 && report->missing_needed.empty())
+        std::printf("%s: not found under %s: not-needed (every undefined symbol of S is defined by its NEEDED libraries)\n",
+                    lib.name.c_str(), prefix.c_str());
+      else
+        std::printf("%s: not found under %s: unknown (S has %zu undefined symbols that its NEEDED libraries do not define)\n",
+                    lib.name.c_str(), prefix.c_str(), report->shared_unresolved);
+    }
     else if (lib.note == "cmake-target")
       std::printf("%s: a CMake target, not a file: nothing to check\n", lib.name.c_str());
     else

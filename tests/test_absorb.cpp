@@ -147,7 +147,13 @@ TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][c
   auto cmake = lt::capture(tool + " --json --cmake-libs 'A;kineto;fmt::fmt-header-only' --prefix " + needed.dir +
                            "/prefix " + needed.dir + "/libS.so");
   CHECK(cmake.status == 1);
-  CHECK(cmake.out.find("{\"name\":\"kineto\",\"status\":\"not-found\"}") != std::string::npos);
+  // S leaves helper_add undefined, so a missing kineto cannot be declared harmless.
+  CHECK(cmake.out.find("{\"name\":\"kineto\",\"verdict\":\"unknown\",\"status\":\"not-found\"}") != std::string::npos);
+  auto cmake_ok = lt::capture(tool + " --json --cmake-libs 'kineto' --prefix " + needed.dir + "/prefix " + hidden.dir +
+                              "/libS.so");
+  CHECK(cmake_ok.status == 0);
+  CHECK(cmake_ok.out.find("{\"name\":\"kineto\",\"verdict\":\"not-needed\",\"status\":\"not-found\"}") !=
+        std::string::npos);
   CHECK(cmake.out.find("\"status\":\"cmake-target\"") != std::string::npos);
   auto bad = lt::capture(tool + " " + hidden.dir + "/main.c " + hidden.dir + "/libA.a 2>&1");
   CHECK(bad.status == 2);

@@ -41,6 +41,7 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/source.hpp"
+#include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/objects.hpp"
 #include "linkscope/symbols/index.hpp"
 #include "linkscope/symbols/table.hpp"
@@ -76,6 +77,11 @@ struct absorb_options {
   std::vector<std::string> consumers;  // objects, archives or DSOs that link against S
   ar::thin_options thin;
   std::size_t max_evidence = 16;       // evidence symbols kept per archive
+  // Load S's DT_NEEDED closure as ld.so would (resolve/dynamic.hpp) and
+  // discount S's undefined symbols that a library of the closure defines:
+  // only what nothing else provides can make an archive "required".
+  bool use_closure = true;
+  dynamic_options closure;
 };
 
 struct member_report {
@@ -97,7 +103,9 @@ struct absorb_report {
   std::string shared;
   bool shared_has_symtab = false;
   std::size_t shared_exports = 0;
-  std::size_t shared_undefined = 0;
+  std::size_t shared_undefined = 0;          // strong undefined dynamic symbols of S
+  std::size_t shared_unresolved = 0;         // ... that S's NEEDED closure does not define
+  std::vector<std::string> missing_needed;   // NEEDED libraries of the closure not found
   std::vector<archive_report> archives;
   bool any_needed() const noexcept {
     return std::any_of(archives.begin(), archives.end(),
@@ -116,7 +124,7 @@ struct shared_view {
   symbol_table dynamic;   // every dynsym entry
   symbol_table symtab;    // every defined .symtab entry (locals included)
   hash_index exports;     // defined, global, default/protected visibility
-  hash_index undefined;   // strong undefined
+  hash_index undefined;   // strong undefined, not defined by any library of S's closure
   hash_index in_symtab;   // any definition in .symtab
   bool has_symtab = false;
 };
@@ -131,9 +139,34 @@ inline result<void> load_shared(byte_view bytes, shared_view& out) {
   out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
     return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
   });
-  out.undefined = hash_index::build(out.dynamic, [](const symbol& s) { return !s.defined && s.bind == binding::global; });
   out.in_symtab = hash_index::build(out.symtab);
   return ok();
+}
+
+// Names defined (and visible) in the libraries of S's DT_NEEDED closure.
+inline result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
+                                                                  const absorb_options& options,
+                                                                  std::vector<std::string>& missing) {
+  dynamic_options dyn = options.closure;
+  dyn.bindings = false;
+  std::string program = shared_path;
+  if (program.find('/') == std::string::npos) program = "./" + program;
+  LINKSCOPE_TRY(link, link_dynamic(program, dyn));
+  std::unordered_set<std::string> defined;
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const loaded_object& object = link.objects[i];
+    if (!object.found()) {
+      missing.push_back(object.name);
+      continue;
+    }
+    auto file = mapped_file::open(object.file);
+    if (!file) continue;
+    auto r = elf::symbols_source(file->bytes(), elf::symbol_table_kind::dynamic).for_each_symbol([&](const symbol& s) {
+      if (is_real_definition(s) && s.vis != visibility::hidden && s.vis != visibility::internal) defined.emplace(s.name);
+    });
+    (void)r;  // a malformed library of the closure defines nothing we can see
+  }
+  return defined;
 }
 
 // Undefined references of the consumers that they do not define themselves
@@ -153,7 +186,7 @@ inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<
             if (!sym.is_global()) return;
             if (sym.defined)
               defined.emplace(sym.name);
-            else if (sym.bind == binding::global)
+            else if (sym.bind == ::linkscope::binding::global)
               undefined.emplace(sym.name);
           });
           if (!r) {
@@ -188,13 +221,27 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
   if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
   detail::shared_view shared;
   LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  std::vector<std::string> missing_needed;
+  std::unordered_set<std::string> provided;
+  if (options.use_closure) {
+    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
+    if (closure) provided = std::move(*closure);
+  }
+  std::size_t strong_undefined = 0;
+  shared.undefined = hash_index::build(shared.dynamic, [&](const symbol& s) {
+    if (s.defined || s.bind != ::linkscope::binding::global) return false;
+    ++strong_undefined;
+    return provided.count(std::string(s.name)) == 0;
+  });
   LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
 
   absorb_report report;
   report.shared = shared_path;
   report.shared_has_symtab = shared.has_symtab;
   report.shared_exports = shared.exports.size();
-  report.shared_undefined = shared.undefined.size();
+  report.shared_undefined = strong_undefined;
+  report.shared_unresolved = shared.undefined.size();
+  report.missing_needed = std::move(missing_needed);
 
   for (const std::string& path : archives) {
     archive_report ar_report;
@@ -218,7 +265,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
               bool found_local = false, found_global = false;
               shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
                 const symbol& s = shared.symtab[id];
-                if (s.bind == binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
+                if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
                   found_local = true;
                 else
                   found_global = true;
