@@ -75,6 +75,10 @@ struct ld_so_cache_entry {
   std::int32_t flags = 0;
   std::uint64_t hwcap = 0;         // 0 in the old format
   std::string_view hwcaps_subdir;  // "x86-64-v3" for glibc-hwcaps entries, else empty
+  // The entry names a glibc-hwcaps string. Like ld.so and ldconfig, the string offsets
+  // count from the start of the file, which in the compat layout is not where the
+  // new header starts: there the names read as "" and ld.so never uses such entries.
+  bool has_hwcaps_subdir = false;
 
   bool is_hwcaps_extension() const noexcept {
     return ((hwcap >> 32) & ~std::uint64_t{cache_hwcap_isa_level_mask}) == (cache_hwcap_extension >> 32);
@@ -260,7 +264,10 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
     ld_so_cache_entry entry{name, path, e.flags.value(), e.hwcap.value(), {}};
     if (entry.is_hwcaps_extension()) {
       const u32 index = static_cast<u32>(entry.hwcap);
-      if (index < hwcaps.size()) entry.hwcaps_subdir = hwcaps[index];
+      if (index < hwcaps.size()) {
+        entry.hwcaps_subdir = hwcaps[index];
+        entry.has_hwcaps_subdir = true;
+      }
     }
     out.push_back(entry);
   }
@@ -398,7 +405,7 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
     case 0x1000: out += ",double-float"; break;
     default: out += "," + std::to_string(entry.flags & cache_flags::required_mask); break;
   }
-  if (!entry.hwcaps_subdir.empty()) {
+  if (entry.has_hwcaps_subdir) {
     out += ", hwcap: \"";
     out += entry.hwcaps_subdir;
     out += "\"";

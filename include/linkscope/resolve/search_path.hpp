@@ -532,6 +532,11 @@ class library_search {
           out.subdir = sub;
           return true;
         }
+        // open_path gives up on the whole list when open() fails with anything but
+        // ENOENT/EACCES (a symlink loop: ELOOP); the next source is tried.
+        if (!out.rejected.empty() && out.rejected.back().path == path &&
+            out.rejected.back().reason == std::string_view("too many levels of symbolic links"))
+          return false;
       }
     }
     return false;
