@@ -30,6 +30,7 @@
 #include "linkscope/elf/versions.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/duplicates.hpp"
 #include "linkscope/resolve/objects.hpp"
 #include "linkscope/resolve/windows.hpp"
 #include "linkscope/symbols/index.hpp"

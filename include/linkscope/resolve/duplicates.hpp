@@ -1,0 +1,215 @@
+// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
+//
+// Over any mix of shared libraries, objects and archives, list the names with
+// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
+// DSO exported with default or protected visibility) in more than one file or
+// archive member. Typical find: a library vendored into an archive (kineto's
+// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
+//
+// For each name the report says:
+//   - which definition ld.so uses at run time: the first DSO in the global
+//     scope of the closure (breadth-first load order of the first DSO or
+//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
+//     closure follow in command-line order and are marked so;
+//   - which definition a link would take: an object file's definition always
+//     wins (objects are always loaded); otherwise the first file on the
+//     command line that defines it (the order a linker searches);
+//   - whether versions differ, and whether sizes differ — for data (OBJECT,
+//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
+//     access sized for one copy reads or writes past the other.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/source.hpp"
+#include "linkscope/resolve/dynamic.hpp"
+#include "linkscope/resolve/objects.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct definition_site {
+  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
+  std::string version;       // empty when unversioned
+  u64 size = 0;
+  symbol_kind kind = symbol_kind::notype;
+  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
+  bool from_archive = false;
+  std::size_t argument = 0;  // position of its file on the command line
+  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
+};
+
+struct duplicate_symbol {
+  std::string name;
+  std::vector<definition_site> sites;
+  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
+  std::size_t link_winner = 0;                   // index into sites
+  bool versions_differ = false;
+  bool sizes_differ = false;
+  bool abi_break = false;  // a data symbol whose sizes differ
+};
+
+struct duplicates_options {
+  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
+  dynamic_options closure;
+  ar::thin_options thin;
+};
+
+struct duplicates_report {
+  std::vector<duplicate_symbol> duplicates;  // sorted by name
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
+  std::vector<skipped_member> skipped;
+};
+
+namespace detail {
+inline bool strong_definition(const symbol& s, object_kind from) noexcept {
+  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
+    return false;
+  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
+  return true;
+}
+}  // namespace detail
+
+inline result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
+                                                const duplicates_options& options = {}) {
+  duplicates_report report;
+  std::unordered_map<std::string, std::vector<definition_site>> sites;
+  struct shared_file {
+    std::size_t argument;
+    u64 device, inode;
+  };
+  std::vector<shared_file> shared_files;
+
+  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+    const std::string& path = paths[argument];
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
+                                                                     : elf::symbol_table_kind::dynamic;
+          const bool from_archive = !object.member_name.empty();
+          std::string display(object.display_name);
+          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& s) {
+            if (!detail::strong_definition(s, object.kind)) return;
+            auto& list = sites[std::string(s.name)];
+            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
+            for (definition_site& site : list)
+              if (site.file == display) {
+                if (s.ver == version_kind::default_) site.version = std::string(s.version);
+                return;
+              }
+            definition_site site;
+            site.file = display;
+            site.version = std::string(s.version);
+            site.size = s.size;
+            site.kind = s.kind;
+            site.from = object.kind;
+            site.from_archive = from_archive;
+            site.argument = argument;
+            list.push_back(std::move(site));
+          });
+          if (!r) {
+            status = r.error().rebased(object.member_offset);
+            return false;
+          }
+          return true;
+        },
+        &report.skipped, options.thin));
+    LINKSCOPE_CHECK(status);
+  }
+
+  // Run-time order: the global scope of the closure of the root DSO/executable.
+  std::string root = options.closure_root;
+  if (root.empty())
+    for (const std::string& path : paths) {
+      auto file = mapped_file::open(path);
+      if (!file) continue;
+      const object_kind kind = classify_elf(file->bytes());
+      if (kind == object_kind::shared || kind == object_kind::executable) {
+        root = path;
+        break;
+      }
+    }
+  std::unordered_map<std::string, std::size_t> scope_of_argument;  // display name -> scope position
+  if (!root.empty()) {
+    dynamic_options dyn = options.closure;
+    dyn.bindings = false;
+    std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    if (auto link = link_dynamic(program, dyn)) {
+      std::vector<std::pair<u64, u64>> identity;
+      for (std::uint32_t index : link->search_list) {
+        const loaded_object& object = link->objects[index];
+        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
+        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
+        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
+      }
+      for (const std::string& path : paths) {
+        auto file = mapped_file::open(path);
+        if (!file) continue;
+        for (std::size_t i = 0; i < identity.size(); ++i)
+          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
+            scope_of_argument[path] = i;
+            break;
+          }
+      }
+    }
+  }
+
+  for (auto& [name, list] : sites) {
+    if (list.size() < 2) continue;
+    duplicate_symbol dup;
+    dup.name = name;
+    dup.sites = std::move(list);
+    for (definition_site& site : dup.sites) {
+      if (site.from == object_kind::relocatable) continue;
+      auto it = scope_of_argument.find(paths[site.argument]);
+      if (it != scope_of_argument.end()) site.scope_position = it->second;
+    }
+    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const definition_site& site = dup.sites[i];
+      if (site.from == object_kind::relocatable) continue;
+      if (dup.runtime_winner == ~std::size_t{0}) {
+        dup.runtime_winner = i;
+        continue;
+      }
+      const definition_site& best = dup.sites[dup.runtime_winner];
+      if (site.scope_position < best.scope_position ||
+          (site.scope_position == best.scope_position && site.argument < best.argument))
+        dup.runtime_winner = i;
+    }
+    // Link time: a plain object file first, else the first on the command line.
+    dup.link_winner = 0;
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
+      const definition_site& best = dup.sites[dup.link_winner];
+      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
+        dup.link_winner = i;
+    }
+    for (const definition_site& site : dup.sites) {
+      if (site.version != dup.sites[0].version) dup.versions_differ = true;
+      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
+    }
+    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
+                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
+                    });
+    report.duplicates.push_back(std::move(dup));
+  }
+  std::sort(report.duplicates.begin(), report.duplicates.end(),
+            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
+  return report;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope

@@ -1,0 +1,105 @@
+// resolve/duplicates.hpp and linkscope-dupes: (e) a vendored copy of a
+// library next to the separately shipped DSO. Expected winners come from the
+// real ld.so (LD_DEBUG=bindings in trace mode) and GNU ld (-Map); sizes from nm -S.
+#include <linkscope/resolve/duplicates.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope;
+namespace lt = linkscope_test;
+
+namespace {
+const resolve::duplicate_symbol* find(const resolve::duplicates_report& r, const std::string& name) {
+  for (const auto& d : r.duplicates)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+// The library ld.so binds `symbol` to when it relocates `program` (trace mode: nothing runs).
+std::string ld_so_binding(const std::string& dir, const std::string& program, const std::string& symbol) {
+  lt::run_in(dir, "LD_TRACE_LOADED_OBJECTS=1 LD_WARN=yes LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT=" + dir +
+                      "/bindings /lib64/ld-linux-x86-64.so.2 ./" + program + " >/dev/null");
+  auto r = lt::capture("cat " + lt::shell_quote(dir) + "/bindings.* | grep \"normal symbol \\`" + symbol + "'\" | head -1");
+  // "binding file ./prog [0] to /dir/libfmt.so [0]: normal symbol `fmt_format'"
+  auto to = r.out.find(" to ");
+  auto end = r.out.find(" [", to);
+  if (to == std::string::npos || end == std::string::npos) return {};
+  std::string path = r.out.substr(to + 4, end - to - 4);
+  return path.substr(path.rfind('/') + 1);
+}
+
+// Which archive members GNU ld includes for this link (its -Map file).
+std::string map_includes(const std::string& dir, const std::string& args) {
+  lt::run_in(dir, "gcc " + args + " -Wl,-Map,link.map -o linked 2>/dev/null");
+  auto text = lt::read_file(dir + "/link.map");
+  auto start = text.find("Archive member included");
+  if (start == std::string::npos) return {};
+  // The section is the header line, a blank line, then entries up to the next blank line.
+  auto body = text.find("\n\n", start) + 2;
+  auto stop = text.find("\n\n", body);
+  return text.substr(start, stop - start);
+}
+}  // namespace
+
+TEST_CASE("(e) vendored copy next to the shipped DSO: duplicates, winners, ABI break", "[duplicates]") {
+  const std::string dir = lt::scratch_dir("duplicates");
+  lt::write_file(dir + "/fmt.c", "int fmt_table[4] = {1, 2, 3, 4};\nint fmt_format(int x) { return x + fmt_table[0]; }\n");
+  lt::write_file(dir + "/fmt_v.c", "int fmt_table[8] = {9};\nint fmt_format(int x) { return x * 2; }\nint vendor_only(void) { return 1; }\n");
+  lt::write_file(dir + "/main.c", "int fmt_format(int);\nint main(void) { return fmt_format(1) > 100; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -fPIC -c fmt.c && gcc -shared -o libfmt.so fmt.o -Wl,-soname,libfmt.so") == 0);
+  REQUIRE(lt::run_in(dir, "gcc -fPIC -c fmt_v.c && ar rcs libvendor.a fmt_v.o && gcc -shared -o libvendor.so fmt_v.o") == 0);
+  REQUIRE(lt::run_in(dir, "gcc -c main.c && gcc main.o -Wl,--no-as-needed -L. -lvendor -lfmt -Wl,-rpath," + dir + " -o prog") == 0);
+
+  auto report = resolve::find_duplicates({dir + "/prog", dir + "/libfmt.so", dir + "/libvendor.so", dir + "/libvendor.a"});
+  REQUIRE(report);
+  const auto* format = find(*report, "fmt_format");
+  REQUIRE(format != nullptr);
+  CHECK(format->sites.size() == 3);  // libfmt.so, libvendor.so, libvendor.a(fmt_v.o)
+  CHECK(find(*report, "vendor_only") != nullptr);  // libvendor.so and libvendor.a(fmt_v.o)
+  CHECK(find(*report, "main") == nullptr);
+
+  // Run time: the same DSO as ld.so.
+  const std::string bound = ld_so_binding(dir, "prog", "fmt_format");
+  REQUIRE_FALSE(bound.empty());
+  REQUIRE(format->runtime_winner < format->sites.size());
+  const std::string& winner = format->sites[format->runtime_winner].file;
+  CHECK(winner.substr(winner.rfind('/') + 1) == bound);
+
+  // Sizes as nm -S gives them: fmt_table is 16 bytes in libfmt.so and 32 in the vendored copy.
+  auto sizes = lt::capture("cd " + dir + " && nm -S --defined-only libfmt.so libvendor.so | grep ' fmt_table$' | cut -d' ' -f2 | sort -u");
+  CHECK(lt::lines(sizes.out) == std::vector<std::string>{"0000000000000010", "0000000000000020"});
+  const auto* table = find(*report, "fmt_table");
+  REQUIRE(table != nullptr);
+  CHECK(table->sizes_differ);
+  CHECK(table->abi_break);
+  CHECK_FALSE(format->abi_break);
+
+  // Link time, checked against GNU ld's map: archive first -> the vendored member is pulled in.
+  auto archive_first = resolve::find_duplicates({dir + "/main.o", dir + "/libvendor.a", dir + "/libfmt.so"});
+  REQUIRE(archive_first);
+  const auto* f1 = find(*archive_first, "fmt_format");
+  REQUIRE(f1 != nullptr);
+  const bool ld_pulls_vendor = map_includes(dir, "main.o libvendor.a libfmt.so").find("libvendor.a(fmt_v.o)") != std::string::npos;
+  CHECK(ld_pulls_vendor);
+  CHECK(f1->sites[f1->link_winner].file == dir + "/libvendor.a(fmt_v.o)");
+  // DSO first -> ld resolves from libfmt.so and includes no member.
+  auto dso_first = resolve::find_duplicates({dir + "/main.o", dir + "/libfmt.so", dir + "/libvendor.a"});
+  REQUIRE(dso_first);
+  const auto* f2 = find(*dso_first, "fmt_format");
+  REQUIRE(f2 != nullptr);
+  CHECK(map_includes(dir, "main.o libfmt.so libvendor.a").find("libvendor.a(fmt_v.o)") == std::string::npos);
+  CHECK(f2->sites[f2->link_winner].file == dir + "/libfmt.so");
+
+  // The CLI: exit 1 on findings, JSON shape.
+  auto cli = lt::capture(lt::tool_path("linkscope-dupes") + " --json --abi-only " + dir + "/libfmt.so " + dir + "/libvendor.so");
+  CHECK(cli.status == 1);
+  CHECK(cli.out.find("\"symbol\":\"fmt_table\"") != std::string::npos);
+  CHECK(cli.out.find("\"fmt_format\"") == std::string::npos);
+  auto none = lt::capture(lt::tool_path("linkscope-dupes") + " " + dir + "/libfmt.so " + dir + "/main.o");
+  CHECK(none.status == 0);
+}
