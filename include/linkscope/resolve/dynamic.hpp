@@ -446,8 +446,8 @@ class linker {
         append_to_list(id);
       }
     }
-    for (std::size_t i = 0; i < out_.search_list.size(); ++i) {
-      const std::uint32_t id = out_.search_list[i];
+    for (std::size_t i = 0; i < bfs_.size(); ++i) {
+      const std::uint32_t id = bfs_[i];
       const std::size_t n = objects()[id].needed.size();
       for (std::size_t k = 0; k < n; ++k) {
         const std::string name(objects()[id].needed[k]);
@@ -458,6 +458,22 @@ class linker {
     }
     if (auto e = search_.cache_error())
       out_.warnings.push_back(std::string(search_.options().cache_file) + ": ignored: " + e->message);
+    // The search list is the BFS without placeholders (dl-deps.c drops faked maps);
+    // the load order (l_next) is the BFS with the interpreter moved right after its
+    // predecessor in the search list (rtld.c).
+    for (std::uint32_t id : bfs_)
+      if (objects_[id].found()) out_.search_list.push_back(id);
+    load_order_ = bfs_;
+    if (interp_id_ != no_object) {
+      load_order_.erase(std::find(load_order_.begin(), load_order_.end(), interp_id_));
+      auto at = std::find(out_.search_list.begin(), out_.search_list.end(), interp_id_);
+      if (at != out_.search_list.begin() && at != out_.search_list.end()) {
+        auto prev = std::find(load_order_.begin(), load_order_.end(), *(at - 1));
+        load_order_.insert(prev + 1, interp_id_);
+      } else {
+        load_order_.push_back(interp_id_);
+      }
+    }
   }
 
   void resolve() {
@@ -557,8 +573,7 @@ class linker {
 
   void append_to_list(std::uint32_t id) {
     in_list_[id] = 1;
-    out_.search_list.push_back(id);
-    load_order_.push_back(id);
+    bfs_.push_back(id);
   }
 
   std::uint32_t bring_in_interpreter() {
@@ -862,6 +877,7 @@ class linker {
   std::vector<std::unique_ptr<object_image<ET>>> images_;
   std::vector<std::unique_ptr<search_object>> search_objects_;
   std::vector<char> in_list_;
+  std::vector<std::uint32_t> bfs_;
   std::vector<std::uint32_t> load_order_;
   std::unordered_map<std::string, std::uint32_t> by_name_;
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;

@@ -1,0 +1,378 @@
+// linkscope-ldd: what ld.so would load for a program and where every symbol
+// reference would bind — found from the files alone, without running anything.
+//
+// The default output is ldd's `\tname => path` lines. ldd's third column, the
+// load address, is a property of one run (ASLR), not of the files, so it is
+// left out: the lines are `\tname => path`, `\tpath` when the name is the path
+// (the interpreter), and `\tname => not found`. The vDSO (linux-vdso.so.1) is
+// not a file and is not listed.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/dynamic.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+
+using namespace linkscope;
+using namespace linkscope::resolve;
+
+constexpr std::string_view tool = "linkscope-ldd";
+
+void print_help() {
+  std::fputs(
+      "Usage: linkscope-ldd [OPTION]... FILE...\n"
+      "Emulate ld.so on FILE without running it: the libraries it loads, and where\n"
+      "every symbol reference binds (as under LD_BIND_NOW).\n"
+      "\n"
+      "Output (default: ldd's `name => path` lines, without load addresses):\n"
+      "  --tree              the dependency tree, with how each library was found\n"
+      "  --bindings          every binding as TSV: from, to, symbol, version\n"
+      "  --unused            unused direct dependencies (like `ldd -u -r`)\n"
+      "  --undefined         undefined symbols (like the messages of `ldd -r`)\n"
+      "  --interposed        symbols defined by several loaded objects, the winner first\n"
+      "  --format=dot        the dependency graph for Graphviz\n"
+      "  --json              everything as JSON ({\"version\": 1, ...})\n"
+      "\n"
+      "Search:\n"
+      "  --root DIR          read every file under DIR (the ld.so.cache too)\n"
+      "  --library-path P    use P as LD_LIBRARY_PATH\n"
+      "  --no-env            ignore LD_LIBRARY_PATH from the environment\n"
+      "  --preload LIB       preload LIB (like LD_PRELOAD; may be repeated, or `a:b`)\n"
+      "  --cache FILE        read FILE instead of /etc/ld.so.cache; --no-cache: none\n"
+      "  --isa-level N       x86-64 level for glibc-hwcaps (1..4; default: this CPU)\n"
+      "  --help, --version\n"
+      "\n"
+      "Exit status: 0 ok, 1 finding (library not found, undefined or unused with\n"
+      "--undefined/--unused), 2 usage or input error.\n",
+      stdout);
+}
+
+enum class mode { list, tree, bindings, unused, undefined, interposed, dot, json };
+
+void out(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+void print_list(const dynamic_link& link) {
+  std::string line;
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const loaded_object& o = link.objects[i];
+    line.assign("\t");
+    if (!o.found()) {
+      line.append(o.name).append(" => not found\n");
+    } else if (o.name == o.path) {
+      line.append(o.path).append("\n");
+    } else {
+      line.append(o.name).append(" => ").append(o.path).append("\n");
+    }
+    out(line);
+  }
+}
+
+void print_tree(const dynamic_link& link) {
+  // Depth-first over NEEDED, each object expanded once (its first appearance).
+  std::vector<char> shown(link.objects.size(), 0);
+  std::string line;
+  struct item {
+    std::uint32_t id;
+    std::size_t depth;
+    std::string_view name;
+  };
+  std::vector<item> work{{0, 0, link.objects[0].path}};
+  while (!work.empty()) {
+    item it = work.back();
+    work.pop_back();
+    line.assign(2 * it.depth, ' ');
+    if (it.id == no_object) {
+      line.append(it.name).append(" => not found\n");
+      out(line);
+      continue;
+    }
+    const loaded_object& o = link.objects[it.id];
+    line.append(it.name);
+    if (!o.found()) {
+      line.append(" => not found\n");
+      out(line);
+      continue;
+    }
+    if (it.depth > 0) line.append(" => ").append(o.path);
+    line.append(" [").append(to_string(o.via));
+    if (!o.subdir.empty()) line.append(" ").append(o.subdir);
+    if (!o.where.empty()) line.append(" of ").append(o.where);
+    line.append("]");
+    if (shown[it.id]) {
+      line.append(" (see above)\n");
+      out(line);
+      continue;
+    }
+    shown[it.id] = 1;
+    line.push_back('\n');
+    out(line);
+    for (std::size_t k = o.needed.size(); k-- > 0;) {
+      const std::uint32_t dep = k < o.needed_objects.size() ? o.needed_objects[k] : no_object;
+      work.push_back({dep, it.depth + 1, o.needed[k]});
+    }
+  }
+}
+
+void print_bindings(const dynamic_link& link) {
+  std::string line;
+  for (const binding& b : link.bindings) {
+    line.assign(link.objects[b.from].path).push_back('\t');
+    line.append(link.objects[b.to].path).push_back('\t');
+    line.append(b.symbol).push_back('\t');
+    line.append(b.version).push_back('\n');
+    out(line);
+  }
+}
+
+void print_undefined(const dynamic_link& link) {
+  std::string line;
+  for (const auto& u : link.undefined) {
+    line.assign("undefined symbol: ").append(u.symbol);
+    if (!u.version.empty()) line.append(", version ").append(u.version);
+    line.append("\t(").append(link.objects[u.from].path).append(")\n");
+    out(line);
+  }
+  for (const auto& m : link.missing_versions) {
+    if (m.weak) continue;
+    line.assign("\t").append(link.objects[0].path).append(": version `").append(m.version).append("' not found");
+    line.append(" (required by ").append(link.objects[m.from].path).append(")\n");
+    out(line);
+  }
+}
+
+void print_interposed(const dynamic_link& link) {
+  std::string line;
+  for (const auto& ip : link.interposed) {
+    line.assign(ip.symbol);
+    for (std::uint32_t d : ip.definers) line.append("\t").append(link.objects[d].path);
+    line.push_back('\n');
+    out(line);
+  }
+}
+
+void print_dot(const dynamic_link& link) {
+  std::string text = "digraph linkscope_ldd {\n  rankdir=LR;\n  node [shape=box];\n";
+  auto quote = [](std::string_view s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') q.push_back('\\');
+      q.push_back(c);
+    }
+    return q + "\"";
+  };
+  for (std::size_t i = 0; i < link.objects.size(); ++i) {
+    const auto& o = link.objects[i];
+    text += "  n" + std::to_string(i) + " [label=" + quote(o.found() ? o.path : o.name + " (not found)") +
+            (o.found() ? "" : ", color=red") + "];\n";
+  }
+  for (std::size_t i = 0; i < link.objects.size(); ++i)
+    for (std::uint32_t d : link.objects[i].needed_objects)
+      if (d != no_object) text += "  n" + std::to_string(i) + " -> n" + std::to_string(d) + ";\n";
+  text += "}\n";
+  out(text);
+}
+
+void print_json(const std::string& file, const dynamic_link& link) {
+  json_writer w(stdout);
+  const loaded_object& main = link.objects[0];
+  w.begin_object();
+  w.key("version").value(1);
+  w.key("file").value(file);
+  std::string_view interp;
+  for (const auto& o : link.objects)
+    if (o.is_interpreter) interp = o.path;
+  w.key("interp").value(interp);
+  w.key("needed").begin_array();
+  for (auto n : main.needed) w.value(n);
+  w.end_array();
+  w.key("rpath").value(main.rpath);
+  w.key("runpath").value(main.runpath);
+  w.key("libs").begin_array();
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const auto& o = link.objects[i];
+    w.begin_object();
+    w.key("name").value(o.name);
+    w.key("path").value(o.found() ? std::string_view(o.path) : std::string_view());
+    std::string real;
+    if (o.found()) {
+      if (char* r = ::realpath(o.file.c_str(), nullptr)) {
+        real = r;
+        std::free(r);
+      }
+    }
+    w.key("realpath").value(real);
+    w.key("found_via").value(to_string(o.via));
+    if (!o.subdir.empty()) w.key("subdir").value(o.subdir);
+    if (!o.where.empty()) w.key("where").value(o.where);
+    w.key("soname").value(o.soname);
+    w.key("needed").begin_array();
+    for (auto n : o.needed) w.value(n);
+    w.end_array();
+    w.key("rpath").value(o.rpath);
+    w.key("runpath").value(o.runpath);
+    w.key("preloaded").value(o.preloaded);
+    w.key("skipped").begin_array();
+    for (const auto& r : o.rejected) {
+      w.begin_object();
+      w.key("path").value(r.path);
+      w.key("reason").value(r.reason);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("warnings").begin_array();
+    for (const auto& s : o.warnings) w.value(s);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("bindings").begin_array();
+  for (const binding& b : link.bindings) {
+    w.begin_object();
+    w.key("from").value(link.objects[b.from].path);
+    w.key("to").value(link.objects[b.to].path);
+    w.key("symbol").value(b.symbol);
+    w.key("version").value(b.version);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unused").begin_array();
+  for (std::uint32_t u : link.unused) w.value(link.objects[u].path);
+  w.end_array();
+  w.key("undefined").begin_array();
+  for (const auto& u : link.undefined) {
+    w.begin_object();
+    w.key("from").value(link.objects[u.from].path);
+    w.key("symbol").value(u.symbol);
+    w.key("version").value(u.version);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : link.warnings) w.value(s);
+  w.end_array();
+  w.end_object();
+  std::fputc('\n', stdout);
+}
+
+// Diagnostics for the closure: missing libraries, skipped candidates, malformed parts.
+bool report_problems(const std::string& file, const dynamic_link& link) {
+  bool missing = false;
+  for (const auto& w : link.warnings) cli::warn(tool, file, w);
+  for (const auto& o : link.objects) {
+    const std::string& who = o.found() ? o.path : o.name;
+    for (const auto& r : o.rejected) cli::warn(tool, file, r.path + ": skipped: " + r.reason);
+    for (const auto& w : o.warnings) cli::warn(tool, file, who + ": " + w);
+    if (!o.found()) {
+      cli::warn(tool, file, o.name + ": not found");
+      missing = true;
+    }
+  }
+  return missing;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::fast_stdout();
+  mode what = mode::list;
+  dynamic_options options;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    const char* v = nullptr;
+    if (arg == "--help" || arg == "-h") {
+      print_help();
+      return cli::exit_ok;
+    } else if (arg == "--version") {
+      return cli::print_version(tool);
+    } else if (arg == "--tree") {
+      what = mode::tree;
+    } else if (arg == "--bindings") {
+      what = mode::bindings;
+    } else if (arg == "--unused" || arg == "-u") {
+      what = mode::unused;
+    } else if (arg == "--undefined" || arg == "-r") {
+      what = mode::undefined;
+    } else if (arg == "--interposed") {
+      what = mode::interposed;
+    } else if (arg == "--json") {
+      what = mode::json;
+    } else if (arg == "--format=dot") {
+      what = mode::dot;
+    } else if (arg == "--no-env") {
+      options.search.use_env = false;
+    } else if (arg == "--no-cache") {
+      options.search.use_cache = false;
+    } else if ((v = cli::option_value(argc, argv, i, "--root")) != nullptr) {
+      options.search.root = v;
+      while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
+    } else if ((v = cli::option_value(argc, argv, i, "--library-path")) != nullptr) {
+      options.search.library_path = std::string(v);
+    } else if ((v = cli::option_value(argc, argv, i, "--cache")) != nullptr) {
+      options.search.cache_file = v;
+    } else if ((v = cli::option_value(argc, argv, i, "--isa-level")) != nullptr) {
+      const std::string_view level = v;
+      if (level.size() != 1 || level[0] < '1' || level[0] > '4')
+        return cli::usage_error(tool, "--isa-level takes 1, 2, 3 or 4");
+      options.search.isa_level = level[0] - '0';
+    } else if ((v = cli::option_value(argc, argv, i, "--preload")) != nullptr) {
+      // LD_PRELOAD separates with spaces or colons.
+      std::string_view list = v;
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        std::size_t end = list.find_first_of(" :", start);
+        if (end == std::string_view::npos) end = list.size();
+        if (end > start) options.preload.emplace_back(list.substr(start, end - start));
+        start = end + 1;
+      }
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
+    } else {
+      files.emplace_back(arg);
+    }
+  }
+  if (files.empty()) return cli::usage_error(tool, "missing file operand");
+  options.bindings = what != mode::list && what != mode::tree && what != mode::dot;
+
+  int status = cli::exit_ok;
+  for (const std::string& file : files) {
+    if (files.size() > 1 && what != mode::json && what != mode::bindings) {
+      std::printf("%s:\n", file.c_str());
+    }
+    auto link = link_dynamic(file, options);
+    if (!link) {
+      cli::report(tool, file, link.error());
+      status = cli::exit_error;
+      continue;
+    }
+    const bool missing = report_problems(file, *link);
+    if (missing && status == cli::exit_ok) status = cli::exit_finding;
+    switch (what) {
+      case mode::list: print_list(*link); break;
+      case mode::tree: print_tree(*link); break;
+      case mode::bindings: print_bindings(*link); break;
+      case mode::unused:
+        if (!link->unused.empty()) {
+          out("Unused direct dependencies:\n");
+          for (std::uint32_t u : link->unused) out("\t" + link->objects[u].path + "\n");
+          if (status == cli::exit_ok) status = cli::exit_finding;
+        }
+        break;
+      case mode::undefined:
+        print_undefined(*link);
+        if (!link->undefined.empty() && status == cli::exit_ok) status = cli::exit_finding;
+        break;
+      case mode::interposed: print_interposed(*link); break;
+      case mode::dot: print_dot(*link); break;
+      case mode::json: print_json(file, *link); break;
+    }
+  }
+  std::fflush(stdout);
+  return status;
+}
