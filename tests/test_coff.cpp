@@ -507,3 +507,57 @@ TEST_CASE("PE image imports equal objdump -p; exports equal llvm-readobj", "[pe]
     CHECK(r.error().code == errc::truncated);
   }
 }
+
+TEST_CASE("PE32 and PE32+ images from lld-link: imports and delay-load imports equal llvm-readobj", "[pe]") {
+  if (!have_tool("lld-link-14") || !have_tool("llvm-dlltool-14")) { WARN("lld-link-14 missing"); return; }
+  const std::string dir = scratch_dir("pe_delay");
+  write_file(dir + "/alpha.def", "LIBRARY alpha.dll\nEXPORTS\n  alpha_fn\n  alpha_ord @9 NONAME\n");
+  write_file(dir + "/beta.def", "LIBRARY beta.dll\nEXPORTS\n  beta_fn\n  beta_two @4\n");
+  write_file(dir + "/main.c",
+             "int alpha_fn(void); int alpha_ord(void); int beta_fn(void); int beta_two(void);\n"
+             "int __stdcall mainCRTStartup(void) { return alpha_fn() + alpha_ord() + beta_fn() + beta_two(); }\n");
+  write_file(dir + "/helper.c", "void* __stdcall __delayLoadHelper2(void* a, void* b) { (void)a; return b; }\n");
+  struct target { const char* machine; const char* triple; const char* dlltool_machine; bool plus; };
+  for (const target& t : {target{"x64", "x86_64-pc-windows-msvc", "i386:x86-64", true},
+                          target{"x86", "i686-pc-windows-msvc", "i386", false}}) {
+    INFO(t.machine);
+    const std::string m = t.machine;
+    REQUIRE(run_in(dir, std::string("llvm-dlltool-14 -m ") + t.dlltool_machine + " -d alpha.def -l alpha_" + m + ".lib && " +
+                            "llvm-dlltool-14 -m " + t.dlltool_machine + " -d beta.def -l beta_" + m + ".lib && " +
+                            "clang-14 --target=" + t.triple + " -c main.c -o main_" + m + ".obj && " +
+                            "clang-14 --target=" + t.triple + " -c helper.c -o helper_" + m + ".obj && " +
+                            "lld-link-14 /machine:" + m + " /entry:mainCRTStartup /subsystem:console /nodefaultlib main_" +
+                            m + ".obj helper_" + m + ".obj alpha_" + m + ".lib beta_" + m +
+                            ".lib /delayload:alpha.dll /out:main_" + m + ".exe") == 0);
+    // llvm-readobj --coff-imports: Import/DelayImport blocks, "Symbol: NAME (hint or ordinal)".
+    auto ro = capture("llvm-readobj-14 --coff-imports " + shell_quote(dir + "/main_" + m + ".exe"));
+    REQUIRE(ro.status == 0);
+    std::vector<std::string> theirs;
+    std::string kind, dll;
+    for (const std::string& raw : lines(ro.out)) {
+      const auto first = raw.find_first_not_of(' ');
+      if (first == std::string::npos) continue;
+      const std::string line = raw.substr(first);
+      const std::size_t indent = first;
+      if (indent == 0 && (line == "Import {" || line == "DelayImport {")) kind = line.substr(0, line.size() - 2);
+      else if (indent == 2 && line.rfind("Name: ", 0) == 0) dll = line.substr(6);
+      else if (line.rfind("Symbol: ", 0) == 0) theirs.push_back(kind + "|" + dll + "|" + line.substr(8));
+    }
+    auto file = linkscope::mapped_file::open(dir + "/main_" + m + ".exe");
+    REQUIRE(file);
+    auto image = pe::image::parse(file->bytes());
+    REQUIRE(image);
+    CHECK(image->is_pe32_plus() == t.plus);
+    std::vector<std::string> ours;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? image->imports() : image->delay_imports();
+      REQUIRE(dlls);
+      for (const auto& d : *dlls)
+        for (const auto& fn : d.functions)
+          ours.push_back(std::string(d.delay_load ? "DelayImport" : "Import") + "|" + std::string(d.name) + "|" +
+                         std::string(fn.name) + " (" + std::to_string(fn.ordinal ? *fn.ordinal : fn.hint) + ")");
+    }
+    CHECK(theirs.size() == 4);
+    CHECK(ours == theirs);
+  }
+}

@@ -403,7 +403,7 @@ TEST_CASE("--needs: import libraries and DLLs a link needs, checked against a re
     std::istringstream f(line);
     std::string vma, second, third;
     f >> vma >> second >> third;
-    if (third == "<none>") linked["#" + std::to_string(std::stoul(second, nullptr, 16))] = dll;
+    if (third == "<none>") linked[std::string("#").append(std::to_string(std::stoul(second, nullptr, 16)))] = dll;
     else if (!third.empty() && third != "Hint/Ord") linked[third] = dll;
   }
   REQUIRE(linked.count("shared_fn") == 1);
@@ -426,7 +426,8 @@ TEST_CASE("--needs: import libraries and DLLs a link needs, checked against a re
   for (const auto& r : needs.resolved) {
     INFO(r.symbol);
     REQUIRE(r.record != nullptr);
-    const std::string key = r.record->ordinal ? "#" + std::to_string(*r.record->ordinal) : std::string(r.record->import_name);
+    std::string key(r.record->ordinal ? std::string_view("#") : r.record->import_name);
+    if (r.record->ordinal) key.append(std::to_string(*r.record->ordinal));
     REQUIRE(linked.count(key) == 1);
     CHECK(r.dll == linked[key]);  // the DLL the linker chose
     seen_functions.insert(key);

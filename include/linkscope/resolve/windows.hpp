@@ -169,8 +169,12 @@ inline result<std::vector<image_dll_check>> check_image_imports(
             break;
           }
         }
-        if (!found)
-          check.missing_functions.push_back(fn.ordinal ? "#" + std::to_string(*fn.ordinal) : std::string(fn.name));
+        if (!found) {
+          // (built with append: g++ 12 -O3 warns falsely on "#" + to_string)
+          std::string missing(fn.ordinal ? std::string_view("#") : fn.name);
+          if (fn.ordinal) missing.append(std::to_string(*fn.ordinal));
+          check.missing_functions.push_back(std::move(missing));
+        }
       }
       out.push_back(std::move(check));
     }
