@@ -32,6 +32,7 @@
 #include "linkscope/resolve/absorb.hpp"
 #include "linkscope/resolve/duplicates.hpp"
 #include "linkscope/resolve/objects.hpp"
+#include "linkscope/resolve/prefix_check.hpp"
 #include "linkscope/resolve/windows.hpp"
 #include "linkscope/symbols/index.hpp"
 #include "linkscope/symbols/symbol.hpp"

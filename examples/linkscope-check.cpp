@@ -1,0 +1,306 @@
+// linkscope-check — overlinking, overdepending and package ownership for every
+// ELF file under a prefix (conda-build's and auditwheel's question).
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/prefix_check.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+constexpr std::string_view tool = "linkscope-check";
+
+void print_help() {
+  std::fputs(
+      "Usage: linkscope-check [OPTIONS] PREFIX [FILE...]\n"
+      "\n"
+      "For every dynamically linked ELF file under PREFIX (or only the FILEs given),\n"
+      "resolves DT_NEEDED as ld.so would and binds every symbol reference, then reports:\n"
+      "  missing      a NEEDED entry that resolves nowhere (ldd: not found)\n"
+      "  unused       a NEEDED entry the file never binds to (ldd -u -r: overdepending)\n"
+      "  overlinked   symbols bound to a library that is only a transitive dependency\n"
+      "  system       a NEEDED library taken from outside the prefix\n"
+      "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
+      "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
+      "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
+      "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
+      "libstdc++, libgcc_s ...) are never findings.\n"
+      "\n"
+      "Options:\n"
+      "  --package NAME         check only the files PREFIX/conda-meta lists for package NAME\n"
+      "  --declared PKG,...     declared run dependencies: report packages used but not\n"
+      "                         declared (underlinking) and declared but unused\n"
+      "  --allow GLOB,...       add file-name patterns to the allow-list (repeatable)\n"
+      "  --no-default-allow     start from an empty allow-list\n"
+      "  --library-path PATH    search PATH as LD_LIBRARY_PATH (the environment is ignored)\n"
+      "  --dpkg-info DIR        dpkg database (default /var/lib/dpkg/info)\n"
+      "  --no-dpkg, --no-conda  do not read that package database\n"
+      "  --undefined            count unresolved symbols (ldd -r) as findings\n"
+      "  --verbose              also list every needed DSO and its owner for clean files\n"
+      "  --json                 machine-readable output\n"
+      "  --help, --version\n"
+      "\n"
+      "Exit status: 0 nothing found, 1 findings, 2 error.\n",
+      stdout);
+}
+
+void split_into(std::string_view list, std::vector<std::string>& out) {
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    if (comma > start) out.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+std::string owner_text(const linkscope::resolve::package_owner& o) {
+  if (!o.package.empty()) return o.package;
+  if (o.source == "prefix") return "the prefix (no package database)";
+  return "no package";
+}
+
+void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
+  using namespace linkscope;
+  json_writer w(stdout);
+  w.begin_object();
+  w.field("version", 1);
+  w.field("prefix", r.prefix);
+  w.field("conda_meta", r.have_conda);
+  w.field("dpkg", r.have_dpkg);
+  w.key("files").begin_array();
+  for (const auto& f : r.files) {
+    w.begin_object();
+    w.field("path", f.path);
+    w.field("relative", f.relative);
+    w.key("needed").begin_array();
+    for (const auto& n : f.needed) {
+      w.begin_object();
+      w.field("name", n.name);
+      if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
+      w.field("found_via", resolve::to_string(n.via));
+      w.field("in_prefix", n.in_prefix);
+      w.field("used", n.used);
+      w.field("symbols", n.symbols);
+      w.field("allowed", n.allowed);
+      if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
+      w.field("package_source", n.owner.source);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("missing").begin_array();
+    for (const auto& m : f.missing) {
+      w.begin_object();
+      w.field("name", m.name);
+      w.field("needed_by", m.needed_by);
+      w.field("direct", m.direct);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("unused").begin_array();
+    for (const auto& n : f.needed)
+      if (!n.path.empty() && !n.used) w.value(n.name);
+    w.end_array();
+    w.key("overlinked").begin_array();
+    for (const auto& o : f.overlinked) {
+      w.begin_object();
+      w.field("path", o.path);
+      w.field("soname", o.soname);
+      w.field("via", o.via);
+      w.field("allowed", o.allowed);
+      w.key("symbols").begin_array();
+      for (const auto& s : o.symbols) w.value(s);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.key("system").begin_array();
+    for (const auto& n : f.needed)
+      if (!n.path.empty() && !n.in_prefix) w.value(n.path);
+    w.end_array();
+    w.key("rpaths").begin_array();
+    for (const auto& p : f.rpaths) {
+      w.begin_object();
+      w.field("tag", p.tag);
+      w.field("entry", p.entry);
+      w.field("expanded", p.expanded);
+      w.field("outside", p.outside);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("undefined").begin_array();
+    for (const auto& u : f.undefined) w.value(u);
+    w.end_array();
+    w.key("warnings").begin_array();
+    for (const auto& x : f.warnings) w.value(x);
+    w.end_array();
+    w.field("findings", f.findings);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("packages").begin_array();
+  for (const auto& p : r.packages) {
+    w.begin_object();
+    w.field("name", p.name);
+    w.field("source", p.source);
+    w.field("declared", p.declared);
+    w.field("self", p.self);
+    w.field("allowed_only", p.allowed_only);
+    w.key("dsos").begin_array();
+    for (const auto& d : p.dsos) w.value(d);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("undeclared").begin_array();
+  for (const auto& s : r.undeclared) w.value(s);
+  w.end_array();
+  w.key("unused_declared").begin_array();
+  for (const auto& s : r.unused_declared) w.value(s);
+  w.end_array();
+  w.key("unowned").begin_array();
+  for (const auto& s : r.unowned) w.value(s);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : r.warnings) w.value(s);
+  w.end_array();
+  w.key("stats").begin_object();
+  w.field("files", r.files.size());
+  w.field("objects_parsed", r.objects_parsed);
+  w.field("lookups", r.lookups);
+  w.field("skipped_non_elf", r.skipped_non_elf);
+  w.field("skipped_symlinks", r.skipped_symlinks);
+  w.field("skipped_static", r.skipped_static);
+  w.field("milliseconds", static_cast<long long>(seconds * 1000));
+  w.end_object();
+  w.field("findings", r.findings);
+  w.end_object();
+  w.newline();
+}
+
+void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double seconds) {
+  auto shown = [&](const std::string& path) {
+    if (path.size() > r.prefix.size() && path.compare(0, r.prefix.size(), r.prefix) == 0 && path[r.prefix.size()] == '/')
+      return path.substr(r.prefix.size() + 1);
+    return path;
+  };
+  for (const auto& f : r.files) {
+    const char* file = f.relative.c_str();
+    for (const auto& w : f.warnings) std::printf("%s: warning: %s\n", file, w.c_str());
+    for (const auto& m : f.missing)
+      std::printf("%s: missing: %s (not found%s%s)\n", file, m.name.c_str(), m.direct ? "" : ", needed by ",
+                  m.direct ? "" : shown(m.needed_by).c_str());
+    for (const auto& n : f.needed) {
+      if (n.path.empty()) continue;
+      if (!n.used)
+        std::printf("%s: unused: %s => %s%s\n", file, n.name.c_str(), n.path.c_str(), n.allowed ? " (allowed)" : "");
+      if (!n.in_prefix && !n.allowed) std::printf("%s: system: %s => %s\n", file, n.name.c_str(), n.path.c_str());
+    }
+    for (const auto& o : f.overlinked) {
+      if (o.allowed && !verbose) continue;
+      std::string list;
+      for (std::size_t i = 0; i < o.symbols.size() && i < 8; ++i) list.append(i ? ", " : "").append(o.symbols[i]);
+      if (o.symbols.size() > 8) list += ", ...";
+      std::printf("%s: overlinked: %zu symbol%s from %s (loaded by %s)%s: %s\n", file, o.symbols.size(),
+                  o.symbols.size() == 1 ? "" : "s", shown(o.path).c_str(), shown(o.via).c_str(),
+                  o.allowed ? " (allowed)" : "", list.c_str());
+    }
+    for (const auto& p : f.rpaths)
+      if (p.outside)
+        std::printf("%s: rpath: %s entry %s points outside the prefix%s%s\n", file, p.tag.c_str(), p.entry.c_str(),
+                    p.expanded.empty() || p.expanded == p.entry ? "" : " => ",
+                    p.expanded.empty() || p.expanded == p.entry ? "" : p.expanded.c_str());
+    if (!f.undefined.empty())
+      std::printf("%s: undefined: %zu symbol%s (ldd -r), first %s\n", file, f.undefined.size(),
+                  f.undefined.size() == 1 ? "" : "s", f.undefined.front().c_str());
+    if (verbose || f.findings != 0) {
+      for (const auto& n : f.needed) {
+        if (n.path.empty()) continue;
+        std::printf("%s: Needed DSO %s found in %s%s\n", file, shown(n.file).c_str(), owner_text(n.owner).c_str(),
+                    n.allowed ? " (allowed)" : "");
+      }
+    }
+  }
+  for (const auto& s : r.undeclared) std::printf("underlinking: package %s is used but not declared\n", s.c_str());
+  for (const auto& s : r.unused_declared)
+    std::printf("overdepending: package %s is declared but never used\n", s.c_str());
+  for (const auto& s : r.unowned) std::printf("unowned: Needed DSO %s found in no package\n", s.c_str());
+  if (verbose)
+    for (const auto& p : r.packages)
+      std::printf("package: %s (%s)%s%s: %zu DSO%s\n", p.name.c_str(), p.source.c_str(), p.self ? " self" : "",
+                  p.declared ? " declared" : "", p.dsos.size(), p.dsos.size() == 1 ? "" : "s");
+  for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("%zu file%s checked, %zu finding%s (%zu objects parsed, %zu lookups, %.3f s)\n", r.files.size(),
+              r.files.size() == 1 ? "" : "s", r.findings, r.findings == 1 ? "" : "s", r.objects_parsed, r.lookups,
+              seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace linkscope;
+  cli::fast_stdout();
+  bool json = false, verbose = false;
+  resolve::prefix_options options;
+  std::vector<std::string> extra_allow;
+  bool default_allow = true;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const char* v = nullptr;
+    if (arg == "--help" || arg == "-h") {
+      print_help();
+      return cli::exit_ok;
+    } else if (arg == "--version") {
+      return cli::print_version(tool);
+    } else if (arg == "--json") {
+      json = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      verbose = true;
+    } else if (arg == "--no-default-allow") {
+      default_allow = false;
+    } else if (arg == "--no-dpkg") {
+      options.use_dpkg = false;
+    } else if (arg == "--no-conda") {
+      options.use_conda = false;
+    } else if (arg == "--undefined") {
+      options.undefined_is_finding = true;
+    } else if ((v = cli::option_value(argc, argv, i, "--declared"))) {
+      options.check_declared = true;
+      split_into(v, options.declared);
+    } else if ((v = cli::option_value(argc, argv, i, "--allow"))) {
+      split_into(v, extra_allow);
+    } else if ((v = cli::option_value(argc, argv, i, "--library-path"))) {
+      options.search.library_path = std::string(v);
+    } else if ((v = cli::option_value(argc, argv, i, "--package"))) {
+      options.package = v;
+    } else if ((v = cli::option_value(argc, argv, i, "--dpkg-info"))) {
+      options.dpkg_info_dir = v;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
+    } else {
+      positional.emplace_back(arg);
+    }
+  }
+  if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
+  if (!default_allow) options.allow.clear();
+  for (auto& a : extra_allow) options.allow.push_back(std::move(a));
+  options.files.assign(positional.begin() + 1, positional.end());
+  const auto start = std::chrono::steady_clock::now();
+  auto report = resolve::check_prefix(positional[0], options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!report) {
+    cli::report(tool, positional[0], report.error());
+    return cli::exit_error;
+  }
+  if (json)
+    write_json(*report, seconds);
+  else
+    write_text(*report, verbose, seconds);
+  std::fflush(stdout);
+  return report->findings != 0 ? cli::exit_finding : cli::exit_ok;
+}

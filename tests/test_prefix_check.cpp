@@ -1,0 +1,400 @@
+// resolve/prefix_check.hpp and linkscope-check: a generated prefix built with
+// gcc; every finding is cross-checked with the real tools: `ldd -u -r` (unused
+// NEEDED), `ldd` (not found), `readelf -d` (RPATH/RUNPATH, NEEDED), ld.so's
+// LD_DEBUG=bindings (which library a symbol binds to), `dpkg -S` (ownership).
+#include <linkscope/resolve/prefix_check.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope;
+namespace lt = linkscope_test;
+
+namespace {
+
+// prefix/
+//   lib/libC.so     c_func, c_data
+//   lib/libB.so     NEEDED libC.so, RUNPATH $ORIGIN; b_func
+//   lib/libU.so     u_func (nobody uses it)
+//   lib/libA.so     NEEDED libB.so libU.so, RUNPATH $ORIGIN; uses b_func and c_func
+//                   (c_func only through libB's dependency: overlinking)
+//   lib/libM.so     NEEDED libmissing.so (deleted after the link)
+//   lib/libA.so.1 -> libA.so (a symlink to a file already seen)
+//   lib/loop1 -> loop2 -> loop1, lib/self -> .. (loops), lib/README (not ELF)
+//   bin/prog        NEEDED libA.so, RPATH /opt/elsewhere/lib:$ORIGIN/../lib
+//   conda-meta/     app: bin/prog; liba: lib/libA.so lib/libA.so.1; libb: libB, libC
+struct fixture {
+  std::string dir, prefix;
+};
+
+const fixture& make_prefix() {
+  static fixture f = [] {
+    fixture x;
+    x.dir = lt::scratch_dir("prefix_check");
+    x.prefix = x.dir + "/env";
+    const std::string& d = x.dir;
+    lt::write_file(d + "/c.c", "int c_data = 3; int c_func(void) { return c_data; }\n");
+    lt::write_file(d + "/b.c", "int c_func(void); int b_func(void) { return c_func() + 1; }\n");
+    lt::write_file(d + "/u.c", "int u_func(void) { return 7; }\n");
+    lt::write_file(d + "/a.c", "int b_func(void); int c_func(void);\nint a_func(void) { return b_func() + c_func(); }\n");
+    lt::write_file(d + "/missing.c", "int missing_func(void) { return 1; }\n");
+    lt::write_file(d + "/m.c", "int missing_func(void); int m_func(void) { return missing_func(); }\n");
+    lt::write_file(d + "/prog.c", "int a_func(void);\nint main(void) { return a_func() == 7 ? 0 : 1; }\n");
+    const std::string script =
+        "set -e; mkdir -p env/lib env/bin env/conda-meta;"
+        "gcc -shared -fPIC -o env/lib/libC.so c.c;"
+        "gcc -shared -fPIC -o env/lib/libB.so b.c -Lenv/lib -Wl,--no-as-needed -lC -Wl,--enable-new-dtags,-rpath,'$ORIGIN';"
+        "gcc -shared -fPIC -o env/lib/libU.so u.c;"
+        "gcc -shared -fPIC -o env/lib/libA.so a.c -Lenv/lib -Wl,--no-as-needed -lB -lU "
+        "-Wl,--enable-new-dtags,-rpath,'$ORIGIN';"
+        "gcc -shared -fPIC -o libmissing.so missing.c;"
+        "gcc -shared -fPIC -o env/lib/libM.so m.c -L. -Wl,--no-as-needed -lmissing;"
+        "gcc -o env/bin/prog prog.c -Lenv/lib -Wl,--no-as-needed -lA "
+        "-Wl,--disable-new-dtags,-rpath,/opt/elsewhere/lib:'$ORIGIN/../lib' -Wl,-rpath-link,env/lib;"
+        "ln -s libA.so env/lib/libA.so.1; ln -s loop2 env/lib/loop1; ln -s loop1 env/lib/loop2; ln -s .. env/lib/self;"
+        "echo hello > env/lib/README";
+    REQUIRE(lt::run_in(d, script) == 0);
+    lt::write_file(x.prefix + "/conda-meta/app-1.0-0.json",
+                   "{\"build\": \"0\", \"depends\": [\"liba\"], \"name\": \"app\", \"files\": [\"bin/prog\"],"
+                   " \"paths_data\": {\"paths\": [{\"_path\": \"bin/prog\", \"size_in_bytes\": 1.5e3, \"x\": null}]}}");
+    lt::write_file(x.prefix + "/conda-meta/liba-1.0-0.json",
+                   "{\"name\": \"liba\", \"files\": [\"lib/libA.so\", \"lib\\/libA.so.1\"], \"noarch\": false}");
+    lt::write_file(x.prefix + "/conda-meta/libb-2.0-0.json",
+                   "{\"files\": [\"lib/libB.so\", \"lib/libC.so\"], \"name\": \"libb\", \"version\": \"2.0\"}");
+    return x;
+  }();
+  return f;
+}
+
+const resolve::file_report* find_file(const resolve::prefix_report& r, const std::string& rel) {
+  for (const auto& f : r.files)
+    if (f.relative == rel) return &f;
+  return nullptr;
+}
+
+std::set<std::string> ldd_unused(const std::string& file) {
+  // ldd -u -r prints "Unused direct dependencies:" then one tab-indented path a line.
+  auto r = lt::capture("ldd -u -r " + lt::shell_quote(file) + " 2>/dev/null");
+  std::set<std::string> out;
+  bool in = false;
+  for (const auto& line : lt::lines(r.out)) {
+    if (line.find("Unused direct dependencies") != std::string::npos) {
+      in = true;
+      continue;
+    }
+    if (in && !line.empty() && line[0] == '\t') out.insert(line.substr(1));
+  }
+  return out;
+}
+
+// ldd -u also lists a NEEDED that was not found (trace mode's placeholder is
+// never used), under its name.
+std::set<std::string> our_unused(const resolve::file_report& f) {
+  std::set<std::string> out;
+  for (const auto& n : f.needed)
+    if (!n.used) out.insert(n.path.empty() ? n.name : n.path);
+  return out;
+}
+
+// `readelf -d` RPATH/RUNPATH entries as "TAG entry".
+std::set<std::string> readelf_rpaths(const std::string& file) {
+  auto r = lt::capture("readelf -d " + lt::shell_quote(file));
+  std::set<std::string> out;
+  for (const auto& line : lt::lines(r.out)) {
+    for (const char* tag : {"RPATH", "RUNPATH"}) {
+      if (line.find(std::string("(") + tag + ")") == std::string::npos) continue;
+      const auto open = line.find('['), close = line.rfind(']');
+      if (open == std::string::npos || close == std::string::npos) continue;
+      const std::string list = line.substr(open + 1, close - open - 1);
+      std::size_t start = 0;
+      for (;;) {
+        const auto colon = list.find(':', start);
+        out.insert(std::string(tag) + " " + list.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+      }
+    }
+  }
+  return out;
+}
+
+std::set<std::string> readelf_needed(const std::string& file) {
+  auto r = lt::capture("readelf -d " + lt::shell_quote(file));
+  std::set<std::string> out;
+  for (const auto& line : lt::lines(r.out)) {
+    if (line.find("(NEEDED)") == std::string::npos) continue;
+    const auto open = line.find('['), close = line.rfind(']');
+    out.insert(line.substr(open + 1, close - open - 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("glob_match and package names", "[prefix_check]") {
+  CHECK(resolve::glob_match("libc.so*", "libc.so.6"));
+  CHECK(resolve::glob_match("ld-linux*.so*", "ld-linux-x86-64.so.2"));
+  CHECK(resolve::glob_match("lib?.so", "libA.so"));
+  CHECK_FALSE(resolve::glob_match("libc.so*", "libcrypto.so.3"));
+  CHECK_FALSE(resolve::glob_match("", "x"));
+  CHECK(resolve::glob_match("*", ""));
+  CHECK(resolve::package_base_name("libc6:amd64") == "libc6");
+  CHECK(resolve::package_base_name("libgoogle-glog0v6") == "libgoogle-glog0v6");
+  auto aliases = resolve::detail::usr_merge_aliases("/lib/x86_64-linux-gnu/libc.so.6");
+  REQUIRE(aliases.size() == 1);
+  CHECK(aliases[0] == "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  aliases = resolve::detail::usr_merge_aliases("/usr/lib/x86_64-linux-gnu/libc.so.6");
+  REQUIRE(aliases.size() == 1);
+  CHECK(aliases[0] == "/lib/x86_64-linux-gnu/libc.so.6");
+  CHECK(resolve::detail::usr_merge_aliases("/opt/lib/x.so").empty());
+}
+
+TEST_CASE("conda-meta records: valid and malformed", "[prefix_check]") {
+  auto read = [](std::string_view text, std::string& name, std::vector<std::string>& files) {
+    return resolve::detail::conda_meta_reader(text).read(name, files);
+  };
+  std::string name;
+  std::vector<std::string> files;
+  REQUIRE(read(R"({"a": [1, {"b": [true, null]}], "name": "n\u00e9", "files": ["x\/y", "z\"q"]})", name, files));
+  CHECK(name == "n\xc3\xa9");
+  CHECK(files == std::vector<std::string>{"x/y", "z\"q"});
+  struct bad_case {
+    const char* text;
+    errc code;
+    std::uint64_t offset;
+  };
+  for (const bad_case& c : {bad_case{"[1]", errc::malformed, 0}, bad_case{R"({"name": "x)", errc::truncated, 11},
+                            bad_case{R"({"files": ["a" "b"]})", errc::malformed, 15},
+                            bad_case{R"({"name": "\q"})", errc::malformed, 11},
+                            bad_case{R"({"name": "\u12"})", errc::malformed, 12}, bad_case{"{\"k\" 1}", errc::malformed, 5},
+                            bad_case{"", errc::malformed, 0}}) {
+    INFO(c.text);
+    name.clear();
+    files.clear();
+    auto r = read(c.text, name, files);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == c.code);
+    CHECK(r.error().offset == c.offset);
+  }
+  // Deep nesting is refused, not a stack overflow.
+  std::string deep = "{\"x\": " + std::string(100000, '[') + "}";
+  auto r = read(deep, name, files);
+  REQUIRE_FALSE(r);
+  CHECK(std::string_view(r.error().message).find("deeply") != std::string_view::npos);
+}
+
+TEST_CASE("check_prefix on a generated prefix agrees with ldd, readelf and ld.so", "[prefix_check]") {
+  if (!lt::have_tool("gcc") || !lt::have_tool("ldd") || !lt::have_tool("readelf")) {
+    WARN("gcc, ldd or readelf missing");
+    return;
+  }
+  const fixture& fx = make_prefix();
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  auto report = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(report);
+  CHECK(report->have_conda);
+
+  // The walk: prog, libA..libU, libM; the symlink to libA.so and the loops skipped.
+  std::vector<std::string> walked;
+  for (const auto& f : report->files) walked.push_back(f.relative);
+  CHECK(walked == std::vector<std::string>{"bin/prog", "lib/libA.so", "lib/libB.so", "lib/libC.so", "lib/libM.so",
+                                           "lib/libU.so"});
+  CHECK(report->skipped_symlinks == 1);
+  CHECK(report->skipped_non_elf >= 4);  // README, conda-meta/*.json
+
+  for (const auto& f : report->files) {
+    INFO(f.path);
+    // Unused NEEDED: exactly ldd -u -r's list.
+    CHECK(our_unused(f) == ldd_unused(f.path));
+    // RPATH/RUNPATH entries: exactly readelf -d's.
+    std::set<std::string> ours;
+    for (const auto& r : f.rpaths) ours.insert(r.tag + " " + r.entry);
+    CHECK(ours == readelf_rpaths(f.path));
+    // NEEDED entries: readelf -d's.
+    std::set<std::string> needed;
+    for (const auto& n : f.needed) needed.insert(n.name);
+    CHECK(needed == readelf_needed(f.path));
+    // Not found: ldd's "=> not found" lines.
+    std::set<std::string> ldd_missing, our_missing;
+    for (const auto& line : lt::lines(lt::capture("ldd " + lt::shell_quote(f.path) + " 2>/dev/null").out)) {
+      const auto at = line.find(" => not found");
+      if (at != std::string::npos) ldd_missing.insert(line.substr(line.find_first_not_of('\t'), at - 1));
+    }
+    for (const auto& m : f.missing) our_missing.insert(m.name);
+    CHECK(our_missing == ldd_missing);
+  }
+
+  const auto* liba = find_file(*report, "lib/libA.so");
+  REQUIRE(liba != nullptr);
+  const auto libu = std::set<std::string>{fx.prefix + "/lib/libU.so"};
+  CHECK(our_unused(*liba) == libu);
+  // Overlinking: c_func binds to libC.so, which libA.so does not NEED.
+  REQUIRE(liba->overlinked.size() == 1);
+  CHECK(liba->overlinked[0].path == fx.prefix + "/lib/libC.so");
+  CHECK(liba->overlinked[0].via == fx.prefix + "/lib/libB.so");
+  CHECK(liba->overlinked[0].symbols == std::vector<std::string>{"c_func"});
+  CHECK(readelf_needed(liba->path).count("libC.so") == 0);
+  // ld.so agrees: running prog, libA's c_func binds to libC.so.
+  {
+    // prog finds libA through $ORIGIN/../lib, and ld.so does not normalise the path.
+    const std::string lib = fx.prefix + "/bin/../lib";
+    auto r = lt::capture("LD_BIND_NOW=1 LD_DEBUG=bindings " + lt::shell_quote(fx.prefix + "/bin/prog") + " 2>&1");
+    CHECK(r.out.find("binding file " + lib + "/libA.so [0] to " + lib + "/libC.so [0]: normal symbol `c_func'") !=
+          std::string::npos);
+    CHECK(r.out.find("binding file " + lib + "/libA.so [0] to " + lib + "/libB.so [0]: normal symbol `b_func'") !=
+          std::string::npos);
+  }
+  // libB uses libC directly: no overlinking there.
+  const auto* libb = find_file(*report, "lib/libB.so");
+  REQUIRE(libb != nullptr);
+  CHECK(libb->overlinked.empty());
+  REQUIRE(libb->needed.size() >= 1);
+  CHECK(libb->needed[0].used);
+  CHECK(libb->needed[0].via == resolve::found_via::runpath);
+  CHECK(libb->needed[0].owner.package == "libb");
+  CHECK(libb->findings == 0);
+
+  // libM: the missing NEEDED.
+  const auto* libm = find_file(*report, "lib/libM.so");
+  REQUIRE(libm != nullptr);
+  REQUIRE(libm->missing.size() == 1);
+  CHECK(libm->missing[0].name == "libmissing.so");
+  CHECK(libm->missing[0].direct);
+  CHECK(std::find(libm->undefined.begin(), libm->undefined.end(), "missing_func") != libm->undefined.end());
+
+  // prog: the RPATH entry outside the prefix; $ORIGIN/../lib is inside.
+  const auto* prog = find_file(*report, "bin/prog");
+  REQUIRE(prog != nullptr);
+  REQUIRE(prog->rpaths.size() == 2);
+  CHECK(prog->rpaths[0].tag == "RPATH");
+  CHECK(prog->rpaths[0].entry == "/opt/elsewhere/lib");
+  CHECK(prog->rpaths[0].outside);
+  CHECK(prog->rpaths[1].entry == "$ORIGIN/../lib");
+  CHECK(prog->rpaths[1].expanded == fx.prefix + "/lib");
+  CHECK_FALSE(prog->rpaths[1].outside);
+  // libc comes from the system, but it is allow-listed.
+  bool saw_libc = false;
+  for (const auto& n : prog->needed) {
+    if (n.name != "libc.so.6") continue;
+    saw_libc = true;
+    CHECK_FALSE(n.in_prefix);
+    CHECK(n.allowed);
+  }
+  CHECK(saw_libc);
+  // Ownership: libA in liba; libU and libM own by nobody.
+  for (const auto& n : prog->needed)
+    if (n.name == "libA.so") CHECK(n.owner.package == "liba");
+  CHECK(report->unowned == std::vector<std::string>{"lib/libU.so"});
+  CHECK(report->findings > 0);
+}
+
+TEST_CASE("declared dependencies: underlinking and overdepending", "[prefix_check]") {
+  if (!lt::have_tool("gcc")) {
+    WARN("gcc missing");
+    return;
+  }
+  const fixture& fx = make_prefix();
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.package = "app";
+  options.check_declared = true;
+  options.declared = {"numpy"};
+  auto report = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(report);
+  REQUIRE(report->files.size() == 1);
+  CHECK(report->files[0].relative == "bin/prog");
+  CHECK(report->undeclared == std::vector<std::string>{"liba"});
+  CHECK(report->unused_declared == std::vector<std::string>{"numpy"});
+  options.declared = {"liba"};
+  report = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(report);
+  CHECK(report->undeclared.empty());
+  CHECK(report->unused_declared.empty());
+  // The overridable allow-list: without it, libc is a system library finding.
+  options.allow.clear();
+  auto strict = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(strict);
+  CHECK(strict->findings > report->findings);
+}
+
+TEST_CASE("dpkg attribution agrees with dpkg -S", "[prefix_check]") {
+  if (!lt::have_tool("dpkg") || !std::filesystem::is_directory("/var/lib/dpkg/info") || !lt::have_tool("gcc")) {
+    WARN("no dpkg database");
+    return;
+  }
+  const fixture& fx = make_prefix();
+  resolve::prefix_options options;
+  options.files = {fx.prefix + "/bin/prog"};
+  auto report = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(report);
+  REQUIRE(report->have_dpkg);
+  REQUIRE(report->files.size() == 1);
+  std::size_t checked = 0;
+  for (const auto& n : report->files[0].needed) {
+    if (n.in_prefix || n.path.empty()) continue;
+    INFO(n.path);
+    // dpkg -S knows the path as the package registered it; try the path, then its /usr-merge alias.
+    std::string owner;
+    std::vector<std::string> candidates{n.path};
+    for (const auto& a : resolve::detail::usr_merge_aliases(n.path)) candidates.push_back(a);
+    for (const auto& c : candidates) {
+      auto r = lt::capture("dpkg -S " + lt::shell_quote(c) + " 2>/dev/null");
+      if (r.status == 0 && !r.out.empty()) {
+        owner = r.out.substr(0, r.out.find(": "));
+        break;
+      }
+    }
+    CHECK(n.owner.package == owner);
+    CHECK(n.owner.source == (owner.empty() ? "" : "dpkg"));
+    ++checked;
+  }
+  CHECK(checked >= 1);  // libc.so.6
+  // The same for libraries asked for directly, under both spellings.
+  auto owners = resolve::dpkg_owners({"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                                      "/nonexistent/libz.so"});
+  auto r = lt::capture("dpkg -S /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null");
+  if (r.status == 0) {
+    const std::string pkg = r.out.substr(0, r.out.find(": "));
+    CHECK(owners["/lib/x86_64-linux-gnu/libc.so.6"].package == pkg);
+    CHECK(owners["/usr/lib/x86_64-linux-gnu/libc.so.6"].package == pkg);
+  }
+  CHECK(owners.count("/nonexistent/libz.so") == 0);
+}
+
+TEST_CASE("linkscope-check CLI: text, json, exit codes", "[prefix_check]") {
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (!std::filesystem::exists(tool) || !lt::have_tool("gcc")) {
+    WARN("linkscope-check not built");
+    return;
+  }
+  const fixture& fx = make_prefix();
+  auto text = lt::capture(tool + " --no-dpkg " + lt::shell_quote(fx.prefix));
+  CHECK(text.status == 1);
+  CHECK(text.out.find("lib/libA.so: unused: libU.so => " + fx.prefix + "/lib/libU.so\n") != std::string::npos);
+  CHECK(text.out.find("lib/libA.so: overlinked: 1 symbol from lib/libC.so (loaded by lib/libB.so): c_func\n") !=
+        std::string::npos);
+  CHECK(text.out.find("lib/libM.so: missing: libmissing.so (not found)\n") != std::string::npos);
+  CHECK(text.out.find("bin/prog: rpath: RPATH entry /opt/elsewhere/lib points outside the prefix\n") !=
+        std::string::npos);
+  CHECK(text.out.find("lib/libA.so: Needed DSO lib/libB.so found in libb\n") != std::string::npos);
+  CHECK(text.out.find("unowned: Needed DSO lib/libU.so found in no package\n") != std::string::npos);
+  auto json = lt::capture(tool + " --no-dpkg --json " + lt::shell_quote(fx.prefix));
+  CHECK(json.status == 1);
+  CHECK(json.out.rfind("{\"version\":1,", 0) == 0);
+  CHECK(json.out.find("\"overlinked\":[{\"path\":\"" + fx.prefix + "/lib/libC.so\"") != std::string::npos);
+  // A clean file: exit 0.
+  auto clean = lt::capture(tool + " --no-dpkg " + lt::shell_quote(fx.prefix) + " " +
+                           lt::shell_quote(fx.prefix + "/lib/libB.so"));
+  CHECK(clean.status == 0);
+  CHECK(lt::capture(tool + " --bogus 2>/dev/null").status == 2);
+  CHECK(lt::capture(tool + " " + lt::shell_quote(fx.dir + "/nonexistent") + " 2>/dev/null").status == 2);
+  CHECK(lt::capture(tool + " --package nosuch " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
+}
