@@ -64,7 +64,8 @@ struct link_diagnostic {
 
 struct link_input {
   std::string spec;     // as written: a path, "-lfoo", "-l:libfoo.a"
-  std::string path;     // the file found (after locate_inputs)
+  std::string path;     // the file found (after locate_inputs), as lld finds it
+  std::string bfd_path; // as GNU ld finds it, when that differs (relative names in scripts)
   std::string origin;   // "" for the command line, else the linker script's path
   int group = -1;       // --start-group / GROUP number, -1 outside any group
   bool is_library = false;   // from -l
@@ -660,6 +661,15 @@ class link_line_locator {
               }
             }
             if (p.empty()) return fail(errc::not_found, "cannot find input of linker script", name, script.path);
+            // GNU ld (ldfile_open_file_search): the script's directory ("."
+            // when it has none), the current directory, then -L.
+            std::string bfd = detail::join_path(script_dir.empty() ? std::string(".") : script_dir, name);
+            if (!detail::file_exists(bfd)) bfd = detail::file_exists(name) ? name : std::string();
+            for (std::size_t d = 0; bfd.empty() && d < line_.search_dirs.size(); ++d) {
+              std::string q = detail::join_path(line_.search_dirs[d], name);
+              if (detail::file_exists(q)) bfd = std::move(q);
+            }
+            if (!bfd.empty() && bfd != p) in.bfd_path = std::move(bfd);
             in.path = std::move(p);
           }
         }

@@ -319,17 +319,24 @@ result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>*
     const std::uint8_t bind = elf::st_bind(sym.st_info);
     if (bind == elf::STB_LOCAL) continue;
     LINKSCOPE_TRY(name, symtab.name(i));
-    LINKSCOPE_TRY(shndx, symtab.section_index(i, sym));
+    // Reserved st_shndx values are read raw; only SHN_XINDEX needs the
+    // SHT_SYMTAB_SHNDX table.
+    const std::uint32_t raw = sym.st_shndx;
+    std::uint32_t shndx = raw;
+    if (raw == 0xffffu) {
+      LINKSCOPE_TRY(real, symtab.section_index(i, sym));
+      shndx = real;
+    }
     input_symbol s;
     s.name = name;
     s.value = sym.st_value;
     s.binding = bind;
     s.visibility = static_cast<std::uint8_t>(sym.st_other & 3);
-    if (shndx == elf::SHN_UNDEF)
+    if (raw == 0)
       s.kind = input_symbol::undefined;
-    else if (shndx == elf::SHN_COMMON)
+    else if (raw == 0xfff2u || raw == 0xff02u)  // SHN_COMMON, SHN_X86_64_LCOMMON
       s.kind = input_symbol::common;
-    else if (shndx == elf::SHN_ABS)
+    else if (raw >= 0xff00u && raw != 0xffffu)  // SHN_ABS and other reserved values: no section
       s.kind = input_symbol::absolute;
     else if (any_discarded && shndx < discarded.size() && discarded[shndx])
       s.kind = input_symbol::discarded;
@@ -439,6 +446,11 @@ class static_linker {
     bool parsed = false;
   };
 
+  // The path of an input as the emulated linker finds it.
+  const std::string& input_path(const link_input& in) const noexcept {
+    return options_.semantics == link_semantics::bfd && !in.bfd_path.empty() ? in.bfd_path : in.path;
+  }
+
   error fail(const error& err, std::string subject, std::string detail = {}) {
     diag_ = {err, std::move(subject), std::move(detail)};
     return err;
@@ -466,24 +478,24 @@ class static_linker {
   result<std::uint32_t> open_archive(std::uint32_t input, const mapped_file* bytes) {
     const link_input& in = line_.inputs[input];
     auto a = ar::archive::open(bytes->bytes());
-    if (!a) return fail(a.error(), in.path);
+    if (!a) return fail(a.error(), input_path(in));
     archive_state st;
     st.input = input;
     st.bytes = bytes;
-    st.path = in.path;
+    st.path = input_path(in);
     st.archive = std::move(*a);
     link_file f;
-    f.name = in.path;
-    f.bfd_name = in.path;
+    f.name = st.path;
+    f.bfd_name = st.path;
     f.input = input;
     f.role = file_role::archive;
     st.file = add_file(std::move(f));
     auto map = ar::armap::read(st.archive);
-    if (!map) return fail(map.error(), in.path);
+    if (!map) return fail(map.error(), st.path);
     if (!map->empty()) {
       st.entries.reserve(map->size());
       auto r = map->for_each([&](const ar::armap_entry& e) { st.entries.push_back(e); });
-      if (!r) return fail(r.error(), in.path);
+      if (!r) return fail(r.error(), st.path);
     } else {
       // No index: list each member's defined globals (lld's LazyObjFile).
       std::vector<detail::input_symbol> syms;
@@ -499,7 +511,7 @@ class static_linker {
           if (s.kind != detail::input_symbol::undefined) st.entries.push_back(ar::armap_entry{s.name, m.header_offset, 0});
         return true;
       });
-      if (!r) return fail(r.error(), in.path);
+      if (!r) return fail(r.error(), st.path);
       if (diag_.err.code != errc::ok) return diag_.err;
     }
     ++result_.archives;
@@ -1128,7 +1140,7 @@ class static_linker {
       if (opened != opened_.end() && opened->second.first == 1) return bfd_archive(opened->second.second);
       return ok();
     }
-    LINKSCOPE_TRY(bytes, open_input(in.path, in.spec));
+    LINKSCOPE_TRY(bytes, open_input(input_path(in), in.spec));
     const input_format format = sniff_format(bytes->bytes());
     if (format == input_format::archive || format == input_format::thin_archive) {
       LINKSCOPE_TRY(a, open_archive(index, bytes));
@@ -1139,8 +1151,8 @@ class static_linker {
       return fail(make_error(errc::bad_magic, 0, "unknown file type (not ELF, not an archive)"), in.spec);
     opened_.emplace(index, std::make_pair(0, 0u));
     link_file f;
-    f.name = in.path;
-    f.bfd_name = in.path;
+    f.name = input_path(in);
+    f.bfd_name = f.name;
     f.input = index;
     auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
     if (!kind) return fail(kind.error(), in.spec);
