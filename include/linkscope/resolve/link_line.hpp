@@ -281,14 +281,14 @@ inline option_match match_option(const std::vector<std::string>& args, std::size
     return m;
   }
   if (!takes_value) return m;
+  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
+    m.matched = m.has_value = true;
+    m.value = std::string(rest);
+    return m;
+  }
   if (rest[0] == '=') {
     m.matched = m.has_value = true;
     m.value = std::string(rest.substr(1));
-    return m;
-  }
-  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -usym, -O2
-    m.matched = m.has_value = true;
-    m.value = std::string(rest);
   }
   return m;
 }
