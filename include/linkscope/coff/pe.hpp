@@ -237,6 +237,7 @@ class image {
     std::vector<imported_dll> out;
     const data_directory d = directory(coff::dir::import);
     if (d.virtual_address == 0) return out;
+    u64 budget = bytes_.size() / 4;
     for (u64 i = 0;; ++i) {
       const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
       LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
@@ -247,7 +248,7 @@ class image {
       LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
       dll.name = name;
       const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
-      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll));
+      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
       out.push_back(std::move(dll));
     }
     return out;
@@ -257,6 +258,7 @@ class image {
     std::vector<imported_dll> out;
     const data_directory d = directory(coff::dir::delay_import);
     if (d.virtual_address == 0) return out;
+    u64 budget = bytes_.size() / 4;
     for (u64 i = 0;; ++i) {
       const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
       LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
@@ -276,7 +278,7 @@ class image {
       dll.name = name;
       LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
       LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
-      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll));
+      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
       out.push_back(std::move(dll));
     }
     return out;
@@ -334,7 +336,9 @@ class image {
     return ok();
   }
 
-  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll) const {
+  // `budget` bounds the total work: descriptors may share one lookup table,
+  // so without it a crafted file could cost (file size)^2.
+  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
     const u64 width = plus_ ? 8 : 4;
     const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
     // The table must end with a zero thunk inside its section: bound the
@@ -346,6 +350,8 @@ class image {
       const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
                           : load<u32, std::endian::little>(table.data() + i * width);
       if (v == 0) break;
+      if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
+      --budget;
       imported_function fn;
       fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
       if (v & flag) {
