@@ -3,6 +3,7 @@
 //
 //   linkscope-why [--semantics=lld|bfd] [--why-extract=FILE] [--chain MEMBER]
 //                 [--print-map-includes] [--json] LINKER-ARGS...
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -35,6 +36,7 @@ void print_help() {
       "  --chain MEMBER         print why MEMBER (e.g. 'lib.a(m.o)') was pulled in, back to the start\n"
       "  --print-map-includes   print GNU ld -Map's \"Archive member included\" section\n"
       "  --json                 JSON report\n"
+      "  --stats                time and symbol counts of the resolution, on stderr\n"
       "  --help, --version\n"
       "\n"
       "Exit status: 0 resolved, 1 undefined symbols or duplicate definitions remain, 2 error.\n"
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> chains;
   bool json = false;
   bool map_includes = false;
+  bool stats = false;
   std::vector<std::string> link_args;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -76,6 +79,10 @@ int main(int argc, char** argv) {
     if (arg == "--version") return cli::print_version(tool);
     if (arg == "--json") {
       json = true;
+      continue;
+    }
+    if (arg == "--stats") {
+      stats = true;
       continue;
     }
     if (arg == "--print-map-includes") {
@@ -116,13 +123,25 @@ int main(int argc, char** argv) {
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
     return cli::exit_error;
   }
+  const auto started = std::chrono::steady_clock::now();
   auto linked = resolve_static(*line, options, diag);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!linked) {
     cli::report(tool, diag.subject, diag.err);
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
     return cli::exit_error;
   }
   const static_link_result& r = *linked;
+  if (stats) {
+    std::size_t members = 0;
+    for (const link_file& f : r.files)
+      if (f.role == file_role::member && f.reason != ~0u) ++members;
+    std::fprintf(stderr,
+                 "%s: resolution (read + extract): %.1f ms, %zu symbol resolutions (%.1f M/s), %zu members "
+                 "extracted, %zu archives, %zu inputs\n",
+                 tool.data(), seconds * 1e3, r.symbols_resolved, r.symbols_resolved / seconds / 1e6, members,
+                 r.archives, line->inputs.size());
+  }
 
   if (!why_extract.empty()) {
     const std::string tsv = r.why_extract_tsv();

@@ -124,7 +124,7 @@ inline bool read_whole_file(const std::string& path, std::string& out, link_diag
   return true;
 }
 
-inline bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+inline bool is_rsp_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 }  // namespace detail
 
@@ -134,10 +134,10 @@ inline bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, s
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (i < n) {
-    while (i < n && detail::is_space(text[i])) ++i;
+    while (i < n && detail::is_rsp_space(text[i])) ++i;
     if (i >= n) break;
     std::string token;
-    while (i < n && !detail::is_space(text[i])) {
+    while (i < n && !detail::is_rsp_space(text[i])) {
       const char c = text[i];
       if (c == '\\') {
         if (i + 1 < n) token.push_back(text[i + 1]);
@@ -438,12 +438,12 @@ inline input_format sniff_format(byte_view bytes) noexcept {
 
 namespace detail {
 
-inline bool file_exists(const std::string& path) {
+inline bool input_file_exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec);
 }
 
-inline std::string join_path(const std::string& dir, std::string_view name) {
+inline std::string join_search_path(const std::string& dir, std::string_view name) {
   if (dir.empty()) return std::string(name);
   std::string out = dir;
   if (out.back() != '/') out.push_back('/');
@@ -466,7 +466,7 @@ struct script_lexer {
   // Returns false at the end; `bad` set on an unterminated comment/quote.
   bool next(std::string_view& token, bool& bad) {
     for (;;) {
-      while (pos < text.size() && is_space(text[pos])) ++pos;
+      while (pos < text.size() && is_rsp_space(text[pos])) ++pos;
       if (pos + 1 < text.size() && text[pos] == '/' && text[pos + 1] == '*') {
         const auto end = text.find("*/", pos + 2);
         if (end == std::string_view::npos) {
@@ -495,7 +495,7 @@ struct script_lexer {
       return true;
     }
     const std::size_t start = pos;
-    while (pos < text.size() && !is_space(text[pos]) && text[pos] != '(' && text[pos] != ')' && text[pos] != ',' &&
+    while (pos < text.size() && !is_rsp_space(text[pos]) && text[pos] != '(' && text[pos] != ')' && text[pos] != ',' &&
            text[pos] != ';' && !(text[pos] == '/' && pos + 1 < text.size() && text[pos + 1] == '*'))
       ++pos;
     token = text.substr(start, pos - start);
@@ -533,8 +533,8 @@ class link_line_locator {
     std::string_view name = std::string_view(in.spec).substr(2);
     if (!name.empty() && name[0] == ':') {
       for (const auto& dir : line_.search_dirs) {
-        std::string p = detail::join_path(dir, name.substr(1));
-        if (detail::file_exists(p)) {
+        std::string p = detail::join_search_path(dir, name.substr(1));
+        if (detail::input_file_exists(p)) {
           path = std::move(p);
           return true;
         }
@@ -543,14 +543,14 @@ class link_line_locator {
     }
     for (const auto& dir : line_.search_dirs) {
       if (!in.static_only) {
-        std::string so = detail::join_path(dir, "lib" + std::string(name) + ".so");
-        if (detail::file_exists(so)) {
+        std::string so = detail::join_search_path(dir, "lib" + std::string(name) + ".so");
+        if (detail::input_file_exists(so)) {
           path = std::move(so);
           return true;
         }
       }
-      std::string a = detail::join_path(dir, "lib" + std::string(name) + ".a");
-      if (detail::file_exists(a)) {
+      std::string a = detail::join_search_path(dir, "lib" + std::string(name) + ".a");
+      if (detail::input_file_exists(a)) {
         path = std::move(a);
         return true;
       }
@@ -649,12 +649,12 @@ class link_line_locator {
             in.path = line_.sysroot + name.substr(1);
           } else {
             // lld: the script's directory, the current directory, then -L.
-            std::string p = script_dir.empty() ? std::string() : detail::join_path(script_dir, name);
-            if (p.empty() || !detail::file_exists(p)) p = detail::file_exists(name) ? name : std::string();
+            std::string p = script_dir.empty() ? std::string() : detail::join_search_path(script_dir, name);
+            if (p.empty() || !detail::input_file_exists(p)) p = detail::input_file_exists(name) ? name : std::string();
             if (p.empty()) {
               for (const auto& dir : line_.search_dirs) {
-                std::string q = detail::join_path(dir, name);
-                if (detail::file_exists(q)) {
+                std::string q = detail::join_search_path(dir, name);
+                if (detail::input_file_exists(q)) {
                   p = std::move(q);
                   break;
                 }
@@ -663,11 +663,11 @@ class link_line_locator {
             if (p.empty()) return fail(errc::not_found, "cannot find input of linker script", name, script.path);
             // GNU ld (ldfile_open_file_search): the script's directory ("."
             // when it has none), the current directory, then -L.
-            std::string bfd = detail::join_path(script_dir.empty() ? std::string(".") : script_dir, name);
-            if (!detail::file_exists(bfd)) bfd = detail::file_exists(name) ? name : std::string();
+            std::string bfd = detail::join_search_path(script_dir.empty() ? std::string(".") : script_dir, name);
+            if (!detail::input_file_exists(bfd)) bfd = detail::input_file_exists(name) ? name : std::string();
             for (std::size_t d = 0; bfd.empty() && d < line_.search_dirs.size(); ++d) {
-              std::string q = detail::join_path(line_.search_dirs[d], name);
-              if (detail::file_exists(q)) bfd = std::move(q);
+              std::string q = detail::join_search_path(line_.search_dirs[d], name);
+              if (detail::input_file_exists(q)) bfd = std::move(q);
             }
             if (!bfd.empty() && bfd != p) in.bfd_path = std::move(bfd);
             in.path = std::move(p);

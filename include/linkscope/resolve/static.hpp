@@ -235,6 +235,7 @@ class name_map {
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.emplace_back();
     entries_.back().name = name;
+    hashes_.push_back(h);
     slots_[i] = slot{h, id};
     inserted = true;
     return id;
@@ -257,17 +258,18 @@ class name_map {
     std::uint32_t id;
   };
   void grow() {
-    std::size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
+    std::size_t cap = slots_.empty() ? 4096 : slots_.size() * 2;
     slots_.assign(cap, slot{0, empty});
     const std::size_t mask = cap - 1;
     for (std::uint32_t id = 0; id < entries_.size(); ++id) {
-      const std::uint32_t h = index_hash(entries_[id].name);
+      const std::uint32_t h = hashes_[id];
       std::size_t i = h & mask;
       while (slots_[i].id != empty) i = (i + 1) & mask;
       slots_[i] = slot{h, id};
     }
   }
   std::vector<Entry> entries_;
+  std::vector<std::uint32_t> hashes_;  // per entry: rehashing never re-reads names
   std::vector<slot> slots_;
 };
 
