@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       if (verbose) std::fprintf(stderr, "replay: %s\n", arg.string().c_str());
       ok = run_file(arg) && ok;
       ++inputs;
-    } else {
+    } else if (verbose) {
       std::fprintf(stderr, "replay: %s: no such file or directory (skipped)\n", argv[i]);
     }
   }

@@ -171,7 +171,9 @@ class hash_table {
     constexpr u32 bits = sizeof(uword) * 8;
     const uword word_value = load<uword, ET::endianness>(bloom_ + sizeof(uword) * ((h / bits) & bloom_mask_));
     const u32 bit1 = h & (bits - 1);
-    const u32 bit2 = (h >> bloom_shift_) & (bits - 1);
+    // glibc shifts a uint_fast32_t (64 bits on LP64): a shift of 32..63
+    // gives 0. A shift >= the width is UB in C++, so spell that out.
+    const u32 bit2 = bloom_shift_ < 32 ? (h >> bloom_shift_) & (bits - 1) : 0;
     if (((word_value >> bit1) & (word_value >> bit2) & 1) == 0) return lookup_result{};
     u32 i = load<u32, ET::endianness>(buckets_ + 4 * (h % nbuckets_));
     if (i == 0) return lookup_result{};
