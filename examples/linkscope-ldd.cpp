@@ -121,7 +121,7 @@ void print_tree(const dynamic_link& link) {
 
 void print_bindings(const dynamic_link& link) {
   std::string line;
-  for (const binding& b : link.bindings) {
+  for (const symbol_binding& b : link.bindings) {
     line.assign(link.objects[b.from].path).push_back('\t');
     line.append(link.objects[b.to].path).push_back('\t');
     line.append(b.symbol).push_back('\t');
@@ -130,18 +130,28 @@ void print_bindings(const dynamic_link& link) {
   }
 }
 
+// ld.so's version check runs before anything is listed or relocated; in trace
+// mode it prints each missing (non-weak) version on stdout first.
+void print_missing_versions(const dynamic_link& link) {
+  std::string line;
+  for (const auto& m : link.missing_versions) {
+    if (m.weak) continue;
+    // ld.so: "PROGRAM: TARGET: version `V' not found (required by OBJECT)".
+    line.assign(link.objects[0].path).append(": ");
+    line.append(m.target != no_object ? std::string_view(link.objects[m.target].path) : m.file);
+    line.append(": version `").append(m.version).append("' not found");
+    line.append(" (required by ").append(link.objects[m.from].path).append(")\n");
+    out(line);
+  }
+}
+
 void print_undefined(const dynamic_link& link) {
+  print_missing_versions(link);
   std::string line;
   for (const auto& u : link.undefined) {
     line.assign("undefined symbol: ").append(u.symbol);
     if (!u.version.empty()) line.append(", version ").append(u.version);
     line.append("\t(").append(link.objects[u.from].path).append(")\n");
-    out(line);
-  }
-  for (const auto& m : link.missing_versions) {
-    if (m.weak) continue;
-    line.assign("\t").append(link.objects[0].path).append(": version `").append(m.version).append("' not found");
-    line.append(" (required by ").append(link.objects[m.from].path).append(")\n");
     out(line);
   }
 }
@@ -179,6 +189,7 @@ void print_dot(const dynamic_link& link) {
 }
 
 void print_json(const std::string& file, const dynamic_link& link) {
+  {
   json_writer w(stdout);
   const loaded_object& main = link.objects[0];
   w.begin_object();
@@ -232,7 +243,7 @@ void print_json(const std::string& file, const dynamic_link& link) {
   }
   w.end_array();
   w.key("bindings").begin_array();
-  for (const binding& b : link.bindings) {
+  for (const symbol_binding& b : link.bindings) {
     w.begin_object();
     w.key("from").value(link.objects[b.from].path);
     w.key("to").value(link.objects[b.to].path);
@@ -257,6 +268,7 @@ void print_json(const std::string& file, const dynamic_link& link) {
   for (const auto& s : link.warnings) w.value(s);
   w.end_array();
   w.end_object();
+  }  // the writer flushes here
   std::fputc('\n', stdout);
 }
 
@@ -354,7 +366,10 @@ int main(int argc, char** argv) {
     const bool missing = report_problems(file, *link);
     if (missing && status == cli::exit_ok) status = cli::exit_finding;
     switch (what) {
-      case mode::list: print_list(*link); break;
+      case mode::list:
+        print_missing_versions(*link);
+        print_list(*link);
+        break;
       case mode::tree: print_tree(*link); break;
       case mode::bindings: print_bindings(*link); break;
       case mode::unused:

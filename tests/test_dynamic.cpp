@@ -23,7 +23,7 @@ namespace {
 
 std::set<std::string> our_bindings(const dynamic_link& link) {
   std::set<std::string> rows;
-  for (const binding& b : link.bindings)
+  for (const symbol_binding& b : link.bindings)
     rows.insert(link.objects[b.from].path + "\t" + link.objects[b.to].path + "\t" + std::string(b.symbol) + "\t" +
                 std::string(b.version));
   return rows;

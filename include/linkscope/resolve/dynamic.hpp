@@ -91,7 +91,7 @@ struct loaded_object {
   bool found() const noexcept { return via != found_via::not_found; }
 };
 
-struct binding {
+struct symbol_binding {
   std::uint32_t from = 0;
   std::uint32_t to = 0;
   std::string_view symbol;
@@ -107,6 +107,7 @@ struct undefined_reference {
 
 struct missing_version {
   std::uint32_t from = 0;
+  std::uint32_t target = no_object;  // the object named by vn_file
   std::string_view file;     // vn_file
   std::string_view version;  // vna_name
   bool weak = false;
@@ -120,7 +121,7 @@ struct interposition {
 struct dynamic_link {
   std::vector<loaded_object> objects;      // load order (ld.so's l_next chain); [0] = main
   std::vector<std::uint32_t> search_list;  // global scope (objects in the BFS), in order
-  std::vector<binding> bindings;           // every distinct (from, to, symbol, version)
+  std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
   std::vector<undefined_reference> undefined;
   std::vector<missing_version> missing_versions;
   std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
@@ -487,16 +488,18 @@ class linker {
     // Unused direct dependencies (ldd -u): relocate main only, walk NEEDED against the
     // load order as rtld.c does.
     std::vector<char> used(objects().size(), 0);
-    for (const binding& b : main_bindings_) used[b.to] = 1;
+    for (const symbol_binding& b : main_bindings_) used[b.to] = 1;
     std::size_t next = 1;
     for (std::size_t k = 0; k < objects()[0].needed.size(); ++k) {
       if (next >= load_order_.size()) break;
       const std::uint32_t id = load_order_[next++];
       if (!used[id] && objects()[id].found()) out_.unused.push_back(id);
     }
-    find_missing_versions();
     find_interposed();
   }
+
+  // dl-version.c: every verneed entry must be defined by the object it names.
+  void check_versions() { find_missing_versions(); }
 
   void finish() {
     // Objects in load order: renumber so that out_.objects is the l_next chain.
@@ -521,7 +524,10 @@ class linker {
     }
     for (auto& u : out_.undefined) fix(u.from);
     for (auto& u : out_.unused) fix(u);
-    for (auto& m : out_.missing_versions) fix(m.from);
+    for (auto& m : out_.missing_versions) {
+      fix(m.from);
+      fix(m.target);
+    }
     for (auto& ip : out_.interposed)
       for (auto& d : ip.definers) fix(d);
     out_.objects = std::move(ordered);
@@ -801,7 +807,7 @@ class linker {
           if (plt.object != no_object && plt.object != id) def = {id, symidx};
         }
       }
-      binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
+      symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
       out_.bindings.push_back(b);
       if (objects_[id].is_main) main_bindings_.push_back(b);
     };
@@ -842,7 +848,7 @@ class linker {
         bool have = false;
         for (const auto& dv : images_[target]->defined_versions)
           have = have || (dv.hash == v.hash && dv.name == v.name);
-        if (!have && images_[target]->ok) out_.missing_versions.push_back({id, v.filename, v.name, v.weak});
+        if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
       }
     }
   }
@@ -889,7 +895,7 @@ class linker {
   definition_index index_;
   std::vector<std::uint32_t> scope_pos_;
   std::unordered_map<std::string_view, found_def> unique_;
-  std::vector<binding> main_bindings_;
+  std::vector<symbol_binding> main_bindings_;
 };
 
 template <class ET>
@@ -912,6 +918,7 @@ result<void> link_with(const std::string& program, const dynamic_options& option
   opts.search.target.machine = img->elf.machine();
   linker<ET> l(opts, out);
   l.load(program, std::move(img), std::move(main));
+  l.check_versions();
   if (options.bindings) l.resolve();
   l.finish();
   return ok();

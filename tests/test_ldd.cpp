@@ -1,0 +1,287 @@
+// Tests of the linkscope-ldd CLI against ldd, ldd -r, ldd -u -r and the
+// trace-mode ld.so, plus bad input (missing library, broken ld.so.cache,
+// symlink loop, wrong-class DSO, malformed dynamic section, bad operands).
+#include <catch2/catch.hpp>
+
+#include <elf.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/fixtures.hpp"
+#include "support/ld_so_trace.hpp"
+
+using namespace linkscope_test;
+
+namespace {
+
+std::string ldd_tool() { return tool_path("linkscope-ldd"); }
+
+// Run linkscope-ldd in `dir` (stdout only; stderr to `err_file` when given).
+command_result ours(const std::string& dir, const std::string& args, const std::string& err_file = "/dev/null") {
+  return capture("cd " + shell_quote(dir) + " && env -u LD_LIBRARY_PATH " + shell_quote(ldd_tool()) + " " + args +
+                 " 2>" + shell_quote(err_file));
+}
+
+std::vector<std::string> nonempty(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& l : lines(text))
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+
+struct cli_fixture {
+  std::string dir;
+  bool ok = false;
+};
+
+// m: needs liba (runpath $ORIGIN) and libm (unused); liba has undefined symbols
+// (linked with --allow-shlib-undefined). mv: needs a version that libver.so lost.
+const cli_fixture& fixture() {
+  static cli_fixture fx = [] {
+    cli_fixture f;
+    f.dir = scratch_dir("ldd_cli");
+    if (!have_real_ld_so() || !have_tool("gcc")) return f;
+    const std::string& d = f.dir;
+    write_file(d + "/a.c",
+               "extern int missing_fn(void); extern int missing_var;\n"
+               "int a(void) { return missing_fn() + missing_var; }\n");
+    write_file(d + "/ver2.c", "int v1(void) { return 1; } int v2(void) { return 2; }\n");
+    write_file(d + "/ver1.c", "int v1(void) { return 1; }\n");
+    write_file(d + "/v2.map", "V1 { global: v1; local: *; };\nV2 { global: v2; } V1;\n");
+    write_file(d + "/v1.map", "V1 { global: v1; local: *; };\n");
+    write_file(d + "/m.c", "int a(void); int main(void) { return a(); }\n");
+    write_file(d + "/mv.c", "int v2(void); int main(void) { return v2(); }\n");
+    f.ok = run_in(d,
+                  "gcc -shared -fPIC a.c -o liba.so && "
+                  "gcc -shared -fPIC ver2.c -o libver.so -Wl,-soname,libver.so -Wl,--version-script,v2.map && "
+                  "gcc m.c -o m -L. -Wl,--no-as-needed -la -lm -Wl,--allow-shlib-undefined "
+                  "-Wl,-rpath,'$ORIGIN' && "
+                  "gcc mv.c -o mv -L. -lver -Wl,-rpath,'$ORIGIN' && "
+                  "gcc -shared -fPIC ver1.c -o libver.so -Wl,-soname,libver.so -Wl,--version-script,v1.map") == 0;
+    return f;
+  }();
+  return fx;
+}
+
+}  // namespace
+
+TEST_CASE("linkscope-ldd prints ldd's name => path lines") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto r = ours(fx.dir, "./m");
+  CHECK(r.status == 0);
+  CHECK(nonempty(r.out) == ldd_lines(fx.dir, "./m"));
+  // Absolute paths and system programs too.
+  for (const std::string& program : {fx.dir + "/m", std::string("/bin/sh"), std::string("/usr/bin/ldd")}) {
+    if (::access(program.c_str(), R_OK) != 0) continue;
+    auto s = ours(fx.dir, shell_quote(program));
+    if (s.status == 2) continue;  // a script (ldd itself): not ELF
+    CHECK(nonempty(s.out) == ldd_lines(fx.dir, program));
+  }
+}
+
+TEST_CASE("linkscope-ldd --bindings is ld.so's trace-mode binding set") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto r = ours(fx.dir, "--bindings ./m");
+  const auto theirs = ld_so_bindings(fx.dir, "./m");
+  REQUIRE(theirs.size() > 20);
+  CHECK(line_set(r.out) == theirs);
+  // Four columns always; an unversioned binding ends in a tab.
+  for (const auto& l : nonempty(r.out)) CHECK(std::count(l.begin(), l.end(), '\t') == 3);
+  CHECK(r.out.find("\t\n") != std::string::npos);
+}
+
+TEST_CASE("linkscope-ldd --unused is ldd -u -r, --undefined is ldd -r's messages") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto unused = ours(fx.dir, "--unused ./m");
+  auto real_unused = capture("cd " + shell_quote(fx.dir) + " && ldd -u -r ./m 2>/dev/null");
+  CHECK(unused.out == real_unused.out);
+  CHECK(unused.out.find("libm.so.6") != std::string::npos);
+  CHECK(unused.status == 1);
+
+  auto undefined = ours(fx.dir, "--undefined ./m");
+  // ldd -r prints its version and relocation errors on stdout, around the list.
+  auto errors_of = [&](const std::string& program) {
+    std::set<std::string> out;
+    for (const auto& l : lines(capture("cd " + shell_quote(fx.dir) + " && ldd -r " + program + " 2>/dev/null").out))
+      if (!l.empty() && l[0] != '\t') out.insert(l);
+    return out;
+  };
+  CHECK(line_set(undefined.out) == errors_of("./m"));
+  CHECK(undefined.out.find("undefined symbol: missing_fn\t(") != std::string::npos);
+  CHECK(undefined.status == 1);
+
+  auto version = ours(fx.dir, "--undefined ./mv");
+  CHECK(line_set(version.out) == errors_of("./mv"));
+  CHECK(version.out.find("version `V2' not found") != std::string::npos);
+  // Plain ldd prints the version error before the list, on stdout.
+  CHECK(nonempty(ours(fx.dir, "./mv").out) == ldd_lines(fx.dir, "./mv"));
+}
+
+TEST_CASE("linkscope-ldd --json, --tree, --format=dot, --interposed") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto json = ours(fx.dir, "--json ./m");
+  CHECK(json.out.find("{\"version\":1") == 0);
+  for (const char* key : {"\"interp\":", "\"needed\":", "\"rpath\":", "\"runpath\":", "\"libs\":", "\"realpath\":",
+                          "\"found_via\":\"runpath\"", "\"bindings\":", "\"unused\":", "\"undefined\":"})
+    CHECK(json.out.find(key) != std::string::npos);
+  auto tree = ours(fx.dir, "--tree ./m");
+  CHECK(tree.out.find("./m [main]\n  liba.so => ") == 0);
+  auto dot = ours(fx.dir, "--format=dot ./m");
+  CHECK(dot.out.find("digraph") == 0);
+  CHECK(dot.out.find("n0 -> n1;") != std::string::npos);
+  auto interposed = ours(fx.dir, "--interposed ./m");
+  CHECK(interposed.status == 0);
+}
+
+TEST_CASE("linkscope-ldd: bad input keeps the rest of the closure") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  const std::string d = scratch_dir("ldd_bad");
+  write_file(d + "/w.c", "int w(void) { return 1; }\n");
+  write_file(d + "/m.c", "int w(void); int main(void) { return w(); }\n");
+  REQUIRE(run_in(d, "mkdir -p w32 w64 loop good gone && gcc -shared -fPIC w.c -o w64/libw.so && "
+                    "cp w64/libw.so good/libloop.so && cp w64/libw.so gone/libgone.so && "
+                    "ln -s libloop.so loop/libloop.so && "
+                    "gcc m.c -o m_class -Lw64 -lw -Wl,-rpath,'$ORIGIN/w32:$ORIGIN/w64' && "
+                    "gcc m.c -o m_loop -Lgood -Wl,--no-as-needed -lloop -Lw64 -lw "
+                    "-Wl,-rpath,'$ORIGIN/loop:$ORIGIN/good:$ORIGIN/w64' && "
+                    "gcc m.c -o m_gone -Lgone -Wl,--no-as-needed -lgone -Lw64 -lw -Wl,-rpath,'$ORIGIN/w64' && "
+                    "cp w64/libw.so w64/libbroken.so && "
+                    "gcc m.c -o m_broken -Lw64 -Wl,--no-as-needed -lbroken -lw -Wl,-rpath,'$ORIGIN/w64'") == 0);
+
+  SECTION("missing library") {
+    auto r = ours(d, "./m_gone", d + "/err.txt");
+    CHECK(r.status == 1);
+    CHECK(nonempty(r.out) == ldd_lines(d, "./m_gone"));
+    CHECK(r.out.find("libgone.so => not found") != std::string::npos);
+    CHECK(read_file(d + "/err.txt").find("libgone.so: not found") != std::string::npos);
+    auto b = ours(d, "--bindings ./m_gone");
+    CHECK(line_set(b.out) == ld_so_bindings(d, "./m_gone"));
+  }
+  SECTION("a DSO of the wrong class is skipped, with the reason") {
+    if (run_in(d, "clang-14 -m32 -fPIC -c w.c -o w32.o && ld -m elf_i386 -shared w32.o -o w32/libw.so") != 0) {
+      WARN("cannot make a 32-bit DSO here; skipped");
+      return;
+    }
+    auto r = ours(d, "./m_class", d + "/err.txt");
+    CHECK(r.status == 0);
+    CHECK(nonempty(r.out) == ldd_lines(d, "./m_class"));
+    CHECK(r.out.find("/w64/libw.so") != std::string::npos);
+    CHECK(read_file(d + "/err.txt").find("w32/libw.so: skipped: wrong ELF class") != std::string::npos);
+  }
+  SECTION("a symlink loop in the search path") {
+    auto r = ours(d, "./m_loop", d + "/err.txt");
+    CHECK(nonempty(r.out) == ldd_lines(d, "./m_loop"));
+    CHECK(read_file(d + "/err.txt").find("too many levels of symbolic links") != std::string::npos);
+  }
+  SECTION("a broken ld.so.cache is ignored with a warning") {
+    write_file(d + "/broken.cache", std::string("glibc-ld.so.cache1.1") + std::string(8, '\xff'));
+    auto r = ours(d, "--cache " + d + "/broken.cache ./m_class", d + "/err.txt");
+    CHECK(read_file(d + "/err.txt").find("broken.cache: ignored") != std::string::npos);
+    // Without the cache, libc is found in the default directories: same path as ldd's.
+    CHECK(nonempty(r.out) == ldd_lines(d, "./m_class"));
+  }
+  SECTION("a malformed dynamic section") {
+    // Point DT_STRTAB of libbroken.so far outside the file.
+    std::string bytes = read_file(d + "/w64/libbroken.so");
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, bytes.data(), sizeof eh);
+    bool patched = false;
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      std::memcpy(&ph, bytes.data() + eh.e_phoff + i * sizeof ph, sizeof ph);
+      if (ph.p_type != PT_DYNAMIC) continue;
+      for (std::size_t off = ph.p_offset; off + sizeof(Elf64_Dyn) <= ph.p_offset + ph.p_filesz; off += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn dyn;
+        std::memcpy(&dyn, bytes.data() + off, sizeof dyn);
+        if (dyn.d_tag != DT_STRTAB) continue;
+        dyn.d_un.d_ptr = 0x7f7f7f7f7f7full;
+        std::memcpy(&bytes[off], &dyn, sizeof dyn);
+        patched = true;
+      }
+    }
+    REQUIRE(patched);
+    write_file(d + "/w64/libbroken.so", bytes);
+    auto r = ours(d, "./m_broken", d + "/err.txt");
+    const std::string err = read_file(d + "/err.txt");
+    CHECK(err.find("libbroken.so: ") != std::string::npos);
+    CHECK(err.find("offset 0x") != std::string::npos);
+    CHECK(r.out.find("libbroken.so => ") != std::string::npos);
+    CHECK(r.out.find("libw.so => ") != std::string::npos);
+    CHECK(r.out.find("libc.so.6 => ") != std::string::npos);
+  }
+  SECTION("operands that are not programs") {
+    auto missing = ours(d, "./no-such-file", d + "/err.txt");
+    CHECK(missing.status == 2);
+    CHECK(read_file(d + "/err.txt").find("linkscope-ldd: ./no-such-file: error: ") == 0);
+    write_file(d + "/text", "not an ELF file\n");
+    CHECK(ours(d, "./text").status == 2);
+    CHECK(ours(d, "--no-such-option ./m_class").status == 2);
+    CHECK(ours(d, "").status == 2);
+  }
+}
+
+TEST_CASE("linkscope-ldd --root with a private ld.so.cache matches ld.so in a chroot") {
+  if (!have_real_ld_so() || ::geteuid() != 0 || !have_tool("chroot") || !have_tool("gcc")) {
+    WARN("needs root, chroot and gcc; skipped");
+    return;
+  }
+  const std::string d = scratch_dir("ldd_root");
+  const std::string root = d + "/root";
+  write_file(d + "/p.c", "int p(void) { return 1; }\n");
+  write_file(d + "/m.c", "int p(void); int main(void) { return p(); }\n");
+  const int rc = run_in(
+      d,
+      "mkdir -p root/lib/x86_64-linux-gnu root/lib64 root/etc root/opt/priv/glibc-hwcaps/x86-64-v2 && "
+      "cp -L /lib/x86_64-linux-gnu/libc.so.6 root/lib/x86_64-linux-gnu/ && "
+      "cp -L /lib64/ld-linux-x86-64.so.2 root/lib64/ && "
+      "gcc -shared -fPIC p.c -o root/opt/priv/libpriv.so.1 -Wl,-soname,libpriv.so.1 && "
+      "cp root/opt/priv/libpriv.so.1 root/opt/priv/glibc-hwcaps/x86-64-v2/ && "
+      "gcc m.c -o root/m root/opt/priv/libpriv.so.1 && "
+      "echo /opt/priv > root/etc/ld.so.conf && PATH=$PATH:/sbin ldconfig -r root 2>/dev/null");
+  if (rc != 0) {
+    WARN("could not build the sysroot; skipped");
+    return;
+  }
+  auto real = capture("chroot " + shell_quote(root) +
+                      " /lib64/ld-linux-x86-64.so.2 --list /m 2>/dev/null");
+  std::vector<std::string> expected;
+  for (std::string l : nonempty(real.out)) {
+    if (l.find("linux-vdso") != std::string::npos) continue;
+    std::size_t addr = l.rfind(" (0x");
+    if (addr != std::string::npos) l.resize(addr);
+    expected.push_back(l);
+  }
+  REQUIRE(!expected.empty());
+  auto r = ours(d, "--no-env --root " + shell_quote(root) + " /m");
+  CHECK(nonempty(r.out) == expected);
+  CHECK(r.out.find("libpriv.so.1 => /opt/priv/glibc-hwcaps/x86-64-v2/libpriv.so.1") != std::string::npos);
+  // Without hwcaps support (--isa-level 1) the cache's plain entry is used.
+  auto baseline = ours(d, "--no-env --isa-level 1 --root " + shell_quote(root) + " /m");
+  CHECK(baseline.out.find("libpriv.so.1 => /opt/priv/libpriv.so.1") != std::string::npos);
+}
