@@ -434,13 +434,13 @@ int main(int argc, char** argv) {
       if (arg == "--version") return cli::print_version(tool);
       if (arg == "--dynamic") opts.nm.dynamic = true;
       else if (arg == "--no-sort") opts.no_sort = true;
-      else if (arg == "--undefined-only") opts.nm.undefined_only = true;
+      else if (arg == "--undefined-only") opts.nm.undefined_only = true, opts.nm.defined_only = false;
       else if (arg == "--extern-only") opts.nm.external_only = true;
       else if (arg == "--print-file-name") opts.print_file_name = true;
       else if (arg == "--portability") opts.posix = true;
       else if (arg == "--print-size") opts.print_size = true;
       else if (arg == "--print-armap") opts.print_armap = true;
-      else if (arg == "--defined-only") opts.nm.defined_only = true;
+      else if (arg == "--defined-only") opts.nm.defined_only = true, opts.nm.undefined_only = false;  // last wins, as nm
       else if (arg == "--debug-syms") opts.nm.debug_syms = true;
       else if (arg == "--special-syms") opts.nm.special_syms = true;
       else if (arg == "--with-symbol-versions") opts.with_versions = true;
@@ -460,7 +460,7 @@ int main(int argc, char** argv) {
       switch (arg[k]) {
         case 'D': opts.nm.dynamic = true; break;
         case 'p': opts.no_sort = true; break;
-        case 'u': opts.nm.undefined_only = true; break;
+        case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; break;
         case 'g': opts.nm.external_only = true; break;
         case 'A':
         case 'o': opts.print_file_name = true; break;

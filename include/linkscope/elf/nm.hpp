@@ -10,7 +10,7 @@
 //     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
 //     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
 //     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
-//     SHF_MIPS_GPREL. The section letter is then t (CODE), r/g/d (DATA:
+//     SHF_MIPS_GPREL (with the MIPS backend only, see nm_options::all_backends). The section letter is then t (CODE), r/g/d (DATA:
 //     read-only / small / other), s/b (no contents: small / other),
 //     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
 //     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
@@ -24,8 +24,8 @@
 //     local nor global '?'; absolute 'a'; else the section letter. Global
 //     (STB_GLOBAL, defined, not common) upper-cases it.
 //  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
-//     listed (nm -a would); ARM/AArch64 mapping symbols ($a, $d, $t, $x ...)
-//     are target-special and skipped.
+//     listed (nm -a would); with the ARM/AArch64 backends, mapping symbols
+//     ($a, $d, $t, $x ...) are target-special and skipped.
 // Values: st_value, plus the section address in relocatable files; a common
 // symbol shows its size (BFD stores st_size as the value). Dynamic symbols
 // carry the version nm appends (versions.hpp). Entry 0 is never listed.
@@ -70,6 +70,11 @@ struct nm_options {
   bool defined_only = false;    // --defined-only
   bool debug_syms = false;      // -a
   bool special_syms = false;    // --special-syms
+  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch or a
+  // native nm on ARM/AArch64/MIPS): hide ARM/AArch64 mapping symbols, MIPS
+  // small-data letters. The default emulates Debian's x86-64 nm, whose BFD
+  // reads other machines through the generic elf32/64-little/big backends.
+  bool all_backends = false;
 };
 
 // What listing a file gave.
@@ -127,8 +132,9 @@ class nm_classifier {
   using Sym = typename ET::Sym;
   using Shdr = typename ET::Shdr;
 
-  static result<nm_classifier> make(const file<ET>& f) {
+  static result<nm_classifier> make(const file<ET>& f, bool all_backends = false) {
     nm_classifier c;
+    c.all_backends_ = all_backends;
     c.file_ = &f;
     c.relocatable_ = f.type() == ET_REL;
     const std::size_t n = f.section_count();
@@ -154,7 +160,7 @@ class nm_classifier {
       const bool readonly = (flags & SHF_WRITE) == 0;
       const bool code = (flags & SHF_EXECINSTR) != 0;
       const bool data = !code && load;
-      const bool small = f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
+      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
       const bool debugging = !alloc && detail::is_debugging_section_name(name);
       char letter = detail::coff_section_letter(name);
       if (letter == '?') {
@@ -175,10 +181,11 @@ class nm_classifier {
     const u8 bind = st_bind(sym.st_info);
     const u8 type = st_type(sym.st_info);
     const u16 machine = file_->machine();
-    if (shndx == SHN_COMMON || (machine == EM_X86_64 && shndx == SHN_X86_64_LCOMMON))
+    if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
       return 'C';
-    if (machine == EM_MIPS && shndx == SHN_MIPS_SCOMMON) return 'c';
-    const bool undefined = shndx == SHN_UNDEF || (machine == EM_MIPS && shndx == SHN_MIPS_SUNDEFINED);
+    if (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SCOMMON)) return 'c';
+    const bool undefined =
+        shndx == SHN_UNDEF || (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SUNDEFINED));
     if (undefined) {
       if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'v' : 'w';
       return 'U';
@@ -188,7 +195,7 @@ class nm_classifier {
     if (bind == STB_GNU_UNIQUE) return 'u';
     if (bind != STB_LOCAL && bind != STB_GLOBAL) return '?';
     char c = 'a';
-    if (shndx == SHN_ABS) c = 'a';
+    if (is_reserved_shndx(shndx)) c = 'a';
     else if (letters_.empty()) c = segment_letter(sym);
     else if (shndx < letters_.size() && letters_[shndx] != 0) c = letters_[shndx];
     if (bind == STB_GLOBAL && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
@@ -197,7 +204,7 @@ class nm_classifier {
 
   // The value nm prints.
   u64 value(const Sym& sym, u32 shndx) const noexcept {
-    if (shndx == SHN_COMMON || (file_->machine() == EM_X86_64 && shndx == SHN_X86_64_LCOMMON))
+    if (shndx == SHNX_COMMON || (file_->machine() == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
       return sym.st_size;
     u64 v = sym.st_value;
     if (relocatable_ && shndx < addresses_.size() && letters_[shndx] != 0) v += addresses_[shndx];
@@ -208,7 +215,7 @@ class nm_classifier {
   bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
     const u8 type = st_type(sym.st_info);
     if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
-    if (!options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
+    if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
     return true;
   }
 
@@ -231,6 +238,7 @@ class nm_classifier {
 
   const file<ET>* file_ = nullptr;
   bool relocatable_ = false;
+  bool all_backends_ = false;
   std::vector<char> letters_;
   std::vector<u64> addresses_;
 };
@@ -240,7 +248,7 @@ template <class ET>
 result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
   nm_listing listing;
   listing.is64 = ET::is64;
-  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f));
+  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends));
   symbol_table_view<ET> table;
   version_tables<ET> versions;
   if (options.dynamic) {
@@ -261,7 +269,13 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
   for (std::size_t i = 1; i < table.size(); ++i) {
     const auto sym = table[i];
     LINKSCOPE_TRY(shndx, table.section_index(i, sym));
-    LINKSCOPE_TRY(name, table.name(i));
+    LINKSCOPE_TRY(stored_name, table.name(i));
+    std::string_view name = stored_name;
+    // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
+    if (sym.st_name == 0 && st_type(sym.st_info) == STT_SECTION && shndx < f.section_count()) {
+      LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
+      name = section_name;
+    }
     if (!classifier.listed(sym, name, options)) continue;
     nm_entry e;
     e.type = classifier.letter(sym, shndx);

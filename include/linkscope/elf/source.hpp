@@ -31,14 +31,16 @@ namespace elf {
 enum class symbol_table_kind : u8 { dynamic, static_ };
 
 // Decode the fixed fields of an ELF symbol into the shared model (name and
-// version are left to the caller).
+// version are left to the caller). `shndx` is the resolved section index.
 template <class ET>
 symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
   symbol out;
   out.value = sym.st_value;
   out.size = sym.st_size;
   out.index = index;
-  out.section = shndx > 0xffff ? u16{0xffff} : static_cast<u16>(shndx);
+  // Resolved index (see symbol_table_view::section_index); reserved values
+  // are stored back as their 16-bit st_shndx (SHN_ABS, SHN_COMMON ...).
+  out.section = shndx > 0xffff ? static_cast<u16>(shndx & 0xffff) : static_cast<u16>(shndx);
   out.defined = shndx != SHN_UNDEF;
   switch (st_bind(sym.st_info)) {
     case STB_LOCAL: out.bind = binding::local; break;
@@ -57,7 +59,7 @@ symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
     case STT_GNU_IFUNC: out.kind = symbol_kind::ifunc; break;
     default: out.kind = symbol_kind::other; break;
   }
-  if (shndx == SHN_COMMON) out.kind = symbol_kind::common;
+  if (shndx == SHNX_COMMON) out.kind = symbol_kind::common;
   switch (st_visibility(sym.st_other)) {
     case STV_INTERNAL: out.vis = visibility::internal; break;
     case STV_HIDDEN: out.vis = visibility::hidden; break;

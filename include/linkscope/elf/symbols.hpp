@@ -63,12 +63,14 @@ class symbol_table_view {
     return n;
   }
 
-  // The symbol's real section index: st_shndx, or the SHT_SYMTAB_SHNDX entry
-  // when st_shndx == SHN_XINDEX. Reserved indices (SHN_ABS ...) pass through.
+  // The symbol's resolved section index: st_shndx, or the SHT_SYMTAB_SHNDX
+  // entry when st_shndx == SHN_XINDEX. Reserved values (SHN_ABS, SHN_COMMON,
+  // processor-specific) are returned as resolved_shndx(raw), e.g. SHNX_ABS,
+  // so that they never collide with real indices >= 0xff00 (types.hpp).
   result<u32> section_index(std::size_t index) const noexcept { return section_index(index, symbols_[index]); }
   result<u32> section_index(std::size_t index, const Sym& sym) const noexcept {
     const u32 shndx = sym.st_shndx;
-    if (shndx != SHN_XINDEX) return shndx;
+    if (shndx != SHN_XINDEX) return resolved_shndx(shndx);
     if (index >= shndx_.size())
       return error{errc::malformed, entry_offset(index), "SHN_XINDEX symbol without a SHT_SYMTAB_SHNDX entry"};
     return static_cast<u32>(shndx_[index]);

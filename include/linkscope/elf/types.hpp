@@ -53,6 +53,14 @@ inline constexpr u16 EM_386 = 3, EM_68K = 4, EM_MIPS = 8, EM_PARISC = 15, EM_PPC
 // Special section indices
 inline constexpr u32 SHN_UNDEF = 0, SHN_LORESERVE = 0xff00, SHN_ABS = 0xfff1, SHN_COMMON = 0xfff2,
                      SHN_XINDEX = 0xffff, SHN_HIRESERVE = 0xffff;
+// A symbol's *resolved* section index (symbol_table_view::section_index)
+// keeps real indices (which may exceed 0xff00 in files with extended
+// numbering, via SHT_SYMTAB_SHNDX) apart from the reserved st_shndx values,
+// as BFD does: a reserved raw value r (0xff00..0xfffe) becomes 0xffff0000 | r.
+inline constexpr u32 shndx_reserved_base = 0xffff0000u;
+constexpr u32 resolved_shndx(u32 raw) noexcept { return raw >= 0xff00 ? (shndx_reserved_base | raw) : raw; }
+inline constexpr u32 SHNX_ABS = shndx_reserved_base | 0xfff1, SHNX_COMMON = shndx_reserved_base | 0xfff2;
+constexpr bool is_reserved_shndx(u32 resolved) noexcept { return resolved >= shndx_reserved_base; }
 // Processor-specific commons
 inline constexpr u32 SHN_X86_64_LCOMMON = 0xff02, SHN_MIPS_ACOMMON = 0xff00, SHN_MIPS_SCOMMON = 0xff03,
                      SHN_MIPS_SUNDEFINED = 0xff04;

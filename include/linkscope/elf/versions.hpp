@@ -211,7 +211,9 @@ class version_tables {
       if (vd.vd_cnt > 0) {
         u64 aux_pos = 0;
         if (!checked_add(pos, vd.vd_aux, aux_pos)) return table.fail(errc::overflow, pos, "vd_aux overflows");
-        LINKSCOPE_TRY(aux, table.template read<Verdaux>(aux_pos, "verdaux record past end of table"));
+        if (!table.contains(aux_pos, sizeof(Verdaux)))
+          return table.fail(errc::out_of_range, pos, "vd_aux points outside the verdef table");
+        const Verdaux aux = table.template read_unchecked<Verdaux>(aux_pos);
         auto s = strings.cstring(aux.vda_name);
         if (!s) return table.fail(errc::out_of_range, aux_pos, "verdaux name outside the string table");
         name = *s;
@@ -223,7 +225,10 @@ class version_tables {
       e.defined = true;
       if (ndx > max_verdef_) max_verdef_ = ndx;
       if (vd.vd_next == 0) break;
-      if (!checked_add(pos, vd.vd_next, pos)) return table.fail(errc::overflow, pos, "vd_next overflows");
+      u64 next = 0;
+      if (i + 1 < count && (!checked_add(pos, vd.vd_next, next) || !table.contains(next, sizeof(Verdef))))
+        return table.fail(errc::out_of_range, pos, "vd_next points outside the verdef table");
+      pos = next;
     }
     return ok();
   }
@@ -241,7 +246,9 @@ class version_tables {
       const u64 aux_limit = table.size() / sizeof(Vernaux);
       if (vn.vn_cnt > aux_limit) return table.fail(errc::too_large, pos, "vn_cnt exceeds what the table can hold");
       for (u64 j = 0; j < vn.vn_cnt; ++j) {
-        LINKSCOPE_TRY(vna, table.template read<Vernaux>(aux_pos, "vernaux record past end of table"));
+        if (!table.contains(aux_pos, sizeof(Vernaux)))
+          return table.fail(errc::out_of_range, pos, "vn_aux/vna_next points outside the verneed table");
+        const Vernaux vna = table.template read_unchecked<Vernaux>(aux_pos);
         auto name = strings.cstring(vna.vna_name);
         if (!name) return table.fail(errc::out_of_range, aux_pos, "vernaux name outside the string table");
         const u16 other = static_cast<u16>(vna.vna_other & VERSYM_VERSION);
@@ -256,10 +263,13 @@ class version_tables {
           }
         }
         if (vna.vna_next == 0) break;
-        if (!checked_add(aux_pos, vna.vna_next, aux_pos)) return table.fail(errc::overflow, aux_pos, "vna_next overflows");
+        if (!checked_add(aux_pos, vna.vna_next, aux_pos)) return table.fail(errc::overflow, pos, "vna_next overflows");
       }
       if (vn.vn_next == 0) break;
-      if (!checked_add(pos, vn.vn_next, pos)) return table.fail(errc::overflow, pos, "vn_next overflows");
+      u64 next = 0;
+      if (i + 1 < count && (!checked_add(pos, vn.vn_next, next) || !table.contains(next, sizeof(Verneed))))
+        return table.fail(errc::out_of_range, pos, "vn_next points outside the verneed table");
+      pos = next;
     }
     return ok();
   }
