@@ -61,6 +61,7 @@ void split_into(std::string_view list, std::vector<std::string>& out) {
 std::string owner_text(const linkscope::resolve::package_owner& o) {
   if (!o.package.empty()) return o.package;
   if (o.source == "prefix") return "the prefix (no package database)";
+  if (o.source == "unknown") return "an unknown package (no package database)";
   return "no package";
 }
 

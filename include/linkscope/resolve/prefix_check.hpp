@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -93,7 +94,8 @@ struct prefix_options {
 
 struct package_owner {
   std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
-  std::string source;       // "conda", "dpkg", "prefix" (in the prefix, no package database), ""
+  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
+                            // "unknown": no database covers it; "": a database covers it, nobody owns it
   std::string listed_path;  // the path under which the database lists it
 };
 
@@ -942,6 +944,15 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
   std::vector<std::string> out;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
   auto consider = [&](const std::string& path, bool link) {
+    // Most files of a prefix are not ELF: look at the magic before mapping anything.
+    {
+      char magic[4] = {};
+      std::ifstream in(path, std::ios::binary);
+      if (!in.read(magic, 4) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
+        ++report.skipped_non_elf;
+        return;
+      }
+    }
     auto mapped = mapped_file::open(path);
     if (!mapped) {
       report.warnings.push_back(path + ": " + mapped.error().message);
@@ -1086,7 +1097,9 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
     auto d = dpkg.find(file);
     if (d != dpkg.end()) return d->second;
     if (in_prefix && !report.have_conda) return package_owner{"", "prefix", display(file)};
-    return {};
+    // Nobody owns it only when a database that could have listed it was read.
+    if (in_prefix ? report.have_conda : report.have_dpkg) return {};
+    return package_owner{"", "unknown", ""};
   };
   std::set<std::string> self;
   for (const auto& fr : report.files) {
@@ -1101,7 +1114,7 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
       n.owner = owner_of(n.file, n.in_prefix);
       const std::string shown = display(n.file);
       if (n.owner.package.empty()) {
-        if (n.owner.source != "prefix" && !n.allowed) unowned.insert(shown);
+        if (n.owner.source.empty() && !n.allowed) unowned.insert(shown);
         continue;
       }
       auto [it, fresh] = used.emplace(n.owner.package, package_usage{});
