@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,10 +76,32 @@ struct context {
   // Member display names by header offset (thin members get the archive's folder).
   std::unordered_map<std::uint64_t, std::string> names;
 
-  std::string display_name(const linkscope::ar::member& m) const {
+  // Archives that thin members nest into ("/N:M" names), opened once each.
+  struct nested_archive {
+    linkscope::mapped_file file;
+    linkscope::ar::archive archive;
+  };
+  std::unordered_map<std::string, std::unique_ptr<nested_archive>> nested;
+
+  std::string display_name(const linkscope::ar::member& m) {
     if (!archive.is_thin()) return std::string(m.name);
     auto path_or = linkscope::ar::thin_member_path(path, m);
-    return path_or ? *path_or : std::string(m.name);
+    if (!path_or) return std::string(m.name);
+    if (!m.nested) return *path_or;
+    // GNU ar names a nested member by its name inside the nested archive.
+    auto it = nested.find(*path_or);
+    if (it == nested.end()) {
+      auto opened = std::make_unique<nested_archive>();
+      auto file = linkscope::mapped_file::open(*path_or);
+      if (file) {
+        opened->file = std::move(*file);
+        auto a = linkscope::ar::archive::open(opened->file.bytes());
+        if (a) opened->archive = *a;
+      }
+      it = nested.emplace(*path_or, std::move(opened)).first;
+    }
+    auto inner = it->second->archive.member_at(m.nested_offset);
+    return inner ? std::string(inner->name) : *path_or;
   }
   linkscope::result<std::string_view> name_at(std::uint64_t offset) {
     auto it = names.find(offset);

@@ -203,6 +203,41 @@ TEST_CASE("GNU ar archives: members equal ar t, armap equals nm -s", "[ar]") {
   }));
 }
 
+TEST_CASE("thin archive nesting a regular archive (/N:M names)", "[ar]") {
+  const auto& o = elf_objects();
+  REQUIRE(o.ok);
+  // GNU ar adds the members of a regular archive to a thin one as "/N:M":
+  // long name N (the nested archive), header offset M inside it.
+  REQUIRE(run_in(o.dir, "rm -f inner.a nest.a && ar rcs inner.a a.o this_is_a_long_member_name_over_16.o && "
+                        "ar rcs --thin nest.a inner.a b.o") == 0);
+  const std::string path = o.dir + "/nest.a";
+  const std::string expected = ar_t(path);
+  REQUIRE(expected.find("this_is_a_long_member_name_over_16.o\n") != std::string::npos);
+  CHECK(cli("t " + shell_quote(path)) == expected);
+  CHECK(cli("tv " + shell_quote(path)) == capture("ar tv " + shell_quote(path)).out);
+  CHECK(cli("--print-armap " + shell_quote(path)) == "Archive index:\n" + nm_index(path) + "\n");
+  auto file = linkscope::mapped_file::open(path);
+  REQUIRE(file);
+  auto a = ar::archive::open(file->bytes());
+  REQUIRE(a);
+  auto inner_file = linkscope::mapped_file::open(o.dir + "/inner.a");
+  REQUIRE(inner_file);
+  auto inner = ar::archive::open(inner_file->bytes());
+  REQUIRE(inner);
+  std::string names;
+  REQUIRE(a->for_each_member([&](const ar::member& m) {
+    if (!m.nested) {
+      names += *ar::thin_member_path(path, m) + "\n";
+      return;
+    }
+    CHECK(m.name == "inner.a");
+    auto nested = inner->member_at(m.nested_offset);
+    REQUIRE(nested);
+    names += std::string(nested->name) + "\n";
+  }));
+  CHECK(names == expected);
+}
+
 TEST_CASE("ar tv with real dates, uids and modes", "[ar]") {
   const auto& o = elf_objects();
   REQUIRE(o.ok);

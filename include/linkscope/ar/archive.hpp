@@ -94,6 +94,10 @@ struct member {
   std::uint64_t next_offset = 0;  // header offset of the next member (0 = none)
   member_kind kind = member_kind::regular;
   bool external = false;          // thin archive: data lives in the file `name` names
+  // Thin archive, name field "/N:M": the member is the one whose header is at
+  // offset M inside the (regular) archive that `name` names.
+  bool nested = false;
+  std::uint64_t nested_offset = 0;
 };
 
 // The symbol tables an archive carries (the armap reads them).
@@ -296,7 +300,9 @@ class archive {
 };
 
 // ---------------------------------------------------------------------------
-// Thin archives: the member's file. The path is the member name joined to the
+// Thin archives: the member's file (for a nested member, the file of the
+// archive that holds it: open it and call member_at(m.nested_offset)).
+// The path is the member name joined to the
 // archive's folder exactly as GNU ar/nm do (an absolute name is kept as is;
 // otherwise the archive path up to its last '/' is prepended). linkscope never
 // opens any other path for a member.
@@ -520,6 +526,11 @@ inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const
       std::uint64_t name_offset = 0;
       if (!parse_ascii_number(trimmed.substr(1, end - 1), name_offset))
         return b.fail(errc::bad_field, offset, "long name reference overflows");
+      if (end != trimmed.size()) {
+        if (!parse_ascii_number(trimmed.substr(end + 1), m.nested_offset))
+          return b.fail(errc::bad_field, offset, "bad nested member offset in member name");
+        m.nested = true;
+      }
       LINKSCOPE_TRY(name, long_name(name_offset, b.base() + offset));
       m.name = name;
     } else {
