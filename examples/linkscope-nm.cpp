@@ -286,8 +286,30 @@ class lister {
         return std::strcoll(a.name.data(), b.name.data()) < 0;
       });
     } else {
-      std::stable_sort(entries_.begin(), entries_.end(),
-                       [](const elf::nm_entry& a, const elf::nm_entry& b) { return a.name < b.name; });
+      // strcmp order, ties in table order. Sort (8-byte big-endian prefix,
+      // position) keys: most comparisons of long mangled names end in the
+      // prefix; equal prefixes compare the rest of the names.
+      keys_.resize(entries_.size());
+      for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const std::string_view n = entries_[i].name;
+        u64 prefix = 0;
+        for (std::size_t k = 0; k < 8; ++k)
+          prefix = (prefix << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
+        keys_[i] = key_type{prefix, static_cast<u32>(i)};
+      }
+      const auto& entries = entries_;
+      std::sort(keys_.begin(), keys_.end(), [&entries](const key_type& a, const key_type& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        const std::string_view x = entries[a.position].name, y = entries[b.position].name;
+        if (x.size() > 8 || y.size() > 8) {
+          const int c = x.substr(x.size() < 8 ? x.size() : 8).compare(y.substr(y.size() < 8 ? y.size() : 8));
+          if (c != 0) return c < 0;
+        }
+        return a.position < b.position;
+      });
+      sorted_.resize(entries_.size());
+      for (std::size_t i = 0; i < keys_.size(); ++i) sorted_[i] = entries_[keys_[i].position];
+      entries_.swap(sorted_);
     }
   }
 
@@ -409,7 +431,13 @@ class lister {
  private:
   const options& opts_;
   output out_;
+  struct key_type {
+    u64 prefix;
+    u32 position;
+  };
   std::vector<elf::nm_entry> entries_;
+  std::vector<elf::nm_entry> sorted_;
+  std::vector<key_type> keys_;
   json_writer json_{stdout};
   bool json_started_ = false;
 };
