@@ -209,7 +209,12 @@ std::uint16_t type_info(unsigned type, unsigned name_type) { return static_cast<
 }  // namespace
 
 TEST_CASE("short import members: every name type and bad input", "[implib][short][bad]") {
-  auto parse = [](const std::string& bytes) { return coff::parse_short_import(byte_view(std::string_view(bytes))); };
+  // The record views the member's bytes: keep them alive beyond the call.
+  std::string held;
+  auto parse = [&held](std::string bytes) {
+    held = std::move(bytes);
+    return coff::parse_short_import(byte_view(std::string_view(held)));
+  };
   SECTION("NAME_EXPORTAS takes the third string (llvm-dlltool-14 cannot write it)") {
     const std::string data = std::string("#sym\0dll.dll\0exported\0", 23);
     auto r = parse(short_member(coff::machine::arm64, type_info(0, 4), 3, data, 23));
