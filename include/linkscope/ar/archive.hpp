@@ -32,6 +32,15 @@
 // members are parsed one header at a time during iteration. Every numeric
 // field is parsed with from_chars (parse_ascii_number) and checked; every
 // error carries the file offset of the offending field.
+//
+//   auto file = mapped_file::open(path);            // keep it alive: views point into it
+//   auto a = ar::archive::open(file->bytes());
+//   for (const result<ar::member>& m : a->members()) {   // regular members only
+//     if (!m) { report(m.error()); break; }              // an error ends the walk
+//     use(m->name, m->data);                             // thin: m->external, open_thin_member()
+//   }
+//   // or: LINKSCOPE_CHECK(a->for_each_member([](const ar::member& m) { ... }));
+//   // armap offsets -> members: a->member_at(header_offset)
 #pragma once
 
 #include <cstddef>
