@@ -12,6 +12,7 @@
 #include <clocale>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,38 +43,60 @@ struct options {
   std::vector<std::string> files;
 };
 
-// A large output buffer written with fwrite.
+// A large output buffer written with fwrite. Lines are formatted in place:
+// room(n) guarantees n free bytes, then the raw writers append without checks.
 class output {
  public:
-  output() { buffer_.reserve(capacity); }
+  output() : buffer_(new char[capacity]) {}
   ~output() { flush(); }
+  output(const output&) = delete;
+  output& operator=(const output&) = delete;
+
+  void room(std::size_t n) {
+    if (capacity - size_ < n) flush();
+  }
   void put(char c) {
-    buffer_.push_back(c);
-    if (buffer_.size() >= capacity) flush();
+    room(1);
+    buffer_[size_++] = c;
   }
   void put(std::string_view s) {
-    buffer_.append(s.data(), s.size());
-    if (buffer_.size() >= capacity) flush();
+    if (s.size() > capacity - size_) {
+      flush();
+      if (s.size() > capacity) {
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        return;
+      }
+    }
+    std::memcpy(buffer_.get() + size_, s.data(), s.size());
+    size_ += s.size();
   }
+  // Lower-case hex, zero-padded to `width` digits (0: no padding).
   void hex(u64 v, int width) {
-    char tmp[16];
-    int n = 0;
-    do {
-      tmp[n++] = "0123456789abcdef"[v & 0xf];
+    room(16);
+    int digits = 1;
+    for (u64 t = v >> 4; t != 0; t >>= 4) ++digits;
+    if (digits < width) digits = width;
+    char* p = buffer_.get() + size_ + digits;
+    for (int i = 0; i < digits; ++i) {
+      *--p = "0123456789abcdef"[v & 0xf];
       v >>= 4;
-    } while (v != 0);
-    for (int i = n; i < width; ++i) buffer_.push_back('0');
-    while (n > 0) buffer_.push_back(tmp[--n]);
+    }
+    size_ += static_cast<std::size_t>(digits);
   }
-  void spaces(int n) { buffer_.append(static_cast<std::size_t>(n), ' '); }
+  void spaces(int n) {
+    room(static_cast<std::size_t>(n));
+    std::memset(buffer_.get() + size_, ' ', static_cast<std::size_t>(n));
+    size_ += static_cast<std::size_t>(n);
+  }
   void flush() {
-    if (!buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-    buffer_.clear();
+    if (size_ != 0) std::fwrite(buffer_.get(), 1, size_, stdout);
+    size_ = 0;
   }
 
  private:
   static constexpr std::size_t capacity = 1 << 20;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t size_ = 0;
 };
 
 int usage(std::FILE* out) {
@@ -286,23 +309,24 @@ class lister {
         return std::strcoll(a.name.data(), b.name.data()) < 0;
       });
     } else {
-      // strcmp order, ties in table order. Sort (8-byte big-endian prefix,
+      // strcmp order, ties in table order. Sort (16-byte big-endian prefix,
       // position) keys: most comparisons of long mangled names end in the
       // prefix; equal prefixes compare the rest of the names.
       keys_.resize(entries_.size());
       for (std::size_t i = 0; i < entries_.size(); ++i) {
         const std::string_view n = entries_[i].name;
-        u64 prefix = 0;
-        for (std::size_t k = 0; k < 8; ++k)
-          prefix = (prefix << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
-        keys_[i] = key_type{prefix, static_cast<u32>(i)};
+        u64 prefix[2] = {0, 0};
+        for (std::size_t k = 0; k < 16; ++k)
+          prefix[k / 8] = (prefix[k / 8] << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
+        keys_[i] = key_type{prefix[0], prefix[1], static_cast<u32>(i)};
       }
       const auto& entries = entries_;
       std::sort(keys_.begin(), keys_.end(), [&entries](const key_type& a, const key_type& b) {
-        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        if (a.high != b.high) return a.high < b.high;
+        if (a.low != b.low) return a.low < b.low;
         const std::string_view x = entries[a.position].name, y = entries[b.position].name;
-        if (x.size() > 8 || y.size() > 8) {
-          const int c = x.substr(x.size() < 8 ? x.size() : 8).compare(y.substr(y.size() < 8 ? y.size() : 8));
+        if (x.size() > 16 || y.size() > 16) {
+          const int c = x.substr(x.size() < 16 ? x.size() : 16).compare(y.substr(y.size() < 16 ? y.size() : 16));
           if (c != 0) return c < 0;
         }
         return a.position < b.position;
@@ -432,7 +456,8 @@ class lister {
   const options& opts_;
   output out_;
   struct key_type {
-    u64 prefix;
+    u64 high;  // name bytes 0..7, big-endian, NUL-padded
+    u64 low;   // name bytes 8..15
     u32 position;
   };
   std::vector<elf::nm_entry> entries_;
