@@ -38,6 +38,7 @@ void print_help() {
       "  --interposed        symbols defined by several loaded objects, the winner first\n"
       "  --format=dot        the dependency graph for Graphviz\n"
       "  --json              everything as JSON ({\"version\": 1, ...})\n"
+      "  --stats             also print counts and the index size to stderr\n"
       "\n"
       "Search:\n"
       "  --root DIR          read every file under DIR (the ld.so.cache too)\n"
@@ -293,6 +294,7 @@ bool report_problems(const std::string& file, const dynamic_link& link) {
 int main(int argc, char** argv) {
   cli::fast_stdout();
   mode what = mode::list;
+  bool stats = false;
   dynamic_options options;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -317,6 +319,8 @@ int main(int argc, char** argv) {
       what = mode::json;
     } else if (arg == "--format=dot") {
       what = mode::dot;
+    } else if (arg == "--stats") {
+      stats = true;
     } else if (arg == "--no-env") {
       options.search.use_env = false;
     } else if (arg == "--no-cache") {
@@ -364,6 +368,14 @@ int main(int argc, char** argv) {
       continue;
     }
     const bool missing = report_problems(file, *link);
+    if (stats) {
+      std::fprintf(stderr,
+                   "%s: %zu objects, %zu relocations with a symbol, %zu lookups, %zu bindings, "
+                   "index: %zu definitions in %zu bytes (%.1f B/definition)\n",
+                   file.c_str(), link->objects.size(), link->relocations, link->lookups, link->bindings.size(),
+                   link->index_entries, link->index_bytes,
+                   link->index_entries ? static_cast<double>(link->index_bytes) / static_cast<double>(link->index_entries) : 0.0);
+    }
     if (missing && status == cli::exit_ok) status = cli::exit_finding;
     switch (what) {
       case mode::list:

@@ -39,6 +39,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -278,6 +281,40 @@ result<void> read_versions(object_image<ET>& img) {
   return ok();
 }
 
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+// Reserve `n` elements and pre-fault them for writing (MADV_POPULATE_WRITE): the
+// big arrays of the index are written once, and one call is far cheaper than
+// a page fault per 4 KiB.
+template <class T>
+void reserve_populated(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);
+#if defined(__linux__)
+  const std::size_t bytes = n * sizeof(T);
+  if (bytes < (std::size_t{1} << 20)) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(v.data()) + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
+#endif
+}
+
 // Open and parse one object; errors become warnings on `obj` (the object stays in
 // the closure, with what could be read).
 template <class ET>
@@ -343,6 +380,18 @@ std::unique_ptr<object_image<ET>> open_image(const std::string& file, loaded_obj
     if (off) img->versym = img->elf.bytes().data() + *off; else note(off.error());
   }
   if (auto v = read_versions(*img); !v) note(v.error());
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, img->elf.bytes().data() + (d.offset_of(d.symtab(), 0).value_or(0)),
+             img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->versym != nullptr) prefault(m, img->versym, 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, img->elf.bytes().data() + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present)
+    prefault(m, img->elf.bytes().data() + table->offset, table->size);
   return img;
 }
 
@@ -396,8 +445,10 @@ struct definition_index {
   void reserve(std::size_t n) {
     bits = 3;
     while ((std::size_t{1} << bits) < n + n / 2 + 8) ++bits;
+    reserve_populated(slots, std::size_t{1} << bits);
     slots.assign(std::size_t{1} << bits, slot{0, no_object});
     mask = (std::uint64_t{1} << bits) - 1;
+    reserve_populated(group_name, n);
   }
   unsigned bits = 3;
 };
@@ -479,6 +530,13 @@ class linker {
 
   void resolve() {
     build_index();
+    std::size_t relocs = 0;
+    for (std::uint32_t id : out_.search_list) {
+      const auto& d = images_[id]->dyn;
+      for (auto table : {d.rela_table(), d.rel_table()})
+        if (table && table->present) relocs += table->size / table->entsize;
+    }
+    reserve_populated(out_.bindings, relocs / 2);
     // Relocate every object but the interpreter and placeholders.
     for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) {
       const std::uint32_t id = out_.search_list[pos];
@@ -640,17 +698,23 @@ class linker {
   void build_index() {
     const auto& list = out_.search_list;
     scope_pos_.assign(objects_.size(), no_object);
+    // Size everything on the definitions that can match (undefined symbols are
+    // most of many .dynsym tables).
     std::size_t total = 0;
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
       scope_pos_[list[pos]] = pos;
-      total += images_[list[pos]]->dynsym.size();
+      const auto& img = *images_[list[pos]];
+      for (std::size_t i = 1; i < img.dynsym.size(); ++i) {
+        const Sym s = img.dynsym[i];
+        total += (s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || (s.st_info & 0xf) == elf::STT_TLS);
+      }
     }
     index_.reserve(total);
     struct pending {
       std::uint32_t group, object, symidx;
     };
     std::vector<pending> all;
-    all.reserve(total);
+    reserve_populated(all, total);
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
       const auto& img = *images_[list[pos]];
       const std::size_t n = img.dynsym.size();
@@ -672,6 +736,7 @@ class linker {
     for (const auto& p : all) ++index_.group_start[p.group + 1];
     for (std::size_t g = 0; g < groups; ++g) index_.group_start[g + 1] += index_.group_start[g];
     std::vector<std::uint32_t> fill(index_.group_start.begin(), index_.group_start.end() - 1);
+    reserve_populated(index_.entries, all.size());
     index_.entries.resize(all.size());
     for (const auto& p : all) index_.entries[fill[p.group]++] = {p.object, p.symidx};
   }
