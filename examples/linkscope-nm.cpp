@@ -76,11 +76,23 @@ class output {
     int digits = 1;
     for (u64 t = v >> 4; t != 0; t >>= 4) ++digits;
     if (digits < width) digits = width;
+    static constexpr char pairs[] =
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+        "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+        "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+        "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+        "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     char* p = buffer_.get() + size_ + digits;
-    for (int i = 0; i < digits; ++i) {
-      *--p = "0123456789abcdef"[v & 0xf];
-      v >>= 4;
+    int left = digits;
+    for (; left >= 2; left -= 2) {
+      p -= 2;
+      std::memcpy(p, pairs + 2 * (v & 0xff), 2);
+      v >>= 8;
     }
+    if (left == 1) *--p = "0123456789abcdef"[v & 0xf];
     size_ += static_cast<std::size_t>(digits);
   }
   void spaces(int n) {
@@ -315,10 +327,10 @@ class lister {
       keys_.resize(entries_.size());
       for (std::size_t i = 0; i < entries_.size(); ++i) {
         const std::string_view n = entries_[i].name;
-        u64 prefix[2] = {0, 0};
-        for (std::size_t k = 0; k < 16; ++k)
-          prefix[k / 8] = (prefix[k / 8] << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
-        keys_[i] = key_type{prefix[0], prefix[1], static_cast<u32>(i)};
+        unsigned char bytes[16] = {};
+        std::memcpy(bytes, n.data(), n.size() < 16 ? n.size() : 16);
+        keys_[i] = key_type{load<u64, std::endian::big>(bytes), load<u64, std::endian::big>(bytes + 8),
+                            static_cast<u32>(i)};
       }
       const auto& entries = entries_;
       std::sort(keys_.begin(), keys_.end(), [&entries](const key_type& a, const key_type& b) {
