@@ -104,7 +104,7 @@ echo
 if [[ " ${sizes[*]} " == *" 1000000 "* && " ${sizes[*]} " == *" 10000000 "* ]]; then
   for label in "linkscope-nm -D" "linkscope-ar --print-armap" "linkscope-ar --find" "index (.so dynsym)"; do
     small=${cpu_ms["$label,1000000"]} big=${cpu_ms["$label,10000000"]}
-    ratio=$(awk -v s="$small" -v b="$big" 'BEGIN {printf "%.2f", s > 0 ? b / s : 0}')
+    ratio=$(awk -v s="$small" -v b="$big" 'BEGIN {printf "%.2f", (s > 0 ? b / s : 0)}')
     verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 11 ? "ok" : "OVER")}')
     echo "10M/1M CPU time, $label: ${big} ms / ${small} ms = ${ratio}x (goal <= 11x): $verdict"
     [ "$verdict" = ok ] || fail=1
