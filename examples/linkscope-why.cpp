@@ -4,6 +4,7 @@
 //   linkscope-why [--semantics=lld|bfd] [--why-extract=FILE] [--chain MEMBER]
 //                 [--print-map-includes] [--json] LINKER-ARGS...
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -124,8 +125,10 @@ int main(int argc, char** argv) {
     return cli::exit_error;
   }
   const auto started = std::chrono::steady_clock::now();
+  const std::clock_t cpu_started = std::clock();
   auto linked = resolve_static(*line, options, diag);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double cpu_seconds = static_cast<double>(std::clock() - cpu_started) / CLOCKS_PER_SEC;
   if (!linked) {
     cli::report(tool, diag.subject, diag.err);
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
@@ -137,10 +140,11 @@ int main(int argc, char** argv) {
     for (const link_file& f : r.files)
       if (f.role == file_role::member && f.reason != ~0u) ++members;
     std::fprintf(stderr,
-                 "%s: resolution (read + extract): %.1f ms, %zu symbol resolutions (%.1f M/s), %zu members "
-                 "extracted, %zu archives, %zu inputs\n",
-                 tool.data(), seconds * 1e3, r.symbols_resolved, r.symbols_resolved / seconds / 1e6, members,
-                 r.archives, line->inputs.size());
+                 "%s: resolution (read + extract): %.1f ms wall, %.1f ms cpu; %zu symbol resolutions "
+                 "(%.2f M/s wall, %.2f M/s cpu); %zu members extracted, %zu archives, %zu inputs\n",
+                 tool.data(), seconds * 1e3, cpu_seconds * 1e3, r.symbols_resolved,
+                 r.symbols_resolved / seconds / 1e6, cpu_seconds > 0 ? r.symbols_resolved / cpu_seconds / 1e6 : 0.0,
+                 members, r.archives, line->inputs.size());
   }
 
   if (!why_extract.empty()) {

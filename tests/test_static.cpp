@@ -389,3 +389,45 @@ TEST_CASE("static: bad input names the argument") {
     CHECK(o.diag.subject == "binary.o");
   }
 }
+
+TEST_CASE("static: the linkscope-why CLI") {
+  if (!have_linkers()) return;
+  const std::string why = tool_path("linkscope-why");
+  if (!have_tool(why)) {
+    WARN("linkscope-why not built: CLI test skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("static_cli");
+  compile(dir, {{"main", "extern int b(void); void _start(void) { b(); }"},
+                {"b", "extern int a(void); int b(void) { return a(); }"},
+                {"a", "int a(void) { return 2; }"}});
+  REQUIRE(run_in(dir, "ar rcs lib.a a.o b.o") == 0);
+  write_file(dir + "/link.rsp", "-z\nrelro\n--gc-sections\nmain.o\nlib.a\n");
+  const std::string in_dir = "cd " + shell_quote(dir) + " && ";
+  REQUIRE(run_in(dir, "ld.lld-14 @link.rsp --why-extract=lld.tsv --no-demangle -o out") == 0);
+  auto r = capture(in_dir + shell_quote(why) + " @link.rsp --why-extract=ours.tsv");
+  CHECK(r.status == 0);
+  CHECK(read_file(dir + "/ours.tsv") == read_file(dir + "/lld.tsv"));
+  r = capture(in_dir + shell_quote(why) + " --semantics=bfd --print-map-includes @link.rsp");
+  CHECK(r.status == 0);
+  REQUIRE(run_in(dir, "ld @link.rsp --no-demangle -Map=bfd.map -o out") == 0);
+  CHECK(read_file(dir + "/bfd.map").find(r.out.substr(0, r.out.size() - 1)) != std::string::npos);
+  r = capture(in_dir + shell_quote(why) + " --json @link.rsp");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("{\"version\":1,\"semantics\":\"lld\",\"extracted\":[{\"member\":\"lib.a(a.o)\",\"reference\":\"lib.a(b.o)\"", 0) == 0);
+  // A finding: GNU ld semantics leave a() undefined when lib.a comes first.
+  r = capture(in_dir + shell_quote(why) + " --semantics=bfd lib.a main.o 2>&1");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("linkscope-why: undefined symbol: b (referenced by main.o)") != std::string::npos);
+  // Errors name the argument; --help lists the ignored options.
+  r = capture(in_dir + shell_quote(why) + " main.o --frobnicate 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out == "linkscope-why: --frobnicate: error: unknown option\n");
+  r = capture(in_dir + shell_quote(why) + " main.o -lnope 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out == "linkscope-why: -lnope: error: unable to find library\n");
+  r = capture(shell_quote(why) + " --help");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("--gc-sections") != std::string::npos);
+  CHECK(r.out.find("-dynamic-linker ARG") != std::string::npos);
+}

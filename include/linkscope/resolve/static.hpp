@@ -194,8 +194,10 @@ struct static_link_result {
     return no_file;
   }
 
-  // Storage for the mapped inputs the names point into.
+  // Storage for the mapped inputs the names point into, and for the names
+  // the linker makes up (--wrap's __wrap_X / __real_X).
   std::shared_ptr<std::deque<mapped_file>> storage;
+  std::shared_ptr<std::deque<std::string>> made_names;
 };
 
 namespace detail {
@@ -409,6 +411,7 @@ class static_linker {
       : line_(line), options_(options), diag_(diag) {
     result_.semantics = options.semantics;
     result_.storage = std::make_shared<std::deque<mapped_file>>();
+    result_.made_names = std::make_shared<std::deque<std::string>>();
   }
 
   result<static_link_result> run() {
@@ -641,10 +644,10 @@ class static_linker {
       const std::uint32_t s = symbols_.find(name);
       if (s == symbols_.empty) continue;
       const std::uint8_t bind = symbols_[s].binding;
-      wrap_names_.push_back("__real_" + name);
-      wrap_names_.push_back("__wrap_" + name);
-      LINKSCOPE_CHECK(lld_undefined(symbol(wrap_names_[wrap_names_.size() - 2]), no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
-      LINKSCOPE_CHECK(lld_undefined(symbol(wrap_names_.back()), no_file, bind, elf::STV_DEFAULT, false));
+      result_.made_names->push_back("__real_" + name);
+      result_.made_names->push_back("__wrap_" + name);
+      LINKSCOPE_CHECK(lld_undefined(symbol((*result_.made_names)[result_.made_names->size() - 2]), no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
+      LINKSCOPE_CHECK(lld_undefined(symbol(result_.made_names->back()), no_file, bind, elf::STV_DEFAULT, false));
     }
     return ok();
   }
@@ -939,8 +942,8 @@ class static_linker {
     if (!undefined || line_.wraps.empty()) return name;
     for (const std::string& w : line_.wraps) {
       if (name == w) {
-        wrap_names_.push_back("__wrap_" + w);
-        return wrap_names_.back();
+        result_.made_names->push_back("__wrap_" + w);
+        return result_.made_names->back();
       }
       if (name.size() == w.size() + 7 && name.substr(0, 7) == "__real_" && name.substr(7) == w) return w;
     }
@@ -1216,7 +1219,6 @@ class static_linker {
   detail::name_map<detail::comdat_entry> comdats_;
   std::vector<archive_state> archives_;
   std::vector<std::string> sonames_;
-  std::deque<std::string> wrap_names_;
   std::unordered_map<std::uint32_t, std::pair<int, std::uint32_t>> opened_;
   std::vector<detail::input_symbol> scratch_;
   std::vector<std::uint8_t> discarded_;
