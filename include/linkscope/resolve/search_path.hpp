@@ -174,8 +174,11 @@ struct search_object {
   bool is_main = false;      // the main program ignores its DT_RPATH when it has DT_RUNPATH
   const search_object* loader = nullptr;  // the object that caused this one to load
 
-  // Decomposed paths, filled on first use (cache_rpath).
-  mutable bool rpath_done = false, runpath_done = false;
+  // Decomposed paths, filled on first use (cache_rpath), and the nearest proper
+  // loader whose DT_RPATH is used: the RPATH walk skips the loaders without one, so
+  // a deep chain of objects costs O(depth) once instead of O(depth) per search.
+  mutable bool rpath_done = false, runpath_done = false, rpath_parent_done = false;
+  mutable const search_object* rpath_parent = nullptr;
   mutable std::vector<std::string> rpath_dirs, runpath_dirs;
 };
 
@@ -414,7 +417,8 @@ class library_search {
     // 1. RPATH chain, unless the loader has RUNPATH.
     if (loader == nullptr || !loader->has_runpath) {
       bool did_main = false;
-      for (const search_object* l = loader; l != nullptr; l = l->loader) {
+      const search_object* first = loader != nullptr && uses_rpath(*loader) ? loader : next_rpath(loader);
+      for (const search_object* l = first; l != nullptr; l = next_rpath(l)) {
         const auto& dirs = rpath_dirs(*l);
         if (dirs.empty()) continue;
         if (search_dirs(dirs, name, out)) {
@@ -542,10 +546,23 @@ class library_search {
     return false;
   }
 
+  static bool uses_rpath(const search_object& o) noexcept { return o.has_rpath && !(o.is_main && o.has_runpath); }
+  // Nearest proper loader of `o` whose RPATH counts (memoised; parents are searched
+  // before their children, so the recursion is shallow).
+  static const search_object* next_rpath(const search_object* o) noexcept {
+    if (o == nullptr) return nullptr;
+    if (!o->rpath_parent_done) {
+      o->rpath_parent_done = true;
+      const search_object* l = o->loader;
+      o->rpath_parent = l == nullptr ? nullptr : (uses_rpath(*l) ? l : next_rpath(l));
+    }
+    return o->rpath_parent;
+  }
+
   const std::vector<std::string>& rpath_dirs(const search_object& o) const {
     if (!o.rpath_done) {
       o.rpath_done = true;
-      if (o.has_rpath && !(o.is_main && o.has_runpath))
+      if (uses_rpath(o))
         o.rpath_dirs = decompose_path_list(o.rpath, ":", o.origin, options_.lib, options_.platform);
     }
     return o.rpath_dirs;
