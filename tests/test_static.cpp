@@ -254,6 +254,12 @@ TEST_CASE("static: -u, -e, --whole-archive, --defsym and --wrap") {
   const std::vector<std::string> entry = {"-e", "extra", "main.o", "lib.a"};
   links.add(entry);
   links.check_all();
+  // A --defsym symbol satisfies references (both linkers link this).
+  const std::vector<std::string> defsym_only = {"--defsym", "b=a", "main.o", "a.o"};
+  CHECK(run_in(dir, "ld.lld-14 --defsym b=a main.o a.o -o ds.out 2>/dev/null") == 0);
+  CHECK(run_in(dir, "ld --defsym b=a main.o a.o -o ds.out 2>/dev/null") == 0);
+  CHECK(ours(dir, defsym_only, link_semantics::lld).undefined.empty());
+  CHECK(ours(dir, defsym_only, link_semantics::bfd).undefined.empty());
   // The entry symbol pulls from an archive (lld records "--entry").
   CHECK(ours(dir, entry, link_semantics::lld).tsv.find("--entry\tlib.a(extra.o)\textra\n") != std::string::npos);
 }

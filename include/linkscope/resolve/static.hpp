@@ -634,6 +634,15 @@ class static_linker {
         lld_record(s, no_file, "--entry");
       }
     }
+    // --defsym symbols are defined from here on (after the files: lld's
+    // script symbols do not stop an extraction, they only satisfy references).
+    for (const defsym& d : line_.defsyms) {
+      sym_entry& e = symbols_[symbol(d.name)];
+      if (e.kind == sym_kind::undefined || e.kind == sym_kind::placeholder || e.kind == sym_kind::lazy) {
+        e.kind = sym_kind::defined;
+        e.file = no_file;
+      }
+    }
     // --wrap: __real_X and __wrap_X become references when X exists.
     std::vector<std::string_view> seen;
     for (const std::string& name : line_.wraps) {
