@@ -2,6 +2,7 @@
 # bench/parity_check.sh — linkscope-check on Debian's libtorch1.13 against the real tools.
 #
 #   bench/parity_check.sh [BUILD_DIR] [FILE...]
+#   SAMPLE=N (default 100) files of the whole /usr/lib/x86_64-linux-gnu; SHLIBDEPS=0 skips step 5/6
 #
 # FILEs default to /usr/lib/x86_64-linux-gnu/libtorch* (symlinks to the same file
 # are checked once). The prefix is /usr. For every file:
@@ -76,7 +77,7 @@ PY
   compare "unused (ldd -u -r)" "$work/our_unused" "$work/ldd_unused"
   ldd "$f" 2>/dev/null | grep "=> not found" | sed 's/^\t\(.*\) => not found/\1/' | sort -u > "$work/ldd_missing"
   compare "not found (ldd)" "$work/our_missing" "$work/ldd_missing"
-  ldd -r "$f" 2>&1 | grep "^undefined symbol:" | sed 's/^undefined symbol: \([^[:space:]]*\).*/\1/' | sort -u > "$work/ldd_undefined"
+  ldd -r "$f" 2>&1 | grep "^undefined symbol:" | sed 's/^undefined symbol: \([^[:space:],]*\).*/\1/' | sort -u > "$work/ldd_undefined"
   compare "undefined (ldd -r)" "$work/our_undefined" "$work/ldd_undefined"
 done < "$work/files.txt"
 
@@ -118,7 +119,7 @@ while IFS=$'\t' read -r path ours; do
 done < "$work/owners.tsv"
 echo "  $n needed DSOs, $bad differ; $via_alias registered only under the /usr-merge alias, $via_realpath only under the realpath"
 
-if command -v dpkg-shlibdeps >/dev/null; then
+if [ "${SHLIBDEPS:-1}" = 1 ] && command -v dpkg-shlibdeps >/dev/null; then
   echo "== used packages vs dpkg-shlibdeps -O"
   mkdir -p "$work/pkg/debian"
   printf 'Source: parity-check\n\nPackage: parity-check\nArchitecture: any\n' > "$work/pkg/debian/control"
@@ -156,6 +157,42 @@ open(out + "/our_useless", "w").write("".join(x + "\n" for x in sorted(set(neede
 PY
   compare "unused NEEDED per file (dpkg-shlibdeps: should not be linked against)" "$work/our_notneeded" "$work/shl_notneeded"
   compare "unused over all files (dpkg-shlibdeps: could avoid a useless dependency)" "$work/our_useless" "$work/shl_useless"
+fi
+
+# A random sample of the whole system: every dynamically linked ELF file of
+# /usr/lib/x86_64-linux-gnu checked at once (one shared cache), then SAMPLE files
+# compared with ldd -u -r (unused) and ldd -r (undefined symbols, not found).
+sample=${SAMPLE:-100}
+if [ "$sample" -gt 0 ]; then
+  echo "== whole /usr/lib/x86_64-linux-gnu, $sample random files vs ldd -u -r / ldd -r"
+  /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KB max RSS" -o "$work/time2" \
+    "$tool" --json --no-dpkg /usr/lib/x86_64-linux-gnu > "$work/whole.json"
+  echo "  $(cat "$work/time2" | tail -1)"
+  python3 - "$work/whole.json" "$sample" <<'PY' || fail=1
+import json, random, re, subprocess, sys
+r = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+s = r["stats"]
+print("  files %d, objects parsed %d, lookups %d, skipped: %d non-ELF, %d symlinks to seen files, %d static/other ELF"
+      % (s["files"], s["objects_parsed"], s["lookups"], s["skipped_non_elf"], s["skipped_symlinks"], s["skipped_static"]))
+random.seed(1)
+bad = 0
+for f in random.sample(r["files"], min(n, len(r["files"]))):
+    ours_u = sorted((x["path"] or x["name"]) for x in f["needed"] if not x["used"])
+    out = subprocess.run(["ldd", "-u", "-r", f["path"]], capture_output=True, text=True).stdout
+    theirs_u = []
+    if "Unused direct dependencies:" in out:
+        theirs_u = sorted(l[1:] for l in out.split("Unused direct dependencies:\n")[1].splitlines() if l.startswith("\t"))
+    p = subprocess.run(["ldd", "-r", f["path"]], capture_output=True, text=True)
+    theirs_r = sorted(set(re.findall(r"^undefined symbol: ([^\s,]+)", p.stdout + p.stderr, re.M)))
+    ours_r = sorted(set(x.split("@")[0] for x in f["undefined"]))
+    theirs_m = sorted(set(re.findall(r"^\t(\S+) => not found", p.stdout, re.M)))
+    ours_m = sorted(set(x["name"] for x in f["missing"]))
+    if (ours_u, ours_r, ours_m) != (theirs_u, theirs_r, theirs_m):
+        bad += 1
+        print("  DIFFERENT:", f["path"], ours_u, theirs_u, len(ours_r), len(theirs_r), ours_m, theirs_m)
+print("  %d files compared, %d differ" % (min(n, len(r["files"])), bad))
+sys.exit(1 if bad else 0)
+PY
 fi
 
 echo "== text output (first lines)"
