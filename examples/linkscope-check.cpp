@@ -2,6 +2,7 @@
 // ELF file under a prefix (conda-build's and auditwheel's question).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,7 +185,8 @@ void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
 }
 
 void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double seconds) {
-  auto shown = [&](const std::string& path) {
+  auto shown = [&](const std::string& raw) {
+    const std::string path = std::filesystem::path(raw).lexically_normal().string();
     if (path.size() > r.prefix.size() && path.compare(0, r.prefix.size(), r.prefix) == 0 && path[r.prefix.size()] == '/')
       return path.substr(r.prefix.size() + 1);
     return path;

@@ -385,6 +385,8 @@ TEST_CASE("linkscope-check CLI: text, json, exit codes", "[prefix_check]") {
   CHECK(text.out.find("bin/prog: rpath: RPATH entry /opt/elsewhere/lib points outside the prefix\n") !=
         std::string::npos);
   CHECK(text.out.find("lib/libA.so: Needed DSO lib/libB.so found in libb\n") != std::string::npos);
+  // Found through $ORIGIN/../lib, shown normalised.
+  CHECK(text.out.find("bin/prog: Needed DSO lib/libA.so found in liba\n") != std::string::npos);
   CHECK(text.out.find("unowned: Needed DSO lib/libU.so found in no package\n") != std::string::npos);
   auto json = lt::capture(tool + " --no-dpkg --json " + lt::shell_quote(fx.prefix));
   CHECK(json.status == 1);
