@@ -46,6 +46,6 @@ done
 # What the umbrella pulls in, for the note.
 g++ -std=c++20 -I"$here/include" -E "$tmp/umbrella.cpp" | wc -l | awk '{print "\nlines after preprocessing (g++): umbrella " $1}'
 g++ -std=c++20 -E "$tmp/reference.cpp" | wc -l | awk '{print "lines after preprocessing (g++): reference " $1}'
-clang++-14 -std=c++20 -I"$here/include" -H -fsyntax-only "$tmp/umbrella.cpp" 2>&1 | grep -o '/usr/include/c++/[0-9]*/[a-z_]*$' |
+clang++-14 -std=c++20 -I"$here/include" -H -fsyntax-only "$tmp/umbrella.cpp" 2>&1 | grep -o 'include/c++/[0-9]*/[a-z_]*$' |
   xargs -r -n1 basename | sort -u | tr '\n' ' ' | sed 's/^/standard headers in the umbrella (clang++-14): /; s/$/\n/'
 exit $fail
