@@ -12,6 +12,59 @@
 #define LINKSCOPE_VERSION_MINOR 1
 #define LINKSCOPE_VERSION_PATCH 0
 
+// ---- begin linkscope/ar/archive.hpp ----
+// linkscope/ar/archive.hpp — Unix archives and COFF .lib containers.
+//
+// Common/GNU/BSD layout (ar(5), POSIX `ar`, PE/COFF spec §7 "Archive (Library)
+// File Format"): the magic "!<arch>\n" (or "!<thin>\n"), then members. Each
+// member is a 60-byte ASCII header
+//     name[16] date[12] uid[6] gid[6] mode[8](octal) size[10] fmag[2]="`\n"
+// followed by `size` bytes of data and a '\n' pad byte when the data ends on
+// an odd offset. Names:
+//   "name/"      GNU/SysV short name, "name   " BSD short name;
+//   "/"          symbol table (GNU; in COFF .lib the "first linker member").
+//                In a .lib, a second "/" right after it is the "second
+//                linker member" (little-endian, sorted, 16-bit indices);
+//   "/SYM64/"    GNU 64-bit symbol table;  "//" long-name table (entries end
+//                in "/\n" for GNU, in NUL for COFF); "/N" = long name at N;
+//   "#1/N"       BSD 4.4: the name is the first N bytes of the data (which
+//                `size` includes); "__.SYMDEF", "__.SYMDEF SORTED",
+//                "__.SYMDEF_64" as the FIRST member are the BSD ranlib tables.
+//   "/<ECSYMBOLS>/"  ARM64EC symbol table of a COFF .lib (skipped).
+// Thin archives ("!<thin>\n", GNU) hold only headers for ordinary members:
+// the data lives in the file the (long) name names, relative to the
+// archive's folder; the size field is that file's size and the next header
+// follows immediately. The "/" and "//" members keep their data inline.
+//
+// AIX big archives ("<bigaf>\n", AIX "ar_big" file format documentation): a
+// 128-byte fixed-length header of decimal offsets (member table, 32-bit and
+// 64-bit global symbol tables, first and last member, free list), then
+// members linked by offset: a 112-byte header
+//     size[20] nextoff[20] prevoff[20] date[12] uid[12] gid[12] mode[12](octal) namlen[4]
+// then the name, a NUL pad to an even length, "`\n", and the data.
+//
+// Reading is lazy and zero-copy: `archive` is a view over the caller's bytes;
+// members are parsed one header at a time during iteration. Every numeric
+// field is parsed with from_chars (parse_ascii_number) and checked; every
+// error carries the file offset of the offending field.
+//
+//   auto file = mapped_file::open(path);            // keep it alive: views point into it
+//   auto a = ar::archive::open(file->bytes());
+//   for (const result<ar::member>& m : a->members()) {   // regular members only
+//     if (!m) { report(m.error()); break; }              // an error ends the walk
+//     use(m->name, m->data);                             // thin: m->external, open_thin_member()
+//   }
+//   // or: LINKSCOPE_CHECK(a->for_each_member([](const ar::member& m) { ... }));
+//   // armap offsets -> members: a->member_at(header_offset)
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
 // ---- begin linkscope/core/bytes.hpp ----
 // linkscope/core/bytes.hpp — endian-typed integers and checked reads.
 //
@@ -479,56 +532,6 @@ inline bool parse_ascii_number(std::string_view field, u64& out, int radix = 10,
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/core/bytes.hpp ----
-// ---- begin linkscope/core/hash.hpp ----
-// linkscope/core/hash.hpp — the string hashes of the ELF world.
-//
-// - sysv_hash: the System V ABI hash used by DT_HASH (gABI "Hash Table").
-// - gnu_hash:  Bernstein's h*33+c, seeded with 5381, used by DT_GNU_HASH.
-// - index_hash: what hash_index stores. It is gnu_hash with the low bit
-//   cleared, so that a value taken from a .gnu.hash chain (whose low bit is the
-//   chain-end marker) can be reused without rehashing the name.
-// - slot mixing: h*33+c clusters in its low bits, so the index scatters it
-//   with a Fibonacci multiply before taking the top bits.
-
-#include <cstdint>
-#include <string_view>
-
-namespace linkscope {
-inline namespace v0 {
-
-constexpr std::uint32_t sysv_hash(std::string_view name) noexcept {
-  std::uint32_t h = 0;
-  for (char c : name) {
-    h = (h << 4) + static_cast<unsigned char>(c);
-    std::uint32_t g = h & 0xf0000000u;
-    if (g != 0) h ^= g >> 24;
-    h &= ~g;
-  }
-  return h;
-}
-
-constexpr std::uint32_t gnu_hash(std::string_view name) noexcept {
-  std::uint32_t h = 5381;
-  for (char c : name) h = h * 33 + static_cast<unsigned char>(c);
-  return h;
-}
-
-constexpr std::uint32_t index_hash(std::string_view name) noexcept { return gnu_hash(name) & ~1u; }
-constexpr std::uint32_t index_hash_from_gnu(std::uint32_t gnu) noexcept { return gnu & ~1u; }
-
-// Spread a 32-bit hash over 2^bits slots (bits in 1..32).
-constexpr std::uint32_t hash_slot(std::uint32_t h, unsigned bits) noexcept {
-  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(h) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-}
-
-static_assert(sysv_hash("") == 0);
-static_assert(gnu_hash("") == 5381);
-static_assert(gnu_hash("printf") == 0x156b2bb8u);
-static_assert(sysv_hash("printf") == 0x077905a6u);
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/core/hash.hpp ----
 // ---- begin linkscope/core/mapped_file.hpp ----
 // linkscope/core/mapped_file.hpp — read-only file bytes, mapped or read.
 //
@@ -751,6 +754,5291 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/core/mapped_file.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace ar {
+
+// The container flavour, decided from the magic and the leading members.
+enum class format : std::uint8_t {
+  gnu,      // "!<arch>\n" with GNU/SysV names (also what llvm-lib and mingw write for .lib)
+  bsd,      // "!<arch>\n" with #1/N names or a __.SYMDEF table
+  coff,     // "!<arch>\n" with an MS second linker member
+  thin,     // "!<thin>\n" (GNU thin archive)
+  aix_big,  // "<bigaf>\n"
+};
+
+constexpr const char* to_string(format f) noexcept {
+  switch (f) {
+    case format::gnu: return "gnu";
+    case format::bsd: return "bsd";
+    case format::coff: return "coff";
+    case format::thin: return "thin";
+    case format::aix_big: return "aix_big";
+  }
+  return "?";
+}
+
+// What a member is. Iteration with members() yields only `regular` ones.
+enum class member_kind : std::uint8_t {
+  regular,
+  symbol_table,     // "/" (first linker member), "/SYM64/", __.SYMDEF*, AIX global symbol tables
+  second_linker,    // COFF second linker member
+  long_names,       // "//"
+  ec_symbols,       // "/<ECSYMBOLS>/"
+  member_table,     // AIX member table
+};
+
+// One archive member. Strings and data are views into the archive's bytes.
+struct member {
+  std::string_view name;     // resolved name (long names resolved, '/' terminator dropped)
+  std::uint64_t header_offset = 0;
+  std::uint64_t data_offset = 0;  // first data byte (thin external member: end of the header)
+  std::uint64_t size = 0;         // data size (thin external member: the external file's size)
+  byte_view data;                 // data bytes; empty for a thin external member
+  std::uint64_t date = 0;
+  std::uint64_t uid = 0;
+  std::uint64_t gid = 0;
+  std::uint64_t mode = 0;
+  std::uint64_t next_offset = 0;  // header offset of the next member (0 = none)
+  member_kind kind = member_kind::regular;
+  bool external = false;          // thin archive: data lives in the file `name` names
+  // Thin archive, name field "/N:M": the member is the one whose header is at
+  // offset M inside the (regular) archive that `name` names.
+  bool nested = false;
+  std::uint64_t nested_offset = 0;
+};
+
+// The symbol tables an archive carries (the armap reads them).
+enum class table_kind : std::uint8_t {
+  none,
+  gnu32,         // "/" (GNU, SysV, COFF first linker member): BE u32 count, BE u32 offsets, names
+  gnu64,         // "/SYM64/": BE u64 count, BE u64 offsets, names
+  bsd32,         // "__.SYMDEF" / "__.SYMDEF SORTED": u32 ranlib bytes, {strx, off} pairs, u32 strtab bytes, strtab
+  bsd64,         // "__.SYMDEF_64" / "__.SYMDEF_64 SORTED": the same with u64 fields
+  coff_second,   // second linker member: LE u32 m, m offsets, LE u32 n, n u16 indices, names
+  aix32,         // AIX global symbol table: BE u32 count, BE u32 offsets, names
+  aix64,         // AIX 64-bit global symbol table: BE u64 count, BE u64 offsets, names
+};
+
+constexpr const char* to_string(table_kind k) noexcept {
+  switch (k) {
+    case table_kind::none: return "none";
+    case table_kind::gnu32: return "gnu32";
+    case table_kind::gnu64: return "gnu64";
+    case table_kind::bsd32: return "bsd32";
+    case table_kind::bsd64: return "bsd64";
+    case table_kind::coff_second: return "coff_second";
+    case table_kind::aix32: return "aix32";
+    case table_kind::aix64: return "aix64";
+  }
+  return "?";
+}
+
+struct symbol_table_member {
+  table_kind kind = table_kind::none;
+  std::uint64_t header_offset = 0;
+  byte_view data;       // the table's bytes (base() = file offset of data)
+  bool sorted = false;  // "__.SYMDEF SORTED"
+  std::string_view name;
+};
+
+namespace detail {
+
+inline constexpr std::size_t gnu_header_size = 60;
+inline constexpr std::size_t big_fixed_header_size = 128;
+inline constexpr std::size_t big_member_header_size = 112;
+
+struct gnu_header {
+  char name[16];
+  char date[12];
+  char uid[6];
+  char gid[6];
+  char mode[8];
+  char size[10];
+  char fmag[2];
+};
+static_assert(sizeof(gnu_header) == gnu_header_size);
+
+struct big_fixed_header {
+  char magic[8];
+  char memoff[20];
+  char gstoff[20];
+  char gst64off[20];
+  char fstmoff[20];
+  char lstmoff[20];
+  char freeoff[20];
+};
+static_assert(sizeof(big_fixed_header) == big_fixed_header_size);
+
+struct big_member_header {
+  char size[20];
+  char nextoff[20];
+  char prevoff[20];
+  char date[12];
+  char uid[12];
+  char gid[12];
+  char mode[12];
+  char namlen[4];
+};
+static_assert(sizeof(big_member_header) == big_member_header_size);
+
+// Parse a fixed-width ASCII number at `field_offset` (for the error offset).
+inline result<std::uint64_t> number_field(const char* field, std::size_t width, std::uint64_t field_offset,
+                                          int radix, bool empty_is_zero, const char* what) {
+  std::uint64_t value = 0;
+  if (!parse_ascii_number(std::string_view(field, width), value, radix, empty_is_zero))
+    return error{errc::bad_field, field_offset, what};
+  return value;
+}
+
+inline std::string_view trim_right_spaces(std::string_view s) noexcept {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.remove_suffix(1);
+  return s;
+}
+
+inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+}  // namespace detail
+
+class archive;
+
+// Lazy iteration over the regular members. The iterator yields
+// result<member>; after an error it yields that error once and then ends,
+// so `for (auto m : a.members()) { if (!m) { report(m.error()); break; } ... }`
+// sees every problem.
+class member_range {
+ public:
+  class iterator {
+   public:
+    using value_type = result<member>;
+    using difference_type = std::ptrdiff_t;
+    iterator() : current_(error{errc::ok, no_offset, ""}) {}
+    const result<member>& operator*() const noexcept { return current_; }
+    const result<member>* operator->() const noexcept { return &current_; }
+    iterator& operator++();
+    bool operator==(const iterator& other) const noexcept { return done_ == other.done_ && (done_ || offset_ == other.offset_); }
+
+   private:
+    friend class member_range;
+    iterator(const archive* a, std::uint64_t offset) : archive_(a), current_(error{errc::ok, no_offset, ""}), offset_(offset) {}
+    void load();
+    const archive* archive_ = nullptr;
+    result<member> current_;
+    std::uint64_t offset_ = 0;
+    std::size_t steps_ = 0;
+    bool done_ = true;
+  };
+
+  iterator begin() const;
+  iterator end() const { return iterator(); }
+
+ private:
+  friend class archive;
+  explicit member_range(const archive* a) : archive_(a) {}
+  const archive* archive_;
+};
+
+class archive {
+ public:
+  archive() = default;
+
+  // Recognise the magic and read the leading special members (symbol
+  // tables, long names). Nothing else is parsed.
+  static result<archive> open(byte_view bytes);
+  static bool is_archive(byte_view bytes) noexcept {
+    return bytes.size() >= 8 && (std::memcmp(bytes.data(), "!<arch>\n", 8) == 0 ||
+                                 std::memcmp(bytes.data(), "!<thin>\n", 8) == 0 ||
+                                 std::memcmp(bytes.data(), "<bigaf>\n", 8) == 0);
+  }
+
+  ar::format kind() const noexcept { return format_; }
+  bool is_thin() const noexcept { return format_ == format::thin; }
+  byte_view bytes() const noexcept { return bytes_; }
+
+  // Symbol tables present, in file order (at most 2: COFF first+second
+  // linker members, or AIX 32+64-bit tables).
+  std::size_t symbol_table_count() const noexcept { return table_count_; }
+  const symbol_table_member& symbol_table(std::size_t i) const noexcept { return tables_[i]; }
+  bool has_symbol_table() const noexcept { return table_count_ > 0; }
+  byte_view long_names() const noexcept { return long_names_; }
+
+  // The regular members, lazily (see member_range).
+  member_range members() const& noexcept { return member_range(this); }
+  member_range members() && = delete;
+
+  // Call f(const member&) for every regular member; f may return bool (false stops).
+  template <class F>
+  result<void> for_each_member(F&& f) const {
+    for (const result<member>& m : members()) {
+      if (!m) return m.error();
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, const member&>, bool>) {
+        if (!f(*m)) break;
+      } else {
+        f(*m);
+      }
+    }
+    return {};
+  }
+
+  // Parse the member whose header is at `header_offset` (e.g. an armap's
+  // member offset). Special members are returned with their kind set.
+  result<member> member_at(std::uint64_t header_offset) const;
+
+  // Header offset of the first regular member (after the special members), 0 if none.
+  std::uint64_t first_member_offset() const noexcept { return first_member_; }
+
+ private:
+  friend class member_range;
+  result<member> parse_gnu(std::uint64_t offset, bool first) const;
+  result<member> parse_big(std::uint64_t offset) const;
+  result<std::string_view> long_name(std::uint64_t name_offset, std::uint64_t field_offset) const;
+  // Next regular member header at or after `offset` (skipping special ones);
+  // returns 0 at the end.
+  std::uint64_t max_steps() const noexcept {
+    return bytes_.size() / (format_ == format::aix_big ? detail::big_member_header_size + 2 : detail::gnu_header_size) + 2;
+  }
+
+  byte_view bytes_;
+  byte_view long_names_;
+  symbol_table_member tables_[2];
+  std::size_t table_count_ = 0;
+  std::uint64_t first_member_ = 0;
+  std::uint64_t last_member_ = 0;  // AIX: lstmoff
+  ar::format format_ = format::gnu;
+};
+
+// ---------------------------------------------------------------------------
+// Thin archives: the member's file (for a nested member, the file of the
+// archive that holds it: open it and call member_at(m.nested_offset)).
+// The path is the member name joined to the
+// archive's folder exactly as GNU ar/nm do (an absolute name is kept as is;
+// otherwise the archive path up to its last '/' is prepended). linkscope never
+// opens any other path for a member.
+
+struct thin_options {
+  // Refuse member names that are absolute or that climb out of the archive's
+  // folder with "..".
+  bool confine_to_archive_dir = false;
+};
+
+inline result<std::string> thin_member_path(std::string_view archive_path, const member& m,
+                                            thin_options options = {}) {
+  std::string_view name = m.name;
+  if (name.empty()) return error{errc::malformed, m.header_offset, "thin archive member has an empty name"};
+  if (options.confine_to_archive_dir) {
+    if (name.front() == '/') return error{errc::unsupported, m.header_offset, "thin archive member path is absolute"};
+    // Walk the components; depth below zero means ".." escaped the folder.
+    long depth = 0;
+    std::size_t pos = 0;
+    while (pos <= name.size()) {
+      std::size_t slash = name.find('/', pos);
+      if (slash == std::string_view::npos) slash = name.size();
+      std::string_view part = name.substr(pos, slash - pos);
+      if (part == "..") {
+        if (--depth < 0)
+          return error{errc::unsupported, m.header_offset, "thin archive member path leaves the archive's folder"};
+      } else if (!part.empty() && part != ".") {
+        ++depth;
+      }
+      pos = slash + 1;
+    }
+  }
+  if (name.front() == '/') return std::string(name);
+  std::size_t slash = archive_path.rfind('/');
+  std::string path;
+  if (slash != std::string_view::npos) path.assign(archive_path.substr(0, slash + 1));
+  path.append(name);
+  return path;
+}
+
+// Open a thin archive's member file. Errors (at the member's header offset):
+// not_found when it is missing, malformed when it is the archive itself.
+inline result<mapped_file> open_thin_member(std::string_view archive_path, const mapped_file& archive_file,
+                                            const member& m, thin_options options = {}) {
+  LINKSCOPE_TRY(path, thin_member_path(archive_path, m, options));
+  auto file = mapped_file::open(path);
+  if (!file) {
+    error e = file.error();
+    if (e.code == errc::not_found) return error{errc::not_found, m.header_offset, "thin archive member file is missing"};
+    return error{e.code, m.header_offset, e.message};
+  }
+  if (file->device() == archive_file.device() && file->inode() == archive_file.inode())
+    return error{errc::malformed, m.header_offset, "thin archive member points back at the archive itself"};
+  return file;
+}
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+inline result<archive> archive::open(byte_view bytes) {
+  archive a;
+  a.bytes_ = bytes;
+  if (bytes.size() < 8) {
+    if (bytes.size() > 0 && std::memcmp(bytes.data(), "!<arch>\n", bytes.size()) != 0 &&
+        std::memcmp(bytes.data(), "!<thin>\n", bytes.size()) != 0 && std::memcmp(bytes.data(), "<bigaf>\n", bytes.size()) != 0)
+      return bytes.fail(errc::bad_magic, 0, "not an archive (bad magic)");
+    return bytes.fail(errc::truncated, 0, "file too small for an archive magic");
+  }
+  const char* magic = reinterpret_cast<const char*>(bytes.data());
+  if (std::memcmp(magic, "<bigaf>\n", 8) == 0) {
+    a.format_ = format::aix_big;
+    LINKSCOPE_TRY(fixed, bytes.read<detail::big_fixed_header>(0, "truncated AIX big archive fixed-length header"));
+    LINKSCOPE_TRY(memoff, detail::number_field(fixed.memoff, 20, 8, 10, true, "bad member table offset"));
+    LINKSCOPE_TRY(gstoff, detail::number_field(fixed.gstoff, 20, 28, 10, true, "bad global symbol table offset"));
+    LINKSCOPE_TRY(gst64off, detail::number_field(fixed.gst64off, 20, 48, 10, true, "bad 64-bit global symbol table offset"));
+    LINKSCOPE_TRY(fstmoff, detail::number_field(fixed.fstmoff, 20, 68, 10, true, "bad first member offset"));
+    LINKSCOPE_TRY(lstmoff, detail::number_field(fixed.lstmoff, 20, 88, 10, true, "bad last member offset"));
+    LINKSCOPE_TRY(freeoff, detail::number_field(fixed.freeoff, 20, 108, 10, true, "bad free list offset"));
+    (void)freeoff;
+    (void)memoff;
+    const std::uint64_t table_offsets[2] = {gstoff, gst64off};
+    const table_kind table_kinds[2] = {table_kind::aix32, table_kind::aix64};
+    const std::uint64_t field_offsets[2] = {28, 48};
+    for (int i = 0; i < 2; ++i) {
+      if (table_offsets[i] == 0) continue;
+      if (table_offsets[i] >= bytes.size())
+        return bytes.fail(errc::out_of_range, field_offsets[i], "global symbol table offset past end of file");
+      LINKSCOPE_TRY(table, a.parse_big(table_offsets[i]));
+      symbol_table_member& t = a.tables_[a.table_count_++];
+      t.kind = table_kinds[i];
+      t.header_offset = table_offsets[i];
+      t.data = table.data;
+      t.name = table.name;
+    }
+    if (fstmoff != 0 && fstmoff >= bytes.size())
+      return bytes.fail(errc::out_of_range, 68, "first member offset past end of file");
+    if (lstmoff != 0 && lstmoff >= bytes.size())
+      return bytes.fail(errc::out_of_range, 88, "last member offset past end of file");
+    a.first_member_ = fstmoff;
+    a.last_member_ = lstmoff;
+    return a;
+  }
+  if (std::memcmp(magic, "!<thin>\n", 8) == 0) {
+    a.format_ = format::thin;
+  } else if (std::memcmp(magic, "!<arch>\n", 8) == 0) {
+    a.format_ = format::gnu;
+  } else {
+    return bytes.fail(errc::bad_magic, 0, "not an archive (bad magic)");
+  }
+  // Leading special members: "/" or "/SYM64/" or __.SYMDEF*, a COFF second
+  // linker member, "//", "/<ECSYMBOLS>/". At most a handful.
+  std::uint64_t offset = 8;
+  bool first = true;
+  bool bsd_names = false;
+  for (int guard = 0; guard < 8 && offset < bytes.size(); ++guard) {
+    LINKSCOPE_TRY(m, a.parse_gnu(offset, first));
+    if (m.kind == member_kind::regular) break;
+    if (first && m.name.size() >= 9 && m.name.substr(0, 9) == "__.SYMDEF") bsd_names = true;
+    first = false;
+    switch (m.kind) {
+      case member_kind::symbol_table: {
+        if (a.table_count_ == 2) break;
+        symbol_table_member& t = a.tables_[a.table_count_++];
+        t.header_offset = m.header_offset;
+        t.data = m.data;
+        t.name = m.name;
+        if (m.name == "/")
+          t.kind = table_kind::gnu32;
+        else if (m.name == "/SYM64/")
+          t.kind = table_kind::gnu64;
+        else {
+          t.kind = m.name.substr(0, 12) == "__.SYMDEF_64" ? table_kind::bsd64 : table_kind::bsd32;
+          t.sorted = m.name.size() > 7 && m.name.substr(m.name.size() - 7) == " SORTED";
+        }
+        break;
+      }
+      case member_kind::second_linker: {
+        a.format_ = format::coff;
+        if (a.table_count_ == 2) break;
+        symbol_table_member& t = a.tables_[a.table_count_++];
+        t.kind = table_kind::coff_second;
+        t.header_offset = m.header_offset;
+        t.data = m.data;
+        t.name = m.name;
+        break;
+      }
+      case member_kind::long_names:
+        a.long_names_ = m.data;
+        break;
+      default:
+        break;
+    }
+    offset = m.next_offset;
+    if (offset == 0) break;
+  }
+  if (bsd_names && a.format_ == format::gnu) a.format_ = format::bsd;
+  a.first_member_ = offset < bytes.size() ? offset : 0;
+  if (a.format_ == format::gnu && a.first_member_ != 0 && a.long_names_.empty()) {
+    // A "#1/" name on the first regular member marks a BSD archive.
+    if (fits(a.first_member_, 3, bytes.size()) && std::memcmp(bytes.data() + a.first_member_, "#1/", 3) == 0)
+      a.format_ = format::bsd;
+  }
+  return a;
+}
+
+inline result<std::string_view> archive::long_name(std::uint64_t name_offset, std::uint64_t field_offset) const {
+  if (long_names_.data() == nullptr)
+    return error{errc::malformed, field_offset, "long name reference but the archive has no // member"};
+  if (name_offset >= long_names_.size())
+    return error{errc::out_of_range, field_offset, "long name offset past the end of the // member"};
+  const char* begin = reinterpret_cast<const char*>(long_names_.data()) + name_offset;
+  const char* end = reinterpret_cast<const char*>(long_names_.data()) + long_names_.size();
+  const char* p = begin;
+  while (p != end && *p != '\n' && *p != '\0') ++p;
+  std::string_view name(begin, static_cast<std::size_t>(p - begin));
+  // GNU ends entries with "/\n"; COFF with NUL.
+  if (p != end && *p == '\n' && !name.empty() && name.back() == '/') name.remove_suffix(1);
+  return name;
+}
+
+inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const {
+  const byte_view& b = bytes_;
+  LINKSCOPE_TRY(h, b.read<detail::gnu_header>(offset, "truncated member header"));
+  if (h.fmag[0] != '`' || h.fmag[1] != '\n')
+    return b.fail(errc::bad_magic, offset + 58, "bad member header terminator (expected \"`\\n\")");
+  member m;
+  m.header_offset = offset;
+  LINKSCOPE_TRY(size, detail::number_field(h.size, 10, b.base() + offset + 48, 10, false, "bad member size field"));
+  LINKSCOPE_TRY(date, detail::number_field(h.date, 12, b.base() + offset + 16, 10, true, "bad member date field"));
+  LINKSCOPE_TRY(uid, detail::number_field(h.uid, 6, b.base() + offset + 28, 10, true, "bad member uid field"));
+  LINKSCOPE_TRY(gid, detail::number_field(h.gid, 6, b.base() + offset + 34, 10, true, "bad member gid field"));
+  LINKSCOPE_TRY(mode, detail::number_field(h.mode, 8, b.base() + offset + 40, 8, true, "bad member mode field"));
+  m.size = size;
+  m.date = date;
+  m.uid = uid;
+  m.gid = gid;
+  m.mode = mode;
+  const std::uint64_t data_start = offset + detail::gnu_header_size;
+  const std::string_view raw(h.name, 16);
+  const std::string_view trimmed = detail::trim_right_spaces(raw);
+  std::uint64_t name_in_data = 0;  // BSD #1/N
+  if (raw[0] == '/') {
+    if (trimmed == "/") {
+      m.kind = first ? member_kind::symbol_table : member_kind::second_linker;
+      m.name = "/";
+    } else if (trimmed == "//") {
+      m.kind = member_kind::long_names;
+      m.name = "//";
+    } else if (trimmed == "/SYM64/") {
+      m.kind = member_kind::symbol_table;
+      m.name = "/SYM64/";
+    } else if (trimmed == "/<ECSYMBOLS>/") {
+      m.kind = member_kind::ec_symbols;
+      m.name = "/<ECSYMBOLS>/";
+    } else if (detail::is_digit(raw[1])) {
+      // "/N" (GNU, COFF), "/N:M" in a thin archive for a nested member.
+      std::size_t end = 1;
+      while (end < trimmed.size() && detail::is_digit(trimmed[end])) ++end;
+      if (end != trimmed.size() && trimmed[end] != ':')
+        return b.fail(errc::bad_field, offset, "bad long name reference in member name");
+      std::uint64_t name_offset = 0;
+      if (!parse_ascii_number(trimmed.substr(1, end - 1), name_offset))
+        return b.fail(errc::bad_field, offset, "long name reference overflows");
+      if (end != trimmed.size()) {
+        if (!parse_ascii_number(trimmed.substr(end + 1), m.nested_offset))
+          return b.fail(errc::bad_field, offset, "bad nested member offset in member name");
+        m.nested = true;
+      }
+      LINKSCOPE_TRY(name, long_name(name_offset, b.base() + offset));
+      m.name = name;
+    } else {
+      return b.fail(errc::bad_field, offset, "bad special member name");
+    }
+  } else if (raw.substr(0, 3) == "#1/") {
+    std::uint64_t length = 0;
+    if (!parse_ascii_number(raw.substr(3), length))
+      return b.fail(errc::bad_field, offset + 3, "bad #1/ name length");
+    if (length > size) return b.fail(errc::out_of_range, offset + 3, "#1/ name length past the end of the member");
+    if (!fits(data_start, length, b.size()))
+      return b.fail(errc::truncated, data_start, "#1/ member name past end of file");
+    std::string_view name(reinterpret_cast<const char*>(b.data() + data_start), static_cast<std::size_t>(length));
+    std::size_t nul = name.find('\0');
+    if (nul != std::string_view::npos) name = name.substr(0, nul);
+    m.name = name;
+    name_in_data = length;
+  } else {
+    // Short name: ends at the first NUL, else the first '/', else the first space.
+    std::size_t end = raw.find('\0');
+    if (end == std::string_view::npos) end = raw.find('/');
+    if (end == std::string_view::npos) end = raw.find(' ');
+    if (end == std::string_view::npos) end = raw.size();
+    m.name = raw.substr(0, end);
+    // Point into the archive's bytes, not at the local header copy.
+    m.name = std::string_view(reinterpret_cast<const char*>(b.data() + offset), m.name.size());
+  }
+  if (first && m.kind == member_kind::regular && m.name.size() >= 9 && m.name.substr(0, 9) == "__.SYMDEF") {
+    // BSD ranlib table: "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED".
+    std::string_view full = name_in_data != 0 ? m.name : trimmed;
+    if (full == "__.SYMDEF" || full == "__.SYMDEF SORTED" || full == "__.SYMDEF_64" || full == "__.SYMDEF_64 SORTED") {
+      m.kind = member_kind::symbol_table;
+      m.name = name_in_data != 0 ? full : std::string_view(reinterpret_cast<const char*>(b.data() + offset), full.size());
+    }
+  }
+  m.data_offset = data_start + name_in_data;
+  m.size = size - name_in_data;
+  const bool external = format_ == format::thin && m.kind == member_kind::regular;
+  if (external) {
+    m.external = true;
+    m.data = byte_view(b.data() + data_start, 0, b.base() + data_start);
+    m.data_offset = data_start;
+    m.next_offset = data_start;
+  } else {
+    if (!fits(m.data_offset, m.size, b.size()))
+      return b.fail(errc::truncated, offset + 48, "member size past end of file");
+    m.data = b.sub_unchecked(m.data_offset, m.size);
+    std::uint64_t next = m.data_offset + m.size;
+    next += next & 1;
+    m.next_offset = next;
+  }
+  if (m.next_offset >= b.size()) m.next_offset = 0;
+  return m;
+}
+
+inline result<member> archive::parse_big(std::uint64_t offset) const {
+  const byte_view& b = bytes_;
+  LINKSCOPE_TRY(h, b.read<detail::big_member_header>(offset, "truncated AIX big member header"));
+  const std::uint64_t base = b.base() + offset;
+  member m;
+  m.header_offset = offset;
+  LINKSCOPE_TRY(size, detail::number_field(h.size, 20, base, 10, false, "bad member size field"));
+  LINKSCOPE_TRY(next, detail::number_field(h.nextoff, 20, base + 20, 10, true, "bad next member offset"));
+  LINKSCOPE_TRY(prev, detail::number_field(h.prevoff, 20, base + 40, 10, true, "bad previous member offset"));
+  LINKSCOPE_TRY(date, detail::number_field(h.date, 12, base + 60, 10, true, "bad member date field"));
+  LINKSCOPE_TRY(uid, detail::number_field(h.uid, 12, base + 72, 10, true, "bad member uid field"));
+  LINKSCOPE_TRY(gid, detail::number_field(h.gid, 12, base + 84, 10, true, "bad member gid field"));
+  LINKSCOPE_TRY(mode, detail::number_field(h.mode, 12, base + 96, 8, true, "bad member mode field"));
+  LINKSCOPE_TRY(namlen, detail::number_field(h.namlen, 4, base + 108, 10, true, "bad member name length"));
+  (void)prev;
+  const std::uint64_t name_start = offset + detail::big_member_header_size;
+  const std::uint64_t padded = namlen + (namlen & 1);
+  if (!fits(name_start, padded + 2, b.size()))
+    return b.fail(errc::truncated, name_start, "AIX big member name past end of file");
+  const unsigned char* trailer = b.data() + name_start + padded;
+  if (trailer[0] != '`' || trailer[1] != '\n')
+    return b.fail(errc::bad_magic, name_start + padded, "bad member header terminator (expected \"`\\n\")");
+  m.name = std::string_view(reinterpret_cast<const char*>(b.data() + name_start), static_cast<std::size_t>(namlen));
+  m.data_offset = name_start + padded + 2;
+  m.size = size;
+  if (!fits(m.data_offset, size, b.size())) return b.fail(errc::truncated, offset, "member size past end of file");
+  m.data = b.sub_unchecked(m.data_offset, size);
+  m.date = date;
+  m.uid = uid;
+  m.gid = gid;
+  m.mode = mode;
+  m.next_offset = next;
+  return m;
+}
+
+inline result<member> archive::member_at(std::uint64_t header_offset) const {
+  if (format_ == format::aix_big) {
+    if (header_offset == 0 || header_offset >= bytes_.size())
+      return error{errc::out_of_range, no_offset, "member offset past end of file"};
+    LINKSCOPE_TRY(m, parse_big(header_offset));
+    for (std::size_t i = 0; i < table_count_; ++i)
+      if (tables_[i].header_offset == header_offset) m.kind = member_kind::symbol_table;
+    return m;
+  }
+  if (header_offset < 8 || header_offset >= bytes_.size())
+    return error{errc::out_of_range, no_offset, "member offset past end of file"};
+  const bool first = header_offset == 8;
+  return parse_gnu(header_offset, first);
+}
+
+inline member_range::iterator member_range::begin() const {
+  iterator it(archive_, archive_->first_member_);
+  it.done_ = archive_->first_member_ == 0;
+  if (!it.done_) it.load();
+  return it;
+}
+
+inline void member_range::iterator::load() {
+  // Parse at offset_, skipping special members; bounded by the file size so
+  // that a loop in an AIX member chain ends with an error.
+  for (;;) {
+    if (++steps_ > archive_->max_steps()) {
+      current_ = error{errc::malformed, archive_->bytes_.base() + offset_, "member chain loops"};
+      return;
+    }
+    if (archive_->format_ == format::aix_big) {
+      current_ = archive_->parse_big(offset_);
+    } else {
+      current_ = archive_->parse_gnu(offset_, offset_ == 8);
+    }
+    if (!current_ || current_->kind == member_kind::regular) return;
+    if (current_->next_offset == 0) {
+      done_ = true;
+      return;
+    }
+    offset_ = current_->next_offset;
+  }
+}
+
+inline member_range::iterator& member_range::iterator::operator++() {
+  if (done_) return *this;
+  if (!current_) {
+    done_ = true;
+    return *this;
+  }
+  std::uint64_t next = current_->next_offset;
+  if (archive_->format_ == format::aix_big) {
+    if (offset_ == archive_->last_member_) next = 0;
+    if (next != 0 && next >= archive_->bytes_.size()) {
+      current_ = error{errc::out_of_range, archive_->bytes_.base() + offset_ + 20, "next member offset past end of file"};
+      offset_ = next;
+      return *this;
+    }
+  }
+  if (next == 0) {
+    done_ = true;
+    return *this;
+  }
+  offset_ = next;
+  load();
+  return *this;
+}
+
+}  // namespace ar
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/ar/archive.hpp ----
+// ---- begin linkscope/ar/armap.hpp ----
+// linkscope/ar/armap.hpp — archive symbol tables -> (name, member offset).
+//
+// The layouts (all offsets are member *header* offsets in the archive):
+//   gnu32  "/" (GNU/SysV ar(5); PE/COFF spec §7.4 "First Linker Member"):
+//          u32 BE count N, N x u32 BE offsets, N NUL-terminated names in order.
+//   gnu64  "/SYM64/": the same with u64 BE count and offsets.
+//   bsd32  "__.SYMDEF" / "__.SYMDEF SORTED" (4.4BSD ranlib(5), Apple ar(5)):
+//          u32 ranlib_bytes, ranlib_bytes/8 x {u32 strx, u32 member offset},
+//          u32 strtab_bytes, strtab. Written in the producer's byte order:
+//          little-endian (llvm-ar, x86/arm Darwin) or big-endian (PowerPC,
+//          old BSDs). The order is detected from which reading is consistent.
+//   bsd64  "__.SYMDEF_64": the same with u64 fields ({u64 strx, u64 offset}).
+//   coff_second  PE/COFF spec §7.5 "Second Linker Member": u32 LE M,
+//          M x u32 LE member offsets, u32 LE N, N x u16 LE 1-based indices
+//          into the offsets, N names (sorted).
+//   aix32 / aix64  AIX big archive global symbol tables: u32 (u64) BE count,
+//          count x u32 (u64) BE offsets, names.
+// Every count is checked against the bytes of its table before anything is
+// iterated ("armap count larger than the table"). Names are string_views into
+// the archive. The default table is the first one (what nm -s prints: the
+// first linker member of a .lib); an AIX archive with both tables yields the
+// 32-bit entries, then the 64-bit ones.
+//
+// `armap` is a symbol_source: each entry becomes a symbol with
+// origin = member header offset, index = entry number, defined = true.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+// ---- begin linkscope/symbols/symbol.hpp ----
+// linkscope/symbols/symbol.hpp — the one symbol model that every format feeds.
+//
+// An ar armap entry, an ELF .symtab/.dynsym entry, a COFF symbol and a
+// Windows import record all become a `symbol`. Strings are views into the
+// bytes of the file they came from (mapped_file); a symbol must not outlive
+// them. Fields that a format does not have keep their defaults.
+//
+//   origin   which file/member of the source the symbol belongs to. For an
+//            armap it is the member's offset in the archive; for an ELF or
+//            COFF file it is 0 unless the source says otherwise.
+//   index    the symbol's index in its own table (ELF symbol index, COFF
+//            symbol index, armap entry number).
+
+#include <cstdint>
+#include <string_view>
+
+namespace linkscope {
+inline namespace v0 {
+
+enum class binding : std::uint8_t { local, global, weak, unique };
+enum class symbol_kind : std::uint8_t { notype, object, func, section, file, common, tls, ifunc, other };
+enum class visibility : std::uint8_t { default_, internal, hidden, protected_ };
+
+// How a version string attaches: none, name@VER (non-default or hidden, and
+// every verneed reference), or name@@VER (the default definition).
+enum class version_kind : std::uint8_t { none, non_default, default_ };
+
+// Windows import libraries: what the import is.
+enum class import_kind : std::uint8_t { none, code, data, const_ };
+// IMPORT_OBJECT_NAME_TYPE (PE/COFF spec 7.2).
+enum class import_name_type : std::uint8_t { ordinal, name, name_noprefix, name_undecorate, name_exportas };
+
+constexpr const char* to_string(binding b) noexcept {
+  switch (b) {
+    case binding::local: return "local";
+    case binding::global: return "global";
+    case binding::weak: return "weak";
+    case binding::unique: return "unique";
+  }
+  return "?";
+}
+constexpr const char* to_string(symbol_kind k) noexcept {
+  switch (k) {
+    case symbol_kind::notype: return "notype";
+    case symbol_kind::object: return "object";
+    case symbol_kind::func: return "func";
+    case symbol_kind::section: return "section";
+    case symbol_kind::file: return "file";
+    case symbol_kind::common: return "common";
+    case symbol_kind::tls: return "tls";
+    case symbol_kind::ifunc: return "ifunc";
+    case symbol_kind::other: return "other";
+  }
+  return "?";
+}
+constexpr const char* to_string(visibility v) noexcept {
+  switch (v) {
+    case visibility::default_: return "default";
+    case visibility::internal: return "internal";
+    case visibility::hidden: return "hidden";
+    case visibility::protected_: return "protected";
+  }
+  return "?";
+}
+constexpr const char* to_string(import_kind k) noexcept {
+  switch (k) {
+    case import_kind::none: return "none";
+    case import_kind::code: return "code";
+    case import_kind::data: return "data";
+    case import_kind::const_: return "const";
+  }
+  return "?";
+}
+constexpr const char* to_string(import_name_type t) noexcept {
+  switch (t) {
+    case import_name_type::ordinal: return "ordinal";
+    case import_name_type::name: return "name";
+    case import_name_type::name_noprefix: return "name_noprefix";
+    case import_name_type::name_undecorate: return "name_undecorate";
+    case import_name_type::name_exportas: return "name_exportas";
+  }
+  return "?";
+}
+
+// Import information of a Windows import symbol (both __imp_X and X).
+struct import_info {
+  std::string_view dll;          // e.g. "KERNEL32.dll"
+  std::string_view import_name;  // the name the loader looks up (after name-type rules)
+  std::uint16_t ordinal_or_hint = 0;
+  bool by_ordinal = false;       // ordinal_or_hint is an ordinal, not a hint
+  import_kind kind = import_kind::none;
+  import_name_type name_type = import_name_type::name;
+  std::uint16_t machine = 0;
+};
+
+struct symbol {
+  std::string_view name;
+  std::string_view version;  // empty when unversioned
+  std::uint64_t value = 0;
+  std::uint64_t size = 0;
+  std::uint64_t origin = 0;  // member offset (archives) or file id
+  std::uint32_t index = 0;   // index in the symbol's own table
+  std::uint16_t section = 0; // section index (format-specific; 0 = undefined in ELF)
+  binding bind = binding::global;
+  symbol_kind kind = symbol_kind::notype;
+  visibility vis = visibility::default_;
+  version_kind ver = version_kind::none;
+  bool defined = true;
+  const import_info* import = nullptr;  // non-null for import-library symbols
+
+  bool is_global() const noexcept { return bind != binding::local; }
+};
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/symbols/symbol.hpp ----
+// ---- begin linkscope/symbols/table.hpp ----
+// linkscope/symbols/table.hpp — symbol sources and the flat symbol table.
+//
+// A *symbol source* is any view that can enumerate its symbols as `symbol`
+// values: an armap, an ELF file's .symtab/.dynsym, a COFF object, an import
+// library. The contract is one member function:
+//
+//   result<void> for_each_symbol(F&& f) const;   // f(const symbol&) -> void or bool (false stops)
+//
+// `symbol_table` collects one or more sources into a flat array with dense ids
+// (0..size-1). Names stay views into the sources' bytes. Duplicates are kept:
+// deciding which definition wins is the resolvers' job, not the table's.
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+namespace detail {
+struct symbol_sink {
+  void operator()(const symbol&) const noexcept {}
+};
+}  // namespace detail
+
+template <class S>
+concept symbol_source = requires(const S& source, detail::symbol_sink sink) {
+  { source.for_each_symbol(sink) } -> std::same_as<result<void>>;
+};
+
+// Call f(sym) and report whether iteration should go on (f may return void or bool).
+template <class F>
+constexpr bool invoke_symbol_callback(F& f, const symbol& sym) {
+  if constexpr (std::is_same_v<std::invoke_result_t<F&, const symbol&>, bool>)
+    return f(sym);
+  else {
+    f(sym);
+    return true;
+  }
+}
+
+using symbol_id = std::uint32_t;
+inline constexpr symbol_id no_symbol = ~symbol_id{0};
+
+class symbol_table {
+ public:
+  symbol_table() = default;
+
+  // Collect every symbol of `source`; `filter(sym)` may drop some.
+  template <symbol_source S, class Filter>
+  static result<symbol_table> from(const S& source, Filter&& filter) {
+    symbol_table table;
+    LINKSCOPE_CHECK(table.append(source, std::forward<Filter>(filter)));
+    return table;
+  }
+  template <symbol_source S>
+  static result<symbol_table> from(const S& source) {
+    return from(source, [](const symbol&) { return true; });
+  }
+
+  template <symbol_source S, class Filter>
+  result<void> append(const S& source, Filter&& filter) {
+    return source.for_each_symbol([&](const symbol& sym) {
+      if (filter(sym)) symbols_.push_back(sym);
+    });
+  }
+  template <symbol_source S>
+  result<void> append(const S& source) {
+    return append(source, [](const symbol&) { return true; });
+  }
+  void push_back(const symbol& sym) { symbols_.push_back(sym); }
+  void reserve(std::size_t n) { symbols_.reserve(n); }
+
+  std::size_t size() const noexcept { return symbols_.size(); }
+  bool empty() const noexcept { return symbols_.empty(); }
+  const symbol& operator[](symbol_id id) const noexcept { return symbols_[id]; }
+  std::string_view name(symbol_id id) const noexcept { return symbols_[id].name; }
+  std::string_view version(symbol_id id) const noexcept { return symbols_[id].version; }
+  std::span<const symbol> symbols() const noexcept { return symbols_; }
+  auto begin() const noexcept { return symbols_.begin(); }
+  auto end() const noexcept { return symbols_.end(); }
+
+ private:
+  std::vector<symbol> symbols_;
+};
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/symbols/table.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace ar {
+
+struct armap_entry {
+  std::string_view name;
+  std::uint64_t member_offset = 0;  // header offset of the defining member
+  std::uint32_t index = 0;          // entry number in the armap (over all parts)
+};
+
+class armap {
+ public:
+  armap() = default;
+
+  // The default table(s) of `a` (see the header comment). An archive with no
+  // symbol table gives an empty armap.
+  static result<armap> read(const archive& a);
+  // One particular table (e.g. table_kind::coff_second).
+  static result<armap> read(const archive& a, table_kind which);
+  static result<armap> read(archive&&) = delete;
+  static result<armap> read(archive&&, table_kind) = delete;
+
+  bool empty() const noexcept { return total_ == 0; }
+  // Number of entries (validated against the table bytes).
+  std::size_t size() const noexcept { return static_cast<std::size_t>(total_); }
+  table_kind kind() const noexcept { return part_count_ > 0 ? parts_[0].kind : table_kind::none; }
+  std::size_t part_count() const noexcept { return part_count_; }
+  table_kind part_kind(std::size_t i) const noexcept { return parts_[i].kind; }
+  bool big_endian() const noexcept { return part_count_ > 0 && parts_[0].big_endian; }
+  // File offset of the first table's header.
+  std::uint64_t header_offset() const noexcept { return part_count_ > 0 ? parts_[0].header_offset : 0; }
+
+  // f(const armap_entry&) -> void or bool (false stops). Fails on a malformed
+  // table (names running out, a bad string index, a bad member index).
+  template <class F>
+  result<void> for_each(F&& f) const {
+    std::uint32_t index = 0;
+    for (std::size_t p = 0; p < part_count_; ++p) {
+      bool go_on = true;
+      LINKSCOPE_CHECK(visit_part(parts_[p], index, [&](const armap_entry& e) {
+        if constexpr (std::is_same_v<std::invoke_result_t<F&, const armap_entry&>, bool>) {
+          go_on = f(e);
+        } else {
+          f(e);
+        }
+        return go_on;
+      }));
+      if (!go_on) break;
+    }
+    return {};
+  }
+
+  // symbol_source: origin = member header offset, index = entry number.
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    return for_each([&](const armap_entry& e) {
+      symbol sym;
+      sym.name = e.name;
+      sym.origin = e.member_offset;
+      sym.index = e.index;
+      sym.defined = true;
+      sym.bind = binding::global;
+      return invoke_symbol_callback(f, sym);
+    });
+  }
+
+ private:
+  struct part {
+    table_kind kind = table_kind::none;
+    std::uint64_t header_offset = 0;
+    byte_view data;
+    std::uint64_t count = 0;
+    std::uint64_t table_offset = 0;  // offset in data of the first offset/ranlib entry
+    std::uint64_t width = 4;         // width of one offset field
+    std::uint64_t strings_offset = 0;
+    std::uint64_t strings_size = 0;
+    std::uint64_t indices_offset = 0;  // coff_second
+    std::uint64_t member_count = 0;    // coff_second
+    bool big_endian = true;
+  };
+
+  static result<part> parse_part(const symbol_table_member& t);
+  template <class F>
+  static result<void> visit_part(const part& p, std::uint32_t& index, F&& f);
+
+  static std::uint64_t load_word(const unsigned char* at, std::uint64_t width, bool big) noexcept {
+    if (width == 8) return big ? load<std::uint64_t, std::endian::big>(at) : load<std::uint64_t, std::endian::little>(at);
+    return big ? load<std::uint32_t, std::endian::big>(at) : load<std::uint32_t, std::endian::little>(at);
+  }
+
+  part parts_[2];
+  std::size_t part_count_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+static_assert(symbol_source<armap>);
+
+inline result<armap::part> armap::parse_part(const symbol_table_member& t) {
+  part p;
+  p.kind = t.kind;
+  p.header_offset = t.header_offset;
+  p.data = t.data;
+  const byte_view& d = t.data;
+  switch (t.kind) {
+    case table_kind::gnu32:
+    case table_kind::gnu64:
+    case table_kind::aix32:
+    case table_kind::aix64: {
+      p.width = (t.kind == table_kind::gnu64 || t.kind == table_kind::aix64) ? 8 : 4;
+      p.big_endian = true;
+      if (d.size() < p.width) return d.fail(errc::truncated, 0, "armap too small for its symbol count");
+      p.count = load_word(d.data(), p.width, true);
+      // count * width must fit in what follows the count.
+      if (p.count > (d.size() - p.width) / p.width)
+        return d.fail(errc::too_large, 0, "armap symbol count larger than the table");
+      p.table_offset = p.width;
+      p.strings_offset = p.width + p.count * p.width;
+      p.strings_size = d.size() - p.strings_offset;
+      return p;
+    }
+    case table_kind::bsd32:
+    case table_kind::bsd64: {
+      const std::uint64_t w = t.kind == table_kind::bsd64 ? 8 : 4;
+      p.width = w;
+      if (d.size() < w) return d.fail(errc::truncated, 0, "__.SYMDEF too small for its size field");
+      // Try little-endian first (llvm-ar, Darwin), then big-endian; the
+      // right one has ranlib bytes that are a multiple of the entry size
+      // and a string table size that fits.
+      bool chosen = false;
+      for (int attempt = 0; attempt < 2 && !chosen; ++attempt) {
+        const bool big = attempt == 1;
+        const std::uint64_t ranlib_bytes = load_word(d.data(), w, big);
+        if (ranlib_bytes % (2 * w) != 0) continue;
+        if (ranlib_bytes > d.size() - w) continue;
+        const std::uint64_t after = w + ranlib_bytes;
+        if (d.size() - after < w) continue;
+        const std::uint64_t strtab_bytes = load_word(d.data() + after, w, big);
+        if (strtab_bytes > d.size() - after - w) continue;
+        p.big_endian = big;
+        p.count = ranlib_bytes / (2 * w);
+        p.table_offset = w;
+        p.strings_offset = after + w;
+        p.strings_size = strtab_bytes;
+        chosen = true;
+      }
+      if (!chosen) {
+        // Report the little-endian reading's problem.
+        const std::uint64_t ranlib_bytes = load_word(d.data(), w, false);
+        if (ranlib_bytes % (2 * w) != 0)
+          return d.fail(errc::bad_field, 0, "__.SYMDEF ranlib size is not a multiple of the entry size");
+        if (ranlib_bytes > d.size() - w) return d.fail(errc::too_large, 0, "armap symbol count larger than the table");
+        return d.fail(errc::too_large, w + ranlib_bytes, "__.SYMDEF string table size larger than the table");
+      }
+      return p;
+    }
+    case table_kind::coff_second: {
+      p.width = 4;
+      p.big_endian = false;
+      if (d.size() < 4) return d.fail(errc::truncated, 0, "second linker member too small");
+      p.member_count = load<std::uint32_t, std::endian::little>(d.data());
+      if (p.member_count > (d.size() - 4) / 4)
+        return d.fail(errc::too_large, 0, "second linker member count larger than the table");
+      p.table_offset = 4;
+      const std::uint64_t count_at = 4 + p.member_count * 4;
+      if (d.size() - count_at < 4) return d.fail(errc::truncated, count_at, "second linker member symbol count missing");
+      p.count = load<std::uint32_t, std::endian::little>(d.data() + count_at);
+      if (p.count > (d.size() - count_at - 4) / 2)
+        return d.fail(errc::too_large, count_at, "armap symbol count larger than the table");
+      p.indices_offset = count_at + 4;
+      p.strings_offset = p.indices_offset + p.count * 2;
+      p.strings_size = d.size() - p.strings_offset;
+      return p;
+    }
+    case table_kind::none:
+      break;
+  }
+  return error{errc::unsupported, t.header_offset, "unknown symbol table kind"};
+}
+
+template <class F>
+result<void> armap::visit_part(const part& p, std::uint32_t& index, F&& f) {
+  const byte_view& d = p.data;
+  const unsigned char* data = d.data();
+  const char* strings = reinterpret_cast<const char*>(data + p.strings_offset);
+  const std::size_t strings_size = static_cast<std::size_t>(p.strings_size);
+  if (p.kind == table_kind::bsd32 || p.kind == table_kind::bsd64) {
+    const std::uint64_t w = p.width;
+    for (std::uint64_t i = 0; i < p.count; ++i) {
+      const unsigned char* entry = data + p.table_offset + i * 2 * w;
+      const std::uint64_t strx = load_word(entry, w, p.big_endian);
+      const std::uint64_t offset = load_word(entry + w, w, p.big_endian);
+      if (strx >= strings_size)
+        return d.fail(errc::out_of_range, p.table_offset + i * 2 * w, "__.SYMDEF string index past the string table");
+      const void* nul = std::memchr(strings + strx, 0, strings_size - static_cast<std::size_t>(strx));
+      const std::size_t len = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + strx))
+                                             : strings_size - static_cast<std::size_t>(strx);
+      if (!f(armap_entry{std::string_view(strings + strx, len), offset, index++})) return {};
+    }
+    return {};
+  }
+  // Sequential names.
+  std::size_t pos = 0;
+  for (std::uint64_t i = 0; i < p.count; ++i) {
+    if (pos >= strings_size)
+      return d.fail(errc::truncated, p.strings_offset + pos, "armap names end before its symbol count");
+    const void* nul = std::memchr(strings + pos, 0, strings_size - pos);
+    if (nul == nullptr) return d.fail(errc::malformed, p.strings_offset + pos, "armap name not terminated");
+    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + pos));
+    std::uint64_t offset = 0;
+    if (p.kind == table_kind::coff_second) {
+      const std::uint16_t member_index = load<std::uint16_t, std::endian::little>(data + p.indices_offset + i * 2);
+      if (member_index == 0 || member_index > p.member_count)
+        return d.fail(errc::out_of_range, p.indices_offset + i * 2, "second linker member index out of range");
+      offset = load<std::uint32_t, std::endian::little>(data + p.table_offset + (member_index - 1u) * 4u);
+    } else {
+      offset = load_word(data + p.table_offset + i * p.width, p.width, true);
+    }
+    if (!f(armap_entry{std::string_view(strings + pos, len), offset, index++})) return {};
+    pos += len + 1;
+  }
+  return {};
+}
+
+inline result<armap> armap::read(const archive& a) {
+  armap map;
+  if (!a.has_symbol_table()) return map;
+  const bool both = a.kind() == format::aix_big;
+  for (std::size_t i = 0; i < a.symbol_table_count() && (i == 0 || both); ++i) {
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ += p.count;
+    map.parts_[map.part_count_++] = p;
+  }
+  return map;
+}
+
+inline result<armap> armap::read(const archive& a, table_kind which) {
+  armap map;
+  for (std::size_t i = 0; i < a.symbol_table_count(); ++i) {
+    if (a.symbol_table(i).kind != which) continue;
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ = p.count;
+    map.parts_[map.part_count_++] = p;
+    return map;
+  }
+  return error{errc::not_found, no_offset, "the archive has no symbol table of that kind"};
+}
+
+}  // namespace ar
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/ar/armap.hpp ----
+// ---- begin linkscope/coff/import.hpp ----
+// linkscope/coff/import.hpp — Windows import libraries: one import_record
+// model read from short (MSVC/LLVM) and long (GNU binutils/mingw) members.
+//
+// Short import members (PE/COFF spec 7.1-7.3, "Import Library Format"):
+//   IMPORT_OBJECT_HEADER (20 B): Sig1 0, Sig2 0xFFFF, Version 0, Machine,
+//   TimeDateStamp, SizeOfData, OrdinalOrHint, then a u16 holding Type (bits
+//   0-1: CODE, DATA, CONST) and NameType (bits 2-4). SizeOfData bytes follow:
+//   "symbol\0dll\0", and for NameType EXPORTAS (5... here 4) a third
+//   "exportname\0". The name the loader looks up comes from NameType:
+//     ORDINAL          import by OrdinalOrHint, no name;
+//     NAME             the symbol name as is;
+//     NAME_NOPREFIX    the symbol name without a leading '?', '@' or '_'
+//                      (the '_' is i386's C prefix: _foo -> foo);
+//     NAME_UNDECORATE  as NOPREFIX, then cut at the first '@'
+//                      (i386 stdcall _foo@8 / fastcall @foo@8 -> foo);
+//     NAME_EXPORTAS    the explicit third string.
+//   The member defines __imp_<symbol> and, unless the type is DATA,
+//   <symbol> (the call thunk).
+//
+// Long members (what GNU dlltool and mingw-w64 write) are ordinary COFF
+// objects that the linker assembles into the import table by section name:
+//   head  (_h.o)  .idata$2 = the IMAGE_IMPORT_DESCRIPTOR; its Name field
+//                 (offset 12) is relocated against the tail's "<x>_iname";
+//                 defines _head_<x>;
+//   tail  (_t.o)  .idata$7 = the DLL name, no relocations; defines <x>_iname;
+//   stub  (_sNNNNN.o) .idata$5/.idata$4 = the IAT/ILT slot (relocated to
+//                 .idata$6, or the ordinal with the top bit set), .idata$6 =
+//                 u16 hint + name, .idata$7 = a reference to _head_<x>, .text
+//                 = the thunk; defines __imp_<symbol> (and <symbol>).
+// A stub is tied to its DLL through .idata$7 -> _head_<x> -> Name reloc ->
+// <x>_iname -> tail's .idata$7, so a library that concatenates several
+// DLLs' import libraries (libucrt.a, libmincore.a) maps every member right.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+// ---- begin linkscope/coff/object.hpp ----
+// linkscope/coff/object.hpp — COFF relocatable objects, standard and bigobj.
+//
+// Layout (PE/COFF spec sections 3-5; bigobj per MSVC's winnt.h
+// ANON_OBJECT_HEADER_BIGOBJ):
+//
+//   standard: file_header (20 B) | section headers (40 B each)
+//   bigobj:   bigobj_header (56 B) | section headers (40 B each)
+//   ... section raw data and relocations (10 B each) anywhere in the file ...
+//   symbol table at PointerToSymbolTable: NumberOfSymbols slots of 18 B
+//   (standard) or 20 B (bigobj); a symbol with NumberOfAuxSymbols = n owns
+//   the next n slots as auxiliary records:
+//     - section definition (STATIC symbol named like its section, value 0):
+//       length, relocation count, checksum, COMDAT selection and the
+//       associated section (bigobj adds the high 16 bits);
+//     - weak external (storage class WEAK_EXTERNAL): the default symbol index
+//       and the search characteristics;
+//     - function definition (EXTERNAL function in a section): size, next;
+//     - file (storage class FILE): the file name, NUL-padded over the slots.
+//   string table right after the symbol table: u32 size (itself included),
+//   then NUL-terminated names referenced by "/offset" section names and by
+//   symbol names whose first 4 bytes are zero.
+//
+// `basic_object<Sym>` is written once against the symbol record (symbol16 or
+// symbol32). `visit_object(bytes, f)` detects the form once and calls f with
+// the right instantiation; `object` wraps either for callers that want one
+// type. Every index (section, symbol, aux, string-table offset) is checked
+// before use; nothing is read outside the bytes given.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+// ---- begin linkscope/coff/types.hpp ----
+// linkscope/coff/types.hpp — on-disk records of COFF objects, bigobj objects,
+// short import members and PE images.
+//
+// A COFF object (PE/COFF spec, "Microsoft PE and COFF Specification", section
+// 3 "COFF File Header", 4 "Section Table", 5.4 "COFF Symbol Table") starts
+// with a 20-byte file header: Machine, NumberOfSections (u16),
+// PointerToSymbolTable and NumberOfSymbols. A section table of 40-byte
+// headers follows the (object: empty) optional header. The symbol table is an
+// array of 18-byte records; a record with NumberOfAuxSymbols = n is followed
+// by n auxiliary records of the same size (section definitions, weak
+// externals, function definitions, file names). The string table comes right
+// after the symbol table: a u32 total size (including itself) and
+// NUL-terminated names. A name whose first 4 bytes are zero holds a string
+// table offset in its last 4; a section name "/123" (or "//BASE64") does the
+// same for sections.
+//
+// MSVC's /bigobj form (ANON_OBJECT_HEADER_BIGOBJ) begins with Sig1 = 0,
+// Sig2 = 0xFFFF, Version >= 2 and a fixed class GUID; it widens the section
+// count to u32 and symbol records to 20 bytes (SectionNumber becomes i32).
+// Everything else is identical, so object.hpp is written once against a
+// symbol-record parameter (standard or bigobj).
+//
+// A *short import member* (spec 7, "Import Library Format") also starts with
+// Sig1 = 0, Sig2 = 0xFFFF, but Version = 0: a 20-byte IMPORT_OBJECT_HEADER,
+// then "symbol\0dll\0" (and, for name type EXPORTAS, "exportname\0").
+//
+// PE images (spec 2-3, 6.3 ".edata", 6.4 ".idata", 5.8 delay-load) add an MZ
+// stub, "PE\0\0", the file header and an optional header (PE32 0x10b or
+// PE32+ 0x20b) whose data directories locate the export, import and
+// delay-import tables by RVA.
+
+#include <cstdint>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace coff {
+
+// IMAGE_FILE_MACHINE_* values seen in practice.
+namespace machine {
+inline constexpr u16 unknown = 0x0;
+inline constexpr u16 i386 = 0x14c;
+inline constexpr u16 amd64 = 0x8664;
+inline constexpr u16 arm = 0x1c0;
+inline constexpr u16 armnt = 0x1c4;
+inline constexpr u16 arm64 = 0xaa64;
+inline constexpr u16 arm64ec = 0xa641;
+inline constexpr u16 arm64x = 0xa64e;
+inline constexpr u16 ia64 = 0x200;
+inline constexpr u16 riscv64 = 0x5064;
+}  // namespace machine
+
+constexpr bool known_machine(u16 m) noexcept {
+  switch (m) {
+    case machine::i386: case machine::amd64: case machine::arm: case machine::armnt:
+    case machine::arm64: case machine::arm64ec: case machine::arm64x: case machine::ia64:
+    case machine::riscv64:
+      return true;
+    default:
+      return false;
+  }
+}
+constexpr const char* machine_name(u16 m) noexcept {
+  switch (m) {
+    case machine::i386: return "i386";
+    case machine::amd64: return "x86-64";
+    case machine::arm: return "arm";
+    case machine::armnt: return "armnt";
+    case machine::arm64: return "arm64";
+    case machine::arm64ec: return "arm64ec";
+    case machine::arm64x: return "arm64x";
+    case machine::ia64: return "ia64";
+    case machine::riscv64: return "riscv64";
+    default: return "unknown";
+  }
+}
+// 64-bit machines use 8-byte import thunks in long import members.
+constexpr bool is_64bit_machine(u16 m) noexcept {
+  return m == machine::amd64 || m == machine::arm64 || m == machine::arm64ec || m == machine::arm64x ||
+         m == machine::ia64 || m == machine::riscv64;
+}
+
+struct file_header {
+  le<u16> machine;
+  le<u16> number_of_sections;
+  le<u32> time_date_stamp;
+  le<u32> pointer_to_symbol_table;
+  le<u32> number_of_symbols;
+  le<u16> size_of_optional_header;
+  le<u16> characteristics;
+};
+static_assert(sizeof(file_header) == 20);
+
+// ANON_OBJECT_HEADER_BIGOBJ.
+struct bigobj_header {
+  le<u16> sig1;     // 0
+  le<u16> sig2;     // 0xFFFF
+  le<u16> version;  // >= 2
+  le<u16> machine;
+  le<u32> time_date_stamp;
+  unsigned char class_id[16];
+  le<u32> size_of_data;
+  le<u32> flags;
+  le<u32> metadata_size;
+  le<u32> metadata_offset;
+  le<u32> number_of_sections;
+  le<u32> pointer_to_symbol_table;
+  le<u32> number_of_symbols;
+};
+static_assert(sizeof(bigobj_header) == 56);
+
+// {D1BAA1C7-BAEE-4ba9-AF20-FAF66AA4DCB8} as stored.
+inline constexpr unsigned char bigobj_class_id[16] = {0xc7, 0xa1, 0xba, 0xd1, 0xee, 0xba, 0xa9, 0x4b,
+                                                      0xaf, 0x20, 0xfa, 0xf6, 0x6a, 0xa4, 0xdc, 0xb8};
+
+struct section_header {
+  char name[8];
+  le<u32> virtual_size;
+  le<u32> virtual_address;
+  le<u32> size_of_raw_data;
+  le<u32> pointer_to_raw_data;
+  le<u32> pointer_to_relocations;
+  le<u32> pointer_to_linenumbers;
+  le<u16> number_of_relocations;
+  le<u16> number_of_linenumbers;
+  le<u32> characteristics;
+};
+static_assert(sizeof(section_header) == 40);
+
+// IMAGE_SCN_* flags.
+namespace scn {
+inline constexpr u32 cnt_code = 0x20;
+inline constexpr u32 cnt_initialized_data = 0x40;
+inline constexpr u32 cnt_uninitialized_data = 0x80;
+inline constexpr u32 lnk_info = 0x200;
+inline constexpr u32 lnk_remove = 0x800;
+inline constexpr u32 lnk_comdat = 0x1000;
+inline constexpr u32 lnk_nreloc_ovfl = 0x01000000;
+inline constexpr u32 mem_discardable = 0x02000000;
+inline constexpr u32 mem_execute = 0x20000000;
+inline constexpr u32 mem_read = 0x40000000;
+inline constexpr u32 mem_write = 0x80000000;
+}  // namespace scn
+
+struct relocation {
+  le<u32> virtual_address;
+  le<u32> symbol_table_index;
+  le<u16> type;
+};
+static_assert(sizeof(relocation) == 10);
+
+// The 8-byte name field shared by symbols: inline (NUL-padded) or, when the
+// first 4 bytes are zero, an offset into the string table.
+struct symbol_name {
+  unsigned char raw[8];
+};
+static_assert(sizeof(symbol_name) == 8);
+
+// IMAGE_SYMBOL (18 bytes).
+struct symbol16 {
+  symbol_name name;
+  le<u32> value;
+  le<std::int16_t> section_number;
+  le<u16> type;
+  u8 storage_class;
+  u8 number_of_aux_symbols;
+};
+static_assert(sizeof(symbol16) == 18);
+
+// IMAGE_SYMBOL_EX (bigobj, 20 bytes).
+struct symbol32 {
+  symbol_name name;
+  le<u32> value;
+  le<std::int32_t> section_number;
+  le<u16> type;
+  u8 storage_class;
+  u8 number_of_aux_symbols;
+};
+static_assert(sizeof(symbol32) == 20);
+
+// Auxiliary records (the first 18 bytes of an aux slot; bigobj slots have 2
+// more unused bytes).
+struct aux_function_definition {
+  le<u32> tag_index;
+  le<u32> total_size;
+  le<u32> pointer_to_linenumber;
+  le<u32> pointer_to_next_function;
+  unsigned char unused[2];
+};
+static_assert(sizeof(aux_function_definition) == 18);
+
+struct aux_weak_external {
+  le<u32> tag_index;
+  le<u32> characteristics;  // 1 NOLIBRARY, 2 LIBRARY, 3 ALIAS, 4 ANTI_DEPENDENCY
+  unsigned char unused[10];
+};
+static_assert(sizeof(aux_weak_external) == 18);
+
+struct aux_section_definition {
+  le<u32> length;
+  le<u16> number_of_relocations;
+  le<u16> number_of_linenumbers;
+  le<u32> check_sum;
+  le<u16> number;      // associated section (ASSOCIATIVE comdats), low 16 bits
+  u8 selection;        // IMAGE_COMDAT_SELECT_*
+  u8 unused;
+  le<u16> high_number; // bigobj: high 16 bits of `number`
+};
+static_assert(sizeof(aux_section_definition) == 18);
+
+// IMAGE_SYM_CLASS_* storage classes.
+namespace storage_class {
+inline constexpr u8 end_of_function = 0xff;
+inline constexpr u8 null_ = 0;
+inline constexpr u8 automatic = 1;
+inline constexpr u8 external = 2;
+inline constexpr u8 static_ = 3;
+inline constexpr u8 register_ = 4;
+inline constexpr u8 external_def = 5;
+inline constexpr u8 label = 6;
+inline constexpr u8 undefined_label = 7;
+inline constexpr u8 member_of_struct = 8;
+inline constexpr u8 argument = 9;
+inline constexpr u8 struct_tag = 10;
+inline constexpr u8 function = 101;
+inline constexpr u8 end_of_struct = 102;
+inline constexpr u8 file = 103;
+inline constexpr u8 section = 104;
+inline constexpr u8 weak_external = 105;
+inline constexpr u8 clr_token = 107;
+}  // namespace storage_class
+
+// IMAGE_COMDAT_SELECT_*.
+enum class comdat_selection : u8 {
+  none = 0,
+  nodup = 1,
+  any = 2,
+  same_size = 3,
+  exact_match = 4,
+  associative = 5,
+  largest = 6,
+  newest = 7,
+};
+constexpr const char* to_string(comdat_selection s) noexcept {
+  switch (s) {
+    case comdat_selection::none: return "none";
+    case comdat_selection::nodup: return "nodup";
+    case comdat_selection::any: return "any";
+    case comdat_selection::same_size: return "same_size";
+    case comdat_selection::exact_match: return "exact_match";
+    case comdat_selection::associative: return "associative";
+    case comdat_selection::largest: return "largest";
+    case comdat_selection::newest: return "newest";
+  }
+  return "?";
+}
+
+// Special section numbers.
+inline constexpr std::int32_t sym_undefined = 0;
+inline constexpr std::int32_t sym_absolute = -1;
+inline constexpr std::int32_t sym_debug = -2;
+
+// IMPORT_OBJECT_HEADER (short import member).
+struct import_header {
+  le<u16> sig1;  // 0
+  le<u16> sig2;  // 0xFFFF
+  le<u16> version;
+  le<u16> machine;
+  le<u32> time_date_stamp;
+  le<u32> size_of_data;
+  le<u16> ordinal_or_hint;
+  le<u16> type_info;  // bits 0-1 type, 2-4 name type, 5-15 reserved
+};
+static_assert(sizeof(import_header) == 20);
+
+// ---- PE images ------------------------------------------------------------
+
+struct dos_header_prefix {
+  char magic[2];  // "MZ"
+  unsigned char unused[58];
+  le<u32> e_lfanew;
+};
+static_assert(sizeof(dos_header_prefix) == 64);
+
+struct data_directory {
+  le<u32> virtual_address;
+  le<u32> size;
+};
+static_assert(sizeof(data_directory) == 8);
+
+// The parts of the optional header that linkscope reads; the data
+// directories follow at 96 (PE32) or 112 (PE32+).
+inline constexpr u16 pe32_magic = 0x10b;
+inline constexpr u16 pe32plus_magic = 0x20b;
+
+namespace dir {
+inline constexpr u32 export_ = 0;
+inline constexpr u32 import = 1;
+inline constexpr u32 delay_import = 13;
+}  // namespace dir
+
+struct export_directory {
+  le<u32> characteristics;
+  le<u32> time_date_stamp;
+  le<u16> major_version;
+  le<u16> minor_version;
+  le<u32> name;
+  le<u32> ordinal_base;
+  le<u32> number_of_functions;
+  le<u32> number_of_names;
+  le<u32> address_of_functions;
+  le<u32> address_of_names;
+  le<u32> address_of_name_ordinals;
+};
+static_assert(sizeof(export_directory) == 40);
+
+struct import_descriptor {
+  le<u32> original_first_thunk;  // import lookup table
+  le<u32> time_date_stamp;
+  le<u32> forwarder_chain;
+  le<u32> name;
+  le<u32> first_thunk;  // import address table
+};
+static_assert(sizeof(import_descriptor) == 20);
+
+struct delay_import_descriptor {
+  le<u32> attributes;  // bit 0: RVAs (else VAs, pre-VC7)
+  le<u32> dll_name;
+  le<u32> module_handle;
+  le<u32> import_address_table;
+  le<u32> import_name_table;
+  le<u32> bound_import_address_table;
+  le<u32> unload_information_table;
+  le<u32> time_date_stamp;
+};
+static_assert(sizeof(delay_import_descriptor) == 32);
+
+}  // namespace coff
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/types.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace coff {
+
+enum class object_form : u8 { standard, bigobj };
+
+// A decoded section header.
+struct section {
+  u32 index = 0;  // 1-based, as symbols number them
+  std::string_view name;
+  section_header header{};
+
+  u32 characteristics() const noexcept { return header.characteristics; }
+  bool is_code() const noexcept { return (characteristics() & scn::cnt_code) != 0; }
+  bool is_bss() const noexcept { return (characteristics() & scn::cnt_uninitialized_data) != 0; }
+  bool is_writable() const noexcept { return (characteristics() & scn::mem_write) != 0; }
+  bool is_comdat() const noexcept { return (characteristics() & scn::lnk_comdat) != 0; }
+  // BFD's SEC_HAS_CONTENTS: raw data present in the file.
+  bool has_contents() const noexcept {
+    return header.pointer_to_raw_data != 0 && header.size_of_raw_data != 0 && !is_bss();
+  }
+};
+
+// A decoded symbol-table entry with its auxiliary records.
+struct symbol_entry {
+  std::string_view name;
+  u32 index = 0;  // slot index in the symbol table
+  u32 value = 0;
+  i32 section_number = 0;
+  u16 type = 0;
+  u8 storage_class = 0;
+  u8 aux_count = 0;
+  byte_view aux;        // aux_count slots
+  u32 aux_stride = 18;  // 18 (standard) or 20 (bigobj)
+
+  bool is_external() const noexcept { return storage_class == storage_class::external; }
+  bool is_weak_external() const noexcept { return storage_class == storage_class::weak_external; }
+  bool is_undefined() const noexcept {
+    return section_number == sym_undefined && is_external() && value == 0;
+  }
+  bool is_common() const noexcept { return section_number == sym_undefined && is_external() && value != 0; }
+  bool is_absolute() const noexcept { return section_number == sym_absolute; }
+  bool is_debug() const noexcept { return section_number == sym_debug; }
+  bool is_function() const noexcept { return ((type >> 4) & 3) == 2; }  // IMAGE_SYM_DTYPE_FUNCTION
+  bool is_file() const noexcept { return storage_class == storage_class::file; }
+  bool is_section_definition() const noexcept {
+    if (aux_count == 0 || value != 0) return false;
+    if (storage_class == storage_class::static_) return section_number > 0;
+    // C++/CLI appdomain globals: external ABS symbols with a section aux.
+    return storage_class == storage_class::external && section_number == sym_absolute;
+  }
+
+  std::optional<aux_section_definition> section_definition() const noexcept {
+    if (!is_section_definition() || aux.size() < sizeof(aux_section_definition)) return std::nullopt;
+    return aux.read_unchecked<aux_section_definition>(0);
+  }
+  std::optional<aux_weak_external> weak_external() const noexcept {
+    if (!is_weak_external() || aux_count == 0 || aux.size() < sizeof(aux_weak_external)) return std::nullopt;
+    return aux.read_unchecked<aux_weak_external>(0);
+  }
+  std::optional<aux_function_definition> function_definition() const noexcept {
+    if (!is_external() || !is_function() || section_number <= 0 || aux_count == 0 ||
+        aux.size() < sizeof(aux_function_definition))
+      return std::nullopt;
+    return aux.read_unchecked<aux_function_definition>(0);
+  }
+  // The file name carried by a FILE symbol's aux records (NUL padding cut).
+  std::string_view file_name() const noexcept {
+    if (!is_file()) return {};
+    std::string_view s = aux.chars();
+    std::size_t nul = s.find('\0');
+    return nul == std::string_view::npos ? s : s.substr(0, nul);
+  }
+  // COMDAT selection of a section-definition symbol (none otherwise).
+  comdat_selection selection() const noexcept {
+    auto def = section_definition();
+    if (!def || def->selection > 7) return comdat_selection::none;
+    return static_cast<comdat_selection>(def->selection);
+  }
+  // Associated section of an ASSOCIATIVE COMDAT (bigobj: 32 bits).
+  u32 associated_section() const noexcept {
+    auto def = section_definition();
+    if (!def) return 0;
+    u32 n = def->number;
+    if (aux_stride == 20) n |= u32{def->high_number} << 16;
+    return n;
+  }
+};
+
+namespace detail {
+inline bool decode_base64_offset(std::string_view digits, u64& out) noexcept {
+  u64 value = 0;
+  for (char c : digits) {
+    unsigned d = 0;
+    if (c >= 'A' && c <= 'Z') d = static_cast<unsigned>(c - 'A');
+    else if (c >= 'a' && c <= 'z') d = static_cast<unsigned>(c - 'a') + 26;
+    else if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0') + 52;
+    else if (c == '+') d = 62;
+    else if (c == '/') d = 63;
+    else return false;
+    value = value * 64 + d;
+    if (value > 0xffffffffu) return false;
+  }
+  out = value;
+  return true;
+}
+inline std::string_view fixed_name(const char* p, std::size_t n) noexcept {
+  std::size_t len = 0;
+  while (len < n && p[len] != '\0') ++len;
+  return std::string_view(p, len);
+}
+}  // namespace detail
+
+// True when the bytes start like a bigobj header (Sig1 0, Sig2 0xFFFF,
+// Version >= 2, the bigobj class GUID).
+inline bool is_bigobj(byte_view bytes) noexcept {
+  if (bytes.size() < sizeof(bigobj_header)) return false;
+  auto h = bytes.read_unchecked<bigobj_header>(0);
+  return h.sig1 == 0 && h.sig2 == 0xffff && h.version >= 2 &&
+         std::memcmp(h.class_id, bigobj_class_id, sizeof(bigobj_class_id)) == 0;
+}
+// True when the bytes start like a short import member.
+inline bool is_short_import(byte_view bytes) noexcept {
+  if (bytes.size() < 6) return false;
+  const unsigned char* p = bytes.data();
+  return load<u16, std::endian::little>(p) == 0 && load<u16, std::endian::little>(p + 2) == 0xffff &&
+         load<u16, std::endian::little>(p + 4) == 0;
+}
+
+template <class Sym>
+class basic_object {
+  static_assert(std::is_same_v<Sym, symbol16> || std::is_same_v<Sym, symbol32>);
+
+ public:
+  using symbol_record = Sym;
+  static constexpr bool is_big = std::is_same_v<Sym, symbol32>;
+  static constexpr u32 symbol_size = sizeof(Sym);
+
+  basic_object() = default;
+
+  static result<basic_object> parse(byte_view bytes) noexcept {
+    basic_object obj;
+    obj.bytes_ = bytes;
+    u64 section_table = 0;
+    u64 symtab = 0;
+    u64 nsyms = 0;
+    if constexpr (is_big) {
+      LINKSCOPE_TRY(h, bytes.template read<bigobj_header>(0, "truncated bigobj header"));
+      if (h.sig1 != 0 || h.sig2 != 0xffff || h.version < 2 ||
+          std::memcmp(h.class_id, bigobj_class_id, sizeof(bigobj_class_id)) != 0)
+        return bytes.fail(errc::bad_magic, 0, "not a bigobj header");
+      obj.machine_ = h.machine;
+      obj.timestamp_ = h.time_date_stamp;
+      obj.section_count_ = h.number_of_sections;
+      symtab = h.pointer_to_symbol_table;
+      nsyms = h.number_of_symbols;
+      section_table = sizeof(bigobj_header);
+    } else {
+      LINKSCOPE_TRY(h, bytes.template read<file_header>(0, "truncated COFF file header"));
+      obj.machine_ = h.machine;
+      obj.timestamp_ = h.time_date_stamp;
+      obj.section_count_ = h.number_of_sections;
+      obj.characteristics_ = h.characteristics;
+      symtab = h.pointer_to_symbol_table;
+      nsyms = h.number_of_symbols;
+      section_table = sizeof(file_header) + u64{h.size_of_optional_header};
+    }
+    // Section table: count checked against the bytes before any use.
+    LINKSCOPE_TRY(sections, bytes.template array<section_header>(section_table, obj.section_count_,
+                                                                 sizeof(section_header),
+                                                                 "section table past end of file"));
+    obj.sections_ = sections;
+    // Symbol table and string table (absent when PointerToSymbolTable is 0).
+    if (symtab != 0 || nsyms != 0) {
+      u64 table_bytes = 0;
+      if (!checked_mul(nsyms, symbol_size, table_bytes))
+        return bytes.fail(errc::overflow, symtab, "symbol table size overflows");
+      if (!bytes.contains(symtab, table_bytes))
+        return bytes.fail(errc::truncated, symtab, "symbol table past end of file");
+      obj.symtab_ = bytes.sub_unchecked(symtab, table_bytes);
+      obj.symbol_count_ = static_cast<u32>(nsyms);
+      const u64 strtab = symtab + table_bytes;
+      if (strtab + 4 <= bytes.size()) {
+        u32 size = load<u32, std::endian::little>(bytes.data() + strtab);
+        if (size < 4) size = 4;  // some writers store 0 for an empty table
+        if (!bytes.contains(strtab, size))
+          return bytes.fail(errc::truncated, strtab, "string table past end of file");
+        obj.strtab_ = bytes.sub_unchecked(strtab, size);
+      }
+    }
+    return obj;
+  }
+
+  u16 machine() const noexcept { return machine_; }
+  u32 timestamp() const noexcept { return timestamp_; }
+  u16 characteristics() const noexcept { return characteristics_; }
+  object_form form() const noexcept { return is_big ? object_form::bigobj : object_form::standard; }
+  u32 section_count() const noexcept { return section_count_; }
+  u32 symbol_count() const noexcept { return symbol_count_; }
+  byte_view bytes() const noexcept { return bytes_; }
+  byte_view string_table() const noexcept { return strtab_; }
+
+  // String-table lookup (offsets count from the size field).
+  result<std::string_view> string_at(u64 offset) const noexcept {
+    if (offset < 4 || offset >= strtab_.size())
+      return bytes_.fail(errc::out_of_range, strtab_.empty() ? 0 : strtab_.base() - bytes_.base() + offset,
+                         "string table offset past end");
+    return strtab_.cstring(offset, "string table name has no NUL");
+  }
+
+  // Section by 1-based index.
+  result<section> section_at(u32 index) const noexcept {
+    if (index == 0 || index > section_count_)
+      return bytes_.fail(errc::out_of_range, no_offset_in_file(), "section index out of range");
+    section s;
+    s.index = index;
+    s.header = sections_[index - 1];
+    const u64 header_offset = section_table_offset() + u64{index - 1} * sizeof(section_header);
+    // The name must point into the file, not into the local copy `s.header`
+    // (a view of the copy would dangle once `s` is returned).
+    std::string_view raw = detail::fixed_name(reinterpret_cast<const char*>(bytes_.data() + header_offset), 8);
+    if (raw.size() > 1 && raw[0] == '/') {
+      u64 offset = 0;
+      bool ok = raw[1] == '/' ? detail::decode_base64_offset(raw.substr(2), offset)
+                              : parse_ascii_number(raw.substr(1), offset);
+      if (!ok) return bytes_.fail(errc::bad_field, header_offset, "bad long section name reference");
+      LINKSCOPE_TRY(name, string_at(offset));
+      s.name = name;
+    } else {
+      s.name = raw;
+    }
+    return s;
+  }
+
+  template <class F>
+  result<void> for_each_section(F&& f) const {
+    for (u32 i = 1; i <= section_count_; ++i) {
+      LINKSCOPE_TRY(s, section_at(i));
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, const section&>, bool>) {
+        if (!f(s)) break;
+      } else {
+        f(s);
+      }
+    }
+    return ok();
+  }
+
+  // Raw data of a section (empty for BSS-like sections).
+  result<byte_view> section_data(const section& s) const noexcept {
+    if (s.header.pointer_to_raw_data == 0 || s.is_bss()) return byte_view(bytes_.data(), 0, bytes_.base());
+    return bytes_.sub(s.header.pointer_to_raw_data, s.header.size_of_raw_data, "section data past end of file");
+  }
+
+  result<record_array<relocation>> relocations(const section& s) const noexcept {
+    u64 count = s.header.number_of_relocations;
+    u64 offset = s.header.pointer_to_relocations;
+    if ((s.characteristics() & scn::lnk_nreloc_ovfl) != 0 && count == 0xffff) {
+      // The real count is in the first relocation's VirtualAddress (and includes it).
+      LINKSCOPE_TRY(first, bytes_.template read<relocation>(offset, "relocations past end of file"));
+      count = first.virtual_address;
+      if (count == 0) return bytes_.fail(errc::bad_field, offset, "bad extended relocation count");
+      offset += sizeof(relocation);
+      count -= 1;
+    }
+    return bytes_.template array<relocation>(offset, count, sizeof(relocation), "relocations past end of file");
+  }
+
+  // Symbol at a slot index (the slot must not be an aux record of another
+  // symbol; the caller walks with for_each_entry or uses relocation indices).
+  result<symbol_entry> symbol_at(u32 index) const noexcept {
+    if (index >= symbol_count_)
+      return bytes_.fail(errc::out_of_range, no_offset_in_file(), "symbol index out of range");
+    const u64 offset = u64{index} * symbol_size;
+    const Sym rec = symtab_.template read_unchecked<Sym>(offset);
+    symbol_entry e;
+    e.index = index;
+    e.value = rec.value;
+    e.section_number = static_cast<i32>(rec.section_number.value());
+    e.type = rec.type;
+    e.storage_class = rec.storage_class;
+    e.aux_count = rec.number_of_aux_symbols;
+    e.aux_stride = symbol_size;
+    if (u64{index} + 1 + e.aux_count > symbol_count_)
+      return symtab_.fail(errc::out_of_range, offset, "aux records past end of symbol table");
+    e.aux = symtab_.sub_unchecked(offset + symbol_size, u64{e.aux_count} * symbol_size);
+    LINKSCOPE_TRY(name, symbol_name_of(offset));
+    e.name = name;
+    if (e.section_number > 0 && static_cast<u32>(e.section_number) > section_count_)
+      return symtab_.fail(errc::out_of_range, offset, "symbol section index out of range");
+    return e;
+  }
+
+  // Visit every symbol (aux slots skipped). f(const symbol_entry&) may return
+  // bool (false stops).
+  template <class F>
+  result<void> for_each_entry(F&& f) const {
+    for (u32 i = 0; i < symbol_count_;) {
+      LINKSCOPE_TRY(e, symbol_at(i));
+      i += 1 + e.aux_count;
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, const symbol_entry&>, bool>) {
+        if (!f(e)) break;
+      } else {
+        f(e);
+      }
+    }
+    return ok();
+  }
+
+  // The one symbol model (symbols/symbol.hpp). `origin` is the caller's
+  // member offset or file id.
+  symbol to_symbol(const symbol_entry& e, u64 origin = 0) const noexcept {
+    symbol s;
+    s.name = e.name;
+    s.value = e.value;
+    s.index = e.index;
+    s.origin = origin;
+    s.section = static_cast<u16>(e.section_number);
+    if (e.is_weak_external()) {
+      s.bind = binding::weak;
+      s.defined = false;
+    } else if (e.is_external()) {
+      s.bind = binding::global;
+      s.defined = e.section_number != sym_undefined || e.value != 0;
+    } else {
+      s.bind = binding::local;
+      s.defined = e.section_number != sym_undefined;
+    }
+    if (e.is_file()) {
+      s.kind = symbol_kind::file;
+    } else if (e.is_section_definition()) {
+      s.kind = symbol_kind::section;
+      if (auto def = e.section_definition()) s.size = def->length;
+    } else if (e.is_common()) {
+      s.kind = symbol_kind::common;
+      s.size = e.value;
+    } else if (e.is_function()) {
+      s.kind = symbol_kind::func;
+      if (auto fn = e.function_definition()) s.size = fn->total_size;
+    } else if (e.section_number > 0 && static_cast<u32>(e.section_number) <= section_count_) {
+      const section_header& h = sections_[static_cast<u32>(e.section_number) - 1];
+      s.kind = (h.characteristics & scn::cnt_code) != 0 ? symbol_kind::func : symbol_kind::object;
+    }
+    return s;
+  }
+
+  template <class F>
+  result<void> for_each_symbol(F&& f, u64 origin = 0) const {
+    bool stop = false;
+    return for_each_entry([&](const symbol_entry& e) {
+      if (stop) return false;
+      symbol s = to_symbol(e, origin);
+      if (!invoke_symbol_callback(f, s)) stop = true;
+      return !stop;
+    });
+  }
+
+  // The letter GNU nm (binutils, pe-x86-64) prints for a symbol, or 0 for
+  // symbols nm does not list (FILE, debug, and other non-symbol classes).
+  result<char> nm_letter(const symbol_entry& e) const noexcept {
+    const bool global = e.is_external() || e.is_weak_external();
+    if (e.is_weak_external()) return 'w';
+    if (e.is_file() || e.is_debug()) return '\0';
+    if (e.is_external() && e.section_number == sym_undefined) return e.value != 0 ? 'C' : 'U';
+    if (!e.is_external() && e.storage_class != storage_class::static_ &&
+        e.storage_class != storage_class::label && e.storage_class != storage_class::function &&
+        e.storage_class != storage_class::section)
+      return '\0';
+    char c = '?';
+    if (e.is_absolute()) {
+      c = 'a';
+    } else if (e.section_number > 0) {
+      LINKSCOPE_TRY(sec, section_at(static_cast<u32>(e.section_number)));
+      c = section_letter(sec);
+    } else {
+      return '\0';
+    }
+    if (global && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return c;
+  }
+
+  static char section_letter(const section& sec) noexcept {
+    // binutils coff_section_type(): name prefixes first.
+    static constexpr std::pair<std::string_view, char> by_name[] = {
+        {".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+    for (const auto& [prefix, letter] : by_name)
+      if (sec.name.substr(0, prefix.size()) == prefix) return letter;
+    const u32 ch = sec.characteristics();
+    if (ch & scn::cnt_code) return 't';
+    if (ch & scn::cnt_initialized_data) return (ch & scn::mem_write) ? 'd' : 'r';
+    if (ch & scn::cnt_uninitialized_data) return 'b';
+    if (sec.name.substr(0, 6) == ".debug") return 'N';
+    if (ch & (scn::lnk_info | scn::lnk_remove)) return 'n';
+    return (ch & scn::mem_write) ? 'd' : 'r';
+  }
+
+ private:
+  u64 no_offset_in_file() const noexcept { return no_offset; }
+  u64 section_table_offset() const noexcept {
+    if constexpr (is_big) return sizeof(bigobj_header);
+    else return sizeof(file_header) + (bytes_.size() >= sizeof(file_header)
+                                           ? u64{bytes_.read_unchecked<file_header>(0).size_of_optional_header}
+                                           : 0);
+  }
+  // The name of the symbol in the slot at `slot_offset` of the symbol table.
+  // A short name is a view of the file's bytes (never of a local record copy).
+  result<std::string_view> symbol_name_of(u64 slot_offset) const noexcept {
+    const unsigned char* raw = symtab_.data() + slot_offset;  // the name is the slot's first 8 bytes
+    if (raw[0] == 0 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0) {
+      const u32 offset = load<u32, std::endian::little>(raw + 4);
+      if (offset < 4 || offset >= strtab_.size())
+        return symtab_.fail(errc::out_of_range, slot_offset, "string table offset past end");
+      return strtab_.cstring(offset, "string table name has no NUL");
+    }
+    return detail::fixed_name(reinterpret_cast<const char*>(raw), 8);
+  }
+
+  byte_view bytes_;
+  byte_view symtab_;
+  byte_view strtab_;
+  record_array<section_header> sections_;
+  u32 section_count_ = 0;
+  u32 symbol_count_ = 0;
+  u32 timestamp_ = 0;
+  u16 machine_ = 0;
+  u16 characteristics_ = 0;
+};
+
+using standard_object = basic_object<symbol16>;
+using bigobj_object = basic_object<symbol32>;
+
+// Detect the form once and call f(basic_object<Sym>&).
+template <class F>
+auto visit_object(byte_view bytes, F&& f) -> result<std::invoke_result_t<F&, const standard_object&>> {
+  using R = std::invoke_result_t<F&, const standard_object&>;
+  if (is_short_import(bytes))
+    return bytes.fail(errc::unsupported, 0, "short import member, not a COFF object");
+  if (bytes.size() >= 4 && load<u16, std::endian::little>(bytes.data()) == 0 &&
+      load<u16, std::endian::little>(bytes.data() + 2) == 0xffff) {
+    if (!is_bigobj(bytes)) return bytes.fail(errc::bad_magic, 0, "unknown anonymous COFF object header");
+    LINKSCOPE_TRY(obj, bigobj_object::parse(bytes));
+    if constexpr (std::is_void_v<R>) {
+      f(obj);
+      return ok();
+    } else {
+      return f(obj);
+    }
+  }
+  LINKSCOPE_TRY(obj, standard_object::parse(bytes));
+  if constexpr (std::is_void_v<R>) {
+    f(obj);
+    return ok();
+  } else {
+    return f(obj);
+  }
+}
+
+// Either form behind one type; dispatch happens per call, never per record.
+class object {
+ public:
+  object() = default;
+  static result<object> parse(byte_view bytes) noexcept {
+    if (is_short_import(bytes))
+      return bytes.fail(errc::unsupported, 0, "short import member, not a COFF object");
+    object o;
+    if (bytes.size() >= 4 && load<u16, std::endian::little>(bytes.data()) == 0 &&
+        load<u16, std::endian::little>(bytes.data() + 2) == 0xffff) {
+      if (!is_bigobj(bytes)) return bytes.fail(errc::bad_magic, 0, "unknown anonymous COFF object header");
+      LINKSCOPE_TRY(big, bigobj_object::parse(bytes));
+      o.big_ = big;
+      o.form_ = object_form::bigobj;
+    } else {
+      LINKSCOPE_TRY(std_, standard_object::parse(bytes));
+      o.standard_ = std_;
+      o.form_ = object_form::standard;
+    }
+    return o;
+  }
+
+  object_form form() const noexcept { return form_; }
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    if (form_ == object_form::bigobj) return f(big_);
+    return f(standard_);
+  }
+  u16 machine() const noexcept { return visit([](const auto& o) { return o.machine(); }); }
+  u32 section_count() const noexcept { return visit([](const auto& o) { return o.section_count(); }); }
+  u32 symbol_count() const noexcept { return visit([](const auto& o) { return o.symbol_count(); }); }
+  result<section> section_at(u32 i) const noexcept {
+    return visit([&](const auto& o) { return o.section_at(i); });
+  }
+  result<byte_view> section_data(const section& s) const noexcept {
+    return visit([&](const auto& o) { return o.section_data(s); });
+  }
+  result<record_array<relocation>> relocations(const section& s) const noexcept {
+    return visit([&](const auto& o) { return o.relocations(s); });
+  }
+  result<symbol_entry> symbol_at(u32 i) const noexcept {
+    return visit([&](const auto& o) { return o.symbol_at(i); });
+  }
+  result<char> nm_letter(const symbol_entry& e) const noexcept {
+    return visit([&](const auto& o) { return o.nm_letter(e); });
+  }
+  template <class F>
+  result<void> for_each_section(F&& f) const {
+    return visit([&](const auto& o) { return o.for_each_section(f); });
+  }
+  template <class F>
+  result<void> for_each_entry(F&& f) const {
+    return visit([&](const auto& o) { return o.for_each_entry(f); });
+  }
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    return visit([&](const auto& o) { return o.for_each_symbol(f, origin_); });
+  }
+  // Origin given to every symbol (member offset or file id).
+  void set_origin(u64 origin) noexcept { origin_ = origin; }
+
+ private:
+  standard_object standard_;
+  bigobj_object big_;
+  object_form form_ = object_form::standard;
+  u64 origin_ = 0;
+};
+
+static_assert(symbol_source<object>);
+
+}  // namespace coff
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/object.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace coff {
+
+enum class import_format : u8 { short_, long_ };
+
+struct import_record {
+  std::string_view dll;          // empty if a long member could not be tied to a DLL
+  std::string_view symbol;       // X; the library also defines __imp_X
+  std::string_view imp_symbol;   // "__imp_X" (set by import_library::finish for short members)
+  std::string_view import_name;  // what the loader looks up; empty for ordinal imports
+  std::optional<u16> ordinal;    // set for imports by ordinal
+  u16 hint = 0;                  // name-table hint (0 for ordinal imports)
+  import_kind kind = import_kind::code;
+  import_name_type name_type = import_name_type::name;
+  u16 machine = 0;
+  import_format format = import_format::short_;
+  u64 member_offset = 0;         // archive member header offset (caller-defined)
+  std::string_view member_name;
+
+  bool defines_thunk() const noexcept { return kind != import_kind::data; }
+  import_info info() const noexcept {
+    import_info i;
+    i.dll = dll;
+    i.import_name = import_name;
+    i.by_ordinal = ordinal.has_value();
+    i.ordinal_or_hint = ordinal ? *ordinal : hint;
+    i.kind = kind;
+    i.name_type = name_type;
+    i.machine = machine;
+    return i;
+  }
+};
+
+namespace detail {
+inline std::string_view trim_one_prefix(std::string_view name) noexcept {
+  if (!name.empty() && (name[0] == '?' || name[0] == '@' || name[0] == '_')) name.remove_prefix(1);
+  return name;
+}
+}  // namespace detail
+
+// The loader-visible name for a short import's symbol under a name type.
+// (`export_as` is the third string, used only by NAME_EXPORTAS.)
+inline std::string_view import_name_for(std::string_view symbol, import_name_type type,
+                                        std::string_view export_as = {}) noexcept {
+  switch (type) {
+    case import_name_type::ordinal: return {};
+    case import_name_type::name: return symbol;
+    case import_name_type::name_noprefix: return detail::trim_one_prefix(symbol);
+    case import_name_type::name_undecorate: {
+      std::string_view n = detail::trim_one_prefix(symbol);
+      return n.substr(0, n.find('@'));
+    }
+    case import_name_type::name_exportas: return export_as;
+  }
+  return symbol;
+}
+
+// Parse one short import member. `member` holds exactly the member's bytes.
+inline result<import_record> parse_short_import(byte_view member, u64 member_offset = 0,
+                                                std::string_view member_name = {}) noexcept {
+  LINKSCOPE_TRY(h, member.read<import_header>(0, "truncated import header"));
+  if (h.sig1 != 0 || h.sig2 != 0xffff) return member.fail(errc::bad_magic, 0, "not an import header");
+  if (h.version != 0) return member.fail(errc::unsupported, 4, "unknown import header version");
+  if (!known_machine(h.machine)) return member.fail(errc::bad_field, 6, "unknown import machine");
+  LINKSCOPE_TRY(data, member.sub(sizeof(import_header), h.size_of_data, "import data past end of member"));
+  const u16 info = h.type_info;
+  const unsigned type = info & 3u;
+  const unsigned name_type = (info >> 2) & 7u;
+  if (type > 2) return member.fail(errc::bad_field, 18, "unknown import type");
+  if (name_type > 4) return member.fail(errc::bad_field, 18, "unknown import name type");
+  import_record r;
+  r.format = import_format::short_;
+  r.member_offset = member_offset;
+  r.member_name = member_name;
+  r.machine = h.machine;
+  r.kind = type == 0 ? import_kind::code : type == 1 ? import_kind::data : import_kind::const_;
+  r.name_type = static_cast<import_name_type>(name_type);
+  if (data.empty()) return member.fail(errc::malformed, sizeof(import_header), "import symbol name has no NUL");
+  LINKSCOPE_TRY(sym, data.cstring(0, "import symbol name has no NUL"));
+  if (sym.empty()) return member.fail(errc::malformed, sizeof(import_header), "empty import symbol name");
+  if (sym.size() + 1 >= data.size())
+    return member.fail(errc::malformed, sizeof(import_header) + sym.size() + 1, "import DLL name has no NUL");
+  LINKSCOPE_TRY(dll, data.cstring(sym.size() + 1, "import DLL name has no NUL"));
+  r.symbol = sym;
+  r.dll = dll;
+  std::string_view export_as;
+  if (r.name_type == import_name_type::name_exportas) {
+    const u64 third = sym.size() + 1 + dll.size() + 1;
+    if (third >= data.size())
+      return member.fail(errc::malformed, sizeof(import_header) + third, "EXPORTAS name missing");
+    LINKSCOPE_TRY(e, data.cstring(third, "EXPORTAS name has no NUL"));
+    export_as = e;
+  }
+  if (r.name_type == import_name_type::ordinal) {
+    r.ordinal = h.ordinal_or_hint;
+  } else {
+    r.hint = h.ordinal_or_hint;
+    r.import_name = import_name_for(sym, r.name_type, export_as);
+  }
+  return r;
+}
+
+// An import library: every import record of every member, in member order,
+// plus what `dlltool -I` would print. Build it with from_archive(), or feed
+// add_member() for each member yourself and call finish().
+class import_library {
+ public:
+  import_library() = default;
+
+  // Read every regular member of an archive (.lib / .a, any ar flavour).
+  // Thin archives' external members are skipped (their bytes are elsewhere).
+  static result<import_library> from_archive(const ar::archive& archive) {
+    import_library lib;
+    // A short import member takes at least 84 bytes (ar header, import
+    // header, two names): reserving for that many only claims address space,
+    // pages are touched as records arrive, and it saves the regrowth copies
+    // that otherwise cost ~15% of a 100k-member parse.
+    lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
+    LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
+      if (m.external) return true;
+      auto added = lib.add_member(m.data, m.header_offset, m.name);
+      if (!added) {
+        lib.error_ = added.error();
+        return false;
+      }
+      return true;
+    }));
+    if (lib.error_.code != errc::ok) return lib.error_;
+    lib.finish();
+    return lib;
+  }
+  static result<import_library> from_bytes(byte_view bytes) {
+    if (ar::archive::is_archive(bytes)) {
+      LINKSCOPE_TRY(archive, ar::archive::open(bytes));
+      return from_archive(archive);
+    }
+    // A lone member: a short import or a COFF object.
+    import_library lib;
+    LINKSCOPE_CHECK(lib.add_member(bytes, 0, {}));
+    lib.finish();
+    return lib;
+  }
+
+  // Feed one member. Members that are neither import members nor COFF
+  // objects are counted and skipped; a malformed short import or COFF object
+  // is an error (its offset is the member's).
+  result<void> add_member(byte_view bytes, u64 member_offset = 0, std::string_view member_name = {}) {
+    ++member_count_;
+    if (is_short_import(bytes)) {
+      LINKSCOPE_TRY(r, parse_short_import(bytes, member_offset, member_name));
+      // (bfd's ILF reader synthesises .idata$6 without SEC_DATA for short
+      // members: never a dlltool -I candidate.)
+      records_.push_back(r);
+      return ok();
+    }
+    if (bytes.size() < sizeof(file_header)) {
+      ++other_members_;
+      return ok();
+    }
+    auto parsed = object::parse(bytes);
+    if (!parsed) {
+      ++other_members_;
+      return ok();  // not a COFF object (ELF, LTO bitcode, text): not ours
+    }
+    const object& obj = *parsed;
+    const u16 m = obj.machine();
+    if (!known_machine(m) && m != machine::unknown) {
+      ++other_members_;
+      return ok();
+    }
+    // Sanity: a real object's section table must parse.
+    LINKSCOPE_CHECK(obj.for_each_section([](const section&) {}));
+    return add_object(obj, m, member_offset, member_name);
+  }
+
+  // Tie long stubs to DLLs; call once after the last add_member().
+  void finish() {
+    for (pending_stub& p : stubs_) {
+      import_record& r = records_[p.record];
+      auto head = heads_.find(p.head_symbol);
+      if (head != heads_.end()) {
+        auto tail = inames_.find(head->second);
+        if (tail != inames_.end()) r.dll = tail->second;
+      }
+    }
+    // Stubs that could not be tied (no .idata$7 reference) fall back to the
+    // library's only DLL, when there is exactly one.
+    std::string_view only;
+    bool single = true;
+    for (const auto& [sym, dll] : inames_) {
+      if (only.empty()) only = dll;
+      else if (dll != only) single = false;
+    }
+    if (single && !only.empty())
+      for (import_record& r : records_)
+        if (r.dll.empty()) r.dll = only;
+    // "__imp_X" for short members lives in one shared, immutable arena so
+    // that copies of the library keep valid views.
+    std::size_t total = 0;
+    for (const import_record& r : records_)
+      if (r.imp_symbol.empty()) total += 6 + r.symbol.size();
+    auto arena = std::make_shared<std::string>();
+    arena->reserve(total);
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (const import_record& r : records_) {
+      if (!r.imp_symbol.empty()) continue;
+      spans.emplace_back(arena->size(), 6 + r.symbol.size());
+      arena->append("__imp_").append(r.symbol);
+    }
+    std::size_t next = 0;
+    for (import_record& r : records_) {
+      if (!r.imp_symbol.empty()) continue;
+      r.imp_symbol = std::string_view(arena->data() + spans[next].first, spans[next].second);
+      ++next;
+    }
+    arena_ = std::move(arena);
+    infos_.clear();
+    infos_.reserve(records_.size());
+    for (const import_record& r : records_) infos_.push_back(r.info());
+    finished_ = true;
+  }
+
+  const std::vector<import_record>& records() const noexcept { return records_; }
+  std::size_t member_count() const noexcept { return member_count_; }
+  std::size_t other_members() const noexcept { return other_members_; }  // neither import nor object
+  std::size_t object_members() const noexcept { return object_members_; }
+
+  // What `x86_64-w64-mingw32-dlltool -I` prints, line by line, in the same
+  // order (duplicates kept): the .idata$7 sections without relocations (or,
+  // for an MS-style library that defines __NULL_IMPORT_DESCRIPTOR, the
+  // .idata$6 sections flagged initialised data) whose first two bytes are
+  // printable. Unlike dlltool, members of every COFF machine are read; use
+  // identify_dlls(true) for dlltool's own view (i386 and x86-64 only).
+  std::vector<std::string_view> identify_dlls(bool only_bfd_machines = false) const {
+    std::vector<std::string_view> out;
+    const bool ms_style = only_bfd_machines ? ms_style_bfd_ : ms_style_;
+    for (const candidate& c : candidates_) {
+      if (only_bfd_machines && !c.bfd_machine) continue;
+      if (c.ms_style_section == ms_style) out.push_back(c.text);
+    }
+    return out;
+  }
+  // The distinct DLLs of all records, in first-seen order.
+  std::vector<std::string_view> dlls() const {
+    std::vector<std::string_view> out;
+    for (const import_record& r : records_) {
+      if (r.dll.empty()) continue;
+      bool seen = false;
+      for (std::string_view d : out) seen = seen || d == r.dll;
+      if (!seen) out.push_back(r.dll);
+    }
+    return out;
+  }
+  bool ms_style() const noexcept { return ms_style_; }
+
+  // External definitions of ordinary (non-import) object members.
+  struct static_symbol {
+    std::string_view name;
+    u64 member_offset = 0;
+    std::string_view member_name;
+  };
+  const std::vector<static_symbol>& static_symbols() const noexcept { return static_symbols_; }
+
+  // symbol_source: __imp_X for every record and X unless the import is DATA.
+  // Each symbol's `import` points into this library (valid after finish()).
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+      const import_record& r = records_[i];
+      const import_info* info = finished_ ? &infos_[i] : nullptr;
+      symbol s;
+      s.origin = r.member_offset;
+      s.index = static_cast<u32>(i);
+      s.bind = binding::global;
+      s.defined = true;
+      s.import = info;
+      if (r.defines_thunk()) {
+        s.name = r.symbol;
+        s.kind = r.kind == import_kind::code ? symbol_kind::func : symbol_kind::object;
+        if (!invoke_symbol_callback(f, s)) return ok();
+      }
+      s.name = r.imp_symbol;
+      s.kind = symbol_kind::object;
+      if (!invoke_symbol_callback(f, s)) return ok();
+    }
+    return ok();
+  }
+
+ private:
+  struct candidate {
+    std::string_view text;
+    bool ms_style_section = false;  // .idata$6 (MS-style) rather than .idata$7
+    bool bfd_machine = false;
+  };
+  struct pending_stub {
+    std::size_t record;
+    std::string_view head_symbol;
+  };
+
+  static bool printable(unsigned char c) noexcept { return c >= 0x20 && c < 0x7f; }
+
+  result<void> add_object(const object& obj, u16 m, u64 member_offset, std::string_view member_name) {
+    ++object_members_;
+    const bool bfd_machine = m == machine::i386 || m == machine::amd64;
+    // Symbols: what is defined where, and the special names.
+    std::string_view imp_symbol;   // __imp_X defined here
+    u32 imp_section = 0;
+    bool has_null_descriptor = false;
+    std::vector<std::pair<std::string_view, u32>> defined;  // (name, section) of externals
+    LINKSCOPE_CHECK(obj.for_each_entry([&](const symbol_entry& e) {
+      if (e.name.substr(0, 24) == "__NULL_IMPORT_DESCRIPTOR") has_null_descriptor = true;
+      if (!e.is_external() || e.section_number <= 0) return;
+      defined.emplace_back(e.name, static_cast<u32>(e.section_number));
+      if (e.name.substr(0, 6) == "__imp_" && imp_symbol.empty()) {
+        imp_symbol = e.name;
+        imp_section = static_cast<u32>(e.section_number);
+      }
+    }));
+    if (has_null_descriptor) {
+      ms_style_ = true;
+      if (bfd_machine) ms_style_bfd_ = true;
+    }
+    std::optional<section> idata2, idata4, idata5, idata6, idata7_reloc;
+    bool any_idata = false;
+    LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) {
+      if (s.name.substr(0, 7) == ".idata$") any_idata = true;
+      if (s.name == ".idata$2" && !idata2) idata2 = s;
+      else if (s.name == ".idata$4" && !idata4) idata4 = s;
+      else if (s.name == ".idata$5" && !idata5) idata5 = s;
+      else if (s.name == ".idata$6" && !idata6) idata6 = s;
+      else if (s.name == ".idata$7" && s.header.number_of_relocations != 0 && !idata7_reloc) idata7_reloc = s;
+    }));
+    // A member without import sections is ordinary code (mingw's libmsvcrt.a
+    // carries some): its external definitions are static definitions.
+    if (!any_idata) {
+      for (const auto& [name, sec] : defined) static_symbols_.push_back({name, member_offset, member_name});
+      return ok();
+    }
+    // Identify candidates and tails, in section order.
+    LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) -> void {
+      const bool is7 = s.name == ".idata$7";
+      const bool is6 = s.name == ".idata$6";
+      if (!is7 && !is6) return;
+      if (!s.has_contents()) return;
+      if (is7 && s.header.number_of_relocations != 0) return;
+      if (is6 && (s.characteristics() & scn::cnt_initialized_data) == 0) return;
+      auto data = obj.section_data(s);
+      if (!data || data->empty()) return;
+      const unsigned char* p = data->data();
+      if (p[0] == 0 || !printable(p[0]) || (data->size() >= 2 && !printable(p[1]))) return;
+      std::string_view text = data->chars();
+      text = text.substr(0, text.find('\0'));
+      candidates_.push_back({text, is6, bfd_machine});
+      if (is7) {
+        // The tail: the symbols defined in this section name the DLL string.
+        for (const auto& [name, sec] : defined)
+          if (sec == s.index) inames_.emplace(name, text);
+      }
+    }));
+    // Head: .idata$2's Name field (offset 12) is relocated to the iname.
+    if (idata2) {
+      LINKSCOPE_TRY(relocs, obj.relocations(*idata2));
+      std::string_view iname;
+      for (const relocation& rel : relocs) {
+        if (rel.virtual_address != 12) continue;
+        auto target = obj.symbol_at(rel.symbol_table_index);
+        if (!target) return target.error();
+        iname = target->name;
+      }
+      if (!iname.empty())
+        for (const auto& [name, sec] : defined)
+          if (sec == idata2->index) heads_.emplace(name, iname);
+    }
+    // Stub: defines __imp_X in .idata$5.
+    if (!imp_symbol.empty() && idata5 && imp_section == idata5->index) {
+      import_record r;
+      r.format = import_format::long_;
+      r.machine = m;
+      r.member_offset = member_offset;
+      r.member_name = member_name;
+      r.symbol = imp_symbol.substr(6);
+      r.imp_symbol = imp_symbol;
+      r.kind = import_kind::data;
+      for (const auto& [name, sec] : defined) {
+        if (name != r.symbol) continue;
+        LINKSCOPE_TRY(s, obj.section_at(sec));
+        r.kind = s.is_code() ? import_kind::code : import_kind::data;
+      }
+      // By name (.idata$6 = hint + name) or by ordinal (the thunk value).
+      bool named = false;
+      if (idata6 && idata6->has_contents()) {
+        LINKSCOPE_TRY(data, obj.section_data(*idata6));
+        if (data.size() >= 3) {
+          r.hint = load<u16, std::endian::little>(data.data());
+          LINKSCOPE_TRY(name, data.cstring(2, "hint/name entry has no NUL"));
+          r.import_name = name;
+          r.name_type = import_name_type::name;
+          named = true;
+        }
+      }
+      if (!named) {
+        LINKSCOPE_TRY(data, obj.section_data(*idata5));
+        const bool wide = data.size() >= 8 && is_64bit_machine(m);
+        if (data.size() < 4) return data.fail(errc::truncated, 0, "import thunk too small");
+        const u64 value = wide ? load<u64, std::endian::little>(data.data())
+                               : load<u32, std::endian::little>(data.data());
+        const u64 flag = wide ? (u64{1} << 63) : (u64{1} << 31);
+        if ((value & flag) == 0) return data.fail(errc::malformed, 0, "import thunk is neither name nor ordinal");
+        r.ordinal = static_cast<u16>(value & 0xffff);
+        r.name_type = import_name_type::ordinal;
+      }
+      std::string_view head;
+      if (idata7_reloc) {
+        LINKSCOPE_TRY(relocs, obj.relocations(*idata7_reloc));
+        if (!relocs.empty()) {
+          LINKSCOPE_TRY(target, obj.symbol_at(relocs[0].symbol_table_index));
+          head = target.name;
+        }
+      }
+      stubs_.push_back({records_.size(), head});
+      records_.push_back(r);
+    }
+    return ok();
+  }
+
+ private:
+  std::vector<import_record> records_;
+  std::vector<import_info> infos_;
+  std::shared_ptr<const std::string> arena_;
+  std::vector<static_symbol> static_symbols_;
+  std::vector<candidate> candidates_;
+  std::vector<pending_stub> stubs_;
+  std::unordered_map<std::string_view, std::string_view> heads_;   // _head_x -> x_iname
+  std::unordered_map<std::string_view, std::string_view> inames_;  // x_iname -> "x.dll"
+  std::size_t member_count_ = 0;
+  std::size_t other_members_ = 0;
+  std::size_t object_members_ = 0;
+  error error_{};
+  bool ms_style_ = false;
+  bool ms_style_bfd_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace coff
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/import.hpp ----
+// ---- begin linkscope/coff/pe.hpp ----
+// linkscope/coff/pe.hpp — PE32 and PE32+ images: exports, imports, delay-load
+// imports.
+//
+// Layout (PE/COFF spec 2 "Overview", 3.4 "Optional Header", 6.3 ".edata",
+// 6.4 ".idata", 4.8 "Delay-Load Import Tables"):
+//   DOS header ("MZ", e_lfanew at 0x3c) -> "PE\0\0" -> file header (20 B)
+//   -> optional header (magic 0x10b PE32 / 0x20b PE32+; ImageBase at 28 / 24,
+//   SizeOfHeaders at 60, NumberOfRvaAndSizes at 92 / 108, data directories
+//   at 96 / 112) -> section table (40 B each).
+//   Tables are located by RVA. An RVA maps to a file offset through the
+//   section that contains it (VirtualAddress <= rva < VirtualAddress +
+//   max(VirtualSize, SizeOfRawData)); only bytes backed by raw data can be
+//   read. Every RVA is checked; one that lies outside every section (or in a
+//   section's zero-filled tail) is an error carrying the directory's offset.
+//   Export directory (40 B): Name, Base, NumberOfFunctions, NumberOfNames and
+//   three arrays: function RVAs (u32), name RVAs (u32, sorted), name
+//   ordinals (u16 indices into the function array). A function RVA inside
+//   the export directory's own range is a forwarder string "DLL.name".
+//   Import directory: 20-byte descriptors until an all-zero one; each names
+//   a DLL and a lookup table of thunks (u32 for PE32, u64 for PE32+): top bit
+//   set = ordinal in the low 16 bits, else the RVA of {u16 hint, name}.
+//   Delay-load directory: 32-byte descriptors (Attributes bit 0 = RVAs, else
+//   VAs from ImageBase), with the same thunk format in the name table.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace pe {
+
+using coff::data_directory;
+using coff::section_header;
+
+struct export_entry {
+  u32 ordinal = 0;             // biased (Base + index)
+  std::string_view name;       // empty for an export by ordinal only
+  u32 rva = 0;                 // function RVA (the forwarder string's RVA for forwarders)
+  std::string_view forwarder;  // "DLL.name" or "DLL.#ord"; empty otherwise
+  u32 hint = 0;                // index in the name pointer table (named exports)
+};
+
+struct imported_function {
+  std::string_view name;        // empty when imported by ordinal
+  std::optional<u16> ordinal;
+  u16 hint = 0;
+  u32 thunk_rva = 0;            // RVA of the IAT slot
+};
+
+struct imported_dll {
+  std::string_view name;
+  bool delay_load = false;
+  std::vector<imported_function> functions;
+};
+
+class image {
+ public:
+  image() = default;
+
+  static result<image> parse(byte_view bytes) noexcept {
+    image img;
+    img.bytes_ = bytes;
+    LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
+    if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
+    const u64 pe_offset = dos.e_lfanew;
+    LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
+    if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
+    LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
+    img.machine_ = fh.machine;
+    img.characteristics_ = fh.characteristics;
+    const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
+    const u64 opt_size = fh.size_of_optional_header;
+    LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
+    if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
+    const u16 magic = load<u16, std::endian::little>(optional.data());
+    u64 dirs_at = 0;
+    u64 count_at = 0;
+    if (magic == coff::pe32_magic) {
+      img.plus_ = false;
+      if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
+      img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
+      count_at = 92;
+      dirs_at = 96;
+    } else if (magic == coff::pe32plus_magic) {
+      img.plus_ = true;
+      if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
+      img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
+      count_at = 108;
+      dirs_at = 112;
+    } else {
+      return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
+    }
+    img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
+    u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
+    const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
+    if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
+    LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
+    img.dirs_ = dirs;
+    img.dirs_offset_ = opt + dirs_at;
+    LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
+                                                        sizeof(section_header), "section table past end of file"));
+    img.sections_ = sections;
+    return img;
+  }
+
+  static bool is_pe(byte_view bytes) noexcept {
+    if (bytes.size() < sizeof(coff::dos_header_prefix) || bytes.data()[0] != 'M' || bytes.data()[1] != 'Z')
+      return false;
+    const u64 pe = load<u32, std::endian::little>(bytes.data() + 0x3c);
+    return bytes.contains(pe, 4) && std::memcmp(bytes.data() + pe, "PE\0\0", 4) == 0;
+  }
+
+  u16 machine() const noexcept { return machine_; }
+  bool is_pe32_plus() const noexcept { return plus_; }
+  bool is_dll() const noexcept { return (characteristics_ & 0x2000) != 0; }
+  u64 image_base() const noexcept { return image_base_; }
+  std::size_t section_count() const noexcept { return sections_.size(); }
+  section_header section(std::size_t i) const noexcept { return sections_[i]; }
+  byte_view bytes() const noexcept { return bytes_; }
+
+  data_directory directory(u32 index) const noexcept {
+    if (index >= dirs_.size()) return data_directory{};
+    return dirs_[index];
+  }
+
+  // File bytes for [rva, rva + len): inside one section's raw data (or the
+  // headers). `where` is the file offset blamed on failure.
+  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept {
+    for (const section_header& s : sections_) {
+      const u64 va = s.virtual_address;
+      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+      if (rva < va || rva - va >= span) continue;
+      const u64 delta = rva - va;
+      if (!fits(delta, len, s.size_of_raw_data))
+        return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
+      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
+    }
+    if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
+    return bytes_.fail(errc::out_of_range, where, what);
+  }
+  // The rest of the section from `rva` (for strings).
+  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept {
+    for (const section_header& s : sections_) {
+      const u64 va = s.virtual_address;
+      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+      if (rva < va || rva - va >= span) continue;
+      const u64 delta = rva - va;
+      if (delta >= s.size_of_raw_data)
+        return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
+      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
+                        "section raw data past end of file");
+    }
+    if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
+    return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
+  }
+  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept {
+    LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
+    return tail.cstring(0, "string at RVA has no NUL");
+  }
+
+  // The DLL's own name from the export directory (empty if none).
+  result<std::string_view> export_name() const noexcept {
+    const data_directory d = directory(coff::dir::export_);
+    if (d.virtual_address == 0) return std::string_view{};
+    const u64 where = dirs_offset_;
+    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
+    const auto ed = view.read_unchecked<coff::export_directory>(0);
+    if (ed.name == 0) return std::string_view{};
+    return string_at_rva(ed.name, view.base() + 12);
+  }
+
+  result<std::vector<export_entry>> exports() const {
+    std::vector<export_entry> out;
+    const data_directory d = directory(coff::dir::export_);
+    if (d.virtual_address == 0 || d.size == 0) return out;
+    const u64 where = dirs_offset_;
+    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
+                               "export directory RVA outside every section"));
+    const auto ed = view.read_unchecked<coff::export_directory>(0);
+    const u64 dir_at = view.base();
+    const u64 nfunc = ed.number_of_functions;
+    const u64 nname = ed.number_of_names;
+    if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
+      return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
+    // Tables: sizes checked against the section's raw data before any loop.
+    byte_view funcs, names, ords;
+    if (nfunc > 0) {
+      LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
+                              "export address table RVA outside every section"));
+      funcs = f;
+    }
+    if (nname > 0) {
+      LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
+                              "export name table RVA outside every section"));
+      LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
+                              "export ordinal table RVA outside every section"));
+      names = n;
+      ords = o;
+    }
+    std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
+    out.reserve(static_cast<std::size_t>(nname));
+    for (u64 j = 0; j < nname; ++j) {
+      const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
+      const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
+      if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
+      LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
+      export_entry e;
+      e.name = name;
+      e.ordinal = ed.ordinal_base + index;
+      e.hint = static_cast<u32>(j);
+      LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
+      named[index] = true;
+      out.push_back(e);
+    }
+    for (u64 i = 0; i < nfunc; ++i) {
+      if (named[static_cast<std::size_t>(i)]) continue;
+      if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
+      export_entry e;
+      e.ordinal = static_cast<u32>(ed.ordinal_base + i);
+      LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  result<std::vector<imported_dll>> imports() const {
+    std::vector<imported_dll> out;
+    const data_directory d = directory(coff::dir::import);
+    if (d.virtual_address == 0) return out;
+    u64 budget = bytes_.size() / 4;
+    for (u64 i = 0;; ++i) {
+      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
+      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
+                                 "import directory RVA outside every section"));
+      const auto desc = view.read_unchecked<coff::import_descriptor>(0);
+      if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
+      imported_dll dll;
+      LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
+      dll.name = name;
+      const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
+      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
+      out.push_back(std::move(dll));
+    }
+    return out;
+  }
+
+  result<std::vector<imported_dll>> delay_imports() const {
+    std::vector<imported_dll> out;
+    const data_directory d = directory(coff::dir::delay_import);
+    if (d.virtual_address == 0) return out;
+    u64 budget = bytes_.size() / 4;
+    for (u64 i = 0;; ++i) {
+      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
+      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
+                                 "delay-import directory RVA outside every section"));
+      const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
+      if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
+      // Attributes bit 0 clear: pre-VC7 tables hold VAs.
+      const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
+      auto unbias = [&](u64 v) -> result<u64> {
+        if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
+        return v - bias;
+      };
+      imported_dll dll;
+      dll.delay_load = true;
+      LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
+      LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
+      dll.name = name;
+      LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
+      LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
+      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
+      out.push_back(std::move(dll));
+    }
+    return out;
+  }
+
+  // symbol_source: exports as defined global symbols (forwarders included,
+  // with value 0), imports as undefined symbols carrying import info.
+  // Import info pointers are only valid during the callback.
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    LINKSCOPE_TRY(exps, exports());
+    u32 index = 0;
+    for (const export_entry& e : exps) {
+      if (e.name.empty()) continue;
+      symbol s;
+      s.name = e.name;
+      s.value = e.forwarder.empty() ? image_base_ + e.rva : 0;
+      s.index = index++;
+      s.bind = binding::global;
+      s.defined = true;
+      s.kind = symbol_kind::func;
+      if (!invoke_symbol_callback(f, s)) return ok();
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      LINKSCOPE_TRY(dlls, pass == 0 ? imports() : delay_imports());
+      for (const imported_dll& dll : dlls) {
+        for (const imported_function& fn : dll.functions) {
+          if (fn.name.empty()) continue;
+          import_info info;
+          info.dll = dll.name;
+          info.import_name = fn.name;
+          info.ordinal_or_hint = fn.hint;
+          info.kind = import_kind::code;
+          info.machine = machine_;
+          symbol s;
+          s.name = fn.name;
+          s.index = index++;
+          s.defined = false;
+          s.import = &info;
+          if (!invoke_symbol_callback(f, s)) return ok();
+        }
+      }
+    }
+    return ok();
+  }
+
+ private:
+  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
+    const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
+    e.rva = rva;
+    if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
+      LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
+      e.forwarder = fwd;
+    }
+    return ok();
+  }
+
+  // `budget` bounds the total work: descriptors may share one lookup table,
+  // so without it a crafted file could cost (file size)^2.
+  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
+    const u64 width = plus_ ? 8 : 4;
+    const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
+    // The table must end with a zero thunk inside its section: bound the
+    // loop by the raw bytes left from its start.
+    LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
+    const u64 max_entries = table.size() / width;
+    for (u64 i = 0;; ++i) {
+      if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
+      const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
+                          : load<u32, std::endian::little>(table.data() + i * width);
+      if (v == 0) break;
+      if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
+      --budget;
+      imported_function fn;
+      fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
+      if (v & flag) {
+        fn.ordinal = static_cast<u16>(v & 0xffff);
+      } else {
+        if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
+        const u64 hn = v - bias;
+        if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
+        LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
+        if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
+        fn.hint = load<u16, std::endian::little>(entry.data());
+        LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
+        fn.name = name;
+      }
+      dll.functions.push_back(fn);
+    }
+    return ok();
+  }
+
+  byte_view bytes_;
+  record_array<section_header> sections_;
+  record_array<data_directory> dirs_;
+  u64 dirs_offset_ = 0;
+  u64 image_base_ = 0;
+  u32 size_of_headers_ = 0;
+  u16 machine_ = 0;
+  u16 characteristics_ = 0;
+  bool plus_ = false;
+};
+
+static_assert(symbol_source<image>);
+
+}  // namespace pe
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/pe.hpp ----
+// ---- begin linkscope/core/hash.hpp ----
+// linkscope/core/hash.hpp — the string hashes of the ELF world.
+//
+// - sysv_hash: the System V ABI hash used by DT_HASH (gABI "Hash Table").
+// - gnu_hash:  Bernstein's h*33+c, seeded with 5381, used by DT_GNU_HASH.
+// - index_hash: what hash_index stores. Not gnu_hash: h*33+c is a serial
+//   chain of one multiply-add per byte, and it clusters in its low bits. The
+//   index hash consumes 8 bytes per step (multiply-xorshift, in the spirit of
+//   splitmix64) and finishes with a full avalanche, so its 32 bits can address
+//   slots directly. It is an in-memory hash only (host byte order).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace linkscope {
+inline namespace v0 {
+
+constexpr std::uint32_t sysv_hash(std::string_view name) noexcept {
+  std::uint32_t h = 0;
+  for (char c : name) {
+    h = (h << 4) + static_cast<unsigned char>(c);
+    std::uint32_t g = h & 0xf0000000u;
+    if (g != 0) h ^= g >> 24;
+    h &= ~g;
+  }
+  return h;
+}
+
+constexpr std::uint32_t gnu_hash(std::string_view name) noexcept {
+  std::uint32_t h = 5381;
+  for (char c : name) h = h * 33 + static_cast<unsigned char>(c);
+  return h;
+}
+
+inline std::uint32_t index_hash(std::string_view name) noexcept {
+  const char* p = name.data();
+  std::size_t n = name.size();
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  while (n >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    h = (h ^ word) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n != 0) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, n);
+    h = (h ^ word) * 0x94d049bb133111ebull;
+  }
+  h ^= h >> 32;
+  h *= 0x9E3779B97F4A7C15ull;
+  return static_cast<std::uint32_t>(h >> 32);
+}
+
+static_assert(sysv_hash("") == 0);
+static_assert(gnu_hash("") == 5381);
+static_assert(gnu_hash("printf") == 0x156b2bb8u);
+static_assert(sysv_hash("printf") == 0x077905a6u);
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/core/hash.hpp ----
+// ---- begin linkscope/elf/dynamic.hpp ----
+// linkscope/elf/dynamic.hpp — the dynamic section, read the way ld.so reads it.
+//
+// PT_DYNAMIC (gABI "Dynamic Section") locates an array of Dyn {d_tag, d_val}
+// entries ending at DT_NULL. Tags that hold addresses (DT_STRTAB, DT_SYMTAB,
+// DT_HASH, DT_GNU_HASH, DT_VERSYM, DT_VERDEF, DT_VERNEED, DT_RELA, DT_REL,
+// DT_JMPREL, DT_RELR) are virtual addresses; they are turned into file
+// offsets through the PT_LOAD segments (p_vaddr -> p_offset, within p_filesz).
+// Tags that name strings (DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH) are
+// offsets into the DT_STRTAB table of DT_STRSZ bytes.
+//
+// Nothing here reads section headers, so a DSO whose section headers were
+// stripped (`llvm-objcopy --strip-sections`) is read exactly like ld.so reads
+// it. The first occurrence of a single-valued tag wins, as in glibc's
+// elf/get-dynamic-info.h (which keeps the last for most tags, but no sane
+// linker writes two); DT_NEEDED entries are kept in order.
+//
+// Every value remembers the file offset of the Dyn entry that held it, so a
+// bad address is reported where it was read.
+
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/elf/file.hpp ----
+// linkscope/elf/file.hpp — lazy views over an ELF file's headers.
+//
+// Layout (gABI "ELF Header", "Sections", "Program Header"):
+//   offset 0        Ehdr (52 or 64 bytes), e_ident tells class and byte order
+//   e_phoff         e_phnum  x e_phentsize  program headers (segments)
+//   e_shoff         e_shnum  x e_shentsize  section headers
+// Extended numbering (gABI "Sections", Table "Section Header Table Entry:
+// Index 0"): if the real section count is >= SHN_LORESERVE, e_shnum is 0 and
+// section 0's sh_size holds the count; if the section-name table's index is
+// >= SHN_LORESERVE, e_shstrndx is SHN_XINDEX and section 0's sh_link holds it.
+// (e_phnum == PN_XNUM (0xffff) likewise defers to section 0's sh_info.)
+//
+// `file<ET>::open(bytes)` checks the header and that both header tables lie in
+// the bytes; nothing else is parsed until asked. `visit_elf(bytes, f)` reads
+// e_ident once and calls f with the matching file<elf32le/elf32be/elf64le/
+// elf64be>, so the code in f is compiled once per variant and never branches
+// per record.
+//
+// Section contents are handed out as byte_views after an overflow-safe bounds
+// check; typed tables (`table<T>`) also check sh_entsize against the record
+// size and that sh_size is a multiple of it. A string table must end in NUL.
+
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+// ---- begin linkscope/elf/types.hpp ----
+// linkscope/elf/types.hpp — ELF records for all four variants (32/64-bit, LE/BE).
+//
+// ELF (System V gABI, "Object Files" chapter; LSB 5.0 for the GNU extensions)
+// starts with a 16-byte e_ident: "\x7fELF", EI_CLASS (1 = 32-bit, 2 = 64-bit),
+// EI_DATA (1 = little-endian, 2 = big-endian), EI_VERSION, EI_OSABI. Every
+// later field is stored in the byte order EI_DATA names, with widths that
+// EI_CLASS selects: Elf32_Addr/Off are 4 bytes, Elf64_Addr/Off/Xword 8 bytes.
+// The 64-bit Sym and Phdr also reorder their fields for alignment.
+//
+//   Ehdr   at offset 0: e_phoff/e_phnum/e_phentsize locate the program headers,
+//          e_shoff/e_shnum/e_shentsize the section headers, e_shstrndx the
+//          section-name string table. When e_shnum >= SHN_LORESERVE (0xff00)
+//          it is 0 and sh_size of section 0 holds the count; likewise
+//          e_shstrndx == SHN_XINDEX (0xffff) defers to section 0's sh_link.
+//   Phdr   segments; PT_LOAD maps [p_offset, +p_filesz) to [p_vaddr, ...),
+//          PT_DYNAMIC holds the Dyn array.
+//   Shdr   sections (optional for executables and DSOs: ld.so never reads them).
+//   Sym    .symtab / .dynsym entries; st_shndx == SHN_XINDEX takes the real
+//          index from the parallel SHT_SYMTAB_SHNDX word array.
+//   Rel/Rela  r_info packs the symbol index and the type: (sym << 8 | type)
+//          in 32-bit files, (sym << 32 | type) in 64-bit files.
+//   Verdef/Verdaux/Verneed/Vernaux  GNU symbol versioning (LSB "Symbol
+//          Versioning"); Versym is one Half per .dynsym entry.
+//
+// All records are structs of endian_int members (alignment 1) read by memcpy;
+// each size is checked against the spec with static_assert.
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+// e_ident
+inline constexpr unsigned char elf_magic[4] = {0x7f, 'E', 'L', 'F'};
+inline constexpr unsigned ei_class = 4, ei_data = 5, ei_version = 6, ei_osabi = 7, ei_nident = 16;
+inline constexpr u8 elfclass32 = 1, elfclass64 = 2;
+inline constexpr u8 elfdata2lsb = 1, elfdata2msb = 2;
+
+// e_type
+inline constexpr u16 ET_NONE = 0, ET_REL = 1, ET_EXEC = 2, ET_DYN = 3, ET_CORE = 4;
+
+// e_machine (the ones we name; others pass through)
+inline constexpr u16 EM_386 = 3, EM_68K = 4, EM_MIPS = 8, EM_PARISC = 15, EM_PPC = 20, EM_PPC64 = 21,
+                     EM_S390 = 22, EM_ARM = 40, EM_SH = 42, EM_SPARCV9 = 43, EM_IA_64 = 50, EM_X86_64 = 62,
+                     EM_AARCH64 = 183, EM_RISCV = 243, EM_LOONGARCH = 258;
+
+// Special section indices
+inline constexpr u32 SHN_UNDEF = 0, SHN_LORESERVE = 0xff00, SHN_ABS = 0xfff1, SHN_COMMON = 0xfff2,
+                     SHN_XINDEX = 0xffff, SHN_HIRESERVE = 0xffff;
+// A symbol's *resolved* section index (symbol_table_view::section_index)
+// keeps real indices (which may exceed 0xff00 in files with extended
+// numbering, via SHT_SYMTAB_SHNDX) apart from the reserved st_shndx values,
+// as BFD does: a reserved raw value r (0xff00..0xfffe) becomes 0xffff0000 | r.
+inline constexpr u32 shndx_reserved_base = 0xffff0000u;
+constexpr u32 resolved_shndx(u32 raw) noexcept { return raw >= 0xff00 ? (shndx_reserved_base | raw) : raw; }
+inline constexpr u32 SHNX_ABS = shndx_reserved_base | 0xfff1, SHNX_COMMON = shndx_reserved_base | 0xfff2;
+constexpr bool is_reserved_shndx(u32 resolved) noexcept { return resolved >= shndx_reserved_base; }
+// Processor-specific commons
+inline constexpr u32 SHN_X86_64_LCOMMON = 0xff02, SHN_MIPS_ACOMMON = 0xff00, SHN_MIPS_SCOMMON = 0xff03,
+                     SHN_MIPS_SUNDEFINED = 0xff04;
+
+// sh_type
+inline constexpr u32 SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4, SHT_HASH = 5,
+                     SHT_DYNAMIC = 6, SHT_NOTE = 7, SHT_NOBITS = 8, SHT_REL = 9, SHT_SHLIB = 10, SHT_DYNSYM = 11,
+                     SHT_INIT_ARRAY = 14, SHT_FINI_ARRAY = 15, SHT_PREINIT_ARRAY = 16, SHT_GROUP = 17,
+                     SHT_SYMTAB_SHNDX = 18, SHT_RELR = 19, SHT_GNU_HASH = 0x6ffffff6, SHT_GNU_verdef = 0x6ffffffd,
+                     SHT_GNU_verneed = 0x6ffffffe, SHT_GNU_versym = 0x6fffffff;
+
+// sh_flags
+inline constexpr u64 SHF_WRITE = 0x1, SHF_ALLOC = 0x2, SHF_EXECINSTR = 0x4, SHF_MERGE = 0x10, SHF_STRINGS = 0x20,
+                     SHF_INFO_LINK = 0x40, SHF_GROUP = 0x200, SHF_TLS = 0x400, SHF_MIPS_GPREL = 0x10000000,
+                     SHF_X86_64_LARGE = 0x10000000;
+
+// p_type
+inline constexpr u32 PT_NULL = 0, PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_PHDR = 6, PT_TLS = 7,
+                     PT_GNU_EH_FRAME = 0x6474e550, PT_GNU_STACK = 0x6474e551, PT_GNU_RELRO = 0x6474e552;
+
+// Symbol binding, type, visibility
+inline constexpr u8 STB_LOCAL = 0, STB_GLOBAL = 1, STB_WEAK = 2, STB_GNU_UNIQUE = 10;
+inline constexpr u8 STT_NOTYPE = 0, STT_OBJECT = 1, STT_FUNC = 2, STT_SECTION = 3, STT_FILE = 4, STT_COMMON = 5,
+                    STT_TLS = 6, STT_RELC = 8, STT_SRELC = 9, STT_GNU_IFUNC = 10;
+inline constexpr u8 STV_DEFAULT = 0, STV_INTERNAL = 1, STV_HIDDEN = 2, STV_PROTECTED = 3;
+constexpr u8 st_bind(u8 info) noexcept { return static_cast<u8>(info >> 4); }
+constexpr u8 st_type(u8 info) noexcept { return static_cast<u8>(info & 0xf); }
+constexpr u8 st_visibility(u8 other) noexcept { return static_cast<u8>(other & 0x3); }
+
+// d_tag
+inline constexpr i64 DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_PLTGOT = 3, DT_HASH = 4, DT_STRTAB = 5,
+                     DT_SYMTAB = 6, DT_RELA = 7, DT_RELASZ = 8, DT_RELAENT = 9, DT_STRSZ = 10, DT_SYMENT = 11,
+                     DT_INIT = 12, DT_FINI = 13, DT_SONAME = 14, DT_RPATH = 15, DT_SYMBOLIC = 16, DT_REL = 17,
+                     DT_RELSZ = 18, DT_RELENT = 19, DT_PLTREL = 20, DT_DEBUG = 21, DT_TEXTREL = 22,
+                     DT_JMPREL = 23, DT_BIND_NOW = 24, DT_INIT_ARRAY = 25, DT_FINI_ARRAY = 26,
+                     DT_INIT_ARRAYSZ = 27, DT_FINI_ARRAYSZ = 28, DT_RUNPATH = 29, DT_FLAGS = 30,
+                     DT_PREINIT_ARRAY = 32, DT_PREINIT_ARRAYSZ = 33, DT_SYMTAB_SHNDX = 34, DT_RELRSZ = 35,
+                     DT_RELR = 36, DT_RELRENT = 37, DT_GNU_HASH = 0x6ffffef5, DT_VERSYM = 0x6ffffff0,
+                     DT_RELACOUNT = 0x6ffffff9, DT_RELCOUNT = 0x6ffffffa, DT_FLAGS_1 = 0x6ffffffb,
+                     DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
+                     DT_VERNEEDNUM = 0x6fffffff, DT_AUXILIARY = 0x7ffffffd, DT_FILTER = 0x7fffffff;
+// DT_FLAGS / DT_FLAGS_1 bits
+inline constexpr u64 DF_ORIGIN = 0x1, DF_SYMBOLIC = 0x2, DF_TEXTREL = 0x4, DF_BIND_NOW = 0x8, DF_STATIC_TLS = 0x10;
+inline constexpr u64 DF_1_NOW = 0x1, DF_1_GLOBAL = 0x2, DF_1_GROUP = 0x4, DF_1_NODELETE = 0x8, DF_1_LOADFLTR = 0x10,
+                     DF_1_INITFIRST = 0x20, DF_1_NOOPEN = 0x40, DF_1_ORIGIN = 0x80, DF_1_DIRECT = 0x100,
+                     DF_1_INTERPOSE = 0x400, DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x8000000;
+
+// Versioning
+inline constexpr u16 VER_NDX_LOCAL = 0, VER_NDX_GLOBAL = 1, VERSYM_HIDDEN = 0x8000, VERSYM_VERSION = 0x7fff;
+inline constexpr u16 VER_FLG_BASE = 0x1, VER_FLG_WEAK = 0x2;
+
+template <std::endian E, bool Is64>
+struct elf_types {
+  static constexpr std::endian endianness = E;
+  static constexpr bool is64 = Is64;
+  using uword = std::conditional_t<Is64, u64, u32>;  // host type of Addr/Off/Xword-or-Word
+  using half = endian<u16, E>;
+  using word = endian<u32, E>;
+  using sword = endian<i32, E>;
+  using xword = endian<u64, E>;
+  using addr = endian<uword, E>;
+  using off = endian<uword, E>;
+  using sxword = endian<std::conditional_t<Is64, i64, i32>, E>;  // d_tag, r_addend
+
+  struct Ehdr {
+    unsigned char e_ident[16];
+    half e_type;
+    half e_machine;
+    word e_version;
+    addr e_entry;
+    off e_phoff;
+    off e_shoff;
+    word e_flags;
+    half e_ehsize;
+    half e_phentsize;
+    half e_phnum;
+    half e_shentsize;
+    half e_shnum;
+    half e_shstrndx;
+  };
+  static_assert(sizeof(Ehdr) == (Is64 ? 64 : 52));
+
+  struct Shdr {
+    word sh_name;
+    word sh_type;
+    addr sh_flags;  // Word in ELF32, Xword in ELF64
+    addr sh_addr;
+    off sh_offset;
+    addr sh_size;
+    word sh_link;
+    word sh_info;
+    addr sh_addralign;
+    addr sh_entsize;
+  };
+  static_assert(sizeof(Shdr) == (Is64 ? 64 : 40));
+
+  struct Phdr32 {
+    word p_type;
+    off p_offset;
+    addr p_vaddr;
+    addr p_paddr;
+    word p_filesz;
+    word p_memsz;
+    word p_flags;
+    word p_align;
+  };
+  struct Phdr64 {
+    word p_type;
+    word p_flags;
+    off p_offset;
+    addr p_vaddr;
+    addr p_paddr;
+    xword p_filesz;
+    xword p_memsz;
+    xword p_align;
+  };
+  using Phdr = std::conditional_t<Is64, Phdr64, Phdr32>;
+  static_assert(sizeof(Phdr) == (Is64 ? 56 : 32));
+
+  struct Sym32 {
+    word st_name;
+    addr st_value;
+    word st_size;
+    unsigned char st_info;
+    unsigned char st_other;
+    half st_shndx;
+  };
+  struct Sym64 {
+    word st_name;
+    unsigned char st_info;
+    unsigned char st_other;
+    half st_shndx;
+    addr st_value;
+    xword st_size;
+  };
+  using Sym = std::conditional_t<Is64, Sym64, Sym32>;
+  static_assert(sizeof(Sym) == (Is64 ? 24 : 16));
+
+  struct Dyn {
+    sxword d_tag;
+    addr d_val;  // d_un: d_val or d_ptr
+  };
+  static_assert(sizeof(Dyn) == (Is64 ? 16 : 8));
+
+  struct Rel {
+    addr r_offset;
+    addr r_info;
+  };
+  struct Rela {
+    addr r_offset;
+    addr r_info;
+    sxword r_addend;
+  };
+  static_assert(sizeof(Rel) == (Is64 ? 16 : 8));
+  static_assert(sizeof(Rela) == (Is64 ? 24 : 12));
+  using Relr = addr;
+
+  static constexpr u32 r_sym(uword info) noexcept {
+    if constexpr (Is64) return static_cast<u32>(info >> 32);
+    else return static_cast<u32>(info >> 8);
+  }
+  static constexpr u32 r_type(uword info) noexcept {
+    if constexpr (Is64) return static_cast<u32>(info & 0xffffffffu);
+    else return static_cast<u32>(info & 0xffu);
+  }
+
+  // Versioning records have the same layout in both classes.
+  struct Verdef {
+    half vd_version;
+    half vd_flags;
+    half vd_ndx;
+    half vd_cnt;
+    word vd_hash;
+    word vd_aux;
+    word vd_next;
+  };
+  struct Verdaux {
+    word vda_name;
+    word vda_next;
+  };
+  struct Verneed {
+    half vn_version;
+    half vn_cnt;
+    word vn_file;
+    word vn_aux;
+    word vn_next;
+  };
+  struct Vernaux {
+    word vna_hash;
+    half vna_flags;
+    half vna_other;
+    word vna_name;
+    word vna_next;
+  };
+  using Versym = half;
+  static_assert(sizeof(Verdef) == 20 && sizeof(Verdaux) == 8 && sizeof(Verneed) == 16 && sizeof(Vernaux) == 16);
+  static_assert(sizeof(Versym) == 2);
+
+  // Header of a DT_GNU_HASH table: nbuckets, symoffset, bloom_size, bloom_shift,
+  // then bloom words (uword each), buckets (u32), chains (u32).
+  struct GnuHashHeader {
+    word nbuckets;
+    word symoffset;
+    word bloom_size;
+    word bloom_shift;
+  };
+  static_assert(sizeof(GnuHashHeader) == 16);
+};
+
+using elf32le = elf_types<std::endian::little, false>;
+using elf32be = elf_types<std::endian::big, false>;
+using elf64le = elf_types<std::endian::little, true>;
+using elf64be = elf_types<std::endian::big, true>;
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/types.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+inline bool is_elf(byte_view bytes) noexcept {
+  return bytes.size() >= 4 && std::memcmp(bytes.data(), elf_magic, 4) == 0;
+}
+
+template <class ET>
+class file {
+ public:
+  using types = ET;
+  using Ehdr = typename ET::Ehdr;
+  using Shdr = typename ET::Shdr;
+  using Phdr = typename ET::Phdr;
+  using Sym = typename ET::Sym;
+
+  file() = default;
+
+  static result<file> open(byte_view bytes) noexcept {
+    file f;
+    f.bytes_ = bytes;
+    if (!is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "not an ELF file");
+    if (bytes.size() < ei_nident) return bytes.fail(errc::truncated, 0, "ELF identification truncated");
+    const u8 cls = bytes.data()[ei_class];
+    const u8 data = bytes.data()[ei_data];
+    if (cls != (ET::is64 ? elfclass64 : elfclass32)) return bytes.fail(errc::bad_field, ei_class, "ELF class mismatch");
+    if (data != (ET::endianness == std::endian::little ? elfdata2lsb : elfdata2msb))
+      return bytes.fail(errc::bad_field, ei_data, "ELF data encoding mismatch");
+    LINKSCOPE_TRY(ehdr, bytes.read<Ehdr>(0, "ELF header truncated"));
+    f.ehdr_ = ehdr;
+
+    // Section headers (optional).
+    const u64 shoff = ehdr.e_shoff;
+    u64 shnum = ehdr.e_shnum;
+    u64 shstrndx = ehdr.e_shstrndx;
+    if (shoff != 0) {
+      if (ehdr.e_shentsize != sizeof(Shdr))
+        return bytes.fail(errc::bad_field, offsetof_shentsize(), "e_shentsize is not the Shdr size");
+      LINKSCOPE_TRY(sh0, bytes.read<Shdr>(shoff, "section header table past end of file"));
+      if (shnum == 0) shnum = sh0.sh_size;  // extended numbering
+      if (shstrndx == SHN_XINDEX) shstrndx = sh0.sh_link;
+      u64 table_bytes = 0;
+      if (!checked_mul(shnum, sizeof(Shdr), table_bytes))
+        return bytes.fail(errc::overflow, shoff, "section header table size overflows");
+      if (!fits(shoff, table_bytes, bytes.size()))
+        return bytes.fail(errc::truncated, shoff, "section header table past end of file");
+      f.shnum_ = static_cast<std::size_t>(shnum);
+      f.shdrs_ = record_array<Shdr>(bytes.data() + shoff, f.shnum_);
+      if (shnum == 0) shstrndx = 0;
+      if (shstrndx != SHN_UNDEF && shstrndx >= shnum)
+        return bytes.fail(errc::out_of_range, offsetof_shstrndx(), "e_shstrndx out of range");
+      f.shstrndx_ = static_cast<u32>(shstrndx);
+    }
+
+    // Program headers (optional).
+    const u64 phoff = ehdr.e_phoff;
+    u64 phnum = ehdr.e_phnum;
+    if (phoff != 0 && phnum != 0) {
+      if (ehdr.e_phentsize != sizeof(Phdr))
+        return bytes.fail(errc::bad_field, offsetof_phentsize(), "e_phentsize is not the Phdr size");
+      if (phnum == 0xffff && f.shnum_ > 0) phnum = f.shdrs_[0].sh_info;  // PN_XNUM
+      LINKSCOPE_TRY(phdrs, bytes.array<Phdr>(phoff, phnum, sizeof(Phdr), "program header table past end of file"));
+      f.phdrs_ = phdrs;
+    }
+    return f;
+  }
+
+  byte_view bytes() const noexcept { return bytes_; }
+  const Ehdr& header() const noexcept { return ehdr_; }
+  u16 type() const noexcept { return ehdr_.e_type; }
+  u16 machine() const noexcept { return ehdr_.e_machine; }
+  u8 osabi() const noexcept { return ehdr_.e_ident[ei_osabi]; }
+  static constexpr bool is64() noexcept { return ET::is64; }
+  static constexpr bool is_big_endian() noexcept { return ET::endianness == std::endian::big; }
+
+  const record_array<Phdr>& program_headers() const noexcept { return phdrs_; }
+  const record_array<Shdr>& section_headers() const noexcept { return shdrs_; }
+  // Real section count (extended numbering applied); 0 without section headers.
+  std::size_t section_count() const noexcept { return shnum_; }
+  u32 shstrndx() const noexcept { return shstrndx_; }
+
+  result<Shdr> section(u64 index) const noexcept {
+    if (index >= shnum_) return bytes_.fail(errc::out_of_range, ehdr_.e_shoff, "section index out of range");
+    return shdrs_[static_cast<std::size_t>(index)];
+  }
+  // File offset of section header `index` (for error messages).
+  u64 section_header_offset(u64 index) const noexcept {
+    return static_cast<u64>(ehdr_.e_shoff) + index * sizeof(Shdr);
+  }
+
+  // The bytes of a section (empty for SHT_NOBITS).
+  result<byte_view> section_data(const Shdr& sh) const noexcept {
+    if (sh.sh_type == SHT_NOBITS) return byte_view(bytes_.data(), 0, bytes_.base());
+    return bytes_.sub(sh.sh_offset, sh.sh_size, "section contents past end of file");
+  }
+
+  // A section as an array of T: sh_entsize must equal sizeof(T) (0 is
+  // accepted only when `allow_zero_entsize`), sh_size a multiple of it.
+  template <class T>
+  result<record_array<T>> table(const Shdr& sh, bool allow_zero_entsize = false) const noexcept {
+    const u64 entsize = sh.sh_entsize;
+    if (entsize != sizeof(T) && !(entsize == 0 && allow_zero_entsize))
+      return bytes_.fail(errc::bad_field, sh.sh_offset, "section entry size does not match its record size");
+    if (sh.sh_size % sizeof(T) != 0)
+      return bytes_.fail(errc::bad_field, sh.sh_offset, "section size is not a multiple of its entry size");
+    return bytes_.template array<T>(sh.sh_offset, sh.sh_size / sizeof(T), sizeof(T), "section table past end of file");
+  }
+
+  // A string table section: SHT_STRTAB, in the file, ends with NUL.
+  result<byte_view> string_table(u64 index) const noexcept {
+    LINKSCOPE_TRY(sh, section(index));
+    if (sh.sh_type != SHT_STRTAB)
+      return bytes_.fail(errc::bad_field, section_header_offset(index), "linked section is not a string table");
+    LINKSCOPE_TRY(data, section_data(sh));
+    if (data.empty() || data.data()[data.size() - 1] != 0)
+      return bytes_.fail(errc::malformed, sh.sh_offset, "string table does not end with NUL");
+    return data;
+  }
+
+  // Name of a section through e_shstrndx ("" when there is no name table).
+  result<std::string_view> section_name(const Shdr& sh) const noexcept {
+    if (shstrndx_ == SHN_UNDEF) return std::string_view();
+    if (!names_checked_) {
+      auto names = string_table(shstrndx_);
+      if (!names) return names.error();
+      names_ = *names;
+      names_checked_ = true;
+    }
+    return names_.cstring(sh.sh_name);
+  }
+
+  // First section of type `type`, with its index.
+  std::optional<std::pair<u32, Shdr>> find_section(u32 type) const noexcept {
+    for (std::size_t i = 0; i < shnum_; ++i) {
+      Shdr sh = shdrs_[i];
+      if (sh.sh_type == type) return std::pair<u32, Shdr>(static_cast<u32>(i), sh);
+    }
+    return std::nullopt;
+  }
+  std::optional<std::pair<u32, Shdr>> find_section(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < shnum_; ++i) {
+      Shdr sh = shdrs_[i];
+      auto n = section_name(sh);
+      if (n && *n == name) return std::pair<u32, Shdr>(static_cast<u32>(i), sh);
+    }
+    return std::nullopt;
+  }
+
+  // First program header of type `type`.
+  std::optional<Phdr> find_segment(u32 type) const noexcept {
+    for (const Phdr& ph : phdrs_)
+      if (ph.p_type == type) return ph;
+    return std::nullopt;
+  }
+
+  // Map a virtual address range to a file offset through the PT_LOAD
+  // segments (the file-backed part, p_filesz). Fails if [vaddr, vaddr+size)
+  // is not wholly inside one segment's file image or the file. `where` is
+  // the file offset reported on failure (the field that held the address).
+  result<u64> vaddr_to_offset(u64 vaddr, u64 size = 0, u64 where = no_offset) const noexcept {
+    for (const Phdr& ph : phdrs_) {
+      if (ph.p_type != PT_LOAD) continue;
+      const u64 start = ph.p_vaddr;
+      const u64 filesz = ph.p_filesz;
+      if (vaddr < start || vaddr - start >= filesz) continue;
+      const u64 delta = vaddr - start;
+      if (size > filesz - delta) continue;
+      u64 offset = 0;
+      if (!checked_add(static_cast<u64>(ph.p_offset), delta, offset) || !fits(offset, size, bytes_.size()))
+        return bytes_.fail(errc::truncated, ph.p_offset, "segment past end of file");
+      return offset;
+    }
+    return error{errc::out_of_range, where == no_offset ? no_offset : bytes_.base() + where,
+                 "address range not in the file image of any PT_LOAD segment"};
+  }
+
+ private:
+  static constexpr u64 offsetof_shentsize() noexcept { return ET::is64 ? 58 : 46; }
+  static constexpr u64 offsetof_shstrndx() noexcept { return ET::is64 ? 62 : 50; }
+  static constexpr u64 offsetof_phentsize() noexcept { return ET::is64 ? 54 : 42; }
+
+  byte_view bytes_;
+  Ehdr ehdr_{};
+  record_array<Phdr> phdrs_;
+  record_array<Shdr> shdrs_;
+  std::size_t shnum_ = 0;
+  u32 shstrndx_ = 0;
+  mutable byte_view names_;
+  mutable bool names_checked_ = false;
+};
+
+// The class and byte order of an ELF file: 0 = not ELF / invalid.
+struct elf_kind {
+  bool is64 = false;
+  bool big_endian = false;
+};
+inline result<elf_kind> identify_elf(byte_view bytes) noexcept {
+  if (!is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "not an ELF file");
+  if (bytes.size() < ei_nident) return bytes.fail(errc::truncated, 0, "ELF identification truncated");
+  const u8 cls = bytes.data()[ei_class];
+  const u8 data = bytes.data()[ei_data];
+  if (cls != elfclass32 && cls != elfclass64) return bytes.fail(errc::bad_field, ei_class, "bad ELF class");
+  if (data != elfdata2lsb && data != elfdata2msb) return bytes.fail(errc::bad_field, ei_data, "bad ELF data encoding");
+  return elf_kind{cls == elfclass64, data == elfdata2msb};
+}
+
+// Open `bytes` as the right file<ET> and call f(const file<ET>&). f must
+// return the same result<R> type for all four variants; errors of opening
+// are returned as that type.
+template <class F>
+auto visit_elf(byte_view bytes, F&& f) -> std::invoke_result_t<F&, const file<elf64le>&> {
+  using R = std::invoke_result_t<F&, const file<elf64le>&>;
+  static_assert(std::is_same_v<R, std::invoke_result_t<F&, const file<elf32le>&>> &&
+                    std::is_same_v<R, std::invoke_result_t<F&, const file<elf32be>&>> &&
+                    std::is_same_v<R, std::invoke_result_t<F&, const file<elf64be>&>>,
+                "visit_elf: f must return the same type for every ELF variant");
+  auto kind = identify_elf(bytes);
+  if (!kind) return R(kind.error());
+  auto run = [&](auto tag) -> R {
+    using ET = decltype(tag);
+    auto opened = file<ET>::open(bytes);
+    if (!opened) return R(opened.error());
+    return f(*opened);
+  };
+  if (kind->is64) return kind->big_endian ? run(elf64be{}) : run(elf64le{});
+  return kind->big_endian ? run(elf32be{}) : run(elf32le{});
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/file.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+// One dynamic tag's value and the file offset of its Dyn entry.
+struct dynamic_value {
+  u64 value = 0;
+  u64 at = no_offset;
+  constexpr bool present() const noexcept { return at != no_offset; }
+  constexpr explicit operator bool() const noexcept { return present(); }
+};
+
+// A table located by dynamic tags: file offset and size in bytes.
+struct dynamic_table {
+  u64 offset = 0;
+  u64 size = 0;
+  u64 entsize = 0;
+  bool present = false;
+};
+
+template <class ET>
+class dynamic_info {
+ public:
+  using Dyn = typename ET::Dyn;
+
+  dynamic_info() = default;
+
+  // Read PT_DYNAMIC. A file without PT_DYNAMIC gives an empty info
+  // (present() == false), not an error.
+  static result<dynamic_info> read(const file<ET>& f) noexcept {
+    dynamic_info info;
+    info.file_ = &f;
+    auto segment = f.find_segment(PT_DYNAMIC);
+    if (!segment) return info;
+    const byte_view bytes = f.bytes();
+    const u64 ph_offset = segment->p_offset;
+    const u64 ph_size = segment->p_filesz;
+    if (!fits(ph_offset, ph_size, bytes.size()))
+      return bytes.fail(errc::truncated, ph_offset, "PT_DYNAMIC outside the file");
+    const u64 count = ph_size / sizeof(Dyn);
+    LINKSCOPE_TRY(entries, bytes.template array<Dyn>(ph_offset, count, sizeof(Dyn), "PT_DYNAMIC outside the file"));
+    info.present_ = true;
+    info.offset_ = ph_offset;
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const Dyn d = entries[i];
+      const i64 tag = static_cast<i64>(d.d_tag);
+      const u64 value = static_cast<u64>(d.d_val);
+      const u64 at = ph_offset + i * sizeof(Dyn);
+      used = i + 1;
+      if (tag == DT_NULL) break;
+      auto set = [&](dynamic_value& slot) {
+        if (!slot.present()) slot = dynamic_value{value, at};
+      };
+      switch (tag) {
+        case DT_NEEDED: ++info.needed_count_; break;
+        case DT_SONAME: set(info.soname_); break;
+        case DT_RPATH: set(info.rpath_); break;
+        case DT_RUNPATH: set(info.runpath_); break;
+        case DT_FLAGS: set(info.flags_); break;
+        case DT_FLAGS_1: set(info.flags_1_); break;
+        case DT_SYMTAB: set(info.symtab_); break;
+        case DT_SYMENT: set(info.syment_); break;
+        case DT_STRTAB: set(info.strtab_); break;
+        case DT_STRSZ: set(info.strsz_); break;
+        case DT_HASH: set(info.hash_); break;
+        case DT_GNU_HASH: set(info.gnu_hash_); break;
+        case DT_VERSYM: set(info.versym_); break;
+        case DT_VERDEF: set(info.verdef_); break;
+        case DT_VERDEFNUM: set(info.verdefnum_); break;
+        case DT_VERNEED: set(info.verneed_); break;
+        case DT_VERNEEDNUM: set(info.verneednum_); break;
+        case DT_RELA: set(info.rela_); break;
+        case DT_RELASZ: set(info.relasz_); break;
+        case DT_RELAENT: set(info.relaent_); break;
+        case DT_REL: set(info.rel_); break;
+        case DT_RELSZ: set(info.relsz_); break;
+        case DT_RELENT: set(info.relent_); break;
+        case DT_JMPREL: set(info.jmprel_); break;
+        case DT_PLTRELSZ: set(info.pltrelsz_); break;
+        case DT_PLTREL: set(info.pltrel_); break;
+        case DT_RELR: set(info.relr_); break;
+        case DT_RELRSZ: set(info.relrsz_); break;
+        case DT_RELRENT: set(info.relrent_); break;
+        case DT_BIND_NOW: set(info.bind_now_); break;
+        case DT_SYMBOLIC: set(info.symbolic_); break;
+        case DT_TEXTREL: set(info.textrel_); break;
+        default: break;
+      }
+    }
+    info.entries_ = record_array<Dyn>(bytes.data() + ph_offset, used);
+
+    if (info.strtab_.present()) {
+      if (!info.strsz_.present())
+        return bytes.fail(errc::malformed, info.strtab_.at, "DT_STRTAB without DT_STRSZ");
+      LINKSCOPE_TRY(str_offset, f.vaddr_to_offset(info.strtab_.value, info.strsz_.value, info.strtab_.at));
+      info.strings_ = bytes.sub_unchecked(str_offset, info.strsz_.value);
+      info.strtab_offset_ = str_offset;
+      if (info.strings_.empty() || info.strings_.data()[info.strings_.size() - 1] != 0)
+        return bytes.fail(errc::malformed, str_offset, "dynamic string table does not end with NUL");
+    }
+    return info;
+  }
+  static result<dynamic_info> read(file<ET>&&) = delete;
+
+  bool present() const noexcept { return present_; }
+  // File offset of the dynamic array, and its entries up to and including DT_NULL.
+  u64 offset() const noexcept { return offset_; }
+  const record_array<Dyn>& entries() const noexcept { return entries_; }
+  const file<ET>& elf() const noexcept { return *file_; }
+
+  // The dynamic string table (DT_STRTAB, DT_STRSZ), and a string in it.
+  byte_view strings() const noexcept { return strings_; }
+  u64 strtab_offset() const noexcept { return strtab_offset_; }
+  result<std::string_view> string(u64 offset, u64 where = no_offset) const noexcept {
+    if (strings_.empty()) return error{errc::malformed, where, "dynamic string without DT_STRTAB"};
+    auto s = strings_.cstring(offset);
+    if (!s && where != no_offset) return error{s.error().code, where, s.error().message};
+    return s;
+  }
+
+  // DT_NEEDED names in order. f(std::string_view) may return bool (false stops).
+  template <class F>
+  result<void> for_each_needed(F&& f) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      const Dyn d = entries_[i];
+      if (static_cast<i64>(d.d_tag) != DT_NEEDED) continue;
+      LINKSCOPE_TRY(name, string(static_cast<u64>(d.d_val), offset_ + i * sizeof(Dyn)));
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, std::string_view>, bool>) {
+        if (!f(name)) break;
+      } else {
+        f(name);
+      }
+    }
+    return ok();
+  }
+  result<std::vector<std::string_view>> needed() const {
+    std::vector<std::string_view> out;
+    out.reserve(needed_count_);
+    LINKSCOPE_CHECK(for_each_needed([&](std::string_view n) { out.push_back(n); }));
+    return out;
+  }
+  std::size_t needed_count() const noexcept { return needed_count_; }
+
+  // String-valued tags: empty optional-like result when absent.
+  result<std::string_view> soname() const noexcept { return optional_string(soname_); }
+  result<std::string_view> rpath() const noexcept { return optional_string(rpath_); }
+  result<std::string_view> runpath() const noexcept { return optional_string(runpath_); }
+  bool has_soname() const noexcept { return soname_.present(); }
+  bool has_rpath() const noexcept { return rpath_.present(); }
+  bool has_runpath() const noexcept { return runpath_.present(); }
+
+  u64 flags() const noexcept { return flags_.value; }
+  u64 flags_1() const noexcept { return flags_1_.value; }
+  bool bind_now() const noexcept {
+    return bind_now_.present() || (flags_.value & DF_BIND_NOW) != 0 || (flags_1_.value & DF_1_NOW) != 0;
+  }
+  bool symbolic() const noexcept { return symbolic_.present() || (flags_.value & DF_SYMBOLIC) != 0; }
+
+  // Raw tag values (addresses are virtual addresses).
+  const dynamic_value& symtab() const noexcept { return symtab_; }
+  const dynamic_value& syment() const noexcept { return syment_; }
+  const dynamic_value& strtab() const noexcept { return strtab_; }
+  const dynamic_value& strsz() const noexcept { return strsz_; }
+  const dynamic_value& hash() const noexcept { return hash_; }
+  const dynamic_value& gnu_hash() const noexcept { return gnu_hash_; }
+  const dynamic_value& versym() const noexcept { return versym_; }
+  const dynamic_value& verdef() const noexcept { return verdef_; }
+  const dynamic_value& verdefnum() const noexcept { return verdefnum_; }
+  const dynamic_value& verneed() const noexcept { return verneed_; }
+  const dynamic_value& verneednum() const noexcept { return verneednum_; }
+  const dynamic_value& flags_value() const noexcept { return flags_; }
+  const dynamic_value& flags_1_value() const noexcept { return flags_1_; }
+
+  // File offset of the object an address tag points at, given its size in
+  // bytes (checked against the segment and the file).
+  result<u64> offset_of(const dynamic_value& tag, u64 size) const noexcept {
+    return file_->vaddr_to_offset(tag.value, size, tag.at);
+  }
+
+  // Relocation tables located by DT_RELA/DT_RELASZ/DT_RELAENT, DT_REL...,
+  // DT_JMPREL/DT_PLTRELSZ/DT_PLTREL, DT_RELR/DT_RELRSZ/DT_RELRENT.
+  result<dynamic_table> rela_table() const noexcept { return table_of(rela_, relasz_, relaent_, sizeof(typename ET::Rela)); }
+  result<dynamic_table> rel_table() const noexcept { return table_of(rel_, relsz_, relent_, sizeof(typename ET::Rel)); }
+  result<dynamic_table> relr_table() const noexcept { return table_of(relr_, relrsz_, relrent_, sizeof(typename ET::Relr)); }
+  // The PLT relocations: is_rela tells DT_PLTREL (DT_RELA or DT_REL).
+  result<dynamic_table> jmprel_table(bool& is_rela) const noexcept {
+    is_rela = pltrel_.present() ? pltrel_.value == static_cast<u64>(DT_RELA) : ET::is64;
+    if (pltrel_.present() && pltrel_.value != static_cast<u64>(DT_RELA) && pltrel_.value != static_cast<u64>(DT_REL))
+      return error{errc::bad_field, pltrel_.at, "DT_PLTREL is neither DT_RELA nor DT_REL"};
+    dynamic_value ent{is_rela ? sizeof(typename ET::Rela) : sizeof(typename ET::Rel), pltrel_.at};
+    return table_of(jmprel_, pltrelsz_, ent, ent.value);
+  }
+
+ private:
+  result<std::string_view> optional_string(const dynamic_value& tag) const noexcept {
+    if (!tag.present()) return std::string_view();
+    return string(tag.value, tag.at);
+  }
+  result<dynamic_table> table_of(const dynamic_value& addr, const dynamic_value& size, const dynamic_value& ent,
+                                 u64 record) const noexcept {
+    dynamic_table t;
+    if (!addr.present()) return t;
+    if (!size.present()) return error{errc::malformed, addr.at, "relocation table without its size tag"};
+    if (ent.present() && ent.value != record) return error{errc::bad_field, ent.at, "relocation entry size is wrong"};
+    if (size.value % record != 0) return error{errc::bad_field, size.at, "relocation table size is not a multiple of its entry size"};
+    LINKSCOPE_TRY(off, offset_of(addr, size.value));
+    t.offset = off;
+    t.size = size.value;
+    t.entsize = record;
+    t.present = true;
+    return t;
+  }
+
+  const file<ET>* file_ = nullptr;
+  bool present_ = false;
+  u64 offset_ = 0;
+  record_array<Dyn> entries_;
+  byte_view strings_;
+  u64 strtab_offset_ = 0;
+  std::size_t needed_count_ = 0;
+  dynamic_value soname_, rpath_, runpath_, flags_, flags_1_, symtab_, syment_, strtab_, strsz_, hash_, gnu_hash_,
+      versym_, verdef_, verdefnum_, verneed_, verneednum_, rela_, relasz_, relaent_, rel_, relsz_, relent_, jmprel_,
+      pltrelsz_, pltrel_, relr_, relrsz_, relrent_, bind_now_, symbolic_, textrel_;
+};
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/dynamic.hpp ----
+// ---- begin linkscope/elf/hash_table.hpp ----
+// linkscope/elf/hash_table.hpp — symbol lookup through DT_GNU_HASH / DT_HASH,
+// exactly as glibc's ld.so does it (elf/dl-lookup.c: do_lookup_x, check_match).
+//
+// DT_HASH (gABI "Hash Table"): Word nbucket, Word nchain, bucket[nbucket],
+// chain[nchain]; nchain equals the number of dynamic symbols. A name with
+// SysV hash h starts at bucket[h % nbucket] and follows chain[] until 0.
+// (s390x and Alpha use 8-byte words.)
+//
+// DT_GNU_HASH (the GNU extension; see glibc dl-lookup.c and the binutils
+// ELF linker): Word nbuckets, symoffset, bloom_size, bloom_shift; then
+// bloom_size address-sized words, nbuckets Words, then one Word per dynamic
+// symbol from symoffset on: the symbol's GNU hash with bit 0 replaced by an
+// end-of-chain flag. Lookup of hash h:
+//   word = bloom[(h / C) % bloom_size]  (C = 32 or 64 bits; bloom_size is a
+//          power of two, ld.so masks with bloom_size - 1)
+//   both bits (h % C) and ((h >> bloom_shift) % C) of word must be set;
+//   i = buckets[h % nbuckets]; if i == 0: absent;
+//   walk chain[i - symoffset], i+1 ...: where (chain ^ h) >> 1 == 0, compare
+//   the name; stop after the entry whose low bit is 1.
+// ld.so uses the GNU table whenever DT_GNU_HASH exists; so does lookup().
+//
+// check_match (per candidate): reject st_value == 0 unless SHN_ABS or
+// STT_TLS; reject undefined symbols for PLT lookups (type_class bit 0);
+// accept only NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC; then versions: a
+// versioned request matches an entry with the same (vd_hash, name), or any
+// non-hidden symbol whose own index is unversioned (hash 0), unless the
+// request is hidden; an unversioned request skips symbols with version index
+// >= 3 (>= 2 for dlsym's "return newest") and, when exactly one non-hidden
+// such symbol was seen, returns it. A match that is local or has
+// hidden/internal visibility means "not in this object" (do_lookup_x).
+//
+// Every table is bounds-checked against the file and the symbol count when it
+// is opened; lookups then read without checks but never past those bounds.
+
+#include <string_view>
+
+// ---- begin linkscope/elf/symbols.hpp ----
+// linkscope/elf/symbols.hpp — .symtab and .dynsym.
+//
+// A symbol table (gABI "Symbol Table") is an array of Sym records; entry 0 is
+// the null symbol. Names are offsets into a string table: for a section-based
+// table, the section named by sh_link (which must be SHT_STRTAB and end in
+// NUL); for the dynamic table located by DT_SYMTAB, the DT_STRTAB table.
+// st_shndx == SHN_XINDEX means the section index is in the parallel
+// SHT_SYMTAB_SHNDX section (one Word per symbol, sh_link = the symtab).
+//
+// The dynamic symbol count is not stored in the dynamic section. With section
+// headers it is .dynsym's sh_size / sh_entsize. Without them (stripped
+// section headers) it is derived as ld.so tools do:
+//   - DT_HASH: nchain (the second word) equals the number of symbols;
+//   - DT_GNU_HASH: the highest symbol index reachable from any bucket, then
+//     that chain is walked to its end (low bit set): count = last index + 1.
+//     If every bucket is empty, the count is symoffset.
+// Every read is bounds-checked against the file; a chain that runs off the
+// file is an error.
+
+#include <optional>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+template <class ET>
+class symbol_table_view {
+ public:
+  using Sym = typename ET::Sym;
+  using word = typename ET::word;
+
+  symbol_table_view() = default;
+  symbol_table_view(record_array<Sym> symbols, byte_view strings, u64 offset, bool dynamic,
+                    u32 section = 0) noexcept
+      : symbols_(symbols), strings_(strings), offset_(offset), section_(section), dynamic_(dynamic) {}
+
+  void set_shndx_table(record_array<word> shndx) noexcept { shndx_ = shndx; }
+
+  std::size_t size() const noexcept { return symbols_.size(); }
+  bool empty() const noexcept { return symbols_.empty(); }
+  bool is_dynamic() const noexcept { return dynamic_; }
+  // Index of the symbol table's section (0 when located through DT_SYMTAB).
+  u32 section() const noexcept { return section_; }
+  u64 offset() const noexcept { return offset_; }
+  u64 entry_offset(std::size_t index) const noexcept { return offset_ + index * sizeof(Sym); }
+  const record_array<Sym>& records() const noexcept { return symbols_; }
+  byte_view strings() const noexcept { return strings_; }
+
+  Sym operator[](std::size_t index) const noexcept { return symbols_[index]; }
+
+  result<std::string_view> name(const Sym& sym) const noexcept { return strings_.cstring(sym.st_name); }
+  result<std::string_view> name(std::size_t index) const noexcept {
+    auto n = strings_.cstring(symbols_[index].st_name);
+    if (!n) return error{n.error().code, entry_offset(index), "symbol name offset outside its string table"};
+    return n;
+  }
+
+  // The symbol's resolved section index: st_shndx, or the SHT_SYMTAB_SHNDX
+  // entry when st_shndx == SHN_XINDEX. Reserved values (SHN_ABS, SHN_COMMON,
+  // processor-specific) are returned as resolved_shndx(raw), e.g. SHNX_ABS,
+  // so that they never collide with real indices >= 0xff00 (types.hpp).
+  result<u32> section_index(std::size_t index) const noexcept { return section_index(index, symbols_[index]); }
+  result<u32> section_index(std::size_t index, const Sym& sym) const noexcept {
+    const u32 shndx = sym.st_shndx;
+    if (shndx != SHN_XINDEX) return resolved_shndx(shndx);
+    if (index >= shndx_.size())
+      return error{errc::malformed, entry_offset(index), "SHN_XINDEX symbol without a SHT_SYMTAB_SHNDX entry"};
+    return static_cast<u32>(shndx_[index]);
+  }
+
+ private:
+  record_array<Sym> symbols_;
+  byte_view strings_;
+  record_array<word> shndx_;
+  u64 offset_ = 0;
+  u32 section_ = 0;
+  bool dynamic_ = false;
+};
+
+namespace detail {
+template <class ET>
+result<symbol_table_view<ET>> symbol_table_from_section(const file<ET>& f, u32 index,
+                                                        const typename ET::Shdr& sh) noexcept {
+  using Sym = typename ET::Sym;
+  const byte_view bytes = f.bytes();
+  const u64 where = f.section_header_offset(index);
+  if (sh.sh_entsize != sizeof(Sym))
+    return bytes.fail(errc::bad_field, where, "symbol table sh_entsize is not the Sym size");
+  if (sh.sh_link >= f.section_count())
+    return bytes.fail(errc::out_of_range, where, "symbol table sh_link out of range");
+  LINKSCOPE_TRY(syms, f.template table<Sym>(sh));
+  auto strings = f.string_table(sh.sh_link);
+  if (!strings) return strings.error();
+  symbol_table_view<ET> view(syms, *strings, sh.sh_offset, sh.sh_type == SHT_DYNSYM, index);
+  // A parallel SHT_SYMTAB_SHNDX section, if any links to this table.
+  for (std::size_t i = 0; i < f.section_count(); ++i) {
+    const auto x = f.section_headers()[i];
+    if (x.sh_type != SHT_SYMTAB_SHNDX || x.sh_link != index) continue;
+    LINKSCOPE_TRY(words, f.template table<typename ET::word>(x, true));
+    if (words.size() < syms.size())
+      return bytes.fail(errc::malformed, f.section_header_offset(i), "SHT_SYMTAB_SHNDX shorter than its symbol table");
+    view.set_shndx_table(words);
+    break;
+  }
+  return view;
+}
+}  // namespace detail
+
+// .symtab (SHT_SYMTAB). An empty view when there is none.
+template <class ET>
+result<symbol_table_view<ET>> read_symtab(const file<ET>& f) noexcept {
+  auto found = f.find_section(SHT_SYMTAB);
+  if (!found) return symbol_table_view<ET>();
+  return detail::symbol_table_from_section(f, found->first, found->second);
+}
+
+// Number of dynamic symbols from DT_HASH (nchain) or DT_GNU_HASH (walk the
+// last chain). Fails if neither table exists.
+template <class ET>
+result<u64> dynsym_count_from_hash(const dynamic_info<ET>& dyn) noexcept {
+  const file<ET>& f = dyn.elf();
+  const byte_view bytes = f.bytes();
+  using word = typename ET::word;
+  if (dyn.hash()) {
+    // DT_HASH words are 4 bytes, except on s390x and Alpha (8 bytes).
+    const bool wide = ET::is64 && (f.machine() == EM_S390 || f.machine() == 0x9026 /* EM_ALPHA */);
+    const u64 word_size = wide ? 8 : 4;
+    LINKSCOPE_TRY(off, dyn.offset_of(dyn.hash(), 2 * word_size));
+    if (wide) return static_cast<u64>(bytes.read_unchecked<endian<u64, ET::endianness>>(off + 8));
+    return static_cast<u64>(bytes.read_unchecked<word>(off + 4));
+  }
+  if (dyn.gnu_hash()) {
+    using GH = typename ET::GnuHashHeader;
+    LINKSCOPE_TRY(off, dyn.offset_of(dyn.gnu_hash(), sizeof(GH)));
+    const GH header = bytes.read_unchecked<GH>(off);
+    const u64 nbuckets = header.nbuckets;
+    const u64 symoffset = header.symoffset;
+    const u64 bloom_size = header.bloom_size;
+    u64 bloom_bytes = 0, bucket_bytes = 0, buckets_at = 0;
+    if (!checked_mul(bloom_size, sizeof(typename ET::uword), bloom_bytes) ||
+        !checked_mul(nbuckets, 4, bucket_bytes) || !checked_add(off + sizeof(GH), bloom_bytes, buckets_at) ||
+        !fits(buckets_at, bucket_bytes, bytes.size()))
+      return bytes.fail(errc::truncated, off, "GNU hash buckets past end of file");
+    u64 max_index = 0;
+    bool any = false;
+    for (u64 b = 0; b < nbuckets; ++b) {
+      const u64 v = bytes.read_unchecked<word>(buckets_at + 4 * b);
+      if (v != 0 && (!any || v > max_index)) {
+        max_index = v;
+        any = true;
+      }
+    }
+    if (!any) return symoffset;
+    if (max_index < symoffset) return bytes.fail(errc::out_of_range, off, "GNU hash bucket below symoffset");
+    const u64 chains_at = buckets_at + bucket_bytes;
+    for (u64 i = max_index;; ++i) {
+      const u64 pos = chains_at + 4 * (i - symoffset);
+      if (i - symoffset > bytes.size() / 4 || !fits(pos, 4, bytes.size()))
+        return bytes.fail(errc::truncated, chains_at, "GNU hash chain runs off the end of the file");
+      const u32 h = bytes.read_unchecked<word>(pos);
+      if (h & 1u) return i + 1;
+    }
+  }
+  return error{errc::not_found, dyn.offset(), "no DT_HASH or DT_GNU_HASH to count dynamic symbols"};
+}
+
+// The dynamic symbol table located through the dynamic section only
+// (DT_SYMTAB, DT_STRTAB, count from the hash tables): what ld.so sees.
+template <class ET>
+result<symbol_table_view<ET>> read_dynsym_from_dynamic(const dynamic_info<ET>& dyn) noexcept {
+  using Sym = typename ET::Sym;
+  if (!dyn.present() || !dyn.symtab()) return symbol_table_view<ET>();
+  if (dyn.syment() && dyn.syment().value != sizeof(Sym))
+    return error{errc::bad_field, dyn.syment().at, "DT_SYMENT is not the Sym size"};
+  LINKSCOPE_TRY(count, dynsym_count_from_hash(dyn));
+  u64 bytes_needed = 0;
+  if (!checked_mul(count, sizeof(Sym), bytes_needed))
+    return error{errc::overflow, dyn.symtab().at, "dynamic symbol count overflows"};
+  LINKSCOPE_TRY(off, dyn.offset_of(dyn.symtab(), bytes_needed));
+  const byte_view bytes = dyn.elf().bytes();
+  record_array<Sym> syms(bytes.data() + off, static_cast<std::size_t>(count));
+  return symbol_table_view<ET>(syms, dyn.strings(), off, true, 0);
+}
+
+// .dynsym: the SHT_DYNSYM section when section headers exist (what nm -D
+// reads), else through the dynamic section.
+template <class ET>
+result<symbol_table_view<ET>> read_dynsym(const file<ET>& f, const dynamic_info<ET>& dyn) noexcept {
+  if (f.section_count() > 0) {
+    auto found = f.find_section(SHT_DYNSYM);
+    if (found) return detail::symbol_table_from_section(f, found->first, found->second);
+    return symbol_table_view<ET>();
+  }
+  return read_dynsym_from_dynamic(dyn);
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/symbols.hpp ----
+// ---- begin linkscope/elf/versions.hpp ----
+// linkscope/elf/versions.hpp — GNU symbol versioning: versym, verdef, verneed.
+//
+// (LSB Core, "Symbol Versioning".) Three tables work together:
+//   versym   (.gnu.version, DT_VERSYM): one Half per dynamic symbol. Bits
+//            0..14 are a version index, bit 15 (VERSYM_HIDDEN) marks a
+//            non-default definition. Index 0 is local, 1 is global
+//            (unversioned), 2.. name a verdef or a verneed entry.
+//   verdef   (.gnu.version_d, DT_VERDEF/DT_VERDEFNUM): a chain of Verdef
+//            records linked by vd_next (a byte offset from the record), each
+//            with vd_cnt Verdaux records (vd_aux, vda_next). The first
+//            Verdaux names the version; vd_ndx is the index versym uses. The
+//            entry flagged VER_FLG_BASE names the file itself.
+//   verneed  (.gnu.version_r, DT_VERNEED/DT_VERNEEDNUM): a chain of Verneed
+//            records (one per needed file, vn_file), each with vn_cnt Vernaux
+//            records whose vna_other is the versym index.
+//
+// How GNU nm 2.40 prints a dynamic symbol's version (bfd's
+// _bfd_elf_get_symbol_version_string, called with base_p = false):
+//   index 0, or 1 when the first verdef is the base (or there is no verdef
+//   at that index): nothing; index <= the highest vd_ndx: the verdef name,
+//   except nothing when it equals the symbol's own name (the version's
+//   marker symbol); otherwise the verneed name, always with one '@'.
+//   Separator: "@" when hidden or undefined, "@@" otherwise.
+// Chains are walked at most `count` times (a count larger than the table could
+// hold is an error) and every record must lie inside the table. The next
+// offsets are unsigned and added in 64 bits, so a chain can only move
+// forward: a "cycle" made by a wrapping 32-bit offset lands past the table
+// and is reported there, with its offset.
+
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+// One version index's meaning.
+struct version_entry {
+  std::string_view name;  // version name ("" when the index is unused)
+  std::string_view file;  // verneed: the needed file (vn_file); "" for verdef
+  u32 hash = 0;           // vd_hash or vna_hash (what ld.so compares)
+  u16 flags = 0;          // vd_flags or vna_flags
+  bool defined = false;   // from verdef
+  bool needed = false;    // from verneed
+};
+
+// The decoded version of one symbol.
+struct symbol_version {
+  std::string_view name;  // "" when unversioned (local/global/base)
+  std::string_view file;  // for verneed references
+  u16 index = 0;          // versym & 0x7fff
+  bool hidden = false;    // versym bit 15
+  bool needed = false;    // reference to another file's version (verneed)
+  version_kind kind = version_kind::none;
+};
+
+template <class ET>
+class version_tables {
+ public:
+  using Verdef = typename ET::Verdef;
+  using Verdaux = typename ET::Verdaux;
+  using Verneed = typename ET::Verneed;
+  using Vernaux = typename ET::Vernaux;
+  using Versym = typename ET::Versym;
+
+  version_tables() = default;
+
+  // Read the tables for a dynamic symbol table of `dynsym_count` entries.
+  // With section headers, the sections are used (like binutils); otherwise
+  // the DT_VERSYM/DT_VERDEF/DT_VERNEED tags (like ld.so). No versym -> an
+  // empty, valid object (present() == false).
+  static result<version_tables> read(const file<ET>& f, const dynamic_info<ET>& dyn, std::size_t dynsym_count) {
+    version_tables v;
+    const byte_view bytes = f.bytes();
+    byte_view strings;
+    bool have_strings = false;
+    byte_view versym_bytes, verdef_bytes, verneed_bytes;
+    u64 verdef_count = 0, verneed_count = 0;
+    bool have_versym = false, have_verdef = false, have_verneed = false;
+    if (f.section_count() > 0) {
+      for (std::size_t i = 0; i < f.section_count(); ++i) {
+        const auto sh = f.section_headers()[i];
+        const u32 type = sh.sh_type;
+        if (type != SHT_GNU_versym && type != SHT_GNU_verdef && type != SHT_GNU_verneed) continue;
+        LINKSCOPE_TRY(data, f.section_data(sh));
+        if (type == SHT_GNU_versym) {
+          versym_bytes = data;
+          have_versym = true;
+          continue;
+        }
+        if (sh.sh_link >= f.section_count())
+          return bytes.fail(errc::out_of_range, f.section_header_offset(i), "version section sh_link out of range");
+        auto str = f.string_table(sh.sh_link);
+        if (!str) return str.error();
+        strings = *str;
+        have_strings = true;
+        if (type == SHT_GNU_verdef) {
+          verdef_bytes = data;
+          verdef_count = sh.sh_info;
+          have_verdef = true;
+        } else {
+          verneed_bytes = data;
+          verneed_count = sh.sh_info;
+          have_verneed = true;
+        }
+      }
+    } else if (dyn.present()) {
+      strings = dyn.strings();
+      have_strings = !strings.empty();
+      if (dyn.versym()) {
+        u64 size = 0;
+        if (!checked_mul(dynsym_count, 2, size)) return error{errc::overflow, dyn.versym().at, "versym size overflows"};
+        LINKSCOPE_TRY(off, dyn.offset_of(dyn.versym(), size));
+        versym_bytes = bytes.sub_unchecked(off, size);
+        have_versym = true;
+      }
+      // Verdef/verneed sizes are unknown: give the rest of the segment... the
+      // rest of the file; every record is bounds-checked as it is read.
+      if (dyn.verdef()) {
+        LINKSCOPE_TRY(off, dyn.offset_of(dyn.verdef(), sizeof(Verdef)));
+        verdef_bytes = bytes.sub_unchecked(off, bytes.size() - off);
+        verdef_count = dyn.verdefnum().value;
+        have_verdef = true;
+      }
+      if (dyn.verneed()) {
+        LINKSCOPE_TRY(off, dyn.offset_of(dyn.verneed(), sizeof(Verneed)));
+        verneed_bytes = bytes.sub_unchecked(off, bytes.size() - off);
+        verneed_count = dyn.verneednum().value;
+        have_verneed = true;
+      }
+    }
+    if (!have_versym) return v;
+    if (versym_bytes.size() / 2 < dynsym_count)
+      return versym_bytes.fail(errc::truncated, 0, "versym table shorter than the dynamic symbol table");
+    v.versym_ = record_array<Versym>(versym_bytes.data(), dynsym_count);
+    v.versym_offset_ = versym_bytes.base();
+    v.present_ = true;
+    if ((have_verdef || have_verneed) && !have_strings)
+      return bytes.fail(errc::malformed, 0, "version tables without a string table");
+    if (have_verdef) LINKSCOPE_CHECK(v.read_verdef(verdef_bytes, verdef_count, strings));
+    if (have_verneed) LINKSCOPE_CHECK(v.read_verneed(verneed_bytes, verneed_count, strings));
+    v.has_definitions_or_needs_ = have_verdef || have_verneed;
+    return v;
+  }
+
+  bool present() const noexcept { return present_; }
+  std::size_t size() const noexcept { return versym_.size(); }
+  // Highest vd_ndx in verdef (bfd's cverdefs).
+  u16 max_verdef_index() const noexcept { return max_verdef_; }
+  const std::vector<version_entry>& entries() const noexcept { return entries_; }
+
+  // What version index `n` means (an empty entry when unused).
+  version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
+
+  // The raw versym value of symbol `index` (0 when there is no versym).
+  u16 raw(std::size_t index) const noexcept { return index < versym_.size() ? static_cast<u16>(versym_[index]) : 0; }
+
+  // The version of dynamic symbol `index` with the given name, as GNU nm
+  // prints it (see the header comment). `defined` is st_shndx != SHN_UNDEF.
+  result<symbol_version> of(std::size_t index, std::string_view symbol_name, bool defined) const noexcept {
+    symbol_version out;
+    if (!present_ || !has_definitions_or_needs_ || index >= versym_.size()) return out;
+    const u16 raw_value = versym_[index];
+    out.index = raw_value & VERSYM_VERSION;
+    out.hidden = (raw_value & VERSYM_HIDDEN) != 0;
+    const u16 n = out.index;
+    if (n == 0) return out;
+    if (n == 1 && (n > max_verdef_ || (n < entries_.size() && entries_[n].defined && (entries_[n].flags & VER_FLG_BASE))))
+      return out;
+    if (n <= max_verdef_) {
+      const version_entry& e = entries_[n];
+      if (!e.defined || e.name == symbol_name) return out;
+      out.name = e.name;
+    } else {
+      if (n >= entries_.size() || !entries_[n].needed)
+        return error{errc::out_of_range, versym_offset_ + 2 * index, "versym index names no verdef or verneed entry"};
+      out.name = entries_[n].name;
+      out.file = entries_[n].file;
+      out.needed = true;
+      out.hidden = true;
+    }
+    out.kind = (out.hidden || !defined) ? version_kind::non_default : version_kind::default_;
+    return out;
+  }
+
+ private:
+  version_entry& slot(u16 index) {
+    if (entries_.size() <= index) entries_.resize(static_cast<std::size_t>(index) + 1);
+    return entries_[index];
+  }
+
+  result<void> read_verdef(byte_view table, u64 count, byte_view strings) {
+    u64 pos = 0;
+    // Each record is at least sizeof(Verdef) bytes and offsets only grow in
+    // sane files; bound the walk by the count and by the table size.
+    const u64 limit = table.size() / sizeof(Verdef);
+    if (count > limit) return table.fail(errc::too_large, 0, "verdef count exceeds what the table can hold");
+    for (u64 i = 0; i < count; ++i) {
+      LINKSCOPE_TRY(vd, table.template read<Verdef>(pos, "verdef record past end of table"));
+      const u16 ndx = static_cast<u16>(vd.vd_ndx & VERSYM_VERSION);
+      if (ndx == 0) return table.fail(errc::bad_field, pos, "verdef index 0");
+      std::string_view name;
+      if (vd.vd_cnt > 0) {
+        u64 aux_pos = 0;
+        if (!checked_add(pos, vd.vd_aux, aux_pos)) return table.fail(errc::overflow, pos, "vd_aux overflows");
+        if (!table.contains(aux_pos, sizeof(Verdaux)))
+          return table.fail(errc::out_of_range, pos, "vd_aux points outside the verdef table");
+        const Verdaux aux = table.template read_unchecked<Verdaux>(aux_pos);
+        auto s = strings.cstring(aux.vda_name);
+        if (!s) return table.fail(errc::out_of_range, aux_pos, "verdaux name outside the string table");
+        name = *s;
+      }
+      version_entry& e = slot(ndx);
+      e.name = name;
+      e.flags = vd.vd_flags;
+      e.hash = vd.vd_hash;
+      e.defined = true;
+      if (ndx > max_verdef_) max_verdef_ = ndx;
+      if (vd.vd_next == 0) break;
+      u64 next = 0;
+      if (i + 1 < count && (!checked_add(pos, vd.vd_next, next) || !table.contains(next, sizeof(Verdef))))
+        return table.fail(errc::out_of_range, pos, "vd_next points outside the verdef table");
+      pos = next;
+    }
+    return ok();
+  }
+
+  result<void> read_verneed(byte_view table, u64 count, byte_view strings) {
+    const u64 limit = table.size() / sizeof(Verneed);
+    if (count > limit) return table.fail(errc::too_large, 0, "verneed count exceeds what the table can hold");
+    u64 pos = 0;
+    for (u64 i = 0; i < count; ++i) {
+      LINKSCOPE_TRY(vn, table.template read<Verneed>(pos, "verneed record past end of table"));
+      auto file_name = strings.cstring(vn.vn_file);
+      if (!file_name) return table.fail(errc::out_of_range, pos, "verneed file name outside the string table");
+      u64 aux_pos = 0;
+      if (!checked_add(pos, vn.vn_aux, aux_pos)) return table.fail(errc::overflow, pos, "vn_aux overflows");
+      const u64 aux_limit = table.size() / sizeof(Vernaux);
+      if (vn.vn_cnt > aux_limit) return table.fail(errc::too_large, pos, "vn_cnt exceeds what the table can hold");
+      for (u64 j = 0; j < vn.vn_cnt; ++j) {
+        if (!table.contains(aux_pos, sizeof(Vernaux)))
+          return table.fail(errc::out_of_range, pos, "vn_aux/vna_next points outside the verneed table");
+        const Vernaux vna = table.template read_unchecked<Vernaux>(aux_pos);
+        auto name = strings.cstring(vna.vna_name);
+        if (!name) return table.fail(errc::out_of_range, aux_pos, "vernaux name outside the string table");
+        const u16 other = static_cast<u16>(vna.vna_other & VERSYM_VERSION);
+        if (other != 0) {
+          version_entry& e = slot(other);
+          if (!e.defined) {
+            e.name = *name;
+            e.file = *file_name;
+            e.flags = vna.vna_flags;
+            e.hash = vna.vna_hash;
+            e.needed = true;
+          }
+        }
+        if (vna.vna_next == 0) break;
+        if (!checked_add(aux_pos, vna.vna_next, aux_pos)) return table.fail(errc::overflow, pos, "vna_next overflows");
+      }
+      if (vn.vn_next == 0) break;
+      u64 next = 0;
+      if (i + 1 < count && (!checked_add(pos, vn.vn_next, next) || !table.contains(next, sizeof(Verneed))))
+        return table.fail(errc::out_of_range, pos, "vn_next points outside the verneed table");
+      pos = next;
+    }
+    return ok();
+  }
+
+  record_array<Versym> versym_;
+  u64 versym_offset_ = 0;
+  std::vector<version_entry> entries_;
+  u16 max_verdef_ = 0;
+  bool present_ = false;
+  bool has_definitions_or_needs_ = false;
+};
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/versions.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+// A versioned request (ld.so's struct r_found_version).
+struct version_request {
+  std::string_view name;
+  u32 hash = 0;         // ELF (SysV) hash of name: vna_hash / vd_hash
+  bool hidden = false;  // the reference's version is hidden (vna_other & 0x8000)
+  static version_request of(std::string_view name, bool hidden = false) noexcept {
+    return version_request{name, sysv_hash(name), hidden};
+  }
+};
+
+// ld.so's ELF_RTYPE_CLASS_*.
+inline constexpr int rtype_class_plt = 1;   // undefined symbols never match
+inline constexpr int rtype_class_copy = 2;  // (the resolver skips the executable)
+
+struct lookup_options {
+  const version_request* version = nullptr;
+  int type_class = 0;
+  bool return_newest = false;  // DL_LOOKUP_RETURN_NEWEST (dlsym)
+};
+
+struct lookup_result {
+  u32 index = 0;        // dynamic symbol index; 0 when not found
+  bool found = false;   // a usable definition (global/weak/unique, default/protected)
+  bool matched = false; // a name/version match, even if local or hidden (found false then)
+};
+
+template <class ET>
+class hash_table {
+ public:
+  using Sym = typename ET::Sym;
+  using word = typename ET::word;
+  using uword = typename ET::uword;
+  using bloom_word = endian<uword, ET::endianness>;
+
+  hash_table() = default;
+
+  // Open the tables named by the dynamic section for `dynsym` (from
+  // read_dynsym / read_dynsym_from_dynamic) and `versions` (may be empty).
+  static result<hash_table> open(const dynamic_info<ET>& dyn, const symbol_table_view<ET>& dynsym,
+                                 const version_tables<ET>& versions) noexcept {
+    hash_table t;
+    t.dynsym_ = dynsym;
+    t.versions_ = &versions;
+    const byte_view bytes = dyn.elf().bytes();
+    t.bytes_ = bytes;
+    const u64 count = dynsym.size();
+    if (dyn.gnu_hash()) {
+      using GH = typename ET::GnuHashHeader;
+      LINKSCOPE_TRY(off, dyn.offset_of(dyn.gnu_hash(), sizeof(GH)));
+      const GH h = bytes.read_unchecked<GH>(off);
+      const u64 nbuckets = h.nbuckets, symoffset = h.symoffset, bloom_size = h.bloom_size;
+      if (bloom_size == 0) return bytes.fail(errc::bad_field, off + 8, "GNU hash bloom size is 0");
+      if ((bloom_size & (bloom_size - 1)) != 0)
+        return bytes.fail(errc::bad_field, off + 8, "GNU hash bloom size is not a power of two");
+      if (nbuckets == 0) return bytes.fail(errc::bad_field, off, "GNU hash has no buckets");
+      if (symoffset > count) return bytes.fail(errc::out_of_range, off + 4, "GNU hash symoffset past the symbol table");
+      u64 bloom_bytes = 0, bucket_bytes = 0, size = sizeof(GH);
+      if (!checked_mul(bloom_size, sizeof(uword), bloom_bytes) || !checked_mul(nbuckets, 4, bucket_bytes) ||
+          !checked_add(size, bloom_bytes, size) || !checked_add(size, bucket_bytes, size) ||
+          !checked_add(size, (count - symoffset) * 4, size) || !fits(off, size, bytes.size()))
+        return bytes.fail(errc::truncated, off, "GNU hash table past end of file");
+      t.gnu_ = true;
+      t.gnu_offset_ = off;
+      t.nbuckets_ = static_cast<u32>(nbuckets);
+      t.symoffset_ = static_cast<u32>(symoffset);
+      t.bloom_mask_ = static_cast<u32>(bloom_size - 1);
+      t.bloom_shift_ = h.bloom_shift;
+      t.bloom_ = bytes.data() + off + sizeof(GH);
+      t.buckets_ = t.bloom_ + bloom_bytes;
+      t.chains_ = t.buckets_ + bucket_bytes;
+      // Buckets must point into [symoffset, count), and the last chain of
+      // the table must be terminated.
+      for (u64 b = 0; b < nbuckets; ++b) {
+        const u32 v = load<u32, ET::endianness>(t.buckets_ + 4 * b);
+        if (v != 0 && (v < symoffset || v >= count))
+          return bytes.fail(errc::out_of_range, off + sizeof(GH) + bloom_bytes + 4 * b,
+                            "GNU hash bucket points outside the symbol table");
+      }
+      if (count > symoffset && (load<u32, ET::endianness>(t.chains_ + 4 * (count - 1 - symoffset)) & 1u) == 0)
+        return bytes.fail(errc::malformed, off + size - 4, "GNU hash chain runs off the table");
+    }
+    if (dyn.hash()) {
+      const bool wide = ET::is64 && (dyn.elf().machine() == EM_S390 || dyn.elf().machine() == 0x9026);
+      const u64 ws = wide ? 8 : 4;
+      LINKSCOPE_TRY(off, dyn.offset_of(dyn.hash(), 2 * ws));
+      const u64 nbucket = read_word(bytes.data() + off, wide);
+      const u64 nchain = read_word(bytes.data() + off + ws, wide);
+      if (nbucket == 0) return bytes.fail(errc::bad_field, off, "SysV hash has no buckets");
+      if (nchain > count) return bytes.fail(errc::out_of_range, off + ws, "SysV hash nchain exceeds the symbol count");
+      u64 size = 0;
+      if (!checked_add(nbucket, nchain, size) || !checked_add(size, 2, size) || !checked_mul(size, ws, size) ||
+          !fits(off, size, bytes.size()))
+        return bytes.fail(errc::truncated, off, "SysV hash table past end of file");
+      t.sysv_ = true;
+      t.sysv_offset_ = off;
+      t.sysv_wide_ = wide;
+      t.nbucket_ = nbucket;
+      t.nchain_ = nchain;
+    }
+    return t;
+  }
+
+  bool has_gnu() const noexcept { return gnu_; }
+  bool has_sysv() const noexcept { return sysv_; }
+  bool empty() const noexcept { return !gnu_ && !sysv_; }
+
+  // Look `name` up as ld.so does: the GNU table if present, else SysV.
+  result<lookup_result> lookup(std::string_view name, const lookup_options& options = {}) const noexcept {
+    if (gnu_) return lookup_gnu(name, options);
+    if (sysv_) return lookup_sysv(name, options);
+    return lookup_result{};
+  }
+
+  // The GNU table only (bloom filter, bucket, chain).
+  result<lookup_result> lookup_gnu(std::string_view name, const lookup_options& options = {}) const noexcept {
+    return lookup_gnu_hashed(name, gnu_hash(name), options);
+  }
+  result<lookup_result> lookup_gnu_hashed(std::string_view name, u32 h, const lookup_options& options = {}) const noexcept {
+    lookup_state state;
+    if (!gnu_) return lookup_result{};
+    constexpr u32 bits = sizeof(uword) * 8;
+    const uword word_value = load<uword, ET::endianness>(bloom_ + sizeof(uword) * ((h / bits) & bloom_mask_));
+    const u32 bit1 = h & (bits - 1);
+    // glibc shifts a uint_fast32_t (64 bits on LP64): a shift of 32..63
+    // gives 0. A shift >= the width is UB in C++, so spell that out.
+    const u32 bit2 = bloom_shift_ < 32 ? (h >> bloom_shift_) & (bits - 1) : 0;
+    if (((word_value >> bit1) & (word_value >> bit2) & 1) == 0) return lookup_result{};
+    u32 i = load<u32, ET::endianness>(buckets_ + 4 * (h % nbuckets_));
+    if (i == 0) return lookup_result{};
+    for (; i < dynsym_.size(); ++i) {
+      const u32 chain = load<u32, ET::endianness>(chains_ + 4 * (i - symoffset_));
+      if (((chain ^ h) >> 1) == 0) {
+        LINKSCOPE_TRY(r, check_match(name, i, options, state));
+        if (r.matched) return r;
+      }
+      if (chain & 1u) break;
+    }
+    return finish(state);
+  }
+
+  // The SysV table only.
+  result<lookup_result> lookup_sysv(std::string_view name, const lookup_options& options = {}) const noexcept {
+    lookup_state state;
+    if (!sysv_) return lookup_result{};
+    const u64 ws = sysv_wide_ ? 8 : 4;
+    const unsigned char* base = bytes_.data() + sysv_offset_;
+    const u64 h = sysv_hash(name);
+    u64 i = read_word(base + ws * (2 + h % nbucket_), sysv_wide_);
+    for (u64 steps = 0; i != 0; ++steps) {
+      if (i >= nchain_ || steps > nchain_)
+        return bytes_.fail(errc::malformed, sysv_offset_, "SysV hash chain leaves the table or loops");
+      LINKSCOPE_TRY(r, check_match(name, static_cast<u32>(i), options, state));
+      if (r.matched) return r;
+      i = read_word(base + ws * (2 + nbucket_ + i), sysv_wide_);
+    }
+    return finish(state);
+  }
+
+  // The hash stored in the GNU chain for symbol `index` (bit 0 = end flag),
+  // or nothing for indices below symoffset.
+  bool gnu_chain_hash(u32 index, u32& out) const noexcept {
+    if (!gnu_ || index < symoffset_ || index >= dynsym_.size()) return false;
+    out = load<u32, ET::endianness>(chains_ + 4 * (index - symoffset_));
+    return true;
+  }
+  u32 gnu_symoffset() const noexcept { return symoffset_; }
+
+ private:
+  struct lookup_state {
+    u32 versioned_index = 0;
+    int num_versions = 0;
+  };
+
+  static u64 read_word(const unsigned char* p, bool wide) noexcept {
+    return wide ? load<u64, ET::endianness>(p) : load<u32, ET::endianness>(p);
+  }
+
+  lookup_result finish(const lookup_state& state) const noexcept {
+    if (state.num_versions == 1) return accept(state.versioned_index);
+    return lookup_result{};
+  }
+
+  lookup_result accept(u32 index) const noexcept {
+    const Sym sym = dynsym_[index];
+    lookup_result r;
+    r.index = index;
+    r.matched = true;
+    const u8 vis = st_visibility(sym.st_other);
+    const u8 bind = st_bind(sym.st_info);
+    r.found = vis != STV_HIDDEN && vis != STV_INTERNAL &&
+              (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE);
+    return r;
+  }
+
+  result<lookup_result> check_match(std::string_view name, u32 index, const lookup_options& options,
+                                    lookup_state& state) const noexcept {
+    const Sym sym = dynsym_[index];
+    const u8 type = st_type(sym.st_info);
+    const u32 shndx = sym.st_shndx;
+    if ((sym.st_value == 0 && shndx != SHN_ABS && type != STT_TLS) ||
+        ((options.type_class & rtype_class_plt) != 0 && shndx == SHN_UNDEF))
+      return lookup_result{};
+    constexpr u32 allowed = (1u << STT_NOTYPE) | (1u << STT_OBJECT) | (1u << STT_FUNC) | (1u << STT_COMMON) |
+                            (1u << STT_TLS) | (1u << STT_GNU_IFUNC);
+    if (((1u << type) & allowed) == 0) return lookup_result{};
+    auto sym_name = dynsym_.name(index);
+    if (!sym_name) return sym_name.error();
+    if (*sym_name != name) return lookup_result{};
+    const bool have_versym = versions_ != nullptr && versions_->present();
+    if (options.version != nullptr) {
+      if (have_versym) {
+        const u16 raw = versions_->raw(index);
+        const version_entry e = versions_->entry(static_cast<u16>(raw & VERSYM_VERSION));
+        const bool same = e.hash == options.version->hash && (e.defined || e.needed) && e.name == options.version->name;
+        if (!same && (options.version->hidden || e.hash != 0 || (raw & VERSYM_HIDDEN) != 0)) return lookup_result{};
+      }
+    } else if (have_versym) {
+      const u16 raw = versions_->raw(index);
+      if ((raw & VERSYM_VERSION) >= (options.return_newest ? 2 : 3)) {
+        if ((raw & VERSYM_HIDDEN) == 0 && state.num_versions++ == 0) state.versioned_index = index;
+        return lookup_result{};
+      }
+    }
+    return accept(index);
+  }
+
+  symbol_table_view<ET> dynsym_;
+  const version_tables<ET>* versions_ = nullptr;
+  byte_view bytes_;
+  bool gnu_ = false, sysv_ = false, sysv_wide_ = false;
+  u64 gnu_offset_ = 0, sysv_offset_ = 0, nbucket_ = 0, nchain_ = 0;
+  u32 nbuckets_ = 0, symoffset_ = 0, bloom_mask_ = 0, bloom_shift_ = 0;
+  const unsigned char* bloom_ = nullptr;
+  const unsigned char* buckets_ = nullptr;
+  const unsigned char* chains_ = nullptr;
+};
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/hash_table.hpp ----
+// ---- begin linkscope/elf/nm.hpp ----
+// linkscope/elf/nm.hpp — the symbol listing of GNU nm 2.40, for ELF.
+//
+// GNU nm sees ELF through BFD. What it prints follows from three BFD steps,
+// reproduced here (binutils bfd/elf.c _bfd_elf_make_section_from_shdr,
+// bfd/elfcode.h elf_slurp_symbol_table, bfd/syms.c bfd_decode_symclass and
+// decode_section_type, binutils/nm.c filter_symbols and print_symname):
+//
+//  1. Section flags from each section header: HAS_CONTENTS unless NOBITS;
+//     ALLOC from SHF_ALLOC (LOAD if also not NOBITS); READONLY unless
+//     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
+//     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
+//     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
+//     SHF_MIPS_GPREL (with the MIPS backend only, see nm_options::all_backends). The section letter is then t (CODE), r/g/d (DATA:
+//     read-only / small / other), s/b (no contents: small / other),
+//     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
+//     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
+//     or a digit) take precedence. Sections BFD does not create (symtab,
+//     its string table, section names, SYMTAB_SHNDX, non-ALLOC REL/RELA)
+//     or a bad index make the symbol absolute.
+//  2. The symbol class (bfd_decode_symclass), in this order: common
+//     (SHN_COMMON, x86-64 LCOMMON, MIPS SCOMMON: 'C', or 'c' when small);
+//     undefined ('U', or weak 'v' for objects and 'w' otherwise); GNU_IFUNC
+//     'i'; weak 'V' (object) / 'W'; GNU_UNIQUE 'u'; a binding that is neither
+//     local nor global '?'; absolute 'a'; else the section letter. Global
+//     (STB_GLOBAL, defined, not common) upper-cases it.
+//  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
+//     listed (nm -a would); with the ARM/AArch64 backends, mapping symbols
+//     ($a, $d, $t, $x ...) are target-special and skipped.
+// Values: st_value, plus the section address in relocatable files; a common
+// symbol shows its size (BFD stores st_size as the value). Dynamic symbols
+// carry the version nm appends (versions.hpp). Entry 0 is never listed.
+//
+// A DSO without section headers (which nm cannot read) is listed from
+// PT_DYNAMIC; its letters then come from the PT_LOAD segment holding the
+// value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
+
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+struct nm_entry {
+  std::string_view name;     // the symbol's own name (the sort key)
+  std::string_view version;  // dynamic symbols: the version nm appends ("" for none)
+  u64 value = 0;             // value as nm prints it
+  u64 size = 0;              // st_size
+  u32 index = 0;             // index in its table
+  char type = '?';           // nm's letter
+  version_kind ver = version_kind::none;  // '@' (non_default) or '@@' (default_)
+  bool undefined() const noexcept { return type == 'U' || type == 'w' || type == 'v'; }
+};
+
+struct nm_options {
+  bool dynamic = false;         // -D
+  bool undefined_only = false;  // -u
+  bool external_only = false;   // -g
+  bool defined_only = false;    // --defined-only
+  bool debug_syms = false;      // -a
+  bool special_syms = false;    // --special-syms
+  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch or a
+  // native nm on ARM/AArch64/MIPS): hide ARM/AArch64 mapping symbols, MIPS
+  // small-data letters. The default emulates Debian's x86-64 nm, whose BFD
+  // reads other machines through the generic elf32/64-little/big backends.
+  bool all_backends = false;
+};
+
+// What listing a file gave.
+struct nm_listing {
+  bool is64 = false;
+  bool no_symbols = false;  // nm would say "FILE: no symbols"
+};
+
+namespace detail {
+
+inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// bfd/syms.c coff_section_type: the name, then end, '.', '$' or a digit.
+inline char coff_section_letter(std::string_view name) noexcept {
+  struct pair {
+    std::string_view prefix;
+    char letter;
+  };
+  static constexpr pair table[] = {{".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+  for (const pair& p : table) {
+    if (!starts_with(name, p.prefix)) continue;
+    if (name.size() == p.prefix.size()) return p.letter;
+    const char next = name[p.prefix.size()];
+    if (next == '.' || next == '$' || (next >= '0' && next <= '9')) return p.letter;
+  }
+  return '?';
+}
+
+inline bool is_debugging_section_name(std::string_view name) noexcept {
+  if (name.empty() || name[0] != '.') return false;
+  return starts_with(name, ".debug") || starts_with(name, ".gnu.debuglto_.debug_") ||
+         starts_with(name, ".gnu.linkonce.wi.") || starts_with(name, ".zdebug") || starts_with(name, ".line") ||
+         starts_with(name, ".stab") || name == ".gdb_index";
+}
+
+// ARM / AArch64 mapping and tag symbols (bfd_is_{arm,aarch64}_special_symbol_name).
+inline bool is_target_special(u16 machine, std::string_view name) noexcept {
+  if (name.size() < 2 || name[0] != '$') return false;
+  if (name.size() > 2 && name[2] != '.') return false;
+  const char c = name[1];
+  if (machine == EM_ARM) return c >= 'a' && c <= 'z';
+  if (machine == EM_AARCH64) return c == 'x' || c == 'd' || c == 'm' || c == 'f' || c == 'p';
+  return false;
+}
+
+}  // namespace detail
+
+// Per-file classification: one letter per section (lower case; 0 = no BFD
+// section, i.e. absolute).
+template <class ET>
+class nm_classifier {
+ public:
+  using Sym = typename ET::Sym;
+  using Shdr = typename ET::Shdr;
+
+  static result<nm_classifier> make(const file<ET>& f, bool all_backends = false) {
+    nm_classifier c;
+    c.all_backends_ = all_backends;
+    c.file_ = &f;
+    c.relocatable_ = f.type() == ET_REL;
+    const std::size_t n = f.section_count();
+    c.letters_.assign(n, 0);
+    c.addresses_.assign(c.relocatable_ ? n : 0, 0);
+    u32 symtab_link = ~0u;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      if (sh.sh_type == SHT_SYMTAB) symtab_link = sh.sh_link;
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      const u32 type = sh.sh_type;
+      const u64 flags = sh.sh_flags;
+      if (c.relocatable_) c.addresses_[i] = sh.sh_addr;
+      if (type == SHT_NULL || type == SHT_SYMTAB || type == SHT_SYMTAB_SHNDX) continue;
+      if (type == SHT_STRTAB && (i == f.shstrndx() || i == symtab_link)) continue;
+      if ((type == SHT_REL || type == SHT_RELA) && (flags & SHF_ALLOC) == 0) continue;
+      LINKSCOPE_TRY(name, f.section_name(sh));
+      const bool has_contents = type != SHT_NOBITS;
+      const bool alloc = (flags & SHF_ALLOC) != 0;
+      const bool load = alloc && has_contents;
+      const bool readonly = (flags & SHF_WRITE) == 0;
+      const bool code = (flags & SHF_EXECINSTR) != 0;
+      const bool data = !code && load;
+      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
+      const bool debugging = !alloc && detail::is_debugging_section_name(name);
+      char letter = detail::coff_section_letter(name);
+      if (letter == '?') {
+        if (code) letter = 't';
+        else if (data) letter = readonly ? 'r' : small ? 'g' : 'd';
+        else if (!has_contents) letter = small ? 's' : 'b';
+        else if (debugging) letter = 'N';
+        else if (readonly) letter = 'n';
+        else letter = '?';
+      }
+      c.letters_[i] = letter;
+    }
+    return c;
+  }
+
+  // nm's letter for a symbol whose real section index is `shndx`.
+  char letter(const Sym& sym, u32 shndx) const noexcept {
+    const u8 bind = st_bind(sym.st_info);
+    const u8 type = st_type(sym.st_info);
+    const u16 machine = file_->machine();
+    if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
+      return 'C';
+    if (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SCOMMON)) return 'c';
+    const bool undefined =
+        shndx == SHN_UNDEF || (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SUNDEFINED));
+    if (undefined) {
+      if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'v' : 'w';
+      return 'U';
+    }
+    if (type == STT_GNU_IFUNC) return 'i';
+    if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'V' : 'W';
+    if (bind == STB_GNU_UNIQUE) return 'u';
+    if (bind != STB_LOCAL && bind != STB_GLOBAL) return '?';
+    char c = 'a';
+    if (is_reserved_shndx(shndx)) c = 'a';
+    else if (letters_.empty()) c = segment_letter(sym);
+    else if (shndx < letters_.size() && letters_[shndx] != 0) c = letters_[shndx];
+    if (bind == STB_GLOBAL && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return c;
+  }
+
+  // The value nm prints.
+  u64 value(const Sym& sym, u32 shndx) const noexcept {
+    if (shndx == SHNX_COMMON || (file_->machine() == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
+      return sym.st_size;
+    u64 v = sym.st_value;
+    if (relocatable_ && shndx < addresses_.size() && letters_[shndx] != 0) v += addresses_[shndx];
+    return v;
+  }
+
+  // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
+  bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
+    const u8 type = st_type(sym.st_info);
+    if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
+    if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
+    return true;
+  }
+
+ private:
+  // No section headers: classify by the PT_LOAD segment holding the value.
+  char segment_letter(const Sym& sym) const noexcept {
+    if (st_type(sym.st_info) == STT_TLS) return 'd';
+    const u64 v = sym.st_value;
+    for (const auto& ph : file_->program_headers()) {
+      if (ph.p_type != PT_LOAD) continue;
+      const u64 start = ph.p_vaddr;
+      if (v < start || v - start >= static_cast<u64>(ph.p_memsz)) continue;
+      const u32 pf = ph.p_flags;
+      if (pf & 1u) return 't';
+      if (pf & 2u) return v - start >= static_cast<u64>(ph.p_filesz) ? 'b' : 'd';
+      return 'r';
+    }
+    return 'a';
+  }
+
+  const file<ET>* file_ = nullptr;
+  bool relocatable_ = false;
+  bool all_backends_ = false;
+  std::vector<char> letters_;
+  std::vector<u64> addresses_;
+};
+
+// Append nm's entries for one ELF file (unsorted, in table order) to `out`.
+template <class ET>
+result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
+  nm_listing listing;
+  listing.is64 = ET::is64;
+  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends));
+  symbol_table_view<ET> table;
+  version_tables<ET> versions;
+  if (options.dynamic) {
+    LINKSCOPE_TRY(dyn, dynamic_info<ET>::read(f));
+    LINKSCOPE_TRY(dynsym, read_dynsym(f, dyn));
+    table = dynsym;
+    LINKSCOPE_TRY(v, version_tables<ET>::read(f, dyn, table.size()));
+    versions = std::move(v);
+  } else {
+    LINKSCOPE_TRY(symtab, read_symtab(f));
+    table = symtab;
+  }
+  if (table.size() <= 1) {
+    listing.no_symbols = true;
+    return listing;
+  }
+  out.reserve(out.size() + table.size() - 1);
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto sym = table[i];
+    LINKSCOPE_TRY(shndx, table.section_index(i, sym));
+    LINKSCOPE_TRY(stored_name, table.name(i));
+    std::string_view name = stored_name;
+    // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
+    if (sym.st_name == 0 && st_type(sym.st_info) == STT_SECTION && shndx < f.section_count()) {
+      LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
+      name = section_name;
+    }
+    if (!classifier.listed(sym, name, options)) continue;
+    nm_entry e;
+    e.type = classifier.letter(sym, shndx);
+    const bool undefined = e.undefined();
+    if (options.undefined_only && !undefined) continue;
+    if (options.defined_only && undefined) continue;
+    if (options.external_only && !options.undefined_only) {
+      const u8 bind = st_bind(sym.st_info);
+      const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
+                          e.type == 'C' || e.type == 'c';
+      if (!global) continue;
+    }
+    e.name = name;
+    e.index = static_cast<u32>(i);
+    e.value = classifier.value(sym, shndx);
+    e.size = sym.st_size;
+    if (versions.present()) {
+      LINKSCOPE_TRY(ver, versions.of(i, name, !undefined));
+      e.version = ver.name;
+      e.ver = ver.kind;
+    }
+    out.push_back(e);
+  }
+  return listing;
+}
+
+// The same for raw bytes of any ELF variant.
+inline result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
+  return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/nm.hpp ----
+// ---- begin linkscope/elf/relocations.hpp ----
+// linkscope/elf/relocations.hpp — which dynamic symbols an object's dynamic
+// relocations reference, and how.
+//
+// The dynamic relocation tables are located through the dynamic section
+// (gABI "Relocation"; psABI supplements for the types):
+//   DT_RELA/DT_RELASZ/DT_RELAENT   Rela {r_offset, r_info, r_addend}
+//   DT_REL/DT_RELSZ/DT_RELENT      Rel  {r_offset, r_info}
+//   DT_JMPREL/DT_PLTRELSZ/DT_PLTREL  the PLT relocations (Rela or Rel)
+//   DT_RELR/DT_RELRSZ/DT_RELRENT   packed relative relocations (no symbol)
+// r_info holds the symbol index (into DT_SYMTAB) and the machine-specific
+// type. For symbol resolution what matters is the type's *class*, which is
+// the same across machines: a PLT slot (JUMP_SLOT: ld.so looks it up with
+// ELF_RTYPE_CLASS_PLT), a GOT entry (GLOB_DAT), a COPY relocation (resolved
+// skipping the executable), a direct data reference (64/32-bit absolute),
+// TLS module/offset/TP-offset/descriptor, RELATIVE and IRELATIVE (no symbol
+// lookup). `classify_relocation(machine, type)` gives that class for x86-64,
+// i386, AArch64, ARM, RISC-V, PowerPC64 and s390x; unknown types are
+// `reloc_class::other`.
+//
+// `for_each_dynamic_relocation(dyn, f)` visits DT_RELA, DT_REL, then DT_JMPREL
+// (the order ld.so processes them; RELR entries are relative and have no
+// symbol, so they are visited only when asked). When DT_JMPREL lies inside
+// the DT_RELA/DT_REL range (some linkers overlap them), the overlapping
+// entries are visited once, as PLT relocations.
+
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+enum class reloc_class : u8 {
+  none,        // R_*_NONE
+  relative,    // base + addend, no symbol
+  irelative,   // ifunc resolver call, no symbol
+  direct,      // absolute address of a symbol (R_X86_64_64, R_386_32, R_AARCH64_ABS64 ...)
+  plt,         // JUMP_SLOT: lazily bound PLT slot (lookup with ELF_RTYPE_CLASS_PLT)
+  glob_dat,    // GOT entry
+  copy,        // COPY: the executable's copy of a DSO's data
+  tls_module,  // DTPMOD: module id of the defining object
+  tls_offset,  // DTPOFF/DTPREL: offset in the defining module's TLS block
+  tls_tpoff,   // TPOFF/TPREL: static TLS offset from the thread pointer
+  tls_desc,    // TLSDESC
+  other,       // anything else (PC-relative, sizes, unknown types)
+};
+
+constexpr const char* to_string(reloc_class c) noexcept {
+  switch (c) {
+    case reloc_class::none: return "none";
+    case reloc_class::relative: return "relative";
+    case reloc_class::irelative: return "irelative";
+    case reloc_class::direct: return "direct";
+    case reloc_class::plt: return "plt";
+    case reloc_class::glob_dat: return "glob_dat";
+    case reloc_class::copy: return "copy";
+    case reloc_class::tls_module: return "tls_module";
+    case reloc_class::tls_offset: return "tls_offset";
+    case reloc_class::tls_tpoff: return "tls_tpoff";
+    case reloc_class::tls_desc: return "tls_desc";
+    case reloc_class::other: return "other";
+  }
+  return "?";
+}
+
+// True for classes whose symbol ld.so looks up.
+constexpr bool needs_symbol_lookup(reloc_class c) noexcept {
+  return c != reloc_class::none && c != reloc_class::relative && c != reloc_class::irelative;
+}
+
+// The ld.so lookup class (ELF_RTYPE_CLASS_*) of a relocation class:
+// 1 = PLT (undefined symbols with a PLT address do not satisfy it), 2 = COPY.
+constexpr int rtype_class_of(reloc_class c) noexcept {
+  return c == reloc_class::plt ? 1 : c == reloc_class::copy ? 2 : 0;
+}
+
+constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
+  using rc = reloc_class;
+  switch (machine) {
+    case EM_X86_64:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 10: case 11: case 12: case 14: return rc::direct;  // 64, 32, 32S, 16, 8
+        case 5: return rc::copy;
+        case 6: return rc::glob_dat;
+        case 7: return rc::plt;
+        case 8: case 38: return rc::relative;  // RELATIVE, RELATIVE64
+        case 16: return rc::tls_module;        // DTPMOD64
+        case 17: case 21: return rc::tls_offset;  // DTPOFF64, DTPOFF32
+        case 18: case 23: return rc::tls_tpoff;   // TPOFF64, TPOFF32
+        case 36: return rc::tls_desc;
+        case 37: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_386:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 20: case 22: return rc::direct;  // 32, 16, 8
+        case 5: return rc::copy;
+        case 6: return rc::glob_dat;
+        case 7: return rc::plt;
+        case 8: return rc::relative;
+        case 35: return rc::tls_module;            // TLS_DTPMOD32
+        case 36: return rc::tls_offset;            // TLS_DTPOFF32
+        case 14: case 37: return rc::tls_tpoff;    // TLS_TPOFF, TLS_TPOFF32
+        case 41: return rc::tls_desc;
+        case 42: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_AARCH64:
+      switch (type) {
+        case 0: case 256: return rc::none;
+        case 257: case 258: case 259: return rc::direct;  // ABS64, ABS32, ABS16
+        case 1024: return rc::copy;
+        case 1025: return rc::glob_dat;
+        case 1026: return rc::plt;
+        case 1027: return rc::relative;
+        case 1028: return rc::tls_module;
+        case 1029: return rc::tls_offset;
+        case 1030: return rc::tls_tpoff;
+        case 1031: return rc::tls_desc;
+        case 1032: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_ARM:
+      switch (type) {
+        case 0: return rc::none;
+        case 2: return rc::direct;  // ABS32
+        case 20: return rc::copy;
+        case 21: return rc::glob_dat;
+        case 22: return rc::plt;
+        case 23: return rc::relative;
+        case 17: return rc::tls_module;
+        case 18: return rc::tls_offset;
+        case 19: return rc::tls_tpoff;
+        case 13: return rc::tls_desc;
+        case 160: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_RISCV:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 2: return rc::direct;
+        case 3: return rc::relative;
+        case 4: return rc::copy;
+        case 5: return rc::plt;
+        case 6: case 7: return rc::tls_module;
+        case 8: case 9: return rc::tls_offset;
+        case 10: case 11: return rc::tls_tpoff;
+        case 12: return rc::tls_desc;
+        case 58: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_PPC64:
+      switch (type) {
+        case 0: return rc::none;
+        case 1: case 38: return rc::direct;  // ADDR32, ADDR64
+        case 19: return rc::copy;
+        case 20: return rc::glob_dat;
+        case 21: return rc::plt;
+        case 22: return rc::relative;
+        case 68: return rc::tls_module;
+        case 78: return rc::tls_offset;
+        case 73: return rc::tls_tpoff;
+        case 248: return rc::irelative;
+        default: return rc::other;
+      }
+    case EM_S390:
+      switch (type) {
+        case 0: return rc::none;
+        case 4: case 22: return rc::direct;  // 32, 64
+        case 9: return rc::copy;
+        case 10: return rc::glob_dat;
+        case 11: return rc::plt;
+        case 12: return rc::relative;
+        case 54: return rc::tls_module;
+        case 55: return rc::tls_offset;
+        case 56: return rc::tls_tpoff;
+        case 61: return rc::irelative;
+        default: return rc::other;
+      }
+    default: return type == 0 ? rc::none : rc::other;
+  }
+}
+
+// Which table a relocation came from.
+enum class reloc_table : u8 { rela, rel, jmprel, relr };
+
+struct dynamic_relocation {
+  u64 offset = 0;        // r_offset (a virtual address in DSOs and executables)
+  u64 file_offset = 0;   // where the record is in the file (for diagnostics)
+  i64 addend = 0;        // r_addend (0 for Rel/Relr)
+  u32 symbol = 0;        // dynamic symbol index (0: none)
+  u32 type = 0;          // machine-specific r_type
+  reloc_class kind = reloc_class::other;
+  reloc_table table = reloc_table::rela;
+};
+
+// Visit every dynamic relocation: f(const dynamic_relocation&) may return
+// bool (false stops). With `include_relr`, RELR entries are expanded and
+// visited last (kind relative, symbol 0). Symbol indices are checked against
+// `symbol_count` when it is nonzero.
+template <class ET, class F>
+result<void> for_each_dynamic_relocation(const dynamic_info<ET>& dyn, F&& f, std::size_t symbol_count = 0,
+                                         bool include_relr = false) {
+  using Rela = typename ET::Rela;
+  using Rel = typename ET::Rel;
+  const file<ET>& elf_file = dyn.elf();
+  const byte_view bytes = elf_file.bytes();
+  const u16 machine = elf_file.machine();
+  bool jmprel_is_rela = true;
+  LINKSCOPE_TRY(rela, dyn.rela_table());
+  LINKSCOPE_TRY(rel, dyn.rel_table());
+  LINKSCOPE_TRY(jmprel, dyn.jmprel_table(jmprel_is_rela));
+  bool stop = false;
+  auto emit = [&](const dynamic_relocation& r) -> bool {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, const dynamic_relocation&>, bool>) {
+      if (!f(r)) stop = true;
+    } else {
+      f(r);
+    }
+    return !stop;
+  };
+  auto overlaps_jmprel = [&](u64 off) {
+    return jmprel.present && off >= jmprel.offset && off - jmprel.offset < jmprel.size;
+  };
+  auto visit = [&](const dynamic_table& t, bool is_rela, reloc_table which) -> result<void> {
+    if (!t.present) return ok();
+    const u64 entsize = is_rela ? sizeof(Rela) : sizeof(Rel);
+    const u64 n = t.size / entsize;
+    for (u64 i = 0; i < n && !stop; ++i) {
+      const u64 at = t.offset + i * entsize;
+      if (which != reloc_table::jmprel && overlaps_jmprel(at)) continue;
+      dynamic_relocation r;
+      r.file_offset = at;
+      r.table = which;
+      u64 info = 0;
+      if (is_rela) {
+        const Rela rec = bytes.read_unchecked<Rela>(at);
+        r.offset = rec.r_offset;
+        info = rec.r_info;
+        r.addend = static_cast<i64>(rec.r_addend);
+      } else {
+        const Rel rec = bytes.read_unchecked<Rel>(at);
+        r.offset = rec.r_offset;
+        info = rec.r_info;
+      }
+      r.symbol = ET::r_sym(static_cast<typename ET::uword>(info));
+      r.type = ET::r_type(static_cast<typename ET::uword>(info));
+      r.kind = classify_relocation(machine, r.type);
+      if (symbol_count != 0 && r.symbol >= symbol_count)
+        return bytes.fail(errc::out_of_range, at, "relocation symbol index past the dynamic symbol table");
+      emit(r);
+    }
+    return ok();
+  };
+  LINKSCOPE_CHECK(visit(rela, true, reloc_table::rela));
+  LINKSCOPE_CHECK(visit(rel, false, reloc_table::rel));
+  LINKSCOPE_CHECK(visit(jmprel, jmprel_is_rela, reloc_table::jmprel));
+  if (include_relr && !stop) {
+    LINKSCOPE_TRY(relr, dyn.relr_table());
+    if (relr.present) {
+      using uword = typename ET::uword;
+      constexpr u64 wbits = sizeof(uword) * 8;
+      u64 base = 0;
+      for (u64 i = 0; i < relr.size / sizeof(uword) && !stop; ++i) {
+        const u64 at = relr.offset + i * sizeof(uword);
+        const u64 entry = load<uword, ET::endianness>(bytes.data() + at);
+        dynamic_relocation r;
+        r.file_offset = at;
+        r.table = reloc_table::relr;
+        r.kind = reloc_class::relative;
+        if ((entry & 1) == 0) {
+          r.offset = entry;
+          if (!emit(r)) break;
+          base = entry + sizeof(uword);
+        } else {
+          u64 bits = entry >> 1;
+          for (u64 k = 0; bits != 0 && k < wbits - 1; ++k, bits >>= 1) {
+            if ((bits & 1) == 0) continue;
+            r.offset = base + k * sizeof(uword);
+            if (!emit(r)) break;
+          }
+          base += (wbits - 1) * sizeof(uword);
+        }
+      }
+    }
+  }
+  return ok();
+}
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/relocations.hpp ----
+// ---- begin linkscope/elf/source.hpp ----
+// linkscope/elf/source.hpp — ELF objects and DSOs as a `symbol_source`.
+//
+// `elf::symbols_source{bytes, table}` enumerates the .dynsym (with versions:
+// name@VER / name@@VER as GNU nm prints them, see versions.hpp) or the
+// .symtab of any ELF variant as `linkscope::symbol`s. Entry 0 (the null
+// symbol) is skipped; every other entry is reported, locals included, so a
+// caller filters what it needs (`sym.is_global()`, `sym.defined`). The
+// dispatch on class and byte order happens once per for_each_symbol call.
+//
+// For the dynamic table, a file without section headers is read through
+// PT_DYNAMIC (DT_SYMTAB, DT_STRTAB, the hash tables for the count, DT_VERSYM
+// ...), as ld.so would.
+
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+enum class symbol_table_kind : u8 { dynamic, static_ };
+
+// Decode the fixed fields of an ELF symbol into the shared model (name and
+// version are left to the caller). `shndx` is the resolved section index.
+template <class ET>
+symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
+  symbol out;
+  out.value = sym.st_value;
+  out.size = sym.st_size;
+  out.index = index;
+  // Resolved index (see symbol_table_view::section_index); reserved values
+  // are stored back as their 16-bit st_shndx (SHN_ABS, SHN_COMMON ...).
+  out.section = shndx > 0xffff ? static_cast<u16>(shndx & 0xffff) : static_cast<u16>(shndx);
+  out.defined = shndx != SHN_UNDEF;
+  switch (st_bind(sym.st_info)) {
+    case STB_LOCAL: out.bind = binding::local; break;
+    case STB_WEAK: out.bind = binding::weak; break;
+    case STB_GNU_UNIQUE: out.bind = binding::unique; break;
+    default: out.bind = binding::global; break;
+  }
+  switch (st_type(sym.st_info)) {
+    case STT_NOTYPE: out.kind = symbol_kind::notype; break;
+    case STT_OBJECT: out.kind = symbol_kind::object; break;
+    case STT_FUNC: out.kind = symbol_kind::func; break;
+    case STT_SECTION: out.kind = symbol_kind::section; break;
+    case STT_FILE: out.kind = symbol_kind::file; break;
+    case STT_COMMON: out.kind = symbol_kind::common; break;
+    case STT_TLS: out.kind = symbol_kind::tls; break;
+    case STT_GNU_IFUNC: out.kind = symbol_kind::ifunc; break;
+    default: out.kind = symbol_kind::other; break;
+  }
+  if (shndx == SHNX_COMMON) out.kind = symbol_kind::common;
+  switch (st_visibility(sym.st_other)) {
+    case STV_INTERNAL: out.vis = visibility::internal; break;
+    case STV_HIDDEN: out.vis = visibility::hidden; break;
+    case STV_PROTECTED: out.vis = visibility::protected_; break;
+    default: out.vis = visibility::default_; break;
+  }
+  return out;
+}
+
+// Visit the symbols of one table of an already opened file.
+template <class ET, class F>
+result<void> for_each_elf_symbol(const file<ET>& f, symbol_table_kind which, u64 origin, F&& callback) {
+  LINKSCOPE_TRY(dyn, dynamic_info<ET>::read(f));
+  symbol_table_view<ET> table;
+  version_tables<ET> versions;
+  if (which == symbol_table_kind::dynamic) {
+    LINKSCOPE_TRY(dynsym, read_dynsym(f, dyn));
+    table = dynsym;
+    LINKSCOPE_TRY(v, version_tables<ET>::read(f, dyn, table.size()));
+    versions = std::move(v);
+  } else {
+    LINKSCOPE_TRY(symtab, read_symtab(f));
+    table = symtab;
+  }
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto sym = table[i];
+    LINKSCOPE_TRY(shndx, table.section_index(i, sym));
+    LINKSCOPE_TRY(name, table.name(i));
+    symbol out = to_symbol<ET>(sym, shndx, static_cast<u32>(i));
+    out.name = name;
+    out.origin = origin;
+    if (versions.present()) {
+      LINKSCOPE_TRY(ver, versions.of(i, name, out.defined));
+      out.version = ver.name;
+      out.ver = ver.kind;
+    }
+    if (!invoke_symbol_callback(callback, out)) break;
+  }
+  return ok();
+}
+
+// A symbol_source over the bytes of one ELF file (object, DSO or executable).
+class symbols_source {
+ public:
+  symbols_source() = default;
+  explicit symbols_source(byte_view bytes, symbol_table_kind which = symbol_table_kind::dynamic, u64 origin = 0) noexcept
+      : bytes_(bytes), which_(which), origin_(origin) {}
+
+  template <class F>
+  result<void> for_each_symbol(F&& f) const {
+    return visit_elf(bytes_, [&](const auto& elf_file) -> result<void> {
+      return for_each_elf_symbol(elf_file, which_, origin_, f);
+    });
+  }
+
+ private:
+  byte_view bytes_;
+  symbol_table_kind which_ = symbol_table_kind::dynamic;
+  u64 origin_ = 0;
+};
+static_assert(symbol_source<symbols_source>);
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/elf/source.hpp ----
 // ---- begin linkscope/report/json.hpp ----
 // linkscope/report/json.hpp — a small streaming JSON writer.
 //
@@ -924,6 +6212,2170 @@ class json_writer {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/report/json.hpp ----
+// ---- begin linkscope/resolve/absorb.hpp ----
+// linkscope/resolve/absorb.hpp — does a consumer of S.so still need A.a?
+//
+// When a static archive A is linked into a shared library S, its members'
+// code is copied into S. Whether a *consumer* of S (a program or library that
+// links against S) still needs A at link time depends on what S left behind:
+//
+//   re-exported  S exports (in .dynsym, default or protected visibility) some
+//                of the member's definitions: consumers already get them from
+//                S, and linking A as well gives duplicate definitions (an ODR
+//                risk when the copies differ).
+//   hidden       the definitions are in S (its .symtab shows them, now LOCAL
+//                or hidden) but not exported: consumers never see them.
+//   absorbed     the definitions are in S's .symtab as GLOBAL but not in its
+//                dynamic table (S is an executable, or exports nothing).
+//   required     S has undefined dynamic symbols that the member defines and
+//                that nothing else provides (S was linked with
+//                --allow-shlib-undefined, or A was left on the interface):
+//                consumers must link A. With --consumer, the consumer's own
+//                undefined references that S does not export but the member
+//                defines make it required too (an inline function in S's
+//                public header calling into A is the classic case).
+//   unused       none of the above.
+//
+// Verdict per archive: needed (a member is required), else re-exported, else
+// not-needed (something was absorbed or hidden), else unrelated.
+//
+// Without a .symtab (stripped S) hidden definitions leave no trace in the
+// file: such members come out unused, and the report says S is stripped.
+// Matching is by symbol name; the dynamic table is read through PT_DYNAMIC
+// when section headers are gone.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+// ---- begin linkscope/resolve/dynamic.hpp ----
+// linkscope/resolve/dynamic.hpp — ld.so emulation: what a program would load and
+// where every symbol reference would bind, computed from the files alone.
+//
+// Nothing is executed, dlopened or mapped as code. The emulation follows glibc 2.36:
+//
+// Loading (elf/dl-deps.c _dl_map_object_deps, elf/dl-load.c _dl_map_object):
+//   the main program, then --preload objects, then breadth-first over DT_NEEDED.
+//   A name is first matched against what is loaded (every name an object was
+//   requested by, its path, its DT_SONAME); a newly found file is matched by
+//   device/inode. The PT_INTERP object is known from the start (matched by its
+//   path and SONAME) and joins the list where the BFS first needs it. A name that
+//   is not found becomes a placeholder, as ld.so's trace mode fakes one.
+//   Candidates of the wrong class or machine are skipped (search_path.hpp).
+//
+// Binding (elf/dl-reloc.c RESOLVE_MAP, elf/dl-lookup.c _dl_lookup_symbol_x,
+// do_lookup_x, check_match) for every relocation with a symbol, in every object
+// but the interpreter, as under LD_BIND_NOW:
+//   - a reference to a STB_LOCAL or hidden/internal symbol binds locally, unseen;
+//   - the scope is the global search list (the BFS order), preceded by the object
+//     itself when it has DT_SYMBOLIC / DF_SYMBOLIC;
+//   - a definition matches when st_value != 0 (or SHN_ABS, or STT_TLS), its type is
+//     NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC, and — for PLT-class relocations
+//     (JUMP_SLOT and the TLS ones) — it is not SHN_UNDEF (an executable's undefined
+//     symbol with a PLT address does satisfy GLOB_DAT references);
+//   - versions: a versioned reference (verneed index) matches the same name+hash,
+//     or an unversioned definition unless the reference is hidden or the definition
+//     has the hidden bit; an unversioned reference takes versym index 1/2, or the
+//     single non-hidden versioned definition of that object;
+//   - STB_WEAK binds like STB_GLOBAL; hidden definitions are skipped; STB_GNU_UNIQUE
+//     binds to the first definition that was bound;
+//   - a COPY relocation's lookup skips the executable;
+//   - a reference whose own symbol is STV_PROTECTED binds to itself when the lookup
+//     found another object ("protected symbol" in LD_DEBUG output);
+//   - an unresolved non-weak reference is "undefined" (ldd -r); weak ones vanish.
+// The lookup goes through one index of all definitions of all loaded objects,
+// grouped by name in scope order (built in one pass; no per-object hash walks).
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+// ---- begin linkscope/resolve/search_path.hpp ----
+// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
+//
+// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
+//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
+//   otherwise
+//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
+//      program — only when the loading object has no DT_RUNPATH;
+//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
+//   3. DT_RUNPATH of the loading object only;
+//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
+//      directories when the loader has DF_1_NODEFLIB;
+//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
+//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
+// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
+// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
+// subdirectories built from "tls", the platform and the legacy hwcap names (all their
+// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
+// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
+// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
+// search goes on; the skip is recorded.
+//
+// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
+// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
+// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
+// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
+// the cache file included, but paths are reported as ld.so inside the root spells them.
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+// ---- begin linkscope/resolve/ld_so_cache.hpp ----
+// linkscope/resolve/ld_so_cache.hpp — /etc/ld.so.cache, as glibc's ld.so reads it.
+//
+// ldconfig writes the cache in one of three layouts (glibc sysdeps/generic/dl-cache.h,
+// elf/cache.c; `ldconfig -c new|old|compat`):
+//
+//   old (libc5, glibc <= 2.1):  "ld.so-1.7.0" (11 bytes, padded to 12), u32 nlibs,
+//       then nlibs x { i32 flags; u32 key; u32 value } (12 bytes each). key and value
+//       are offsets of NUL-terminated strings (soname, path) counted from the end
+//       of the entry array.
+//   new ("glibc-ld.so.cache1.1"): a 48-byte header { magic[17] version[3] u32 nlibs;
+//       u32 len_strings; u8 flags (endianness: 2 little, 3 big, 0 unknown);
+//       pad[3]; u32 extension_offset; u32 unused[3] }, then nlibs x 24-byte entries
+//       { i32 flags; u32 key; u32 value; u32 osversion; u64 hwcap }. Offsets count from
+//       the start of the new header.
+//   compat: the old layout whose string area starts (8-byte aligned) with a whole new
+//       layout; readers prefer the new part.
+//
+// Flags: the low byte is the type (3 = ELF libc6), the high byte the ABI (0x0300 x86-64,
+// 0x0800 x32, 0x0a00 AArch64 ...). ld.so accepts only its own value (0x303 on x86-64).
+// hwcap: bit 62 (DL_CACHE_HWCAP_EXTENSION) with no other bits in the upper half except
+// the 10 ISA-level bits means "the low 32 bits index the glibc-hwcaps extension
+// section", an array of u32 offsets (from the file start) of subdirectory names such as
+// "x86-64-v3". Other non-zero hwcaps are legacy hwcap/platform masks.
+// The extension directory: { u32 magic 0xEAA42174; u32 count; count x { u32 tag, flags,
+// offset, size } }; tag 0 = generator string, tag 1 = glibc-hwcaps.
+//
+// Entries are sorted with _dl_cache_libcmp (digits compare numerically, descending
+// overall) and ld.so binary-searches them; `lookup` emulates that search exactly,
+// including the preference between glibc-hwcaps entries (dl-cache.c search_cache).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class ld_so_cache_format : std::uint8_t { old, new_, compat };
+
+constexpr const char* to_string(ld_so_cache_format f) noexcept {
+  switch (f) {
+    case ld_so_cache_format::old: return "old";
+    case ld_so_cache_format::new_: return "new";
+    case ld_so_cache_format::compat: return "compat";
+  }
+  return "?";
+}
+
+// Flag values of ldconfig (sysdeps/generic/ldconfig.h).
+namespace cache_flags {
+inline constexpr std::int32_t type_mask = 0x00ff;
+inline constexpr std::int32_t elf = 0x0001;
+inline constexpr std::int32_t elf_libc6 = 0x0003;
+inline constexpr std::int32_t required_mask = 0xff00;
+inline constexpr std::int32_t x8664_lib64 = 0x0300;
+inline constexpr std::int32_t x8664_libx32 = 0x0800;
+inline constexpr std::int32_t aarch64_lib64 = 0x0a00;
+}  // namespace cache_flags
+
+inline constexpr std::uint64_t cache_hwcap_extension = 1ull << 62;
+inline constexpr std::uint32_t cache_hwcap_isa_level_mask = (1u << 10) - 1;
+
+struct ld_so_cache_entry {
+  std::string_view name;           // the soname ldconfig saw (key)
+  std::string_view path;           // where it is (value)
+  std::int32_t flags = 0;
+  std::uint64_t hwcap = 0;         // 0 in the old format
+  std::string_view hwcaps_subdir;  // "x86-64-v3" for glibc-hwcaps entries, else empty
+  // The entry names a glibc-hwcaps string. Like ld.so and ldconfig, the string offsets
+  // count from the start of the file, which in the compat layout is not where the
+  // new header starts: there the names read as "" and ld.so never uses such entries.
+  bool has_hwcaps_subdir = false;
+
+  bool is_hwcaps_extension() const noexcept {
+    return ((hwcap >> 32) & ~std::uint64_t{cache_hwcap_isa_level_mask}) == (cache_hwcap_extension >> 32);
+  }
+  std::uint32_t isa_level() const noexcept { return static_cast<std::uint32_t>(hwcap >> 32) & cache_hwcap_isa_level_mask; }
+};
+
+// What the running ld.so would accept; the defaults are those of x86-64 glibc 2.36.
+struct cache_lookup_options {
+  std::int32_t expected_flags = cache_flags::elf_libc6 | cache_flags::x8664_lib64;
+  bool also_accept_elf = false;  // generic glibc (no ABI byte) also accepts flags == 1
+  // glibc-hwcaps subdirectories the CPU supports, best first (x86-64-v4, v3, v2).
+  std::vector<std::string_view> hwcaps_subdirs;
+  // cpu_features->isa_1: bit n set when ISA level n is supported (bit 0 baseline).
+  std::uint32_t isa_level_bits = 1;
+  // Legacy hwcap bits the CPU has (dl_hwcap & hwcap_mask); x86-64: HWCAP_X86_64 = 1<<1.
+  std::uint64_t legacy_hwcap = 1ull << 1;
+  // Platform bits of legacy entries: an entry with platform bits must equal `platform_bit`.
+  // x86: 4 platforms from bit 48; AT_PLATFORM "x86_64" is none of them, so ~0.
+  std::uint64_t platform_mask = std::uint64_t{0xf} << 48;
+  std::uint64_t platform_bit = ~std::uint64_t{0};
+};
+
+// _dl_cache_libcmp: digit runs compare as numbers; otherwise bytewise.
+constexpr int cache_libcmp(std::string_view a, std::string_view b) noexcept {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto at = [](std::string_view s, std::size_t k) -> int { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0; };
+  while (i < a.size()) {
+    const char ca = a[i];
+    const int cb = at(b, j);
+    if (digit(ca)) {
+      if (cb >= '0' && cb <= '9') {
+        std::uint64_t va = 0;
+        std::uint64_t vb = 0;
+        while (i < a.size() && digit(a[i])) va = va * 10 + static_cast<std::uint64_t>(a[i++] - '0');
+        while (j < b.size() && digit(b[j])) vb = vb * 10 + static_cast<std::uint64_t>(b[j++] - '0');
+        if (va != vb) return va < vb ? -1 : 1;
+      } else {
+        return 1;
+      }
+    } else if (cb >= '0' && cb <= '9') {
+      return -1;
+    } else if (static_cast<unsigned char>(ca) != cb) {
+      return static_cast<unsigned char>(ca) - cb;
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return 0 - at(b, j);
+}
+
+class ld_so_cache {
+ public:
+  ld_so_cache() = default;
+
+  // Parse the bytes of a cache file. Every offset is checked; an entry whose strings
+  // fall outside the file is an error (ld.so silently ignores such a cache: callers
+  // that want ld.so's behaviour treat any error as "no cache").
+  static result<ld_so_cache> parse(byte_view bytes);
+  static result<ld_so_cache> parse(std::string_view) = delete;
+
+  ld_so_cache_format format() const noexcept { return format_; }
+  std::size_t size() const noexcept { return entries_.size(); }
+  const ld_so_cache_entry& operator[](std::size_t i) const noexcept { return entries_[i]; }
+  auto begin() const noexcept { return entries_.begin(); }
+  auto end() const noexcept { return entries_.end(); }
+  std::string_view generator() const noexcept { return generator_; }
+  bool big_endian() const noexcept { return big_endian_; }
+
+  // The path ld.so would take from the cache for `name`, or empty.
+  std::string_view lookup(std::string_view name, const cache_lookup_options& options = {}) const;
+
+  // ldconfig -p's description of an entry: "libc6,x86-64", "libc6,x86-64, hwcap: \"x86-64-v3\"".
+  static std::string describe(const ld_so_cache_entry& entry);
+
+ private:
+  std::vector<ld_so_cache_entry> entries_;
+  ld_so_cache_format format_ = ld_so_cache_format::new_;
+  std::string_view generator_;
+  bool big_endian_ = false;
+};
+
+namespace detail {
+inline constexpr char cache_magic_old[] = "ld.so-1.7.0";              // 11 bytes
+inline constexpr char cache_magic_new[] = "glibc-ld.so.cache1.1";     // 17 + 3 bytes
+inline constexpr std::uint32_t cache_extension_magic = 0xEAA42174u;
+inline constexpr std::size_t cache_old_header = 16;
+inline constexpr std::size_t cache_old_entry = 12;
+inline constexpr std::size_t cache_new_header = 48;
+inline constexpr std::size_t cache_new_entry = 24;
+
+template <std::endian E>
+struct cache_new_header_t {
+  char magic[20];
+  endian<u32, E> nlibs;
+  endian<u32, E> len_strings;
+  u8 flags;
+  u8 padding[3];
+  endian<u32, E> extension_offset;
+  endian<u32, E> unused[3];
+};
+template <std::endian E>
+using cache_u32 = endian<u32, E>;
+static_assert(sizeof(cache_new_header_t<std::endian::little>) == cache_new_header);
+
+template <std::endian E>
+struct cache_new_entry_t {
+  endian<i32, E> flags;
+  endian<u32, E> key;
+  endian<u32, E> value;
+  endian<u32, E> osversion;
+  endian<u64, E> hwcap;
+};
+static_assert(sizeof(cache_new_entry_t<std::endian::little>) == cache_new_entry);
+
+template <std::endian E>
+struct cache_old_entry_t {
+  endian<i32, E> flags;
+  endian<u32, E> key;
+  endian<u32, E> value;
+};
+static_assert(sizeof(cache_old_entry_t<std::endian::little>) == cache_old_entry);
+
+template <std::endian E>
+struct cache_extension_section_t {
+  endian<u32, E> tag;
+  endian<u32, E> flags;
+  endian<u32, E> offset;
+  endian<u32, E> size;
+};
+static_assert(sizeof(cache_extension_section_t<std::endian::little>) == 16);
+
+// Parse the new layout that starts at `header_offset` of `file`.
+template <std::endian E>
+result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_so_cache_entry>& out,
+                             std::string_view& generator) {
+  LINKSCOPE_TRY(header, file.read<cache_new_header_t<E>>(header_offset, "ld.so.cache header truncated"));
+  LINKSCOPE_TRY(strings, file.sub(header_offset, file.size() - header_offset));
+  const u64 nlibs = header.nlibs;
+  if (nlibs > (strings.size() - cache_new_header) / cache_new_entry)
+    return file.fail(errc::too_large, header_offset + 20, "ld.so.cache entry count exceeds the file");
+  LINKSCOPE_TRY(entries, strings.array<cache_new_entry_t<E>>(cache_new_header, nlibs));
+
+  // glibc-hwcaps extension: subdirectory names, indexed by the low half of hwcap.
+  std::vector<std::string_view> hwcaps;
+  const u64 ext = header.extension_offset;
+  if (ext != 0) {
+    if (ext % 4 != 0) return file.fail(errc::bad_field, header_offset + 32, "ld.so.cache extension offset misaligned");
+    LINKSCOPE_TRY(magic, file.read<cache_u32<E>>(ext, "ld.so.cache extension directory past end"));
+    if (magic.value() != cache_extension_magic)
+      return file.fail(errc::bad_magic, ext, "ld.so.cache extension directory has a bad magic");
+    LINKSCOPE_TRY(count, file.read<cache_u32<E>>(ext + 4, "ld.so.cache extension directory past end"));
+    LINKSCOPE_TRY(sections, file.array<cache_extension_section_t<E>>(ext + 8, count.value(), 16,
+                                                                      "ld.so.cache extension sections past end"));
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+      const auto section = sections[i];
+      const u64 offset = section.offset;
+      const u64 size = section.size;
+      if (!fits(offset, size, file.size()))
+        return file.fail(errc::truncated, ext + 8 + 16 * i, "ld.so.cache extension section past end");
+      if (section.tag == 0) {
+        generator = file.sub_unchecked(offset, size).chars();
+        while (!generator.empty() && generator.back() == '\0') generator.remove_suffix(1);
+      } else if (section.tag == 1 && size != 0 && size % 4 == 0 && offset % 4 == 0) {
+        hwcaps.clear();
+        for (u64 k = 0; k < size / 4; ++k) {
+          const u32 string_offset = load<u32, E>(file.data() + offset + 4 * k);
+          auto name = file.cstring(string_offset);
+          hwcaps.push_back(name ? *name : std::string_view{});
+        }
+      }
+    }
+  }
+
+  out.reserve(out.size() + entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto e = entries[i];
+    LINKSCOPE_TRY(name, strings.cstring(e.key.value(), "ld.so.cache string not terminated"));
+    LINKSCOPE_TRY(path, strings.cstring(e.value.value(), "ld.so.cache string not terminated"));
+    ld_so_cache_entry entry{name, path, e.flags.value(), e.hwcap.value(), {}};
+    if (entry.is_hwcaps_extension()) {
+      const u32 index = static_cast<u32>(entry.hwcap);
+      if (index < hwcaps.size()) {
+        entry.hwcaps_subdir = hwcaps[index];
+        entry.has_hwcaps_subdir = true;
+      }
+    }
+    out.push_back(entry);
+  }
+  return ok();
+}
+}  // namespace detail
+
+inline result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
+  using namespace detail;
+  ld_so_cache cache;
+  const std::string_view text = bytes.chars();
+  if (text.substr(0, 20) == std::string_view(cache_magic_new, 20)) {
+    if (bytes.size() < cache_new_header) return bytes.fail(errc::truncated, 0, "ld.so.cache header truncated");
+    const u8 flags = bytes.data()[28];
+    const u8 endian_bits = flags & 3;
+    if (endian_bits == 1) return bytes.fail(errc::bad_field, 28, "ld.so.cache marked invalid");
+    cache.format_ = ld_so_cache_format::new_;
+    cache.big_endian_ = endian_bits == 3 || (endian_bits == 0 && std::endian::native == std::endian::big);
+    if (cache.big_endian_)
+      LINKSCOPE_CHECK(parse_new_cache<std::endian::big>(bytes, 0, cache.entries_, cache.generator_));
+    else
+      LINKSCOPE_CHECK(parse_new_cache<std::endian::little>(bytes, 0, cache.entries_, cache.generator_));
+    return cache;
+  }
+  if (text.substr(0, 11) != std::string_view(cache_magic_old, 11))
+    return bytes.fail(errc::bad_magic, 0, "not an ld.so.cache file");
+  if (bytes.size() < cache_old_header) return bytes.fail(errc::truncated, 0, "ld.so.cache header truncated");
+  // The old format has no endianness marker: it is the host's (ldconfig wrote it there).
+  constexpr std::endian E = std::endian::native;
+  const u64 nlibs = load<u32, E>(bytes.data() + 12);
+  if (nlibs > (bytes.size() - cache_old_header) / cache_old_entry)
+    return bytes.fail(errc::too_large, 12, "ld.so.cache entry count exceeds the file");
+  const u64 strings_at = cache_old_header + nlibs * cache_old_entry;
+  const u64 new_at = (strings_at + 7) & ~u64{7};
+  if (new_at < bytes.size() && bytes.size() - new_at > cache_new_header &&
+      text.substr(static_cast<std::size_t>(new_at), 20) == std::string_view(cache_magic_new, 20)) {
+    const u8 endian_bits = bytes.data()[new_at + 28] & 3;
+    if (endian_bits == 1 || (endian_bits != 0 && (endian_bits == 3) != (E == std::endian::big)))
+      return bytes.fail(errc::bad_field, new_at + 28, "ld.so.cache has the wrong endianness");
+    cache.format_ = ld_so_cache_format::compat;
+    LINKSCOPE_CHECK(parse_new_cache<E>(bytes, new_at, cache.entries_, cache.generator_));
+    return cache;
+  }
+  cache.format_ = ld_so_cache_format::old;
+  LINKSCOPE_TRY(entries, bytes.array<cache_old_entry_t<E>>(cache_old_header, nlibs));
+  LINKSCOPE_TRY(strings, bytes.sub(strings_at, bytes.size() - strings_at));
+  cache.entries_.reserve(entries.size());
+  for (const auto e : entries) {
+    LINKSCOPE_TRY(name, strings.cstring(e.key.value(), "ld.so.cache string not terminated"));
+    LINKSCOPE_TRY(path, strings.cstring(e.value.value(), "ld.so.cache string not terminated"));
+    cache.entries_.push_back(ld_so_cache_entry{name, path, e.flags.value(), 0, {}});
+  }
+  return cache;
+}
+
+inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
+  // dl-cache.c search_cache: binary search with ints, then walk back to the first
+  // entry of that name and forward through the run.
+  const bool has_hwcap = format_ != ld_so_cache_format::old;
+  const std::uint64_t tls_bit = 1ull << 63;
+  const std::uint64_t exclude = ~(options.legacy_hwcap | options.platform_mask | tls_bit);
+  auto flags_ok = [&](std::int32_t flags) {
+    return flags == options.expected_flags || (options.also_accept_elf && flags == cache_flags::elf);
+  };
+  auto priority = [&](std::string_view subdir) -> std::uint32_t {
+    for (std::size_t i = 0; i < options.hwcaps_subdirs.size(); ++i)
+      if (!subdir.empty() && options.hwcaps_subdirs[i] == subdir) return static_cast<std::uint32_t>(i + 1);
+    return 0;
+  };
+  long left = 0;
+  long right = static_cast<long>(entries_.size()) - 1;
+  std::string_view best;
+  std::uint32_t best_priority = 0;
+  while (left <= right) {
+    long middle = (left + right) / 2;
+    const int cmp = cache_libcmp(name, entries_[static_cast<std::size_t>(middle)].name);
+    if (cmp == 0) {
+      left = middle;
+      while (middle > 0 && cache_libcmp(name, entries_[static_cast<std::size_t>(middle - 1)].name) == 0) --middle;
+      do {
+        const ld_so_cache_entry& e = entries_[static_cast<std::size_t>(middle)];
+        if (middle > left && cache_libcmp(name, e.name) != 0) break;
+        if (!flags_ok(e.flags)) continue;
+        bool named = false;
+        if (has_hwcap) {
+          named = e.is_hwcaps_extension();
+          if (named && ((1u << (e.isa_level() & 31)) & options.isa_level_bits) != (1u << (e.isa_level() & 31)))
+            continue;
+          if (!named && !best.empty()) break;
+          if ((e.hwcap & exclude) != 0 && !named) continue;
+          if (options.platform_mask != 0 && (e.hwcap & options.platform_mask) != 0 &&
+              (e.hwcap & options.platform_mask) != options.platform_bit)
+            continue;
+          if (named) {
+            const std::uint32_t p = priority(e.hwcaps_subdir);
+            if (p == 0) continue;
+            if (best.empty() || p < best_priority)
+              best_priority = p;
+            else
+              continue;
+          }
+        }
+        best = e.path;
+        if (!named && e.flags == options.expected_flags) break;
+      } while (++middle <= right);
+      break;
+    }
+    if (cmp < 0)
+      left = middle + 1;
+    else
+      right = middle - 1;
+  }
+  return best;
+}
+
+inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
+  static constexpr const char* types[] = {"libc4", "ELF", "libc5", "libc6"};
+  std::string out;
+  const std::int32_t type = entry.flags & cache_flags::type_mask;
+  out += type <= 3 ? types[type] : "unknown";
+  switch (entry.flags & cache_flags::required_mask) {
+    case 0x0000: break;
+    case 0x0100: case 0x0400: case 0x0500: case 0x0700: out += ",64bit"; break;
+    case 0x0200: out += ",IA-64"; break;
+    case 0x0300: out += ",x86-64"; break;
+    case 0x0600: out += ",N32"; break;
+    case 0x0800: out += ",x32"; break;
+    case 0x0900: out += ",hard-float"; break;
+    case 0x0a00: out += ",AArch64"; break;
+    case 0x0b00: out += ",soft-float"; break;
+    case 0x0c00: out += ",nan2008"; break;
+    case 0x0d00: out += ",N32,nan2008"; break;
+    case 0x0e00: out += ",64bit,nan2008"; break;
+    case 0x0f00: out += ",soft-float"; break;
+    case 0x1000: out += ",double-float"; break;
+    default: out += "," + std::to_string(entry.flags & cache_flags::required_mask); break;
+  }
+  if (entry.has_hwcaps_subdir) {
+    out += ", hwcap: \"";
+    out += entry.hwcaps_subdir;
+    out += "\"";
+  } else if (entry.hwcap != 0) {
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), ", hwcap: 0x%016llx", static_cast<unsigned long long>(entry.hwcap));
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so_cache.hpp ----
+
+#if !defined(_WIN32)
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define LINKSCOPE_HAVE_CPUID 1
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// How a library was found.
+enum class found_via : std::uint8_t {
+  not_found,
+  path,             // the name had a '/': opened directly
+  rpath,            // DT_RPATH (of the loader or one of its loaders)
+  ld_library_path,  // LD_LIBRARY_PATH
+  runpath,          // DT_RUNPATH of the loader
+  cache,            // ld.so.cache
+  default_dirs,     // the trusted default directories
+  main_program,     // the program itself
+  interpreter,      // PT_INTERP
+  loaded,           // already loaded under this name or SONAME (or same file)
+};
+
+constexpr const char* to_string(found_via v) noexcept {
+  switch (v) {
+    case found_via::not_found: return "not-found";
+    case found_via::path: return "path";
+    case found_via::rpath: return "rpath";
+    case found_via::ld_library_path: return "ld-library-path";
+    case found_via::runpath: return "runpath";
+    case found_via::cache: return "ld.so.cache";
+    case found_via::default_dirs: return "default";
+    case found_via::main_program: return "main";
+    case found_via::interpreter: return "interpreter";
+    case found_via::loaded: return "loaded";
+  }
+  return "?";
+}
+
+// What an ld.so would be: the ELF kind it loads and its compiled-in constants.
+struct loader_target {
+  unsigned char elf_class = 2;  // ELFCLASS64
+  unsigned char elf_data = 1;   // ELFDATA2LSB
+  std::uint16_t machine = 62;   // EM_X86_64
+};
+
+struct search_options {
+  std::string root;                          // sysroot; "" = the host
+  std::optional<std::string> library_path;   // LD_LIBRARY_PATH given explicitly
+  bool use_env = true;                       // else read LD_LIBRARY_PATH from the environment
+  std::string cache_file = "/etc/ld.so.cache";
+  bool use_cache = true;
+  std::string lib = "lib/x86_64-linux-gnu";  // $LIB
+  std::string platform = "x86_64";           // $PLATFORM (AT_PLATFORM)
+  std::vector<std::string> system_dirs = {"/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib/",
+                                          "/usr/lib/"};
+  int isa_level = -1;                        // x86-64 ISA level 1..4; -1 = detect with cpuid
+  std::vector<std::string> legacy_hwcaps = {"x86_64"};  // dl_hwcap names (Intel CPUs may add avx512_1)
+  bool legacy_subdirs = true;                // glibc < 2.37 also searches tls/, platform/ ...
+  std::string cwd;                           // for relative names; "" = getcwd()
+  loader_target target;
+};
+
+// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
+// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86.
+inline int detect_x86_isa_level() noexcept {
+#if defined(LINKSCOPE_HAVE_CPUID)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
+  const unsigned c1 = c;
+  unsigned ext_c = 0;
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) ext_c = c;
+  unsigned b7 = 0;
+  if (__get_cpuid_max(0, nullptr) >= 7) {
+    __cpuid_count(7, 0, a, b, c, d);
+    b7 = b;
+  }
+  unsigned long long xcr0 = 0;
+  if (c1 & (1u << 27)) {  // OSXSAVE
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  const bool v2 = (c1 & (1u << 0)) && (c1 & (1u << 9)) && (c1 & (1u << 13)) && (c1 & (1u << 19)) &&
+                  (c1 & (1u << 20)) && (c1 & (1u << 23)) && (ext_c & 1u);
+  if (!v2) return 1;
+  const bool ymm = (xcr0 & 6) == 6;
+  const bool v3 = ymm && (c1 & (1u << 28)) && (c1 & (1u << 12)) && (c1 & (1u << 29)) && (c1 & (1u << 22)) &&
+                  (b7 & (1u << 3)) && (b7 & (1u << 5)) && (b7 & (1u << 8)) && (ext_c & (1u << 5));
+  if (!v3) return 2;
+  const bool zmm = (xcr0 & 0xe6) == 0xe6;
+  const bool v4 = zmm && (b7 & (1u << 16)) && (b7 & (1u << 17)) && (b7 & (1u << 28)) && (b7 & (1u << 30)) &&
+                  (b7 & (1u << 31));
+  return v4 ? 4 : 3;
+#else
+  return 0;
+#endif
+}
+
+// $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
+// cwd/name (or of name when absolute), without resolving symlinks.
+inline std::string origin_of(std::string_view name, std::string_view cwd) {
+  std::string full;
+  if (!name.empty() && name[0] == '/') {
+    full.assign(name);
+  } else {
+    full.assign(cwd);
+    if (full.empty() || full.back() != '/') full.push_back('/');
+    full.append(name);
+  }
+  std::size_t slash = full.rfind('/');
+  if (slash == 0) return "/";
+  full.resize(slash);
+  return full;
+}
+
+// A loaded object as the search sees it.
+struct search_object {
+  std::string name;      // l_name: how ld.so spells its path
+  std::string origin;    // $ORIGIN
+  bool has_rpath = false;
+  bool has_runpath = false;
+  std::string_view rpath;    // DT_RPATH string (views into the object's bytes)
+  std::string_view runpath;  // DT_RUNPATH string
+  bool nodeflib = false;     // DF_1_NODEFLIB
+  bool is_main = false;      // the main program ignores its DT_RPATH when it has DT_RUNPATH
+  const search_object* loader = nullptr;  // the object that caused this one to load
+
+  // Decomposed paths, filled on first use (cache_rpath), and the nearest proper
+  // loader whose DT_RPATH is used: the RPATH walk skips the loaders without one, so
+  // a deep chain of objects costs O(depth) once instead of O(depth) per search.
+  mutable bool rpath_done = false, runpath_done = false, rpath_parent_done = false;
+  mutable const search_object* rpath_parent = nullptr;
+  mutable std::vector<std::string> rpath_dirs, runpath_dirs;
+};
+
+// One candidate that was rejected, with the reason.
+struct rejected_candidate {
+  std::string path;
+  const char* reason = "";
+};
+
+struct found_library {
+  std::string path;            // as ld.so spells it (l_name)
+  std::string file;            // what was opened on this host (root + path)
+  found_via via = found_via::not_found;
+  std::string subdir;          // "glibc-hwcaps/x86-64-v3/", "tls/x86_64/" ... or empty
+  std::string where;           // for rpath/runpath: the object whose tag supplied the dir
+  std::vector<rejected_candidate> rejected;  // wrong class/machine, bad ELF, symlink loops
+  bool found() const noexcept { return via != found_via::not_found; }
+};
+
+enum class candidate_status : std::uint8_t { ok, absent, other_class, other_machine, bad_file, loop };
+
+namespace detail {
+inline std::string getcwd_string() {
+#if !defined(_WIN32)
+  std::string buf(4096, '\0');
+  if (::getcwd(buf.data(), buf.size()) != nullptr) {
+    buf.resize(std::char_traits<char>::length(buf.c_str()));
+    return buf;
+  }
+#endif
+  return ".";
+}
+
+// is_dst(): length of the DST after '$' (including braces), 0 when not `ref`.
+inline std::size_t dst_length(std::string_view input, std::string_view ref) noexcept {
+  bool curly = false;
+  if (!input.empty() && input[0] == '{') {
+    curly = true;
+    input.remove_prefix(1);
+  }
+  if (input.substr(0, ref.size()) != ref) return 0;
+  const char next = input.size() > ref.size() ? input[ref.size()] : '\0';
+  if (curly && next != '}') return 0;
+  if ((next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') || (next >= '0' && next <= '9') || next == '_')
+    return 0;
+  return curly ? ref.size() + 2 : ref.size();
+}
+}  // namespace detail
+
+// _dl_dst_substitute for one path element. Returns nullopt when a known DST has no
+// value (the element is dropped, as ld.so drops it).
+inline std::optional<std::string> substitute_dst(std::string_view input, std::string_view origin,
+                                                 std::string_view lib, std::string_view platform) {
+  std::string out;
+  out.reserve(input.size() + origin.size());
+  for (std::size_t i = 0; i < input.size();) {
+    if (input[i] != '$') {
+      out.push_back(input[i++]);
+      continue;
+    }
+    std::string_view rest = input.substr(i + 1);
+    std::size_t len = 0;
+    std::string_view repl;
+    bool known = true;
+    if ((len = detail::dst_length(rest, "ORIGIN")) != 0)
+      repl = origin;
+    else if ((len = detail::dst_length(rest, "PLATFORM")) != 0)
+      repl = platform;
+    else if ((len = detail::dst_length(rest, "LIB")) != 0)
+      repl = lib;
+    else
+      known = false;
+    if (!known) {
+      out.push_back('$');
+      ++i;
+      continue;
+    }
+    if (repl.empty()) return std::nullopt;
+    out.append(repl);
+    i += 1 + len;
+  }
+  return out;
+}
+
+// Split a path list (fillin_rpath): DSTs expanded, trailing slashes normalised to one,
+// empty elements kept as "" (the current directory), duplicates dropped.
+inline std::vector<std::string> decompose_path_list(std::string_view list, std::string_view separators,
+                                                    std::string_view origin, std::string_view lib,
+                                                    std::string_view platform) {
+  std::vector<std::string> dirs;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = list.find_first_of(separators, start);
+    std::string_view element = list.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::string dir;
+    bool keep = true;
+    if (!element.empty()) {
+      auto expanded = substitute_dst(element, origin, lib, platform);
+      if (!expanded || expanded->empty()) {
+        keep = false;
+      } else {
+        dir = std::move(*expanded);
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        if (dir.back() != '/') dir.push_back('/');
+      }
+    }
+    if (keep) {
+      bool seen = false;
+      for (const auto& d : dirs) seen = seen || d == dir;
+      if (!seen) dirs.push_back(std::move(dir));
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return dirs;
+}
+
+// The library search of one ld.so run. Not thread-safe (it caches directory lookups).
+class library_search {
+ public:
+  explicit library_search(search_options options) : options_(std::move(options)) {
+    if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
+    isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
+    if (options_.target.machine == 62 && options_.target.elf_class == 2) {
+      for (int level = 4; level >= 2; --level)
+        if (isa_level_ >= level) {
+          hwcaps_names_.push_back("x86-64-v" + std::to_string(level));
+          subdirs_.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
+        }
+    }
+    if (options_.legacy_subdirs) {
+      // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
+      // the platform, and "tls"; every subset is tried, largest combinations first.
+      std::vector<std::string> parts;
+      parts.push_back("tls");
+      for (const auto& h : options_.legacy_hwcaps) parts.push_back(h);
+      if (!options_.platform.empty()) parts.push_back(options_.platform);
+      const std::size_t n = parts.size();
+      if (n < 16) {
+        // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
+        // with "tls" as the most significant component.
+        for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
+          std::string sub;
+          for (std::size_t i = 0; i < n; ++i)
+            if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
+          subdirs_.push_back(sub);
+        }
+      }
+    }
+    subdirs_.push_back("");
+    if (options_.library_path) {
+      library_path_ = *options_.library_path;
+      have_library_path_ = true;
+    } else if (options_.use_env) {
+      if (const char* env = std::getenv("LD_LIBRARY_PATH")) {
+        library_path_ = env;
+        have_library_path_ = true;
+      }
+    }
+  }
+
+  const search_options& options() const noexcept { return options_; }
+  int isa_level() const noexcept { return isa_level_; }
+  // Subdirectories tried in every directory, best first ("" = the directory itself).
+  const std::vector<std::string>& subdirs() const noexcept { return subdirs_; }
+  const std::vector<std::string>& library_path_dirs(const search_object& main) {
+    if (!library_path_done_) {
+      library_path_done_ = true;
+      if (have_library_path_)
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", main.origin, options_.lib, options_.platform);
+    }
+    return library_path_dirs_;
+  }
+
+  // The ld.so.cache, loaded on first use; warnings (missing or broken) are recorded.
+  const ld_so_cache* cache() {
+    if (!cache_loaded_) {
+      cache_loaded_ = true;
+      if (options_.use_cache) {
+        auto file = mapped_file::open(options_.root + options_.cache_file);
+        if (!file) {
+          if (file.error().code != errc::not_found) cache_error_ = file.error();
+        } else {
+          cache_file_ = std::make_unique<mapped_file>(std::move(*file));
+          auto parsed = ld_so_cache::parse(cache_file_->bytes());
+          if (!parsed)
+            cache_error_ = parsed.error();
+          else
+            cache_ = std::make_unique<ld_so_cache>(std::move(*parsed));
+        }
+        lookup_.expected_flags = expected_cache_flags();
+        lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
+        for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
+        lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
+      }
+    }
+    return cache_.get();
+  }
+  std::optional<error> cache_error() const { return cache_error_; }
+
+  // Check a candidate as open_verify does (header only; nothing is mapped).
+  candidate_status verify(const std::string& file) const {
+#if defined(_WIN32)
+    auto mapped = mapped_file::open(file);
+    if (!mapped) return mapped.error().code == errc::not_found ? candidate_status::absent : candidate_status::bad_file;
+    return classify(mapped->data(), mapped->size());
+#else
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return errno == ELOOP ? candidate_status::loop : candidate_status::absent;
+    struct ::stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return candidate_status::absent;
+    }
+    unsigned char header[64] = {};
+    ssize_t got = ::read(fd, header, sizeof header);
+    ::close(fd);
+    return classify(header, got < 0 ? 0 : static_cast<std::size_t>(got));
+#endif
+  }
+
+  // Find `name` for `loader` (nullptr for preloads of a program without one).
+  found_library find(std::string_view name, const search_object* loader, const search_object& main) {
+    found_library out;
+    if (name.find('/') != std::string_view::npos) {
+      std::string path(name);
+      if (loader != nullptr) {
+        auto expanded = substitute_dst(name, loader->origin, options_.lib, options_.platform);
+        if (!expanded) return out;
+        path = std::move(*expanded);
+      }
+      if (try_file(path, out)) out.via = found_via::path;
+      return out;
+    }
+    const search_object* nodeflib_owner = loader != nullptr ? loader : &main;
+    // 1. RPATH chain, unless the loader has RUNPATH.
+    if (loader == nullptr || !loader->has_runpath) {
+      bool did_main = false;
+      const search_object* first = loader != nullptr && uses_rpath(*loader) ? loader : next_rpath(loader);
+      for (const search_object* l = first; l != nullptr; l = next_rpath(l)) {
+        const auto& dirs = rpath_dirs(*l);
+        if (dirs.empty()) continue;
+        if (search_dirs(dirs, name, out)) {
+          out.via = found_via::rpath;
+          out.where = l->name;
+          return out;
+        }
+        did_main = did_main || l == &main;
+      }
+      if (!did_main) {
+        const auto& dirs = rpath_dirs(main);
+        if (!dirs.empty() && search_dirs(dirs, name, out)) {
+          out.via = found_via::rpath;
+          out.where = main.name;
+          return out;
+        }
+      }
+    }
+    // 2. LD_LIBRARY_PATH.
+    if (search_dirs(library_path_dirs(main), name, out)) {
+      out.via = found_via::ld_library_path;
+      return out;
+    }
+    // 3. The loader's RUNPATH.
+    if (loader != nullptr) {
+      const auto& dirs = runpath_dirs(*loader);
+      if (!dirs.empty() && search_dirs(dirs, name, out)) {
+        out.via = found_via::runpath;
+        out.where = loader->name;
+        return out;
+      }
+    }
+    // 4. ld.so.cache.
+    if (const ld_so_cache* c = cache()) {
+      std::string_view cached = c->lookup(name, lookup_);
+      if (!cached.empty() && nodeflib_owner->nodeflib) {
+        for (const auto& dir : options_.system_dirs)
+          if (cached.substr(0, dir.size()) == dir) cached = {};
+      }
+      if (!cached.empty() && try_file(std::string(cached), out)) {
+        out.via = found_via::cache;
+        return out;
+      }
+    }
+    // 5. Default directories.
+    if (!nodeflib_owner->nodeflib && search_dirs(options_.system_dirs, name, out)) {
+      out.via = found_via::default_dirs;
+      return out;
+    }
+    return out;
+  }
+
+ private:
+  std::int32_t expected_cache_flags() const noexcept {
+    const auto& t = options_.target;
+    if (t.machine == 62) return t.elf_class == 2 ? 0x0303 : 0x0803;  // x86-64 / x32
+    if (t.machine == 183) return 0x0a03;                             // AArch64
+    if (t.machine == 3) return 0x0003;                               // i386: 3 (or 1)
+    return 0x0003;
+  }
+
+  candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
+    if (size < 20 || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return candidate_status::bad_file;
+    if (h[4] != options_.target.elf_class) return candidate_status::other_class;
+    const std::size_t ehdr_size = h[4] == 2 ? 64 : 52;
+    if (size < ehdr_size || h[5] != options_.target.elf_data || h[6] != 1) return candidate_status::bad_file;
+    if (h[7] != 0 && h[7] != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
+    const bool le = h[5] == 1;
+    const std::uint16_t machine = le ? static_cast<std::uint16_t>(h[18] | (h[19] << 8))
+                                     : static_cast<std::uint16_t>((h[18] << 8) | h[19]);
+    if (machine != options_.target.machine) return candidate_status::other_machine;
+    const std::uint16_t type = le ? static_cast<std::uint16_t>(h[16] | (h[17] << 8))
+                                  : static_cast<std::uint16_t>((h[16] << 8) | h[17]);
+    if (type != 2 && type != 3) return candidate_status::bad_file;
+    return candidate_status::ok;
+  }
+
+  bool try_file(const std::string& path, found_library& out) {
+    std::string file = options_.root + path;
+    switch (verify(file)) {
+      case candidate_status::ok:
+        out.path = path;
+        out.file = std::move(file);
+        return true;
+      case candidate_status::absent: return false;
+      case candidate_status::other_class: out.rejected.push_back({path, "wrong ELF class"}); return false;
+      case candidate_status::other_machine: out.rejected.push_back({path, "wrong machine"}); return false;
+      case candidate_status::bad_file: out.rejected.push_back({path, "not a loadable ELF file"}); return false;
+      case candidate_status::loop: out.rejected.push_back({path, "too many levels of symbolic links"}); return false;
+    }
+    return false;
+  }
+
+  bool directory_exists(const std::string& dir) {
+    auto it = dir_exists_.find(dir);
+    if (it != dir_exists_.end()) return it->second;
+    bool exists = true;
+#if !defined(_WIN32)
+    struct ::stat st {};
+    const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
+    exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+    dir_exists_.emplace(dir, exists);
+    return exists;
+  }
+
+  bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
+    for (const auto& dir : dirs) {
+      for (const auto& sub : subdirs_) {
+        std::string base = dir + sub;
+        if (!directory_exists(base)) continue;
+        std::string path = base;
+        path.append(name);
+        if (try_file(path, out)) {
+          out.subdir = sub;
+          return true;
+        }
+        // open_path gives up on the whole list when open() fails with anything but
+        // ENOENT/EACCES (a symlink loop: ELOOP); the next source is tried.
+        if (!out.rejected.empty() && out.rejected.back().path == path &&
+            out.rejected.back().reason == std::string_view("too many levels of symbolic links"))
+          return false;
+      }
+    }
+    return false;
+  }
+
+  static bool uses_rpath(const search_object& o) noexcept { return o.has_rpath && !(o.is_main && o.has_runpath); }
+  // Nearest proper loader of `o` whose RPATH counts (memoised; parents are searched
+  // before their children, so the recursion is shallow).
+  static const search_object* next_rpath(const search_object* o) noexcept {
+    if (o == nullptr) return nullptr;
+    if (!o->rpath_parent_done) {
+      o->rpath_parent_done = true;
+      const search_object* l = o->loader;
+      o->rpath_parent = l == nullptr ? nullptr : (uses_rpath(*l) ? l : next_rpath(l));
+    }
+    return o->rpath_parent;
+  }
+
+  const std::vector<std::string>& rpath_dirs(const search_object& o) const {
+    if (!o.rpath_done) {
+      o.rpath_done = true;
+      if (uses_rpath(o))
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", o.origin, options_.lib, options_.platform);
+    }
+    return o.rpath_dirs;
+  }
+  const std::vector<std::string>& runpath_dirs(const search_object& o) const {
+    if (!o.runpath_done) {
+      o.runpath_done = true;
+      if (o.has_runpath)
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", o.origin, options_.lib, options_.platform);
+    }
+    return o.runpath_dirs;
+  }
+
+  search_options options_;
+  int isa_level_ = 0;
+  std::vector<std::string> hwcaps_names_;
+  std::vector<std::string> subdirs_;
+  std::string library_path_;
+  bool have_library_path_ = false;
+  bool library_path_done_ = false;
+  std::vector<std::string> library_path_dirs_;
+  bool cache_loaded_ = false;
+  std::unique_ptr<mapped_file> cache_file_;
+  std::unique_ptr<ld_so_cache> cache_;
+  std::optional<error> cache_error_;
+  cache_lookup_options lookup_;
+  std::unordered_map<std::string, bool> dir_exists_;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/search_path.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+inline constexpr std::uint32_t no_object = ~std::uint32_t{0};
+
+struct dynamic_options {
+  search_options search;
+  std::vector<std::string> preload;                       // LD_PRELOAD names, in order
+  std::string default_interpreter = "/lib64/ld-linux-x86-64.so.2";
+  bool bindings = true;                                   // resolve every relocation
+};
+
+// One object of the closure (a link_map).
+struct loaded_object {
+  std::string name;                  // the name it was first requested by (l_libname)
+  std::string path;                  // l_name: how ld.so spells it; empty when not found
+  std::string file;                  // what was read on this host
+  found_via via = found_via::not_found;
+  std::string subdir;                // hwcaps subdirectory it was found in
+  std::string where;                 // the object whose RPATH/RUNPATH found it
+  std::string_view soname;
+  std::string_view rpath, runpath;
+  bool has_rpath = false, has_runpath = false;
+  std::vector<std::string_view> needed;
+  std::vector<std::uint32_t> needed_objects;  // per DT_NEEDED: the object it resolved to
+  std::uint32_t loader = no_object;  // who caused it to load
+  bool is_main = false, is_interpreter = false, preloaded = false;
+  bool symbolic = false, nodeflib = false;
+  std::vector<rejected_candidate> rejected;
+  std::vector<std::string> warnings;  // malformed parts, with the reason
+  bool found() const noexcept { return via != found_via::not_found; }
+};
+
+struct symbol_binding {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  std::string_view symbol;
+  std::string_view version;  // the version the reference asked for; empty if none
+  bool protected_ = false;
+};
+
+struct undefined_reference {
+  std::uint32_t from = 0;
+  std::string_view symbol;
+  std::string_view version;
+};
+
+struct missing_version {
+  std::uint32_t from = 0;
+  std::uint32_t target = no_object;  // the object named by vn_file
+  std::string_view file;     // vn_file
+  std::string_view version;  // vna_name
+  bool weak = false;
+};
+
+struct interposition {
+  std::string_view symbol;
+  std::vector<std::uint32_t> definers;  // in scope order; definers[0] wins
+};
+
+struct dynamic_link {
+  std::vector<loaded_object> objects;      // load order (ld.so's l_next chain); [0] = main
+  std::vector<std::uint32_t> search_list;  // global scope (objects in the BFS), in order
+  std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
+  std::vector<undefined_reference> undefined;
+  std::vector<missing_version> missing_versions;
+  std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
+  std::vector<interposition> interposed;   // names defined by several objects in scope
+  std::vector<std::string> warnings;       // cache errors and the like
+  std::size_t lookups = 0;                 // symbol lookups performed
+  std::size_t relocations = 0;             // relocations with a symbol examined
+  std::size_t index_bytes = 0;             // memory of the definition index
+  std::size_t index_entries = 0;           // definitions in it
+  // The bytes that the string_views above point into.
+  std::vector<std::unique_ptr<mapped_file>> files;
+
+  bool any_missing() const noexcept {
+    for (const auto& o : objects)
+      if (!o.found()) return true;
+    return false;
+  }
+};
+
+namespace detail {
+
+// Relocation type classes (elf_machine_type_class): 1 = PLT, 2 = COPY, 0 = other;
+// -1 = no symbol lookup (NONE, RELATIVE ...).
+inline int reloc_type_class(std::uint16_t machine, std::uint32_t type) noexcept {
+  switch (machine) {
+    case 62:  // EM_X86_64
+      if (type == 0 || type == 8 || type == 37) return -1;
+      if (type == 7 || type == 16 || type == 17 || type == 18 || type == 36) return 1;
+      return type == 5 ? 2 : 0;
+    case 3:  // EM_386
+      if (type == 0 || type == 8 || type == 42) return -1;
+      if (type == 7 || type == 35 || type == 36 || type == 37 || type == 14 || type == 41) return 1;
+      return type == 5 ? 2 : 0;
+    case 183:  // EM_AARCH64
+      if (type == 0 || type == 1027 || type == 1032) return -1;
+      if (type == 1026 || type == 1028 || type == 1029 || type == 1030 || type == 1031) return 1;
+      return type == 1024 ? 2 : 0;
+    default:
+      return 0;
+  }
+}
+
+struct version_entry {
+  std::string_view name;
+  std::string_view filename;  // verneed file; empty for verdef
+  std::uint32_t hash = 0;
+  bool hidden = false;
+  bool weak = false;
+};
+
+template <class ET>
+struct object_image {
+  using Sym = typename ET::Sym;
+  std::unique_ptr<mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  record_array<Sym> dynsym;
+  byte_view dynstr;
+  const unsigned char* versym = nullptr;  // u16 per dynsym entry (ET's byte order)
+  std::vector<version_entry> versions;          // l_versions: by versym index
+  std::vector<version_entry> defined_versions;  // every verdef, the base included
+  std::uint64_t device = 0, inode = 0;
+  bool ok = false;
+
+  std::uint16_t versym_at(std::size_t i) const noexcept {
+    return load<u16, ET::endianness>(versym + 2 * i);
+  }
+  std::string_view name_of(const Sym& s) const noexcept {
+    auto n = dynstr.cstring(s.st_name);
+    return n ? *n : std::string_view{};
+  }
+};
+
+// Number of .dynsym entries from DT_HASH (nchain) or DT_GNU_HASH (last chain end),
+// as tools that read no section headers do; bounded by the bytes present.
+template <class ET>
+result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
+  const byte_view bytes = f.bytes();
+  const std::size_t max_syms = (bytes.size() - symtab_offset) / sizeof(typename ET::Sym);
+  if (dyn.hash().present()) {
+    LINKSCOPE_TRY(off, dyn.offset_of(dyn.hash(), 8));
+    const u64 nchain = load<u32, ET::endianness>(bytes.data() + off + 4);
+    return static_cast<std::size_t>(std::min<u64>(nchain, max_syms));
+  }
+  if (dyn.gnu_hash().present()) {
+    LINKSCOPE_TRY(off, dyn.offset_of(dyn.gnu_hash(), 16));
+    LINKSCOPE_TRY(header, bytes.read<typename ET::GnuHashHeader>(off));
+    const u64 nbuckets = header.nbuckets;
+    const u64 symoffset = header.symoffset;
+    const u64 bloom = header.bloom_size;
+    u64 buckets_at = 0;
+    if (!checked_add(off + 16, bloom * sizeof(typename ET::uword), buckets_at) || bloom > bytes.size())
+      return bytes.fail(errc::overflow, off, "GNU hash bloom size overflows");
+    LINKSCOPE_TRY(buckets, bytes.template array<typename ET::word>(buckets_at, nbuckets, 4, "GNU hash buckets past end"));
+    u64 last = 0;
+    for (std::size_t b = 0; b < buckets.size(); ++b) last = std::max<u64>(last, buckets[b]);
+    if (last < symoffset) return static_cast<std::size_t>(std::min<u64>(symoffset, max_syms));
+    const u64 chains_at = buckets_at + 4 * nbuckets;
+    for (u64 i = last;; ++i) {
+      const u64 at = chains_at + 4 * (i - symoffset);
+      if (!fits(at, 4, bytes.size()) || i >= max_syms) return bytes.fail(errc::truncated, at, "GNU hash chain runs past the end");
+      if (load<u32, ET::endianness>(bytes.data() + at) & 1u) return static_cast<std::size_t>(i + 1);
+    }
+  }
+  return std::size_t{0};
+}
+
+template <class ET>
+result<void> read_versions(object_image<ET>& img) {
+  const byte_view bytes = img.elf.bytes();
+  auto put = [&](std::size_t ndx, const version_entry& v) {
+    if (ndx > 0xffff) return;
+    if (img.versions.size() <= ndx) img.versions.resize(ndx + 1);
+    img.versions[ndx] = v;
+  };
+  if (img.dyn.verdef().present()) {
+    LINKSCOPE_TRY(off, img.dyn.offset_of(img.dyn.verdef(), sizeof(typename ET::Verdef)));
+    u64 at = off;
+    const u64 limit = img.dyn.verdefnum().present() ? img.dyn.verdefnum().value : 0xffff;
+    for (u64 n = 0; n < limit && n < 0x10000; ++n) {
+      LINKSCOPE_TRY(vd, bytes.read<typename ET::Verdef>(at, "verdef past end of file"));
+      if (vd.vd_cnt != 0) {
+        LINKSCOPE_TRY(aux, bytes.read<typename ET::Verdaux>(at + vd.vd_aux, "verdaux past end of file"));
+        LINKSCOPE_TRY(name, img.dynstr.cstring(aux.vda_name));
+        const version_entry v{name, {}, vd.vd_hash, false, false};
+        img.defined_versions.push_back(v);
+        // The base version (the SONAME) is not available for matching (dl-version.c).
+        if ((vd.vd_flags & elf::VER_FLG_BASE) == 0) put(vd.vd_ndx & 0x7fff, v);
+      }
+      if (vd.vd_next == 0) break;
+      at += vd.vd_next;
+    }
+  }
+  if (img.dyn.verneed().present()) {
+    LINKSCOPE_TRY(off, img.dyn.offset_of(img.dyn.verneed(), sizeof(typename ET::Verneed)));
+    u64 at = off;
+    const u64 limit = img.dyn.verneednum().present() ? img.dyn.verneednum().value : 0xffff;
+    for (u64 n = 0; n < limit && n < 0x10000; ++n) {
+      LINKSCOPE_TRY(vn, bytes.read<typename ET::Verneed>(at, "verneed past end of file"));
+      LINKSCOPE_TRY(file, img.dynstr.cstring(vn.vn_file));
+      u64 aux_at = at + vn.vn_aux;
+      for (u64 k = 0; k < vn.vn_cnt && k < 0x10000; ++k) {
+        LINKSCOPE_TRY(aux, bytes.read<typename ET::Vernaux>(aux_at, "vernaux past end of file"));
+        LINKSCOPE_TRY(name, img.dynstr.cstring(aux.vna_name));
+        put(aux.vna_other & 0x7fff, version_entry{name, file, aux.vna_hash, (aux.vna_other & 0x8000) != 0,
+                                                  (aux.vna_flags & elf::VER_FLG_WEAK) != 0});
+        if (aux.vna_next == 0) break;
+        aux_at += aux.vna_next;
+      }
+      if (vn.vn_next == 0) break;
+      at += vn.vn_next;
+    }
+  }
+  return ok();
+}
+
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+// Reserve `n` elements and pre-fault them for writing (MADV_POPULATE_WRITE): the
+// big arrays of the index are written once, and one call is far cheaper than
+// a page fault per 4 KiB.
+template <class T>
+void reserve_populated(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);
+#if defined(__linux__)
+  const std::size_t bytes = n * sizeof(T);
+  if (bytes < (std::size_t{1} << 20)) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(v.data()) + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
+#endif
+}
+
+// Open and parse one object; errors become warnings on `obj` (the object stays in
+// the closure, with what could be read).
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(const std::string& file, loaded_object& obj) {
+  auto img = std::make_unique<object_image<ET>>();
+  auto mapped = mapped_file::open(file);
+  if (!mapped) {
+    obj.warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+    return img;
+  }
+  img->mapped = std::make_unique<mapped_file>(std::move(*mapped));
+  img->device = img->mapped->device();
+  img->inode = img->mapped->inode();
+  auto note = [&](const error& e) {
+    std::string w = e.message;
+    if (e.has_offset()) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+      w += buf;
+    }
+    obj.warnings.push_back(std::move(w));
+  };
+  auto f = elf::file<ET>::open(img->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return img;
+  }
+  img->elf = *f;
+  auto dyn = elf::dynamic_info<ET>::read(img->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return img;
+  }
+  img->dyn = *dyn;
+  img->ok = true;
+  auto& d = img->dyn;
+  img->dynstr = d.strings();
+  if (auto s = d.soname()) obj.soname = *s; else note(s.error());
+  obj.has_rpath = d.has_rpath();
+  obj.has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) obj.rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) obj.runpath = *s; else note(s.error());
+  obj.symbolic = d.symbolic();
+  obj.nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  auto needed = d.for_each_needed([&](std::string_view n) { obj.needed.push_back(n); });
+  if (!needed) note(needed.error());
+  if (d.symtab().present()) {
+    auto off = d.offset_of(d.symtab(), sizeof(typename ET::Sym));
+    if (!off) {
+      note(off.error());
+    } else {
+      auto count = dynsym_count(img->elf, d, *off);
+      if (!count) {
+        note(count.error());
+      } else {
+        auto syms = img->elf.bytes().template array<typename ET::Sym>(*off, *count);
+        if (syms) img->dynsym = *syms; else note(syms.error());
+      }
+    }
+  }
+  if (d.versym().present() && !img->dynsym.empty()) {
+    auto off = d.offset_of(d.versym(), 2 * img->dynsym.size());
+    if (off) img->versym = img->elf.bytes().data() + *off; else note(off.error());
+  }
+  if (auto v = read_versions(*img); !v) note(v.error());
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, img->elf.bytes().data() + (d.offset_of(d.symtab(), 0).value_or(0)),
+             img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->versym != nullptr) prefault(m, img->versym, 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, img->elf.bytes().data() + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present)
+    prefault(m, img->elf.bytes().data() + table->offset, table->size);
+  return img;
+}
+
+// All definitions of the closure, grouped by name, each group in scope order.
+struct definition_index {
+  struct slot {
+    std::uint32_t hash;
+    std::uint32_t group;  // no_object = empty
+  };
+  struct entry {
+    std::uint32_t object;  // position in the scope
+    std::uint32_t symidx;
+  };
+  std::vector<slot> slots;
+  std::vector<std::uint32_t> group_start;  // size groups + 1
+  std::vector<entry> entries;
+  std::vector<std::string_view> group_name;
+  std::uint64_t mask = 0;
+
+  std::size_t memory_bytes() const noexcept {
+    return slots.capacity() * sizeof(slot) + group_start.capacity() * 4 + entries.capacity() * sizeof(entry) +
+           group_name.capacity() * sizeof(std::string_view);
+  }
+  std::size_t home(std::uint32_t h) const noexcept {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(h) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+  }
+  std::uint32_t find(std::string_view name, std::uint32_t h) const noexcept {
+    if (slots.empty()) return no_object;
+    std::size_t i = home(h);
+    for (;;) {
+      const slot& s = slots[i];
+      if (s.group == no_object) return no_object;
+      if (s.hash == h && group_name[s.group] == name) return s.group;
+      i = (i + 1) & mask;
+    }
+  }
+  std::uint32_t insert(std::string_view name, std::uint32_t h) {
+    std::size_t i = home(h);
+    for (;;) {
+      slot& s = slots[i];
+      if (s.group == no_object) {
+        s.hash = h;
+        s.group = static_cast<std::uint32_t>(group_name.size());
+        group_name.push_back(name);
+        return s.group;
+      }
+      if (s.hash == h && group_name[s.group] == name) return s.group;
+      i = (i + 1) & mask;
+    }
+  }
+  void reserve(std::size_t n) {
+    bits = 3;
+    while ((std::size_t{1} << bits) < n + n / 2 + 8) ++bits;
+    reserve_populated(slots, std::size_t{1} << bits);
+    slots.assign(std::size_t{1} << bits, slot{0, no_object});
+    mask = (std::uint64_t{1} << bits) - 1;
+    reserve_populated(group_name, n);
+  }
+  unsigned bits = 3;
+};
+
+template <class ET>
+class linker {
+ public:
+  using Sym = typename ET::Sym;
+
+  linker(const dynamic_options& options, dynamic_link& out) : options_(options), out_(out), search_(options.search) {}
+
+  void load(const std::string& program, std::unique_ptr<object_image<ET>> main_image, loaded_object main) {
+    const std::string& cwd = search_.options().cwd;
+    main.is_main = true;
+    main.via = found_via::main_program;
+    add_object(std::move(main), std::move(main_image), program, cwd);
+    machine_ = images_[0]->elf.machine();
+    // The interpreter: known from the start, in the list only once needed.
+    std::string interp = options_.default_interpreter;
+    for (const auto& ph : images_[0]->elf.program_headers()) {
+      if (ph.p_type != elf::PT_INTERP) continue;
+      auto s = images_[0]->elf.bytes().cstring(ph.p_offset);
+      if (s && !s->empty()) interp = std::string(*s);
+    }
+    interpreter_path_ = interp;
+    {
+      loaded_object rtld;
+      rtld.name = interp;
+      rtld.path = interp;
+      rtld.file = search_.options().root + interp;
+      rtld.via = found_via::interpreter;
+      rtld.is_interpreter = true;
+      auto img = open_image<ET>(rtld.file, rtld);
+      interpreter_ = std::move(rtld);
+      interpreter_image_ = std::move(img);
+      if (interpreter_image_->ok) {
+        by_name_.emplace(interpreter_->path, interp_marker);
+        if (!interpreter_->soname.empty()) by_name_.emplace(std::string(interpreter_->soname), interp_marker);
+        by_file_.emplace(file_key(*interpreter_image_), interp_marker);
+      }
+    }
+    // Preloads, then BFS.
+    for (const auto& p : options_.preload) {
+      const std::uint32_t id = map_object(p, 0);
+      if (id != no_object && !in_list_[id]) {
+        objects()[id].preloaded = true;
+        append_to_list(id);
+      }
+    }
+    for (std::size_t i = 0; i < bfs_.size(); ++i) {
+      const std::uint32_t id = bfs_[i];
+      const std::size_t n = objects()[id].needed.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::string name(objects()[id].needed[k]);
+        const std::uint32_t dep = map_object(name, id);
+        objects()[id].needed_objects.push_back(dep);
+        if (dep != no_object && !in_list_[dep]) append_to_list(dep);
+      }
+    }
+    if (auto e = search_.cache_error())
+      out_.warnings.push_back(std::string(search_.options().cache_file) + ": ignored: " + e->message);
+    // The search list is the BFS without placeholders (dl-deps.c drops faked maps);
+    // the load order (l_next) is the BFS with the interpreter moved right after its
+    // predecessor in the search list (rtld.c).
+    for (std::uint32_t id : bfs_)
+      if (objects_[id].found()) out_.search_list.push_back(id);
+    load_order_ = bfs_;
+    if (interp_id_ != no_object) {
+      load_order_.erase(std::find(load_order_.begin(), load_order_.end(), interp_id_));
+      auto at = std::find(out_.search_list.begin(), out_.search_list.end(), interp_id_);
+      if (at != out_.search_list.begin() && at != out_.search_list.end()) {
+        auto prev = std::find(load_order_.begin(), load_order_.end(), *(at - 1));
+        load_order_.insert(prev + 1, interp_id_);
+      } else {
+        load_order_.push_back(interp_id_);
+      }
+    }
+  }
+
+  void resolve() {
+    build_index();
+    std::size_t relocs = 0;
+    for (std::uint32_t id : out_.search_list) {
+      const auto& d = images_[id]->dyn;
+      for (auto table : {d.rela_table(), d.rel_table()})
+        if (table && table->present) relocs += table->size / table->entsize;
+    }
+    reserve_populated(out_.bindings, relocs / 2);
+    // Relocate every object but the interpreter and placeholders.
+    for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) {
+      const std::uint32_t id = out_.search_list[pos];
+      if (objects()[id].is_interpreter || !images_[id]->ok) continue;
+      relocate(id, pos, false);
+    }
+    // Unused direct dependencies (ldd -u): relocate main only, walk NEEDED against the
+    // load order as rtld.c does.
+    std::vector<char> used(objects().size(), 0);
+    for (const symbol_binding& b : main_bindings_) used[b.to] = 1;
+    std::size_t next = 1;
+    for (std::size_t k = 0; k < objects()[0].needed.size(); ++k) {
+      if (next >= load_order_.size()) break;
+      const std::uint32_t id = load_order_[next++];
+      if (!used[id] && objects()[id].found()) out_.unused.push_back(id);
+    }
+    find_interposed();
+  }
+
+  // dl-version.c: every verneed entry must be defined by the object it names.
+  void check_versions() { find_missing_versions(); }
+
+  void finish() {
+    // Objects in load order: renumber so that out_.objects is the l_next chain.
+    std::vector<std::uint32_t> renum(objects().size(), no_object);
+    std::vector<loaded_object> ordered;
+    ordered.reserve(load_order_.size());
+    for (std::uint32_t id : load_order_) {
+      renum[id] = static_cast<std::uint32_t>(ordered.size());
+      ordered.push_back(std::move(objects()[id]));
+    }
+    auto fix = [&](std::uint32_t& v) {
+      if (v != no_object) v = renum[v];
+    };
+    for (auto& o : ordered) {
+      fix(o.loader);
+      for (auto& n : o.needed_objects) fix(n);
+    }
+    for (auto& v : out_.search_list) fix(v);
+    for (auto& b : out_.bindings) {
+      fix(b.from);
+      fix(b.to);
+    }
+    for (auto& u : out_.undefined) fix(u.from);
+    for (auto& u : out_.unused) fix(u);
+    for (auto& m : out_.missing_versions) {
+      fix(m.from);
+      fix(m.target);
+    }
+    for (auto& ip : out_.interposed)
+      for (auto& d : ip.definers) fix(d);
+    out_.objects = std::move(ordered);
+    out_.index_bytes = index_.memory_bytes();
+    out_.index_entries = index_.entries.size();
+    for (auto& img : images_)
+      if (img && img->mapped) out_.files.push_back(std::move(img->mapped));
+    if (interpreter_image_ && interpreter_image_->mapped) out_.files.push_back(std::move(interpreter_image_->mapped));
+  }
+
+ private:
+  static constexpr std::uint32_t interp_marker = no_object - 1;
+  std::vector<loaded_object>& objects() { return objects_; }
+
+  static std::pair<std::uint64_t, std::uint64_t> file_key(const object_image<ET>& img) {
+    return {img.device, img.inode};
+  }
+  struct pair_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
+      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+    }
+  };
+
+  std::uint32_t add_object(loaded_object obj, std::unique_ptr<object_image<ET>> img, const std::string& path,
+                           const std::string& cwd) {
+    const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
+    obj.path = path;
+    search_objects_.push_back(std::make_unique<search_object>());
+    search_object& so = *search_objects_.back();
+    so.name = path;
+    so.origin = origin_of(path, cwd);
+    so.has_rpath = obj.has_rpath;
+    so.has_runpath = obj.has_runpath;
+    so.rpath = obj.rpath;
+    so.runpath = obj.runpath;
+    so.nodeflib = obj.nodeflib;
+    so.is_main = obj.is_main;
+    so.loader = obj.loader != no_object ? search_objects_[obj.loader].get() : nullptr;
+    if (!path.empty()) by_name_.emplace(path, id);
+    if (!obj.name.empty()) by_name_.emplace(obj.name, id);
+    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
+    if (img->mapped) by_file_.emplace(file_key(*img), id);
+    objects_.push_back(std::move(obj));
+    images_.push_back(std::move(img));
+    in_list_.push_back(0);
+    if (objects_.size() == 1) append_to_list(0);
+    return id;
+  }
+
+  void append_to_list(std::uint32_t id) {
+    in_list_[id] = 1;
+    bfs_.push_back(id);
+  }
+
+  std::uint32_t bring_in_interpreter() {
+    // The interpreter becomes a real object the first time something needs it.
+    if (interp_id_ != no_object) return interp_id_;
+    loaded_object rtld = std::move(*interpreter_);
+    auto img = std::move(interpreter_image_);
+    const std::string path = rtld.path;
+    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd);
+    for (auto& [k, v] : by_name_)
+      if (v == interp_marker) v = interp_id_;
+    for (auto& [k, v] : by_file_)
+      if (v == interp_marker) v = interp_id_;
+    return interp_id_;
+  }
+
+  std::uint32_t lookup_loaded(const std::string& name) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) return no_object;
+    return it->second == interp_marker ? bring_in_interpreter() : it->second;
+  }
+
+  // _dl_map_object for `name` needed by `loader` (an object id).
+  std::uint32_t map_object(const std::string& name, std::uint32_t loader) {
+    if (std::uint32_t id = lookup_loaded(name); id != no_object) return id;
+    found_library found = search_.find(name, search_objects_[loader].get(), *search_objects_[0]);
+    loaded_object obj;
+    obj.name = name;
+    obj.loader = loader;
+    obj.rejected = std::move(found.rejected);
+    if (!found.found()) {
+      // Trace mode: a placeholder that later requests of the same name find.
+      obj.via = found_via::not_found;
+      const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
+      objects_.push_back(std::move(obj));
+      images_.push_back(std::make_unique<object_image<ET>>());
+      search_objects_.push_back(std::make_unique<search_object>());
+      in_list_.push_back(0);
+      by_name_.emplace(name, id);
+      return id;
+    }
+    obj.via = found.via;
+    obj.subdir = std::move(found.subdir);
+    obj.where = std::move(found.where);
+    obj.file = found.file;
+    auto img = open_image<ET>(found.file, obj);
+    if (img->mapped) {
+      auto same = by_file_.find(file_key(*img));
+      if (same != by_file_.end()) {
+        const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
+        by_name_.emplace(name, id);
+        return id;
+      }
+    }
+    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd);
+  }
+
+  void build_index() {
+    const auto& list = out_.search_list;
+    scope_pos_.assign(objects_.size(), no_object);
+    // Size everything on the definitions that can match (undefined symbols are
+    // most of many .dynsym tables).
+    std::size_t total = 0;
+    for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
+      scope_pos_[list[pos]] = pos;
+      const auto& img = *images_[list[pos]];
+      for (std::size_t i = 1; i < img.dynsym.size(); ++i) {
+        const Sym s = img.dynsym[i];
+        total += (s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || (s.st_info & 0xf) == elf::STT_TLS);
+      }
+    }
+    index_.reserve(total);
+    struct pending {
+      std::uint32_t group, object, symidx;
+    };
+    std::vector<pending> all;
+    reserve_populated(all, total);
+    for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
+      const auto& img = *images_[list[pos]];
+      const std::size_t n = img.dynsym.size();
+      for (std::size_t i = 1; i < n; ++i) {
+        const Sym s = img.dynsym[i];
+        const unsigned stt = s.st_info & 0xf;
+        const u64 value = s.st_value;
+        const u32 shndx = s.st_shndx;
+        if (value == 0 && shndx != elf::SHN_ABS && stt != elf::STT_TLS) continue;
+        if (((1u << stt) & allowed_stt) == 0) continue;
+        const std::string_view name = img.name_of(s);
+        if (name.empty()) continue;
+        const std::uint32_t g = index_.insert(name, gnu_hash(name));
+        all.push_back({g, pos, static_cast<std::uint32_t>(i)});
+      }
+    }
+    const std::size_t groups = index_.group_name.size();
+    index_.group_start.assign(groups + 1, 0);
+    for (const auto& p : all) ++index_.group_start[p.group + 1];
+    for (std::size_t g = 0; g < groups; ++g) index_.group_start[g + 1] += index_.group_start[g];
+    std::vector<std::uint32_t> fill(index_.group_start.begin(), index_.group_start.end() - 1);
+    reserve_populated(index_.entries, all.size());
+    index_.entries.resize(all.size());
+    for (const auto& p : all) index_.entries[fill[p.group]++] = {p.object, p.symidx};
+  }
+
+  static constexpr unsigned allowed_stt = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 10);
+
+  struct found_def {
+    std::uint32_t object = no_object;  // object id
+    std::uint32_t symidx = 0;
+  };
+
+  // check_match for one candidate; returns 1 match, 0 no, and counts versioned.
+  int check_match(const object_image<ET>& def, std::uint32_t symidx, const version_entry* want, int type_class,
+                  std::uint32_t& num_versions, std::uint32_t& versioned) const {
+    const Sym s = def.dynsym[symidx];
+    if ((type_class & 1) && static_cast<u32>(s.st_shndx) == elf::SHN_UNDEF) return 0;
+    if (def.versym == nullptr) return 1;
+    const std::uint16_t raw = def.versym_at(symidx);
+    const std::uint16_t ndx = raw & 0x7fff;
+    if (want != nullptr) {
+      const version_entry* have = ndx < def.versions.size() ? &def.versions[ndx] : nullptr;
+      const bool same = have != nullptr && have->hash == want->hash && have->name == want->name;
+      const std::uint32_t have_hash = have != nullptr ? have->hash : 0;
+      if (!same && (want->hidden || have_hash != 0 || (raw & 0x8000))) return 0;
+      return 1;
+    }
+    if (ndx >= 3) {
+      if ((raw & 0x8000) == 0 && num_versions++ == 0) versioned = symidx;
+      return 0;
+    }
+    return 1;
+  }
+
+  // Search the definitions of object `obj` (candidates [b, e) of the group) like
+  // do_lookup_x does for one map. Returns the symidx or 0.
+  std::uint32_t match_in_object(const definition_index::entry* b, const definition_index::entry* e,
+                                const version_entry* want, int type_class) const {
+    const auto& img = *images_[out_.search_list[b->object]];
+    std::uint32_t num_versions = 0, versioned = 0;
+    for (const auto* c = b; c != e; ++c)
+      if (check_match(img, c->symidx, want, type_class, num_versions, versioned)) return c->symidx;
+    return num_versions == 1 ? versioned : 0;
+  }
+
+  // _dl_lookup_symbol_x over [self (if symbolic)] + global scope.
+  // Returns the defining object id, or no_object.
+  found_def lookup(std::string_view name, const version_entry* want, int type_class, std::uint32_t self,
+                   bool symbolic) {
+    ++out_.lookups;
+    const std::uint32_t g = index_.find(name, gnu_hash(name));
+    if (g == no_object) return {};
+    const auto* first = index_.entries.data() + index_.group_start[g];
+    const auto* last = index_.entries.data() + index_.group_start[g + 1];
+    auto scan = [&](std::uint32_t only_pos, found_def& result) -> bool {
+      for (const auto* c = first; c != last;) {
+        const auto* end = c;
+        while (end != last && end->object == c->object) ++end;
+        const std::uint32_t pos = c->object;
+        const std::uint32_t id = out_.search_list[pos];
+        if ((only_pos == no_object || pos == only_pos) && !((type_class & 2) && objects_[id].is_main)) {
+          const std::uint32_t symidx = match_in_object(c, end, want, type_class);
+          if (symidx != 0) {
+            const Sym s = images_[id]->dynsym[symidx];
+            const unsigned vis = s.st_other & 3;
+            const unsigned bind = s.st_info >> 4;
+            if (vis != elf::STV_HIDDEN && vis != elf::STV_INTERNAL) {
+              if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
+                result = {id, symidx};
+                return true;
+              }
+              if (bind == elf::STB_GNU_UNIQUE) {
+                auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
+                result = (type_class & 2) ? found_def{id, symidx} : it->second;
+                (void)fresh;
+                return true;
+              }
+            }
+          }
+        }
+        c = end;
+      }
+      return false;
+    };
+    found_def result;
+    if (symbolic && scope_pos_[self] != no_object && scan(scope_pos_[self], result)) return result;
+    if (scan(no_object, result)) return result;
+    return {};
+  }
+
+  void relocate(std::uint32_t id, std::uint32_t pos, bool) {
+    (void)pos;
+    auto& img = *images_[id];
+    const auto& d = img.dyn;
+    const bool symbolic = objects_[id].symbolic;
+    // Which (symidx, class) pairs were already looked up: the result is the same.
+    std::vector<std::uint8_t> done(img.dynsym.size(), 0);
+    auto handle = [&](u64 info) {
+      const u32 type = ET::r_type(static_cast<typename ET::uword>(info));
+      const u32 symidx = ET::r_sym(static_cast<typename ET::uword>(info));
+      if (symidx == 0) return;
+      const int type_class = reloc_type_class(machine_, type);
+      if (type_class < 0) return;
+      ++out_.relocations;
+      if (symidx >= img.dynsym.size()) {
+        objects_[id].warnings.push_back("relocation names a symbol past the end of .dynsym");
+        return;
+      }
+      const std::uint8_t bit = static_cast<std::uint8_t>(1u << type_class);
+      if (done[symidx] & bit) return;
+      done[symidx] |= bit;
+      const Sym ref = img.dynsym[symidx];
+      const unsigned bind = ref.st_info >> 4;
+      const unsigned vis = ref.st_other & 3;
+      if (bind == elf::STB_LOCAL || vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) return;
+      const std::string_view name = img.name_of(ref);
+      const version_entry* want = nullptr;
+      if (img.versym != nullptr) {
+        const std::uint16_t ndx = img.versym_at(symidx) & 0x7fff;
+        if (ndx < img.versions.size() && img.versions[ndx].hash != 0) want = &img.versions[ndx];
+      }
+      found_def def = lookup(name, want, type_class, id, symbolic);
+      if (def.object == no_object) {
+        if (bind != elf::STB_WEAK) out_.undefined.push_back({id, name, want ? want->name : std::string_view{}});
+        return;
+      }
+      bool is_protected = false;
+      if (vis == elf::STV_PROTECTED) {
+        is_protected = true;
+        if (type_class == 1) {
+          if (def.object != id) def = {id, symidx};
+        } else {
+          found_def plt = lookup(name, want, 1, id, symbolic);
+          if (plt.object != no_object && plt.object != id) def = {id, symidx};
+        }
+      }
+      symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
+      out_.bindings.push_back(b);
+      if (objects_[id].is_main) main_bindings_.push_back(b);
+    };
+    auto run = [&](const result<elf::dynamic_table>& table, bool rela) {
+      if (!table) {
+        objects_[id].warnings.push_back(std::string("relocations: ") + table.error().message);
+        return;
+      }
+      if (!table->present) return;
+      const unsigned char* base = img.elf.bytes().data() + table->offset;
+      const std::size_t count = table->size / table->entsize;
+      for (std::size_t i = 0; i < count; ++i) {
+        if (rela) {
+          typename ET::Rela r;
+          std::memcpy(&r, base + i * table->entsize, sizeof r);
+          handle(r.r_info);
+        } else {
+          typename ET::Rel r;
+          std::memcpy(&r, base + i * table->entsize, sizeof r);
+          handle(r.r_info);
+        }
+      }
+    };
+    run(d.rela_table(), true);
+    run(d.rel_table(), false);
+    bool jmprel_rela = true;
+    auto jmprel = d.jmprel_table(jmprel_rela);
+    run(jmprel, jmprel_rela);
+  }
+
+  void find_missing_versions() {
+    for (std::uint32_t id : out_.search_list) {
+      const auto& img = *images_[id];
+      for (const auto& v : img.versions) {
+        if (v.filename.empty() || v.hash == 0) continue;
+        const std::uint32_t target = lookup_loaded(std::string(v.filename));
+        if (target == no_object || !objects_[target].found()) continue;  // missing lib reported already
+        bool have = false;
+        for (const auto& dv : images_[target]->defined_versions)
+          have = have || (dv.hash == v.hash && dv.name == v.name);
+        if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
+      }
+    }
+  }
+
+  void find_interposed() {
+    const std::size_t groups = index_.group_name.size();
+    for (std::size_t g = 0; g < groups; ++g) {
+      const auto* first = index_.entries.data() + index_.group_start[g];
+      const auto* last = index_.entries.data() + index_.group_start[g + 1];
+      if (last - first < 2) continue;
+      interposition ip;
+      ip.symbol = index_.group_name[g];
+      for (const auto* c = first; c != last; ++c) {
+        const std::uint32_t id = out_.search_list[c->object];
+        const Sym s = images_[id]->dynsym[c->symidx];
+        const unsigned bind = s.st_info >> 4;
+        const unsigned vis = s.st_other & 3;
+        if (static_cast<u32>(s.st_shndx) == elf::SHN_UNDEF) continue;
+        if (bind != elf::STB_GLOBAL && bind != elf::STB_WEAK && bind != elf::STB_GNU_UNIQUE) continue;
+        if (vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) continue;
+        if (images_[id]->versym != nullptr && (images_[id]->versym_at(c->symidx) & 0x8000)) continue;
+        if (ip.definers.empty() || ip.definers.back() != id) ip.definers.push_back(id);
+      }
+      if (ip.definers.size() > 1) out_.interposed.push_back(std::move(ip));
+    }
+  }
+
+  const dynamic_options& options_;
+  dynamic_link& out_;
+  library_search search_;
+  std::vector<loaded_object> objects_;
+  std::vector<std::unique_ptr<object_image<ET>>> images_;
+  std::vector<std::unique_ptr<search_object>> search_objects_;
+  std::vector<char> in_list_;
+  std::vector<std::uint32_t> bfs_;
+  std::vector<std::uint32_t> load_order_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
+  std::optional<loaded_object> interpreter_;
+  std::unique_ptr<object_image<ET>> interpreter_image_;
+  std::string interpreter_path_;
+  std::uint32_t interp_id_ = no_object;
+  std::uint16_t machine_ = 0;
+  definition_index index_;
+  std::vector<std::uint32_t> scope_pos_;
+  std::unordered_map<std::string_view, found_def> unique_;
+  std::vector<symbol_binding> main_bindings_;
+};
+
+template <class ET>
+result<void> link_with(const std::string& program, const dynamic_options& options, dynamic_link& out) {
+  loaded_object main;
+  main.name = program;
+  main.file = options.search.root.empty() || program.empty() || program[0] != '/' ? program
+                                                                                  : options.search.root + program;
+  auto img = open_image<ET>(main.file, main);
+  if (!img->ok) {
+    if (!img->mapped) return make_error(errc::not_found, no_offset, "cannot read the program");
+    auto f = elf::file<ET>::open(img->mapped->bytes());
+    if (!f) return f.error();
+    auto d = elf::dynamic_info<ET>::read(*f);
+    if (!d) return d.error();
+  }
+  dynamic_options opts = options;
+  opts.search.target.elf_class = ET::is64 ? 2 : 1;
+  opts.search.target.elf_data = ET::endianness == std::endian::little ? 1 : 2;
+  opts.search.target.machine = img->elf.machine();
+  linker<ET> l(opts, out);
+  l.load(program, std::move(img), std::move(main));
+  l.check_versions();
+  if (options.bindings) l.resolve();
+  l.finish();
+  return ok();
+}
+
+}  // namespace detail
+
+// Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
+// to a bare name). Errors are only for an unreadable or non-ELF program; every
+// problem further down the closure is recorded on the objects and in warnings.
+inline result<dynamic_link> link_dynamic(std::string program, const dynamic_options& options = {}) {
+  if (program.find('/') == std::string::npos) program = "./" + program;
+  const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
+  auto mapped = mapped_file::open(file);
+  if (!mapped) return mapped.error();
+  auto kind = elf::identify_elf(mapped->bytes());
+  if (!kind) return kind.error();
+  dynamic_link out;
+  result<void> r = ok();
+  if (kind->is64)
+    r = kind->big_endian ? detail::link_with<elf::elf64be>(program, options, out)
+                         : detail::link_with<elf::elf64le>(program, options, out);
+  else
+    r = kind->big_endian ? detail::link_with<elf::elf32be>(program, options, out)
+                         : detail::link_with<elf::elf32le>(program, options, out);
+  if (!r) return r.error();
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dynamic.hpp ----
+// ---- begin linkscope/resolve/objects.hpp ----
+// linkscope/resolve/objects.hpp — the ELF objects inside a path.
+//
+// A path on a link line is an ELF object, a shared library, or an archive of
+// objects (regular or thin). `for_each_elf_object(path, f)` opens it once and
+// calls f(object) for the file itself or for each archive member that is an
+// ELF file, with the display name lld and GNU ld use, `lib.a(member.o)`.
+// Members that are not ELF (a stray text file, a COFF object) are reported
+// through `skipped`, never silently treated as empty.
+//
+// The object's bytes are views into the mapped archive (or into the thin
+// member's own mapping) and are valid only during the callback.
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class object_kind : u8 { relocatable, shared, executable, other };
+
+struct elf_object {
+  std::string_view display_name;  // "path" or "path(member)"
+  std::string_view member_name;   // empty for a plain file
+  byte_view bytes;
+  object_kind kind = object_kind::other;
+  u64 member_offset = 0;          // header offset in the archive (0 for a plain file)
+};
+
+struct skipped_member {
+  std::string name;
+  error why;
+};
+
+inline object_kind classify_elf(byte_view bytes) noexcept {
+  if (!elf::is_elf(bytes) || bytes.size() < 18) return object_kind::other;
+  const bool big = bytes.data()[elf::ei_data] == elf::elfdata2msb;
+  const u16 type = big ? load<u16, std::endian::big>(bytes.data() + 16) : load<u16, std::endian::little>(bytes.data() + 16);
+  switch (type) {
+    case elf::ET_REL: return object_kind::relocatable;
+    case elf::ET_DYN: return object_kind::shared;
+    case elf::ET_EXEC: return object_kind::executable;
+    default: return object_kind::other;
+  }
+}
+
+// Visit the ELF objects of `path`. f(const elf_object&) may return bool (false stops).
+template <class F>
+result<void> for_each_elf_object(const std::string& path, F&& f, std::vector<skipped_member>* skipped = nullptr,
+                                 ar::thin_options thin = {}) {
+  auto call = [&](const elf_object& object) -> bool {
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, const elf_object&>, bool>)
+      return f(object);
+    else {
+      f(object);
+      return true;
+    }
+  };
+  LINKSCOPE_TRY(file, mapped_file::open(path));
+  const byte_view bytes = file.bytes();
+  if (!ar::archive::is_archive(bytes)) {
+    if (!elf::is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "neither an ELF file nor an archive");
+    call(elf_object{path, {}, bytes, classify_elf(bytes), 0});
+    return ok();
+  }
+  LINKSCOPE_TRY(archive, ar::archive::open(bytes));
+  std::string display;
+  for (const result<ar::member>& m : archive.members()) {
+    if (!m) return m.error();
+    display.assign(path).append("(").append(m->name).append(")");
+    mapped_file external;
+    byte_view data = m->data;
+    if (m->external) {
+      auto opened = ar::open_thin_member(path, file, *m, thin);
+      if (!opened) {
+        if (skipped != nullptr) skipped->push_back({std::string(m->name), opened.error()});
+        continue;
+      }
+      external = std::move(*opened);
+      data = external.bytes();
+    }
+    if (!elf::is_elf(data)) {
+      if (skipped != nullptr)
+        skipped->push_back({std::string(m->name), error{errc::bad_magic, m->data_offset, "archive member is not an ELF object"}});
+      continue;
+    }
+    if (!call(elf_object{display, m->name, data, classify_elf(data), m->header_offset})) break;
+  }
+  return ok();
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/objects.hpp ----
 // ---- begin linkscope/symbols/index.hpp ----
 // linkscope/symbols/index.hpp — hash_index: find every symbol with a name.
 //
@@ -939,8 +8391,10 @@ class json_writer {
 // slots, and lookup returns all of them in insertion order. A lookup by
 // (name, version) filters on the version string.
 //
-// The hash is index_hash() (gnu_hash with the low bit cleared). A builder may
-// pass hashes that it already has (from .gnu.hash) to skip hashing names.
+// The hash is index_hash() (8 bytes per step). The build hashes every name in
+// one sequential pass, then inserts with the home slot of a later entry
+// prefetched, so that a table bigger than the caches costs memory-level
+// parallelism rather than one cache miss per symbol.
 
 #include <cstddef>
 #include <cstdint>
@@ -949,219 +8403,6 @@ class json_writer {
 #include <string_view>
 #include <vector>
 
-// ---- begin linkscope/symbols/table.hpp ----
-// linkscope/symbols/table.hpp — symbol sources and the flat symbol table.
-//
-// A *symbol source* is any view that can enumerate its symbols as `symbol`
-// values: an armap, an ELF file's .symtab/.dynsym, a COFF object, an import
-// library. The contract is one member function:
-//
-//   result<void> for_each_symbol(F&& f) const;   // f(const symbol&) -> void or bool (false stops)
-//
-// `symbol_table` collects one or more sources into a flat array with dense ids
-// (0..size-1). Names stay views into the sources' bytes. Duplicates are kept:
-// deciding which definition wins is the resolvers' job, not the table's.
-
-#include <concepts>
-#include <cstddef>
-#include <cstdint>
-#include <span>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-// ---- begin linkscope/symbols/symbol.hpp ----
-// linkscope/symbols/symbol.hpp — the one symbol model that every format feeds.
-//
-// An ar armap entry, an ELF .symtab/.dynsym entry, a COFF symbol and a
-// Windows import record all become a `symbol`. Strings are views into the
-// bytes of the file they came from (mapped_file); a symbol must not outlive
-// them. Fields that a format does not have keep their defaults.
-//
-//   origin   which file/member of the source the symbol belongs to. For an
-//            armap it is the member's offset in the archive; for an ELF or
-//            COFF file it is 0 unless the source says otherwise.
-//   index    the symbol's index in its own table (ELF symbol index, COFF
-//            symbol index, armap entry number).
-
-#include <cstdint>
-#include <string_view>
-
-namespace linkscope {
-inline namespace v0 {
-
-enum class binding : std::uint8_t { local, global, weak, unique };
-enum class symbol_kind : std::uint8_t { notype, object, func, section, file, common, tls, ifunc, other };
-enum class visibility : std::uint8_t { default_, internal, hidden, protected_ };
-
-// How a version string attaches: none, name@VER (non-default or hidden, and
-// every verneed reference), or name@@VER (the default definition).
-enum class version_kind : std::uint8_t { none, non_default, default_ };
-
-// Windows import libraries: what the import is.
-enum class import_kind : std::uint8_t { none, code, data, const_ };
-// IMPORT_OBJECT_NAME_TYPE (PE/COFF spec 7.2).
-enum class import_name_type : std::uint8_t { ordinal, name, name_noprefix, name_undecorate, name_exportas };
-
-constexpr const char* to_string(binding b) noexcept {
-  switch (b) {
-    case binding::local: return "local";
-    case binding::global: return "global";
-    case binding::weak: return "weak";
-    case binding::unique: return "unique";
-  }
-  return "?";
-}
-constexpr const char* to_string(symbol_kind k) noexcept {
-  switch (k) {
-    case symbol_kind::notype: return "notype";
-    case symbol_kind::object: return "object";
-    case symbol_kind::func: return "func";
-    case symbol_kind::section: return "section";
-    case symbol_kind::file: return "file";
-    case symbol_kind::common: return "common";
-    case symbol_kind::tls: return "tls";
-    case symbol_kind::ifunc: return "ifunc";
-    case symbol_kind::other: return "other";
-  }
-  return "?";
-}
-constexpr const char* to_string(visibility v) noexcept {
-  switch (v) {
-    case visibility::default_: return "default";
-    case visibility::internal: return "internal";
-    case visibility::hidden: return "hidden";
-    case visibility::protected_: return "protected";
-  }
-  return "?";
-}
-constexpr const char* to_string(import_kind k) noexcept {
-  switch (k) {
-    case import_kind::none: return "none";
-    case import_kind::code: return "code";
-    case import_kind::data: return "data";
-    case import_kind::const_: return "const";
-  }
-  return "?";
-}
-constexpr const char* to_string(import_name_type t) noexcept {
-  switch (t) {
-    case import_name_type::ordinal: return "ordinal";
-    case import_name_type::name: return "name";
-    case import_name_type::name_noprefix: return "name_noprefix";
-    case import_name_type::name_undecorate: return "name_undecorate";
-    case import_name_type::name_exportas: return "name_exportas";
-  }
-  return "?";
-}
-
-// Import information of a Windows import symbol (both __imp_X and X).
-struct import_info {
-  std::string_view dll;          // e.g. "KERNEL32.dll"
-  std::string_view import_name;  // the name the loader looks up (after name-type rules)
-  std::uint16_t ordinal_or_hint = 0;
-  bool by_ordinal = false;       // ordinal_or_hint is an ordinal, not a hint
-  import_kind kind = import_kind::none;
-  import_name_type name_type = import_name_type::name;
-  std::uint16_t machine = 0;
-};
-
-struct symbol {
-  std::string_view name;
-  std::string_view version;  // empty when unversioned
-  std::uint64_t value = 0;
-  std::uint64_t size = 0;
-  std::uint64_t origin = 0;  // member offset (archives) or file id
-  std::uint32_t index = 0;   // index in the symbol's own table
-  std::uint16_t section = 0; // section index (format-specific; 0 = undefined in ELF)
-  binding bind = binding::global;
-  symbol_kind kind = symbol_kind::notype;
-  visibility vis = visibility::default_;
-  version_kind ver = version_kind::none;
-  bool defined = true;
-  const import_info* import = nullptr;  // non-null for import-library symbols
-
-  bool is_global() const noexcept { return bind != binding::local; }
-};
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/symbols/symbol.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-
-namespace detail {
-struct symbol_sink {
-  void operator()(const symbol&) const noexcept {}
-};
-}  // namespace detail
-
-template <class S>
-concept symbol_source = requires(const S& source, detail::symbol_sink sink) {
-  { source.for_each_symbol(sink) } -> std::same_as<result<void>>;
-};
-
-// Call f(sym) and report whether iteration should go on (f may return void or bool).
-template <class F>
-constexpr bool invoke_symbol_callback(F& f, const symbol& sym) {
-  if constexpr (std::is_same_v<std::invoke_result_t<F&, const symbol&>, bool>)
-    return f(sym);
-  else {
-    f(sym);
-    return true;
-  }
-}
-
-using symbol_id = std::uint32_t;
-inline constexpr symbol_id no_symbol = ~symbol_id{0};
-
-class symbol_table {
- public:
-  symbol_table() = default;
-
-  // Collect every symbol of `source`; `filter(sym)` may drop some.
-  template <symbol_source S, class Filter>
-  static result<symbol_table> from(const S& source, Filter&& filter) {
-    symbol_table table;
-    LINKSCOPE_CHECK(table.append(source, std::forward<Filter>(filter)));
-    return table;
-  }
-  template <symbol_source S>
-  static result<symbol_table> from(const S& source) {
-    return from(source, [](const symbol&) { return true; });
-  }
-
-  template <symbol_source S, class Filter>
-  result<void> append(const S& source, Filter&& filter) {
-    return source.for_each_symbol([&](const symbol& sym) {
-      if (filter(sym)) symbols_.push_back(sym);
-    });
-  }
-  template <symbol_source S>
-  result<void> append(const S& source) {
-    return append(source, [](const symbol&) { return true; });
-  }
-  void push_back(const symbol& sym) { symbols_.push_back(sym); }
-  void reserve(std::size_t n) { symbols_.reserve(n); }
-
-  std::size_t size() const noexcept { return symbols_.size(); }
-  bool empty() const noexcept { return symbols_.empty(); }
-  const symbol& operator[](symbol_id id) const noexcept { return symbols_[id]; }
-  std::string_view name(symbol_id id) const noexcept { return symbols_[id].name; }
-  std::string_view version(symbol_id id) const noexcept { return symbols_[id].version; }
-  std::span<const symbol> symbols() const noexcept { return symbols_; }
-  auto begin() const noexcept { return symbols_.begin(); }
-  auto end() const noexcept { return symbols_.end(); }
-
- private:
-  std::vector<symbol> symbols_;
-};
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/symbols/table.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
@@ -1178,22 +8419,20 @@ class hash_index {
   static hash_index build(const symbol_table& table, Keep&& keep) {
     hash_index index;
     index.table_ = &table;
-    std::size_t count = 0;
-    for (const symbol& sym : table) count += keep(sym) ? 1 : 0;
-    index.allocate(count);
+    // Pass 1 (sequential): hash the kept names.
+    std::vector<slot> pending;
+    pending.reserve(table.size());
     for (symbol_id id = 0; id < table.size(); ++id) {
       const symbol& sym = table[id];
-      if (keep(sym)) index.insert(index_hash(sym.name), id);
+      if (keep(sym)) pending.push_back(slot{index_hash(sym.name), id});
     }
-    return index;
-  }
-  // As build(), with precomputed index hashes (one per table entry).
-  static hash_index build_with_hashes(const symbol_table& table, std::span<const std::uint32_t> hashes) {
-    hash_index index;
-    index.table_ = &table;
-    index.allocate(table.size());
-    for (symbol_id id = 0; id < table.size() && id < hashes.size(); ++id)
-      index.insert(index_hash_from_gnu(hashes[id]), id);
+    // Pass 2: insert, prefetching the home slot a few entries ahead.
+    index.allocate(pending.size());
+    constexpr std::size_t ahead = 16;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (i + ahead < pending.size()) detail_prefetch(&index.slots_[index.home(pending[i + ahead].hash)]);
+      index.insert(pending[i].hash, pending[i].id);
+    }
     return index;
   }
   static hash_index build(symbol_table&&) = delete;  // the index would dangle
@@ -1266,10 +8505,16 @@ class hash_index {
   static_assert(sizeof(slot) == 8);
   static constexpr symbol_id empty = no_symbol;
 
+  // index_hash is fully mixed: map it onto [0, capacity) with a multiply-shift.
   std::size_t home(std::uint32_t h) const noexcept {
-    // Scatter, then map onto [0, capacity) with a multiply-shift.
-    const std::uint32_t mixed = hash_slot(h, 32);
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(mixed) * slots_.size()) >> 32);
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(h) * slots_.size()) >> 32);
+  }
+  static void detail_prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 1, 1);
+#else
+    (void)p;
+#endif
   }
   void allocate(std::size_t count) {
     std::size_t cap = count + count / 2 + count / 8 + 1;
@@ -1292,4 +8537,3781 @@ class hash_index {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/symbols/index.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class member_status : u8 { absorbed, hidden, re_exported, required, unused };
+enum class archive_verdict : u8 { not_needed, needed, re_exported, unrelated };
+
+constexpr const char* to_string(member_status s) noexcept {
+  switch (s) {
+    case member_status::absorbed: return "absorbed";
+    case member_status::hidden: return "hidden";
+    case member_status::re_exported: return "re-exported";
+    case member_status::required: return "required";
+    case member_status::unused: return "unused";
+  }
+  return "?";
+}
+constexpr const char* to_string(archive_verdict v) noexcept {
+  switch (v) {
+    case archive_verdict::not_needed: return "not-needed";
+    case archive_verdict::needed: return "needed";
+    case archive_verdict::re_exported: return "re-exported";
+    case archive_verdict::unrelated: return "unrelated";
+  }
+  return "?";
+}
+
+struct absorb_options {
+  std::vector<std::string> consumers;  // objects, archives or DSOs that link against S
+  ar::thin_options thin;
+  std::size_t max_evidence = 16;       // evidence symbols kept per archive
+  // Load S's DT_NEEDED closure as ld.so would (resolve/dynamic.hpp) and
+  // discount S's undefined symbols that a library of the closure defines:
+  // only what nothing else provides can make an archive "required".
+  bool use_closure = true;
+  dynamic_options closure;
+};
+
+struct member_report {
+  std::string name;
+  member_status status = member_status::unused;
+  std::vector<std::string> symbols;  // the symbols that decided the status
+  std::size_t defined = 0;           // global definitions in the member
+};
+
+struct archive_report {
+  std::string path;
+  archive_verdict verdict = archive_verdict::unrelated;
+  std::vector<std::string> evidence;
+  std::vector<member_report> members;
+  std::vector<skipped_member> skipped;  // members that are not ELF objects, missing thin members
+};
+
+struct absorb_report {
+  std::string shared;
+  bool shared_has_symtab = false;
+  std::size_t shared_exports = 0;
+  std::size_t shared_undefined = 0;          // strong undefined dynamic symbols of S
+  std::size_t shared_unresolved = 0;         // ... that S's NEEDED closure does not define
+  std::vector<std::string> missing_needed;   // NEEDED libraries of the closure not found
+  std::vector<archive_report> archives;
+  bool any_needed() const noexcept {
+    return std::any_of(archives.begin(), archives.end(),
+                       [](const archive_report& a) { return a.verdict == archive_verdict::needed; });
+  }
+};
+
+namespace detail {
+
+inline bool is_real_definition(const symbol& sym) noexcept {
+  return sym.defined && sym.is_global() && sym.kind != symbol_kind::section && sym.kind != symbol_kind::file;
+}
+
+// What S offers and lacks, with names viewing S's mapping.
+struct shared_view {
+  symbol_table dynamic;   // every dynsym entry
+  symbol_table symtab;    // every defined .symtab entry (locals included)
+  hash_index exports;     // defined, global, default/protected visibility
+  hash_index undefined;   // strong undefined, not defined by any library of S's closure
+  hash_index in_symtab;   // any definition in .symtab
+  bool has_symtab = false;
+};
+
+inline result<void> load_shared(byte_view bytes, shared_view& out) {
+  LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
+  LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
+                                    [](const symbol& s) {
+                                      return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
+                                    }));
+  out.has_symtab = !out.symtab.empty();
+  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
+    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
+  });
+  out.in_symtab = hash_index::build(out.symtab);
+  return ok();
+}
+
+// Names defined (and visible) in the libraries of S's DT_NEEDED closure.
+inline result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
+                                                                  const absorb_options& options,
+                                                                  std::vector<std::string>& missing) {
+  dynamic_options dyn = options.closure;
+  dyn.bindings = false;
+  std::string program = shared_path;
+  if (program.find('/') == std::string::npos) program = "./" + program;
+  LINKSCOPE_TRY(link, link_dynamic(program, dyn));
+  std::unordered_set<std::string> defined;
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const loaded_object& object = link.objects[i];
+    if (!object.found()) {
+      missing.push_back(object.name);
+      continue;
+    }
+    auto file = mapped_file::open(object.file);
+    if (!file) continue;
+    auto r = elf::symbols_source(file->bytes(), elf::symbol_table_kind::dynamic).for_each_symbol([&](const symbol& s) {
+      if (is_real_definition(s) && s.vis != visibility::hidden && s.vis != visibility::internal) defined.emplace(s.name);
+    });
+    (void)r;  // a malformed library of the closure defines nothing we can see
+  }
+  return defined;
+}
+
+// Undefined references of the consumers that they do not define themselves
+// and that S does not export.
+inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
+                                                             const shared_view& shared, const ar::thin_options& thin) {
+  std::unordered_set<std::string> undefined;
+  std::unordered_set<std::string> defined;
+  for (const std::string& path : consumers) {
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
+                                                                     : elf::symbol_table_kind::dynamic;
+          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& sym) {
+            if (!sym.is_global()) return;
+            if (sym.defined)
+              defined.emplace(sym.name);
+            else if (sym.bind == ::linkscope::binding::global)
+              undefined.emplace(sym.name);
+          });
+          if (!r) {
+            status = r;
+            return false;
+          }
+          return true;
+        },
+        nullptr, thin));
+    LINKSCOPE_CHECK(status);
+  }
+  std::unordered_set<std::string> needs;
+  for (const std::string& name : undefined)
+    if (defined.count(name) == 0 && !shared.exports.contains(name)) needs.insert(name);
+  return needs;
+}
+
+inline void add_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& symbols, std::size_t cap) {
+  for (const std::string& s : symbols) {
+    if (evidence.size() >= cap) return;
+    evidence.push_back(s);
+  }
+}
+
+}  // namespace detail
+
+// Analyse S (a shared library or executable) against each archive.
+inline result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+                                                const absorb_options& options = {}) {
+  LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
+  const byte_view shared_bytes = shared_file.bytes();
+  if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
+  detail::shared_view shared;
+  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  std::vector<std::string> missing_needed;
+  std::unordered_set<std::string> provided;
+  if (options.use_closure) {
+    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
+    if (closure) provided = std::move(*closure);
+  }
+  std::size_t strong_undefined = 0;
+  shared.undefined = hash_index::build(shared.dynamic, [&](const symbol& s) {
+    if (s.defined || s.bind != ::linkscope::binding::global) return false;
+    ++strong_undefined;
+    return provided.count(std::string(s.name)) == 0;
+  });
+  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
+
+  absorb_report report;
+  report.shared = shared_path;
+  report.shared_has_symtab = shared.has_symtab;
+  report.shared_exports = shared.exports.size();
+  report.shared_undefined = strong_undefined;
+  report.shared_unresolved = shared.undefined.size();
+  report.missing_needed = std::move(missing_needed);
+
+  for (const std::string& path : archives) {
+    archive_report ar_report;
+    ar_report.path = path;
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          member_report member;
+          member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
+          std::vector<std::string> required, exported, hidden, absorbed;
+          auto r = elf::symbols_source(object.bytes, elf::symbol_table_kind::static_).for_each_symbol([&](const symbol& sym) {
+            if (!detail::is_real_definition(sym)) return;
+            ++member.defined;
+            const bool in_exports = shared.exports.contains(sym.name);
+            if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
+              required.emplace_back(sym.name);
+            } else if (in_exports) {
+              exported.emplace_back(sym.name);
+            } else {
+              bool found_local = false, found_global = false;
+              shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
+                const symbol& s = shared.symtab[id];
+                if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
+                  found_local = true;
+                else
+                  found_global = true;
+              });
+              if (found_local)
+                hidden.emplace_back(sym.name);
+              else if (found_global)
+                absorbed.emplace_back(sym.name);
+            }
+          });
+          if (!r) {
+            status = r.error().rebased(object.member_offset);
+            return false;
+          }
+          if (!required.empty()) {
+            member.status = member_status::required;
+            member.symbols = std::move(required);
+          } else if (!exported.empty()) {
+            member.status = member_status::re_exported;
+            member.symbols = std::move(exported);
+          } else if (!hidden.empty()) {
+            member.status = member_status::hidden;
+            member.symbols = std::move(hidden);
+          } else if (!absorbed.empty()) {
+            member.status = member_status::absorbed;
+            member.symbols = std::move(absorbed);
+          }
+          ar_report.members.push_back(std::move(member));
+          return true;
+        },
+        &ar_report.skipped, options.thin));
+    LINKSCOPE_CHECK(status);
+
+    auto members_with = [&](member_status s) {
+      std::vector<const member_report*> out;
+      for (const member_report& m : ar_report.members)
+        if (m.status == s) out.push_back(&m);
+      return out;
+    };
+    auto required = members_with(member_status::required);
+    auto exported = members_with(member_status::re_exported);
+    auto hidden = members_with(member_status::hidden);
+    auto absorbed = members_with(member_status::absorbed);
+    const std::vector<const member_report*>* evidence_from = nullptr;
+    if (!required.empty()) {
+      ar_report.verdict = archive_verdict::needed;
+      evidence_from = &required;
+    } else if (!exported.empty()) {
+      ar_report.verdict = archive_verdict::re_exported;
+      evidence_from = &exported;
+    } else if (!hidden.empty() || !absorbed.empty()) {
+      ar_report.verdict = archive_verdict::not_needed;
+      evidence_from = hidden.empty() ? &absorbed : &hidden;
+    }
+    if (evidence_from != nullptr)
+      for (const member_report* m : *evidence_from) detail::add_evidence(ar_report.evidence, m->symbols, options.max_evidence);
+    report.archives.push_back(std::move(ar_report));
+  }
+  return report;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/absorb.hpp ----
+// ---- begin linkscope/resolve/duplicates.hpp ----
+// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
+//
+// Over any mix of shared libraries, objects and archives, list the names with
+// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
+// DSO exported with default or protected visibility) in more than one file or
+// archive member. Typical find: a library vendored into an archive (kineto's
+// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
+//
+// For each name the report says:
+//   - which definition ld.so uses at run time: the first DSO in the global
+//     scope of the closure (breadth-first load order of the first DSO or
+//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
+//     closure follow in command-line order and are marked so;
+//   - which definition a link would take: an object file's definition always
+//     wins (objects are always loaded); otherwise the first file on the
+//     command line that defines it (the order a linker searches);
+//   - whether versions differ, and whether sizes differ — for data (OBJECT,
+//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
+//     access sized for one copy reads or writes past the other.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct definition_site {
+  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
+  std::string version;       // empty when unversioned
+  u64 size = 0;
+  symbol_kind kind = symbol_kind::notype;
+  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
+  bool from_archive = false;
+  std::size_t argument = 0;  // position of its file on the command line
+  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
+};
+
+struct duplicate_symbol {
+  std::string name;
+  std::vector<definition_site> sites;
+  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
+  std::size_t link_winner = 0;                   // index into sites
+  bool versions_differ = false;
+  bool sizes_differ = false;
+  bool abi_break = false;  // a data symbol whose sizes differ
+};
+
+struct duplicates_options {
+  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
+  dynamic_options closure;
+  ar::thin_options thin;
+};
+
+struct duplicates_report {
+  std::vector<duplicate_symbol> duplicates;  // sorted by name
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
+  std::vector<skipped_member> skipped;
+};
+
+namespace detail {
+inline bool strong_definition(const symbol& s, object_kind from) noexcept {
+  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
+    return false;
+  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
+  return true;
+}
+}  // namespace detail
+
+inline result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
+                                                const duplicates_options& options = {}) {
+  duplicates_report report;
+  std::unordered_map<std::string, std::vector<definition_site>> sites;
+  struct shared_file {
+    std::size_t argument;
+    u64 device, inode;
+  };
+  std::vector<shared_file> shared_files;
+
+  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+    const std::string& path = paths[argument];
+    result<void> status = ok();
+    LINKSCOPE_CHECK(for_each_elf_object(
+        path,
+        [&](const elf_object& object) {
+          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
+                                                                     : elf::symbol_table_kind::dynamic;
+          const bool from_archive = !object.member_name.empty();
+          std::string display(object.display_name);
+          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& s) {
+            if (!detail::strong_definition(s, object.kind)) return;
+            auto& list = sites[std::string(s.name)];
+            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
+            for (definition_site& site : list)
+              if (site.file == display) {
+                if (s.ver == version_kind::default_) site.version = std::string(s.version);
+                return;
+              }
+            definition_site site;
+            site.file = display;
+            site.version = std::string(s.version);
+            site.size = s.size;
+            site.kind = s.kind;
+            site.from = object.kind;
+            site.from_archive = from_archive;
+            site.argument = argument;
+            list.push_back(std::move(site));
+          });
+          if (!r) {
+            status = r.error().rebased(object.member_offset);
+            return false;
+          }
+          return true;
+        },
+        &report.skipped, options.thin));
+    LINKSCOPE_CHECK(status);
+  }
+
+  // Run-time order: the global scope of the closure of the root DSO/executable.
+  std::string root = options.closure_root;
+  if (root.empty())
+    for (const std::string& path : paths) {
+      auto file = mapped_file::open(path);
+      if (!file) continue;
+      const object_kind kind = classify_elf(file->bytes());
+      if (kind == object_kind::shared || kind == object_kind::executable) {
+        root = path;
+        break;
+      }
+    }
+  std::unordered_map<std::string, std::size_t> scope_of_argument;  // display name -> scope position
+  if (!root.empty()) {
+    dynamic_options dyn = options.closure;
+    dyn.bindings = false;
+    std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    if (auto link = link_dynamic(program, dyn)) {
+      std::vector<std::pair<u64, u64>> identity;
+      for (std::uint32_t index : link->search_list) {
+        const loaded_object& object = link->objects[index];
+        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
+        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
+        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
+      }
+      for (const std::string& path : paths) {
+        auto file = mapped_file::open(path);
+        if (!file) continue;
+        for (std::size_t i = 0; i < identity.size(); ++i)
+          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
+            scope_of_argument[path] = i;
+            break;
+          }
+      }
+    }
+  }
+
+  for (auto& [name, list] : sites) {
+    if (list.size() < 2) continue;
+    duplicate_symbol dup;
+    dup.name = name;
+    dup.sites = std::move(list);
+    for (definition_site& site : dup.sites) {
+      if (site.from == object_kind::relocatable) continue;
+      auto it = scope_of_argument.find(paths[site.argument]);
+      if (it != scope_of_argument.end()) site.scope_position = it->second;
+    }
+    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const definition_site& site = dup.sites[i];
+      if (site.from == object_kind::relocatable) continue;
+      if (dup.runtime_winner == ~std::size_t{0}) {
+        dup.runtime_winner = i;
+        continue;
+      }
+      const definition_site& best = dup.sites[dup.runtime_winner];
+      if (site.scope_position < best.scope_position ||
+          (site.scope_position == best.scope_position && site.argument < best.argument))
+        dup.runtime_winner = i;
+    }
+    // Link time: a plain object file first, else the first on the command line.
+    dup.link_winner = 0;
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
+      const definition_site& best = dup.sites[dup.link_winner];
+      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
+        dup.link_winner = i;
+    }
+    for (const definition_site& site : dup.sites) {
+      if (site.version != dup.sites[0].version) dup.versions_differ = true;
+      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
+    }
+    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
+                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
+                    });
+    report.duplicates.push_back(std::move(dup));
+  }
+  std::sort(report.duplicates.begin(), report.duplicates.end(),
+            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
+  return report;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/duplicates.hpp ----
+// ---- begin linkscope/resolve/link_line.hpp ----
+// linkscope/resolve/link_line.hpp — a model of a static linker's command line.
+//
+// A link is described by the arguments given to ld.lld / GNU ld. This header
+// turns them into a `link_line`: the ordered list of inputs (objects,
+// archives, shared libraries, each with the -Bstatic / --whole-archive /
+// --as-needed / group state in effect where it was written) and the options
+// that change symbol resolution (-u, -e, --defsym, --wrap, -shared, -r).
+//
+// The steps, in the order a linker takes them:
+//   1. expand_response_files: every `@file` argument is replaced by the
+//      arguments of the file, tokenised with the GNU rules that lld
+//      (cl::TokenizeGNUCommandLine) and libiberty (buildargv) share:
+//      whitespace separates, '...' and "..." quote, a backslash escapes the
+//      next character (inside quotes too). Nested files expand recursively;
+//      a file that includes itself, directly or not, is an error.
+//   2. parse_link_args: options are recognised as ld.lld spells them (`-x`
+//      and `--x` are the same option, values joined with `=` or given as the
+//      next argument, short options also joined: `-lfoo`, `-L/dir`). Options
+//      that do not change resolution are accepted and listed in
+//      `ignored_options()`; any other option is an error that names it.
+//   3. locate_inputs: -l names are searched in the -L directories (libNAME.so
+//      then libNAME.a per directory, only .a under -Bstatic; -l:NAME is
+//      searched verbatim), paths get the sysroot where ld gives it (`=/x`,
+//      `$SYSROOT/x`, absolute paths inside scripts that live in the
+//      sysroot). A file that starts with neither the ELF nor an ar magic is
+//      read as a GNU ld linker script; the scripts this supports hold only
+//      GROUP, INPUT, AS_NEEDED (plus OUTPUT_FORMAT / OUTPUT_ARCH / TARGET /
+//      SEARCH_DIR, which do not change resolution) — Debian's libc.so and
+//      libgcc_s.so are such scripts. Their inputs replace the script in place;
+//      GROUP makes them a group (GNU ld rescans it).
+//
+// Reference: the GNU ld manual ("Command-line Options", "File Commands"), and
+// lld's ELF/Options.td, Driver.cpp (createFiles, addLibrary, searchLibrary),
+// ScriptParser.cpp (readGroup, readInput, readAsNeeded, addFile).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// An error found while reading the link line: what went wrong (the `error`)
+// and which argument or file it is about (`subject`), because "not found"
+// alone does not say which -l failed.
+struct link_diagnostic {
+  error err;
+  std::string subject;  // the argument as written, or a file path
+  std::string detail;   // optional extra text (the included-from chain ...)
+};
+
+struct link_input {
+  std::string spec;     // as written: a path, "-lfoo", "-l:libfoo.a"
+  std::string path;     // the file found (after locate_inputs), as lld finds it
+  std::string bfd_path; // as GNU ld finds it, when that differs (relative names in scripts)
+  std::string origin;   // "" for the command line, else the linker script's path
+  int group = -1;       // --start-group / GROUP number, -1 outside any group
+  bool is_library = false;   // from -l
+  bool static_only = false;  // -Bstatic (or -static) was in effect
+  bool whole_archive = false;
+  bool as_needed = false;
+};
+
+struct defsym {
+  std::string name;
+  std::string expression;
+};
+
+struct link_line {
+  std::vector<link_input> inputs;
+  std::vector<std::string> search_dirs;  // -L, in order (after sysroot rewriting)
+  std::vector<std::string> undefined;    // -u / --undefined, in order
+  std::vector<defsym> defsyms;           // --defsym
+  std::vector<std::string> wraps;        // --wrap
+  std::vector<std::string> ignored;      // options accepted and ignored, as written
+  std::string entry;                     // -e / --entry ("" = default)
+  std::string sysroot;
+  std::string output;                    // -o (informational)
+  int group_count = 0;
+  bool shared = false;
+  bool relocatable = false;
+  bool static_link = false;              // -static / -Bstatic seen before any input
+  bool no_inhibit = false;
+
+  // The entry symbol a linker looks for: -e, else _start for executables and
+  // shared objects (lld looks it up for both), nothing for -r.
+  std::string entry_symbol() const {
+    if (!entry.empty()) return entry;
+    if (relocatable) return {};
+    return "_start";
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Response files
+
+namespace detail {
+
+inline bool read_whole_file(const std::string& path, std::string& out, link_diagnostic& diag,
+                            std::string_view argument) {
+  auto file = mapped_file::open(path);
+  if (!file) {
+    if (file.error().code == errc::empty_file) {
+      out.clear();
+      return true;
+    }
+    diag = {file.error(), std::string(argument), {}};
+    return false;
+  }
+  out.assign(reinterpret_cast<const char*>(file->data()), file->size());
+  return true;
+}
+
+inline bool is_rsp_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+}  // namespace detail
+
+// Split the text of a response file the way GNU tools do. Returns false (an
+// unterminated quote) with `bad_offset` set.
+inline bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    while (i < n && detail::is_rsp_space(text[i])) ++i;
+    if (i >= n) break;
+    std::string token;
+    while (i < n && !detail::is_rsp_space(text[i])) {
+      const char c = text[i];
+      if (c == '\\') {
+        if (i + 1 < n) token.push_back(text[i + 1]);
+        i += 2;
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        const std::size_t open = i;
+        ++i;
+        while (i < n && text[i] != c) {
+          if (text[i] == '\\' && i + 1 < n) ++i;
+          token.push_back(text[i]);
+          ++i;
+        }
+        if (i >= n) {
+          bad_offset = open;
+          return false;
+        }
+        ++i;  // closing quote
+        continue;
+      }
+      token.push_back(c);
+      ++i;
+    }
+    out.push_back(std::move(token));
+  }
+  return true;
+}
+
+namespace detail {
+inline bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
+                        std::vector<std::string>& stack, link_diagnostic& diag) {
+  for (const std::string& arg : args) {
+    if (arg.size() < 2 || arg[0] != '@') {
+      out.push_back(arg);
+      continue;
+    }
+    const std::string path = arg.substr(1);
+    if (std::find(stack.begin(), stack.end(), path) != stack.end() || stack.size() >= 64) {
+      std::string chain;
+      for (const auto& s : stack) chain.append(s).append(" -> ");
+      chain.append(path);
+      diag = {make_error(errc::malformed, no_offset, "response file includes itself"), arg, chain};
+      return false;
+    }
+    std::string text;
+    if (!read_whole_file(path, text, diag, arg)) return false;
+    std::vector<std::string> tokens;
+    std::size_t bad = 0;
+    if (!tokenize_gnu(text, tokens, bad)) {
+      diag = {make_error(errc::malformed, bad, "unterminated quote in response file"), arg, {}};
+      return false;
+    }
+    stack.push_back(path);
+    if (!expand_into(tokens, out, stack, diag)) return false;
+    stack.pop_back();
+  }
+  return true;
+}
+}  // namespace detail
+
+// Replace every @file by its arguments (recursively). Paths of nested files
+// are taken relative to the current directory, as lld and GNU ld do.
+inline result<std::vector<std::string>> expand_response_files(std::span<const std::string> args,
+                                                              link_diagnostic& diag) {
+  std::vector<std::string> out;
+  std::vector<std::string> stack;
+  if (!detail::expand_into(args, out, stack, diag)) return diag.err;
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Options
+
+// Options accepted and ignored because they do not change which archive
+// members are extracted. `=` in a name means the option takes a value (which
+// may also be the next argument); the rest are flags. Both -x and --x forms are
+// accepted for multi-letter names.
+inline std::span<const char* const> ignored_options() {
+  static constexpr const char* names[] = {
+      // output and its form
+      "o=", "O=", "m=", "-oformat=", "-output=", "-hash-style=", "-build-id", "-build-id=", "-eh-frame-hdr",
+      "-no-eh-frame-hdr", "pie", "-pie", "-pic-executable", "no-pie", "-no-pie", "-no-pic-executable",
+      "dynamic-linker=", "-dynamic-linker=", "-no-dynamic-linker", "z=", "plugin=", "plugin-opt=",
+      "-plugin-opt=", "soname=", "h=", "-soname=", "rpath=", "-rpath=", "R=", "rpath-link=", "-rpath-link=",
+      "-enable-new-dtags", "-disable-new-dtags", "-export-dynamic", "E", "-no-export-dynamic",
+      "-dynamic-list=", "-version-script=", "-compress-debug-sections=", "-gc-sections", "-no-gc-sections",
+      "-print-gc-sections", "-icf=", "-strip-all", "s", "-strip-debug", "S", "g", "-discard-all", "x",
+      "-discard-locals", "X", "-sort-common", "-sort-section=", "-relax", "-no-relax", "-fatal-warnings",
+      "-no-fatal-warnings", "-warn-common", "-no-warn-common", "-warn-backrefs", "-no-warn-backrefs",
+      "-warn-once", "-warn-shared-textrel", "-color-diagnostics", "-color-diagnostics=",
+      "-no-color-diagnostics", "-verbose", "v", "-version", "-threads=", "-Map=", "Map=", "M",
+      "-print-map", "-cref", "-trace", "t", "y=", "-trace-symbol=", "-why-extract=", "-no-demangle",
+      "-demangle", "-error-limit=", "-time-trace", "-time-trace-file=", "-lto-O=", "-thinlto-jobs=",
+      "-thinlto-cache-dir=", "-allow-shlib-undefined", "-no-allow-shlib-undefined", "-no-undefined",
+      "-allow-multiple-definition", "-unresolved-symbols=", "-noinhibit-exec", "-fix-cortex-a53-843419",
+      "-pack-dyn-relocs=", "-use-android-relr-tags", "-apply-dynamic-relocs", "-nostdlib", "nostdlib",
+      "-no-undefined-version", "-undefined-version", "-emit-relocs", "q", "-Bsymbolic", "Bsymbolic",
+      "Bsymbolic-functions", "-Bsymbolic-functions", "-gdb-index", "-no-gdb-index", "-icf-data", "-no-rosegment",
+      "-image-base=", "-section-start=", "Ttext=", "Tdata=", "Tbss=", "-Ttext=", "-Tdata=", "-Tbss=",
+      "-Ttext-segment=", "-no-omagic", "-omagic", "N", "n", "-nmagic", "-omagic", "-ld-path=", "-eh-frame-hdr",
+      "-exclude-libs=", "-reproduce=", "-stats", "-print-memory-usage", "-no-copy-dt-needed-entries",
+      "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
+      "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
+      "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
+      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
+      "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
+  };
+  return std::span<const char* const>(names);
+}
+
+namespace detail {
+
+// The result of matching one argument against an option spelled `name`
+// (without leading dashes).
+struct option_match {
+  bool matched = false;
+  bool has_value = false;
+  std::string value;
+};
+
+// Split "-x", "--x", "-x=v", "--x=v", "-xv" (single letter, joined) or "-x v".
+// `single_joined` allows "-lfoo" style joining (only one-letter options).
+inline option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
+                                 bool takes_value) {
+  option_match m;
+  std::string_view arg = args[i];
+  if (arg.size() < 2 || arg[0] != '-') return m;
+  std::string_view body = arg.substr(1);
+  const bool double_dash = !body.empty() && body[0] == '-';
+  if (double_dash) body.remove_prefix(1);
+  if (body.substr(0, name.size()) != name) return m;
+  std::string_view rest = body.substr(name.size());
+  if (rest.empty()) {
+    m.matched = true;
+    if (takes_value) {
+      if (i + 1 >= args.size()) return m;  // matched, value missing: caller reports
+      m.has_value = true;
+      m.value = args[++i];
+    }
+    return m;
+  }
+  if (!takes_value) return m;
+  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
+    m.matched = m.has_value = true;
+    m.value = std::string(rest);
+    return m;
+  }
+  if (rest[0] == '=') {
+    m.matched = m.has_value = true;
+    m.value = std::string(rest.substr(1));
+  }
+  return m;
+}
+
+}  // namespace detail
+
+// Parse linker arguments (already expanded: see expand_response_files).
+// Inputs are recorded in order; nothing is opened here.
+inline result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag) {
+  link_line line;
+  bool static_only = false;
+  bool whole_archive = false;
+  bool as_needed = false;
+  int group = -1;
+  bool any_input = false;
+
+  auto add_input = [&](std::string spec, bool is_library) {
+    link_input in;
+    in.spec = std::move(spec);
+    in.is_library = is_library;
+    in.static_only = static_only;
+    in.whole_archive = whole_archive;
+    in.as_needed = as_needed;
+    in.group = group;
+    line.inputs.push_back(std::move(in));
+    any_input = true;
+  };
+  auto fail = [&](errc code, const char* message, const std::string& arg) -> error {
+    diag = {make_error(code, no_offset, message), arg, {}};
+    return diag.err;
+  };
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.empty()) continue;
+    if (arg[0] != '-' || arg == "-") {
+      add_input(arg, false);
+      continue;
+    }
+    if (arg == "-(" || arg == "--start-group" || arg == "-start-group") {
+      if (group >= 0) return fail(errc::usage, "nested --start-group", arg);
+      group = line.group_count++;
+      continue;
+    }
+    if (arg == "-)" || arg == "--end-group" || arg == "-end-group") {
+      if (group < 0) return fail(errc::usage, "--end-group without --start-group", arg);
+      group = -1;
+      continue;
+    }
+    // Options with a value that matter.
+    struct valued {
+      const char* name;
+      int what;
+    };
+    static constexpr valued valued_options[] = {
+        {"library", 0}, {"l", 0},  {"library-path", 1}, {"L", 1},     {"undefined", 2}, {"u", 2},
+        {"entry", 3},   {"e", 3},  {"defsym", 4},       {"wrap", 5},  {"sysroot", 6},   {"o", 7},
+        {"output", 7},  {"T", 8},  {"script", 8},       {"dT", 8},    {"default-script", 8},
+    };
+    bool handled = false;
+    for (const valued& option : valued_options) {
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, option.name, true);
+      if (!m.matched) continue;
+      if (!m.has_value) return fail(errc::usage, "option requires an argument", arg);
+      i = j;
+      handled = true;
+      switch (option.what) {
+        case 0: add_input("-l" + m.value, true); break;
+        case 1: line.search_dirs.push_back(m.value); break;
+        case 2: line.undefined.push_back(m.value); break;
+        case 3: line.entry = m.value; break;
+        case 4: {
+          const auto eq = m.value.find('=');
+          if (eq == std::string::npos || eq == 0) return fail(errc::usage, "--defsym needs SYMBOL=EXPRESSION", arg);
+          line.defsyms.push_back({m.value.substr(0, eq), m.value.substr(eq + 1)});
+          break;
+        }
+        case 5: line.wraps.push_back(m.value); break;
+        case 6: line.sysroot = m.value; break;
+        case 7: line.output = m.value; break;
+        default:
+          return fail(errc::unsupported, "linker scripts given with -T are not supported (only GROUP/INPUT scripts as inputs)",
+                      arg);
+      }
+      break;
+    }
+    if (handled) continue;
+    // Flags that matter.
+    std::string_view flag = std::string_view(arg).substr(1);
+    if (!flag.empty() && flag[0] == '-') flag.remove_prefix(1);
+    if (flag == "Bstatic" || flag == "dn" || flag == "non_shared" || flag == "static") {
+      static_only = true;
+      if (!any_input) line.static_link = true;
+      continue;
+    }
+    if (flag == "Bdynamic" || flag == "dy" || flag == "call_shared") {
+      static_only = false;
+      continue;
+    }
+    if (flag == "whole-archive") { whole_archive = true; continue; }
+    if (flag == "no-whole-archive") { whole_archive = false; continue; }
+    if (flag == "as-needed") { as_needed = true; continue; }
+    if (flag == "no-as-needed") { as_needed = false; continue; }
+    if (flag == "shared" || flag == "Bshareable") { line.shared = true; continue; }
+    if (flag == "r" || flag == "relocatable" || flag == "i") { line.relocatable = true; continue; }
+    // Ignored options.
+    for (const char* spelled : ignored_options()) {
+      std::string_view name = spelled;
+      const bool takes_value = name.back() == '=';
+      if (takes_value) name.remove_suffix(1);
+      if (!name.empty() && name[0] == '-') name.remove_prefix(1);  // listed as "--x": same matching
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, name, takes_value);
+      if (!m.matched) continue;
+      if (takes_value && !m.has_value) {
+        // "--build-id" is listed both ways: a flag spelling may follow.
+        continue;
+      }
+      for (std::size_t k = i; k <= j; ++k) line.ignored.push_back(args[k]);
+      i = j;
+      handled = true;
+      break;
+    }
+    if (handled) continue;
+    return fail(errc::usage, "unknown option", arg);
+  }
+  if (group >= 0) return fail(errc::usage, "--start-group without --end-group", "--start-group");
+  return line;
+}
+
+// ---------------------------------------------------------------------------
+// Locating inputs and reading GROUP/INPUT scripts
+
+enum class input_format : std::uint8_t { unknown, elf, archive, thin_archive, script };
+
+inline input_format sniff_format(byte_view bytes) noexcept {
+  const auto* p = bytes.data();
+  if (bytes.size() >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return input_format::elf;
+  if (bytes.size() >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
+  if (bytes.size() >= 8 && std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
+  // A linker script is text: no NUL in the first bytes.
+  const std::size_t n = bytes.size() < 512 ? bytes.size() : 512;
+  if (n > 0 && std::memchr(p, 0, n) == nullptr) return input_format::script;
+  return input_format::unknown;
+}
+
+namespace detail {
+
+inline bool input_file_exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec);
+}
+
+inline std::string join_search_path(const std::string& dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string out = dir;
+  if (out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+// -L=dir and -L$SYSROOT/dir mean dir inside the sysroot.
+inline std::string sysroot_dir(const std::string& dir, const std::string& sysroot) {
+  if (!dir.empty() && dir[0] == '=') return sysroot + dir.substr(1);
+  if (dir.rfind("$SYSROOT", 0) == 0) return sysroot + dir.substr(8);
+  return dir;
+}
+
+// Tokens of a linker script: identifiers/paths, and the punctuation ( ) , ;
+struct script_lexer {
+  std::string_view text;
+  std::size_t pos = 0;
+
+  // Returns false at the end; `bad` set on an unterminated comment/quote.
+  bool next(std::string_view& token, bool& bad) {
+    for (;;) {
+      while (pos < text.size() && is_rsp_space(text[pos])) ++pos;
+      if (pos + 1 < text.size() && text[pos] == '/' && text[pos + 1] == '*') {
+        const auto end = text.find("*/", pos + 2);
+        if (end == std::string_view::npos) {
+          bad = true;
+          return false;
+        }
+        pos = end + 2;
+        continue;
+      }
+      break;
+    }
+    if (pos >= text.size()) return false;
+    const char c = text[pos];
+    if (c == '(' || c == ')' || c == ',' || c == ';' || c == '{' || c == '}' || c == '=') {
+      token = text.substr(pos++, 1);
+      return true;
+    }
+    if (c == '"') {
+      const auto end = text.find('"', pos + 1);
+      if (end == std::string_view::npos) {
+        bad = true;
+        return false;
+      }
+      token = text.substr(pos + 1, end - pos - 1);
+      pos = end + 1;
+      return true;
+    }
+    const std::size_t start = pos;
+    while (pos < text.size() && !is_rsp_space(text[pos]) && text[pos] != '(' && text[pos] != ')' && text[pos] != ',' &&
+           text[pos] != ';' && !(text[pos] == '/' && pos + 1 < text.size() && text[pos + 1] == '*'))
+      ++pos;
+    token = text.substr(start, pos - start);
+    return true;
+  }
+};
+
+}  // namespace detail
+
+struct locate_options {
+  int max_script_depth = 16;
+};
+
+class link_line_locator {
+ public:
+  explicit link_line_locator(link_line& line, link_diagnostic& diag) : line_(line), diag_(diag) {}
+
+  // Find every input's file; expand GROUP/INPUT scripts in place.
+  result<void> run() {
+    for (auto& dir : line_.search_dirs) dir = detail::sysroot_dir(dir, line_.sysroot);
+    std::vector<link_input> out;
+    for (auto& in : line_.inputs) LINKSCOPE_CHECK(locate(std::move(in), out, 0));
+    line_.inputs = std::move(out);
+    return ok();
+  }
+
+ private:
+  error fail(errc code, const char* message, const std::string& subject, std::string detail = {}) {
+    diag_ = {make_error(code, no_offset, message), subject, std::move(detail)};
+    return diag_.err;
+  }
+
+  // lld's searchLibrary: for each -L dir, libNAME.so (unless static) then libNAME.a.
+  bool find_library(const link_input& in, std::string& path) const {
+    std::string_view name = std::string_view(in.spec).substr(2);
+    if (!name.empty() && name[0] == ':') {
+      for (const auto& dir : line_.search_dirs) {
+        std::string p = detail::join_search_path(dir, name.substr(1));
+        if (detail::input_file_exists(p)) {
+          path = std::move(p);
+          return true;
+        }
+      }
+      return false;
+    }
+    for (const auto& dir : line_.search_dirs) {
+      if (!in.static_only) {
+        std::string so = detail::join_search_path(dir, "lib" + std::string(name) + ".so");
+        if (detail::input_file_exists(so)) {
+          path = std::move(so);
+          return true;
+        }
+      }
+      std::string a = detail::join_search_path(dir, "lib" + std::string(name) + ".a");
+      if (detail::input_file_exists(a)) {
+        path = std::move(a);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  result<void> locate(link_input in, std::vector<link_input>& out, int depth) {
+    if (in.is_library) {
+      if (!find_library(in, in.path)) return fail(errc::not_found, "unable to find library", in.spec);
+    } else if (in.path.empty()) {
+      in.path = in.spec;
+      if (!in.spec.empty() && in.spec[0] == '=' && !line_.sysroot.empty()) in.path = line_.sysroot + in.spec.substr(1);
+    }
+    auto file = mapped_file::open(in.path);
+    if (!file) {
+      diag_ = {file.error(), in.spec, {}};
+      return file.error();
+    }
+    const input_format format = sniff_format(file->bytes());
+    if (format != input_format::script) {
+      out.push_back(std::move(in));
+      return ok();
+    }
+    if (depth >= 16) return fail(errc::malformed, "linker scripts nest too deeply", in.path);
+    return read_script(in, file->bytes().chars(), out, depth + 1);
+  }
+
+  // GROUP ( a b AS_NEEDED ( c ) -lx ), INPUT ( ... ).
+  result<void> read_script(const link_input& script, std::string_view text, std::vector<link_input>& out,
+                           int depth) {
+    detail::script_lexer lex{text};
+    std::string_view token;
+    bool bad = false;
+    // A script in the sysroot gets its absolute paths prefixed by the sysroot.
+    const bool in_sysroot = !line_.sysroot.empty() && script.path.rfind(line_.sysroot, 0) == 0;
+    const std::string script_dir = [&] {
+      auto slash = script.path.rfind('/');
+      return slash == std::string::npos ? std::string() : script.path.substr(0, slash);
+    }();
+    while (lex.next(token, bad)) {
+      if (token == ";") continue;
+      const bool is_group = token == "GROUP";
+      const bool is_input = token == "INPUT";
+      const bool is_skipped = token == "OUTPUT_FORMAT" || token == "OUTPUT_ARCH" || token == "TARGET" ||
+                              token == "SEARCH_DIR";
+      if (!is_group && !is_input && !is_skipped)
+        return fail(errc::unsupported, "linker script command not supported (only GROUP, INPUT, AS_NEEDED)",
+                    script.path, std::string(token));
+      if (!lex.next(token, bad) || token != "(")
+        return fail(errc::malformed, "expected '(' in linker script", script.path);
+      int group = script.group;
+      if (is_group && group < 0) group = line_.group_count++;
+      int depth_paren = 1;
+      bool as_needed = script.as_needed;
+      int as_needed_depth = 0;
+      while (depth_paren > 0) {
+        if (!lex.next(token, bad)) return fail(errc::malformed, "unterminated linker script command", script.path);
+        if (token == "(") {
+          ++depth_paren;
+          continue;
+        }
+        if (token == ")") {
+          if (as_needed_depth == depth_paren) {
+            as_needed = script.as_needed;
+            as_needed_depth = 0;
+          }
+          --depth_paren;
+          continue;
+        }
+        if (token == ",") continue;
+        if (is_skipped) continue;
+        if (token == "AS_NEEDED") {
+          if (!lex.next(token, bad) || token != "(")
+            return fail(errc::malformed, "expected '(' after AS_NEEDED", script.path);
+          ++depth_paren;
+          as_needed = true;
+          as_needed_depth = depth_paren;
+          continue;
+        }
+        link_input in;
+        in.origin = script.path;
+        in.group = group;
+        in.static_only = script.static_only;
+        in.whole_archive = script.whole_archive;
+        in.as_needed = as_needed;
+        std::string name(token);
+        if (name.rfind("-l", 0) == 0) {
+          in.spec = name;
+          in.is_library = true;
+        } else {
+          in.spec = name;
+          if (name[0] == '/') {
+            in.path = in_sysroot ? line_.sysroot + name : name;
+          } else if (name[0] == '=') {
+            in.path = line_.sysroot + name.substr(1);
+          } else {
+            // lld: the script's directory, the current directory, then -L.
+            std::string p = script_dir.empty() ? std::string() : detail::join_search_path(script_dir, name);
+            if (p.empty() || !detail::input_file_exists(p)) p = detail::input_file_exists(name) ? name : std::string();
+            if (p.empty()) {
+              for (const auto& dir : line_.search_dirs) {
+                std::string q = detail::join_search_path(dir, name);
+                if (detail::input_file_exists(q)) {
+                  p = std::move(q);
+                  break;
+                }
+              }
+            }
+            if (p.empty()) return fail(errc::not_found, "cannot find input of linker script", name, script.path);
+            // GNU ld (ldfile_open_file_search): the script's directory ("."
+            // when it has none), the current directory, then -L.
+            std::string bfd = detail::join_search_path(script_dir.empty() ? std::string(".") : script_dir, name);
+            if (!detail::input_file_exists(bfd)) bfd = detail::input_file_exists(name) ? name : std::string();
+            for (std::size_t d = 0; bfd.empty() && d < line_.search_dirs.size(); ++d) {
+              std::string q = detail::join_search_path(line_.search_dirs[d], name);
+              if (detail::input_file_exists(q)) bfd = std::move(q);
+            }
+            if (!bfd.empty() && bfd != p) in.bfd_path = std::move(bfd);
+            in.path = std::move(p);
+          }
+        }
+        LINKSCOPE_CHECK(locate(std::move(in), out, depth));
+      }
+    }
+    if (bad) return fail(errc::malformed, "unterminated comment or quote in linker script", script.path);
+    return ok();
+  }
+
+  link_line& line_;
+  link_diagnostic& diag_;
+};
+
+// Expand response files, parse, and locate every input: the whole front end.
+inline result<link_line> read_link_line(std::span<const std::string> args, link_diagnostic& diag) {
+  LINKSCOPE_TRY(expanded, expand_response_files(args, diag));
+  LINKSCOPE_TRY(line, parse_link_args(expanded, diag));
+  link_line result_line = std::move(line);
+  link_line_locator locator(result_line, diag);
+  LINKSCOPE_CHECK(locator.run());
+  return result_line;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/link_line.hpp ----
+// ---- begin linkscope/resolve/prefix_check.hpp ----
+// linkscope/resolve/prefix_check.hpp — overlinking, overdepending and package
+// ownership for every ELF file under a prefix (a conda environment, an unpacked
+// package, /usr), as conda-build's post-link check and auditwheel ask it.
+//
+// For each dynamically linked ELF file F under the prefix, F is treated as ld.so
+// treats the object it is asked to trace (ldd F): F first, then a breadth-first
+// walk of DT_NEEDED resolved with the ld.so search order of search_path.hpp
+// (RPATH chain, LD_LIBRARY_PATH only when given, RUNPATH, ld.so.cache, default
+// directories), then the PT_INTERP object. Every dynamic relocation of F that
+// names a symbol is bound as under LD_BIND_NOW: the scope is searched in load
+// order through each object's own DT_GNU_HASH/DT_HASH table with ld.so's
+// check_match (elf/hash_table.hpp), versions included. From the bindings:
+//   - a NEEDED entry that resolves nowhere is "missing" (ldd: "not found");
+//   - a direct NEEDED that F never binds to is "unused" (ldd -u -r:
+//     "Unused direct dependencies", rtld.c's l_used walk);
+//   - a symbol bound to an object that is not a direct NEEDED of F is
+//     "overlinked": F relies on a transitive dependency (conda-build's
+//     overlinking; it breaks as soon as the intermediate library drops it);
+//   - a direct NEEDED resolved outside the prefix is "system";
+//   - an RPATH/RUNPATH entry that, after $ORIGIN/$LIB/$PLATFORM substitution,
+//     points outside the prefix is reported.
+// Objects are parsed once and shared between the per-file analyses (a prefix of
+// 300 files that all need libc reads libc once); views stay valid as long as the
+// checker lives.
+//
+// Package ownership: conda-meta/*.json in the prefix ({"name": ..., "files":
+// [relative paths]}) and dpkg's /var/lib/dpkg/info/*.list (absolute paths, one a
+// line; "PKG.list" or "PKG:ARCH.list"). Each needed DSO is attributed to its
+// owner. dpkg registers files under the path in the .deb: since the /usr-merge,
+// /lib/x86_64-linux-gnu/libc.so.6 is listed but /usr/lib/... is not, so the
+// lookup tries the path, its /lib <-> /usr/lib alias, and the canonical path.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// The system libraries every program may take from the host (glibc's parts,
+// the C++ runtime, the vDSO). Patterns are shell globs on the file name.
+inline std::vector<std::string> default_allow_list() {
+  return {"libc.so*",      "libm.so*",     "libpthread.so*", "libdl.so*",   "librt.so*",
+          "ld-linux*.so*", "ld64.so*",     "libstdc++.so*",  "libgcc_s.so*", "libutil.so*",
+          "libresolv.so*", "libmvec.so*",  "libanl.so*",     "libnsl.so*",  "libBrokenLocale.so*",
+          "libcrypt.so*",  "linux-vdso.so*"};
+}
+
+struct prefix_options {
+  search_options search = [] {
+    search_options s;
+    s.use_env = false;  // a package check must not depend on the caller's LD_LIBRARY_PATH
+    return s;
+  }();
+  std::vector<std::string> allow = default_allow_list();
+  std::vector<std::string> declared;  // declared run dependencies (package names)
+  bool check_declared = false;        // compare used packages with `declared`
+  bool use_conda = true;              // read PREFIX/conda-meta/*.json
+  bool use_dpkg = true;               // read dpkg_info_dir/*.list
+  std::string dpkg_info_dir = "/var/lib/dpkg/info";
+  bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
+  std::vector<std::string> files;     // analyse only these (else walk the prefix)
+  std::string package;                // analyse the files conda-meta gives this package
+};
+
+struct package_owner {
+  std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
+  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
+                            // "unknown": no database covers it; "": a database covers it, nobody owns it
+  std::string listed_path;  // the path under which the database lists it
+};
+
+struct needed_entry {
+  std::string name;       // the DT_NEEDED string
+  std::string path;       // as ld.so spells it; empty when not found
+  std::string file;       // the file read on this host
+  found_via via = found_via::not_found;
+  bool in_prefix = false;
+  bool allowed = false;   // matches the allow-list
+  bool used = false;      // F binds at least one symbol to it
+  std::size_t symbols = 0;  // distinct references of F bound to it
+  package_owner owner;
+};
+
+struct missing_entry {
+  std::string name;       // the NEEDED string that resolved nowhere
+  std::string needed_by;  // the object whose DT_NEEDED it is
+  bool direct = false;    // a NEEDED of the file itself
+};
+
+struct overlink_entry {
+  std::string path;       // the transitive dependency bound to
+  std::string soname;
+  std::string via;        // the object that loaded it
+  bool allowed = false;
+  std::vector<std::string> symbols;  // name or name@VERSION
+};
+
+struct rpath_entry {
+  std::string tag;       // "RPATH" or "RUNPATH"
+  std::string entry;     // as written
+  std::string expanded;  // after $ORIGIN/$LIB/$PLATFORM; empty when not expandable
+  bool outside = false;
+};
+
+struct file_report {
+  std::string path;      // as walked (PREFIX/...)
+  std::string relative;  // relative to the prefix
+  std::vector<needed_entry> needed;
+  std::vector<missing_entry> missing;
+  std::vector<overlink_entry> overlinked;
+  std::vector<rpath_entry> rpaths;
+  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
+  std::vector<std::string> warnings;
+  std::size_t relocations = 0;
+  std::size_t findings = 0;
+};
+
+struct package_usage {
+  std::string name;
+  std::string source;               // conda / dpkg / prefix
+  std::vector<std::string> dsos;    // needed DSOs it owns (as displayed)
+  bool declared = false;
+  bool self = false;                // owns one of the analysed files
+  bool allowed_only = false;        // every DSO used from it is allow-listed
+};
+
+struct prefix_report {
+  std::string prefix;
+  std::vector<file_report> files;
+  std::vector<package_usage> packages;        // every package a needed DSO came from
+  std::vector<std::string> undeclared;        // used, not declared (underlinking)
+  std::vector<std::string> unused_declared;   // declared, never used (overdepending)
+  std::vector<std::string> unowned;           // needed DSOs no package owns
+  bool have_conda = false, have_dpkg = false;
+  std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
+  std::vector<std::string> warnings;
+  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  std::size_t lookups = 0;
+  std::size_t findings = 0;
+};
+
+// Shell glob with '*' and '?' (no classes), as the allow-list uses it.
+inline bool glob_match(std::string_view pattern, std::string_view text) noexcept {
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// Package name without dpkg's ":arch" qualifier.
+inline std::string_view package_base_name(std::string_view name) noexcept {
+  const std::size_t colon = name.find(':');
+  return colon == std::string_view::npos ? name : name.substr(0, colon);
+}
+
+namespace detail {
+
+inline std::string_view base_name(std::string_view path) noexcept {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+inline std::string canonical_or_normal(const std::string& path) {
+  std::error_code ec;
+  auto c = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return std::filesystem::path(path).lexically_normal().string();
+  return c.string();
+}
+
+inline bool path_within(std::string_view path, std::string_view dir) noexcept {
+  if (dir.empty()) return false;
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  if (path.size() < dir.size() || path.substr(0, dir.size()) != dir) return false;
+  return path.size() == dir.size() || path[dir.size()] == '/';
+}
+
+// The /usr-merge aliases of an absolute path (/lib/x <-> /usr/lib/x, bin, sbin, lib64 ...).
+inline std::vector<std::string> usr_merge_aliases(const std::string& path) {
+  static constexpr std::string_view tops[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/"};
+  std::vector<std::string> out;
+  for (std::string_view top : tops) {
+    if (path.compare(0, top.size(), top) == 0) out.push_back("/usr" + path);
+    if (path.compare(0, 4 + top.size(), std::string("/usr").append(top)) == 0) out.push_back(path.substr(4));
+  }
+  return out;
+}
+
+// Just enough JSON for conda-meta records: the top-level "name" string and
+// "files" array of strings; every other value is skipped. Bounded depth.
+class conda_meta_reader {
+ public:
+  explicit conda_meta_reader(std::string_view text) : s_(text) {}
+
+  result<void> read(std::string& name, std::vector<std::string>& files) {
+    ws();
+    if (!eat('{')) return fail("conda-meta record is not a JSON object");
+    ws();
+    if (eat('}')) return ok();
+    for (;;) {
+      ws();
+      std::string key;
+      LINKSCOPE_CHECK(string(key));
+      ws();
+      if (!eat(':')) return fail("expected ':' in conda-meta record");
+      ws();
+      if (key == "name" && peek() == '"') {
+        LINKSCOPE_CHECK(string(name));
+      } else if (key == "files" && peek() == '[') {
+        ++i_;
+        ws();
+        if (!eat(']')) {
+          for (;;) {
+            ws();
+            std::string f;
+            LINKSCOPE_CHECK(string(f));
+            files.push_back(std::move(f));
+            ws();
+            if (eat(']')) break;
+            if (!eat(',')) return fail("expected ',' or ']' in conda-meta files");
+          }
+        }
+      } else {
+        LINKSCOPE_CHECK(skip(0));
+      }
+      ws();
+      if (eat('}')) return ok();
+      if (!eat(',')) return fail("expected ',' or '}' in conda-meta record");
+    }
+  }
+
+ private:
+  result<void> fail(const char* message) const { return error{errc::malformed, i_, message}; }
+  char peek() const noexcept { return i_ < s_.size() ? s_[i_] : '\0'; }
+  bool eat(char c) noexcept {
+    if (peek() != c || i_ >= s_.size()) return false;
+    ++i_;
+    return true;
+  }
+  void ws() noexcept {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+  }
+  static int hex(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+  void utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+  result<std::uint32_t> hex4() {
+    if (s_.size() - i_ < 4) return error{errc::truncated, i_, "\\u escape runs past the end"};
+    std::uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int d = hex(s_[i_ + k]);
+      if (d < 0) return error{errc::malformed, i_, "bad \\u escape"};
+      v = v * 16 + static_cast<std::uint32_t>(d);
+    }
+    i_ += 4;
+    return v;
+  }
+  result<void> string(std::string& out) {
+    if (!eat('"')) return fail("expected a JSON string");
+    for (;;) {
+      if (i_ >= s_.size()) return error{errc::truncated, i_, "unterminated JSON string"};
+      const char c = s_[i_++];
+      if (c == '"') return ok();
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      if (i_ >= s_.size()) return error{errc::truncated, i_, "unterminated JSON escape"};
+      const char e = s_[i_++];
+      switch (e) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '/': out.push_back('/'); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          LINKSCOPE_TRY(cp, hex4());
+          if (cp >= 0xd800 && cp < 0xdc00 && s_.size() - i_ >= 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u') {
+            i_ += 2;
+            LINKSCOPE_TRY(low, hex4());
+            if (low >= 0xdc00 && low < 0xe000) cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+          }
+          utf8(out, cp);
+          break;
+        }
+        default: return error{errc::malformed, i_ - 1, "bad JSON escape"};
+      }
+    }
+  }
+  result<void> skip(int depth) {
+    if (depth > 256) return fail("conda-meta JSON nested too deeply");
+    ws();
+    const char c = peek();
+    if (c == '"') {
+      std::string ignored;
+      return string(ignored);
+    }
+    if (c == '{' || c == '[') {
+      const char close = c == '{' ? '}' : ']';
+      ++i_;
+      ws();
+      if (eat(close)) return ok();
+      for (;;) {
+        ws();
+        if (c == '{') {
+          std::string ignored;
+          LINKSCOPE_CHECK(string(ignored));
+          ws();
+          if (!eat(':')) return fail("expected ':' in JSON object");
+        }
+        LINKSCOPE_CHECK(skip(depth + 1));
+        ws();
+        if (eat(close)) return ok();
+        if (!eat(',')) return fail("expected ',' in JSON container");
+      }
+    }
+    // number, true, false, null
+    const std::size_t start = i_;
+    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' && s_[i_] != ' ' && s_[i_] != '\n' &&
+           s_[i_] != '\r' && s_[i_] != '\t')
+      ++i_;
+    if (i_ == start) return fail("expected a JSON value");
+    return ok();
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+// One parsed object, shared between analyses. Heap-allocated: the dynamic
+// info, the hash table and the version tables point into it.
+template <class ET>
+struct cached_object {
+  std::unique_ptr<mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  elf::symbol_table_view<ET> dynsym;
+  elf::version_tables<ET> versions;
+  elf::hash_table<ET> table;
+  std::string file;
+  std::string_view soname, rpath, runpath;
+  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
+  bool ok = false, has_table = false;
+  std::vector<std::string_view> needed;
+  std::vector<std::string> warnings;
+  std::uint64_t device = 0, inode = 0;
+  std::string interpreter;
+};
+
+template <class ET>
+std::unique_ptr<cached_object<ET>> parse_object(const std::string& file) {
+  auto obj = std::make_unique<cached_object<ET>>();
+  obj->file = file;
+  auto note = [&](const error& e) {
+    std::string w = e.message;
+    if (e.has_offset()) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+      w += buf;
+    }
+    obj->warnings.push_back(std::move(w));
+  };
+  auto mapped = mapped_file::open(file);
+  if (!mapped) {
+    note(mapped.error());
+    return obj;
+  }
+  obj->mapped = std::make_unique<mapped_file>(std::move(*mapped));
+  obj->device = obj->mapped->device();
+  obj->inode = obj->mapped->inode();
+  auto f = elf::file<ET>::open(obj->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return obj;
+  }
+  obj->elf = *f;
+  for (const auto& ph : obj->elf.program_headers()) {
+    if (ph.p_type != elf::PT_INTERP) continue;
+    auto s = obj->elf.bytes().cstring(ph.p_offset);
+    if (s) obj->interpreter = std::string(*s);
+  }
+  auto dyn = elf::dynamic_info<ET>::read(obj->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return obj;
+  }
+  obj->dyn = *dyn;
+  obj->ok = true;
+  const auto& d = obj->dyn;
+  if (auto s = d.soname()) obj->soname = *s; else note(s.error());
+  obj->has_rpath = d.has_rpath();
+  obj->has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) obj->rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) obj->runpath = *s; else note(s.error());
+  obj->symbolic = d.symbolic();
+  obj->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  if (auto n = d.for_each_needed([&](std::string_view name) { obj->needed.push_back(name); }); !n) note(n.error());
+  // The section's count when there are section headers (a GNU hash table with no
+  // defined symbols does not tell how many undefined ones precede it), else the
+  // count the hash tables imply, as ld.so sees it.
+  auto syms = elf::read_dynsym(obj->elf, d);
+  if (syms && syms->empty() && obj->elf.section_count() > 0) syms = elf::read_dynsym_from_dynamic(d);
+  if (!syms) {
+    note(syms.error());
+    return obj;
+  }
+  obj->dynsym = *syms;
+  auto versions = elf::version_tables<ET>::read(obj->elf, d, obj->dynsym.size());
+  if (!versions) note(versions.error()); else obj->versions = std::move(*versions);
+  if (!obj->dynsym.empty()) {
+    auto table = elf::hash_table<ET>::open(d, obj->dynsym, obj->versions);
+    bool defines = false;  // linkers write degenerate tables when nothing is defined
+    for (std::size_t i = 1; i < obj->dynsym.size() && !defines; ++i) defines = obj->dynsym[i].st_shndx != 0;
+    if (!table) {
+      if (defines) note(table.error());
+    } else {
+      obj->table = *table;
+      obj->has_table = !obj->table.empty();
+    }
+  }
+  return obj;
+}
+
+// Results of one file's analysis, before ownership is known.
+struct file_analysis {
+  file_report report;
+  bool analysed = false;
+};
+
+// The per-ELF-class checker: a cache of parsed objects and one library search
+// per machine.
+template <class ET>
+class prefix_linker {
+ public:
+  prefix_linker(const prefix_options& options, std::string prefix_canonical)
+      : options_(options), prefix_(std::move(prefix_canonical)) {}
+
+  std::size_t objects_parsed() const noexcept { return nodes_.size(); }
+  std::size_t lookups() const noexcept { return lookups_; }
+
+  file_report analyse(const std::string& path) {
+    file_report out;
+    out.path = path;
+    scope_.clear();
+    by_name_.clear();
+    by_node_.clear();
+    search_objects_.clear();
+    const std::uint32_t main_node = node_for(options_.search.root.empty() || path[0] != '/' ? path
+                                                                                            : options_.search.root + path);
+    cached_object<ET>& main = *nodes_[main_node];
+    for (const auto& w : main.warnings) out.warnings.push_back(w);
+    if (!main.ok) return out;
+    library_search& search = search_for(main.elf.machine());
+    const std::string cwd = search.options().cwd;
+    add_entry(main_node, path, path, found_via::main_program, no_object, cwd);
+    // Breadth-first over DT_NEEDED, as _dl_map_object_deps.
+    std::vector<std::uint32_t> direct;  // per NEEDED of main: scope entry or no_object
+    for (std::size_t i = 0; i < scope_.size(); ++i) {
+      if (scope_[i].node == no_object) continue;
+      const std::uint32_t node = scope_[i].node;
+      const std::size_t count = nodes_[node]->needed.size();
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::string name(nodes_[node]->needed[k]);
+        const std::uint32_t e = map(search, name, static_cast<std::uint32_t>(i), cwd);
+        if (i == 0) direct.push_back(e);
+        if (scope_[e].node == no_object && !scope_[e].reported) {
+          scope_[e].reported = true;
+          out.missing.push_back({name, scope_[i].path, i == 0});
+        }
+      }
+    }
+    // The dynamic linker is always loaded; it joins the scope last when no one needed it.
+    std::string interp = main.interpreter;
+    if (interp.empty() && main.elf.machine() == 62 && ET::is64) interp = "/lib64/ld-linux-x86-64.so.2";
+    if (!interp.empty() && by_name_.find(interp) == by_name_.end()) {
+      const std::uint32_t node = node_for(options_.search.root + interp);
+      if (nodes_[node]->ok && by_node_.find(node) == by_node_.end())
+        add_entry(node, interp, interp, found_via::interpreter, 0, cwd);
+    }
+    // Bind every relocation of main.
+    std::vector<std::vector<std::string>> bound(scope_.size());
+    bind_main(main, out, bound);
+    // NEEDED entries.
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      const std::uint32_t e = k < direct.size() ? direct[k] : no_object;
+      if (e != no_object && scope_[e].node != no_object) {
+        const auto& entry = scope_[e];
+        n.path = entry.path;
+        n.file = entry.file;
+        n.via = entry.via;
+        n.in_prefix = path_within(canonical(entry.node), prefix_);
+        n.symbols = bound[e].size();
+        n.used = n.symbols != 0;
+        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(nodes_[entry.node]->soname);
+      } else {
+        n.allowed = allowed(n.name);
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // Overlinking: bindings to objects that are not direct dependencies.
+    std::vector<char> is_direct(scope_.size(), 0);
+    is_direct[0] = 1;
+    for (std::uint32_t e : direct)
+      if (e != no_object) is_direct[e] = 1;
+    for (std::size_t e = 0; e < scope_.size(); ++e) {
+      if (is_direct[e] || bound[e].empty() || scope_[e].node == no_object) continue;
+      overlink_entry o;
+      o.path = scope_[e].path;
+      o.soname = std::string(nodes_[scope_[e].node]->soname);
+      o.via = scope_[e].loader != no_object ? scope_[scope_[e].loader].path : std::string();
+      o.allowed = allowed(base_name(o.path)) || allowed(o.soname);
+      o.symbols = std::move(bound[e]);
+      std::sort(o.symbols.begin(), o.symbols.end());
+      out.overlinked.push_back(std::move(o));
+    }
+    // RPATH / RUNPATH entries.
+    const std::string origin = origin_of(path, cwd);
+    auto check_paths = [&](std::string_view list, const char* tag) {
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t colon = list.find(':', start);
+        const std::string_view item = list.substr(start, colon == std::string_view::npos ? std::string_view::npos
+                                                                                         : colon - start);
+        rpath_entry r;
+        r.tag = tag;
+        r.entry = std::string(item);
+        if (item.empty()) {
+          r.outside = true;  // ld.so reads an empty entry as the current directory
+        } else if (auto expanded = substitute_dst(item, origin, search.options().lib, search.options().platform)) {
+          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+        } else {
+          r.outside = true;
+        }
+        out.rpaths.push_back(std::move(r));
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+      }
+    };
+    if (main.has_rpath) check_paths(main.rpath, "RPATH");
+    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
+    return out;
+  }
+
+ private:
+  struct scope_entry {
+    std::uint32_t node = no_object;  // no_object: a NEEDED that was not found
+    std::string path;                // as ld.so spells it
+    std::string file;                // as read on this host
+    found_via via = found_via::not_found;
+    std::uint32_t loader = no_object;
+    bool reported = false;
+  };
+
+  library_search& search_for(std::uint16_t machine) {
+    auto it = searches_.find(machine);
+    if (it != searches_.end()) return *it->second;
+    search_options s = options_.search;
+    s.target.elf_class = ET::is64 ? 2 : 1;
+    s.target.elf_data = ET::endianness == std::endian::little ? 1 : 2;
+    s.target.machine = machine;
+    auto inserted = searches_.emplace(machine, std::make_unique<library_search>(s));
+    return *inserted.first->second;
+  }
+
+  const std::string& canonical(std::uint32_t node) {
+    auto it = canonical_.find(node);
+    if (it != canonical_.end()) return it->second;
+    return canonical_.emplace(node, canonical_or_normal(nodes_[node]->file)).first->second;
+  }
+
+  bool allowed(std::string_view name) const {
+    if (name.empty()) return false;
+    for (const auto& p : options_.allow)
+      if (glob_match(p, name)) return true;
+    return false;
+  }
+
+  // The cached object for a host file: by path, then by device/inode.
+  std::uint32_t node_for(const std::string& file) {
+    auto it = by_file_.find(file);
+    if (it != by_file_.end()) return it->second;
+    auto obj = parse_object<ET>(file);
+    if (obj->mapped) {
+      auto same = by_inode_.find({obj->device, obj->inode});
+      if (same != by_inode_.end()) {
+        by_file_.emplace(file, same->second);
+        return same->second;
+      }
+    }
+    const std::uint32_t id = static_cast<std::uint32_t>(nodes_.size());
+    if (obj->mapped) by_inode_.emplace(std::make_pair(obj->device, obj->inode), id);
+    nodes_.push_back(std::move(obj));
+    by_file_.emplace(file, id);
+    return id;
+  }
+
+  std::uint32_t add_entry(std::uint32_t node, const std::string& path, const std::string& name, found_via via,
+                          std::uint32_t loader, const std::string& cwd) {
+    const std::uint32_t e = static_cast<std::uint32_t>(scope_.size());
+    scope_.push_back({node, path, options_.search.root + path, via, loader, false});
+    auto so = std::make_unique<search_object>();
+    const cached_object<ET>& obj = *nodes_[node];
+    so->name = path;
+    so->origin = origin_of(path, cwd);
+    so->has_rpath = obj.has_rpath;
+    so->has_runpath = obj.has_runpath;
+    so->rpath = obj.rpath;
+    so->runpath = obj.runpath;
+    so->nodeflib = obj.nodeflib;
+    so->is_main = e == 0;
+    so->loader = loader != no_object ? search_objects_[loader].get() : nullptr;
+    search_objects_.push_back(std::move(so));
+    by_name_.emplace(path, e);
+    by_name_.emplace(name, e);
+    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), e);
+    by_node_.emplace(node, e);
+    return e;
+  }
+
+  // _dl_map_object: an already loaded name, else the search.
+  std::uint32_t map(library_search& search, const std::string& name, std::uint32_t loader, const std::string& cwd) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) return it->second;
+    found_library found = search.find(name, search_objects_[loader].get(), *search_objects_[0]);
+    if (!found.found()) {
+      const std::uint32_t e = static_cast<std::uint32_t>(scope_.size());
+      scope_.push_back({no_object, name, std::string(), found_via::not_found, loader, false});
+      search_objects_.push_back(std::make_unique<search_object>());
+      by_name_.emplace(name, e);
+      return e;
+    }
+    const std::uint32_t node = node_for(found.file);
+    auto same = by_node_.find(node);
+    if (same != by_node_.end()) {
+      by_name_.emplace(name, same->second);
+      return same->second;
+    }
+    return add_entry(node, found.path, name, found.via, loader, cwd);
+  }
+
+  // The first object in scope order that defines `name` for this request.
+  std::uint32_t lookup(std::string_view name, const elf::version_request* want, int type_class, bool symbolic) {
+    ++lookups_;
+    elf::lookup_options opts;
+    opts.version = want;
+    opts.type_class = type_class;
+    auto try_entry = [&](std::size_t e) -> bool {
+      const scope_entry& entry = scope_[e];
+      if (entry.node == no_object) return false;
+      const cached_object<ET>& obj = *nodes_[entry.node];
+      if (!obj.has_table) return false;
+      if ((type_class & elf::rtype_class_copy) && e == 0) return false;
+      auto r = obj.table.lookup(name, opts);
+      return r && r->found;
+    };
+    if (symbolic && try_entry(0)) return 0;
+    for (std::size_t e = 0; e < scope_.size(); ++e)
+      if (try_entry(e)) return static_cast<std::uint32_t>(e);
+    return no_object;
+  }
+
+  void bind_main(const cached_object<ET>& main, file_report& out, std::vector<std::vector<std::string>>& bound) {
+    using Sym = typename ET::Sym;
+    const std::uint16_t machine = main.elf.machine();
+    std::vector<std::uint8_t> done(main.dynsym.size(), 0);
+    std::set<std::string> undefined;
+    auto r = elf::for_each_dynamic_relocation(
+        main.dyn,
+        [&](const elf::dynamic_relocation& rel) {
+          if (rel.symbol == 0 || rel.symbol >= main.dynsym.size()) return;
+          const int type_class = resolve::detail::reloc_type_class(machine, rel.type);
+          if (type_class < 0) return;
+          ++out.relocations;
+          const std::uint8_t bit = static_cast<std::uint8_t>(1u << type_class);
+          if (done[rel.symbol] & bit) return;
+          const bool first_time = done[rel.symbol] == 0;
+          done[rel.symbol] |= bit;
+          const Sym ref = main.dynsym[rel.symbol];
+          const unsigned bind = ref.st_info >> 4;
+          const unsigned vis = ref.st_other & 3;
+          if (bind == elf::STB_LOCAL || vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) return;
+          auto name = main.dynsym.name(rel.symbol);
+          if (!name || name->empty()) return;
+          elf::version_request request;
+          const elf::version_request* want = nullptr;
+          if (main.versions.present()) {
+            const u16 raw = main.versions.raw(rel.symbol);
+            const elf::version_entry v = main.versions.entry(static_cast<u16>(raw & 0x7fff));
+            if (v.hash != 0 && (v.defined || v.needed) && (raw & 0x7fff) > 1) {
+              request.name = v.name;
+              request.hash = v.hash;
+              want = &request;
+            }
+          }
+          std::uint32_t def = lookup(*name, want, type_class, main.symbolic);
+          std::string label(*name);
+          if (want != nullptr) label.append("@").append(want->name);
+          if (def == no_object) {
+            if (bind != elf::STB_WEAK) undefined.insert(label);
+            return;
+          }
+          if (vis == elf::STV_PROTECTED) def = 0;
+          if (!first_time && def != 0) {
+            // Same symbol, other class: record once per target.
+            auto& v = bound[def];
+            if (std::find(v.begin(), v.end(), label) != v.end()) return;
+          }
+          if (def != 0) bound[def].push_back(std::move(label));
+        },
+        main.dynsym.size());
+    if (!r) out.warnings.push_back(std::string("relocations: ") + r.error().message);
+    out.undefined.assign(undefined.begin(), undefined.end());
+  }
+
+  const prefix_options& options_;
+  std::string prefix_;
+  std::vector<std::unique_ptr<cached_object<ET>>> nodes_;
+  std::unordered_map<std::string, std::uint32_t> by_file_;
+  struct pair_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
+      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+    }
+  };
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_inode_;
+  std::unordered_map<std::uint32_t, std::string> canonical_;
+  std::map<std::uint16_t, std::unique_ptr<library_search>> searches_;
+  std::vector<scope_entry> scope_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::unordered_map<std::uint32_t, std::uint32_t> by_node_;
+  std::vector<std::unique_ptr<search_object>> search_objects_;
+  std::size_t lookups_ = 0;
+};
+
+// 0 = not ELF, 1 = dynamically linked ELF (ET_EXEC/ET_DYN with PT_DYNAMIC),
+// 2 = other ELF (relocatable objects, static executables, cores).
+inline int sniff_elf(byte_view bytes) {
+  if (!elf::is_elf(bytes)) return 0;
+  auto kind = elf::visit_elf(bytes, [](const auto& f) -> result<int> {
+    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return 2;
+    for (const auto& ph : f.program_headers())
+      if (ph.p_type == elf::PT_DYNAMIC) return 1;
+    return 2;
+  });
+  return kind ? *kind : 2;
+}
+
+}  // namespace detail
+
+// Owners of absolute paths from dpkg's database (info_dir/*.list). Each path is
+// tried as given, through its /usr-merge aliases, then as its canonical path;
+// `listed_path` says which spelling the database has.
+inline std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
+                                                                  const std::string& info_dir = "/var/lib/dpkg/info") {
+  std::unordered_map<std::string, package_owner> out;
+  // candidate spelling -> the paths asking for it, in order of preference
+  // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
+  // 150k lines of a typical database are looked up without allocating.
+  std::deque<std::string> spellings;
+  std::unordered_map<std::string_view, std::vector<std::pair<std::string, int>>> wanted;
+  for (const auto& p : paths) {
+    int rank = 0;
+    auto want = [&](const std::string& c) {
+      auto it = wanted.find(c);
+      if (it == wanted.end()) it = wanted.emplace(spellings.emplace_back(c), std::vector<std::pair<std::string, int>>{}).first;
+      it->second.push_back({p, rank++});
+    };
+    const std::string normal = std::filesystem::path(p).lexically_normal().string();
+    want(normal);
+    for (const auto& a : detail::usr_merge_aliases(normal)) want(a);
+    const std::string canonical = detail::canonical_or_normal(p);
+    if (canonical != normal) {
+      want(canonical);
+      for (const auto& a : detail::usr_merge_aliases(canonical)) want(a);
+    }
+  }
+  std::unordered_map<std::string, int> best;
+  std::error_code ec;
+  std::vector<std::filesystem::path> lists;
+  for (std::filesystem::directory_iterator it(info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& entry = it->path();
+    if (entry.extension() == ".list") lists.push_back(entry);
+  }
+  std::sort(lists.begin(), lists.end());
+  for (const auto& list : lists) {
+    auto file = mapped_file::open(list.string());
+    if (!file) continue;
+    const std::string package = list.stem().string();
+    const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) nl = text.size();
+      std::string_view line = text.substr(start, nl - start);
+      start = nl + 1;
+      if (line.empty()) continue;
+      auto w = wanted.find(line);
+      if (w == wanted.end()) continue;
+      for (const auto& [path, rank] : w->second) {
+        auto b = best.find(path);
+        if (b != best.end() && b->second <= rank) continue;
+        best[path] = rank;
+        out[path] = package_owner{package, "dpkg", std::string(line)};
+      }
+    }
+  }
+  return out;
+}
+
+// conda-meta/*.json of a prefix: relative path -> package name.
+inline result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
+                                                                         std::vector<std::string>* warnings = nullptr) {
+  std::unordered_map<std::string, std::string> out;
+  std::error_code ec;
+  std::vector<std::filesystem::path> records;
+  for (std::filesystem::directory_iterator it(prefix + "/conda-meta", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") records.push_back(it->path());
+  std::sort(records.begin(), records.end());
+  for (const auto& record : records) {
+    auto file = mapped_file::open(record.string());
+    if (!file) {
+      if (warnings) warnings->push_back(record.string() + ": " + file.error().message);
+      continue;
+    }
+    const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());
+    std::string name;
+    std::vector<std::string> files;
+    detail::conda_meta_reader reader(text);
+    if (auto r = reader.read(name, files); !r) {
+      if (warnings) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(r.error().offset));
+        warnings->push_back(record.string() + ": " + r.error().message + buf);
+      }
+      continue;
+    }
+    if (name.empty()) {
+      if (warnings) warnings->push_back(record.string() + ": no \"name\"");
+      continue;
+    }
+    for (auto& f : files) out.emplace(std::filesystem::path(f).lexically_normal().string(), name);
+  }
+  return out;
+}
+
+namespace detail {
+
+// The ELF files to analyse under `prefix`: regular files first, then symlinks
+// whose target is not one of them (nor another symlink's); directory symlinks
+// are not followed, so loops cannot happen.
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> regular, links;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    report.warnings.push_back(prefix + ": " + ec.message());
+    return {};
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      report.warnings.push_back(ec.message());
+      ec.clear();
+      continue;
+    }
+    const fs::directory_entry& entry = *it;
+    std::error_code e2;
+    if (entry.is_symlink(e2)) {
+      if (entry.is_regular_file(e2)) links.push_back(entry.path().string());
+      else if (e2) report.warnings.push_back(entry.path().string() + ": " + e2.message());
+      continue;
+    }
+    if (entry.is_regular_file(e2)) regular.push_back(entry.path().string());
+  }
+  std::sort(regular.begin(), regular.end());
+  std::sort(links.begin(), links.end());
+  std::vector<std::string> out;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+  auto consider = [&](const std::string& path, bool link) {
+    // Most files of a prefix are not ELF: look at the magic before mapping anything.
+    {
+      char magic[4] = {};
+      std::ifstream in(path, std::ios::binary);
+      if (!in.read(magic, 4) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
+        ++report.skipped_non_elf;
+        return;
+      }
+    }
+    auto mapped = mapped_file::open(path);
+    if (!mapped) {
+      report.warnings.push_back(path + ": " + mapped.error().message);
+      return;
+    }
+    const int kind = sniff_elf(mapped->bytes());
+    if (kind == 0) {
+      ++report.skipped_non_elf;
+      return;
+    }
+    if (!seen.insert({mapped->device(), mapped->inode()}).second) {
+      if (link) ++report.skipped_symlinks;
+      return;
+    }
+    if (kind != 1) {
+      ++report.skipped_static;
+      return;
+    }
+    out.push_back(path);
+  };
+  for (const auto& p : regular) consider(p, false);
+  for (const auto& p : links) consider(p, true);
+  return out;
+}
+
+}  // namespace detail
+
+// Check every dynamically linked ELF file under `prefix` (or options.files).
+inline result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options = {}) {
+  namespace fs = std::filesystem;
+  prefix_report report;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(prefix_arg, ec);
+  if (ec) return make_error(errc::not_found, no_offset, "cannot make the prefix absolute");
+  std::string prefix = absolute.lexically_normal().string();
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (!fs::is_directory(prefix, ec)) return make_error(errc::not_found, no_offset, "prefix is not a directory");
+  report.prefix = prefix;
+  const std::string prefix_canonical = detail::canonical_or_normal(prefix);
+
+  std::vector<std::string> files;
+  std::vector<std::string> explicit_files = options.files;
+  if (!options.package.empty()) {
+    auto owners = conda_owners(prefix, &report.warnings);
+    if (!owners) return owners.error();
+    for (const auto& [rel, name] : *owners) {
+      if (name != options.package) continue;
+      std::error_code e2;
+      if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
+      auto mapped = mapped_file::open(prefix + "/" + rel);
+      if (mapped && detail::sniff_elf(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
+    }
+    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
+    std::sort(explicit_files.begin(), explicit_files.end());
+  }
+  if (!explicit_files.empty()) {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    for (const auto& f : explicit_files) {
+      const std::string p = fs::absolute(f, ec).lexically_normal().string();
+      auto mapped = mapped_file::open(p);
+      if (mapped && !seen.insert({mapped->device(), mapped->inode()}).second) {
+        ++report.skipped_symlinks;
+        continue;
+      }
+      files.push_back(p);
+    }
+  } else {
+    files = detail::walk_prefix(prefix, report);
+  }
+
+  detail::prefix_linker<elf::elf64le> l64le(options, prefix_canonical);
+  detail::prefix_linker<elf::elf64be> l64be(options, prefix_canonical);
+  detail::prefix_linker<elf::elf32le> l32le(options, prefix_canonical);
+  detail::prefix_linker<elf::elf32be> l32be(options, prefix_canonical);
+  for (const auto& f : files) {
+    file_report fr;
+    auto mapped = mapped_file::open(f);
+    if (!mapped) {
+      fr.path = f;
+      fr.warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+    } else {
+      auto kind = elf::identify_elf(mapped->bytes());
+      if (!kind) {
+        fr.path = f;
+        fr.warnings.push_back(std::string("not ELF: ") + kind.error().message);
+      } else if (kind->is64) {
+        fr = kind->big_endian ? l64be.analyse(f) : l64le.analyse(f);
+      } else {
+        fr = kind->big_endian ? l32be.analyse(f) : l32le.analyse(f);
+      }
+    }
+    fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
+    report.files.push_back(std::move(fr));
+  }
+  report.objects_parsed = l64le.objects_parsed() + l64be.objects_parsed() + l32le.objects_parsed() + l32be.objects_parsed();
+  report.lookups = l64le.lookups() + l64be.lookups() + l32le.lookups() + l32be.lookups();
+
+  // Ownership of every needed DSO and of the analysed files.
+  std::unordered_map<std::string, std::string> conda;
+  if (options.use_conda) {
+    std::error_code e2;
+    if (fs::is_directory(prefix + "/conda-meta", e2)) {
+      report.have_conda = true;
+      auto owners = conda_owners(prefix, &report.warnings);
+      if (owners) conda = std::move(*owners);
+    }
+  }
+  std::vector<std::string> dpkg_paths;
+  auto display = [&](const std::string& path) {
+    const std::string normal = fs::path(path).lexically_normal().string();
+    if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
+    return normal;
+  };
+  auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
+    if (conda.empty()) return std::nullopt;
+    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
+      if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
+      const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
+      const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
+      auto it = conda.find(rel);
+      if (it != conda.end()) return package_owner{it->second, "conda", rel};
+    }
+    return std::nullopt;
+  };
+  if (options.use_dpkg) {
+    std::error_code e2;
+    if (fs::is_directory(options.dpkg_info_dir, e2)) {
+      report.have_dpkg = true;
+      for (const auto& fr : report.files) {
+        dpkg_paths.push_back(fr.path);
+        for (const auto& n : fr.needed)
+          if (!n.path.empty()) dpkg_paths.push_back(n.file);
+      }
+    }
+  }
+  std::unordered_map<std::string, package_owner> dpkg;
+  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
+    if (in_prefix) {
+      if (auto c = conda_lookup(file)) return *c;
+    }
+    auto d = dpkg.find(file);
+    if (d != dpkg.end()) return d->second;
+    if (in_prefix && !report.have_conda) return package_owner{"", "prefix", display(file)};
+    // Nobody owns it only when a database that could have listed it was read.
+    if (in_prefix ? report.have_conda : report.have_dpkg) return {};
+    return package_owner{"", "unknown", ""};
+  };
+  std::set<std::string> self;
+  for (const auto& fr : report.files) {
+    const package_owner o = owner_of(fr.path, true);
+    if (!o.package.empty()) self.insert(o.package);
+  }
+  std::map<std::string, package_usage> used;
+  std::set<std::string> unowned;
+  for (auto& fr : report.files) {
+    for (auto& n : fr.needed) {
+      if (n.path.empty()) continue;
+      n.owner = owner_of(n.file, n.in_prefix);
+      const std::string shown = display(n.file);
+      if (n.owner.package.empty()) {
+        if (n.owner.source.empty() && !n.allowed) unowned.insert(shown);
+        continue;
+      }
+      auto [it, fresh] = used.emplace(n.owner.package, package_usage{});
+      package_usage& u = it->second;
+      if (fresh) {
+        u.name = n.owner.package;
+        u.source = n.owner.source;
+        u.self = self.count(n.owner.package) != 0;
+        u.allowed_only = true;
+      }
+      if (std::find(u.dsos.begin(), u.dsos.end(), shown) == u.dsos.end()) u.dsos.push_back(shown);
+      u.allowed_only = u.allowed_only && n.allowed;
+    }
+  }
+  std::set<std::string> declared_base;
+  for (const auto& d : options.declared) declared_base.insert(std::string(package_base_name(d)));
+  for (auto& [name, u] : used) {
+    u.declared = declared_base.count(std::string(package_base_name(name))) != 0;
+    std::sort(u.dsos.begin(), u.dsos.end());
+    if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
+    report.packages.push_back(u);
+  }
+  if (options.check_declared) {
+    for (const auto& d : options.declared) {
+      bool hit = false;
+      for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
+      if (!hit) report.unused_declared.push_back(d);
+    }
+  }
+  report.unowned.assign(unowned.begin(), unowned.end());
+
+  // Findings.
+  for (auto& fr : report.files) {
+    std::size_t n = fr.missing.size();
+    for (const auto& e : fr.needed) {
+      if (e.path.empty()) continue;
+      if (!e.used && !e.allowed) ++n;
+      if (!e.in_prefix && !e.allowed) ++n;
+    }
+    for (const auto& o : fr.overlinked)
+      if (!o.allowed) ++n;
+    for (const auto& r : fr.rpaths)
+      if (r.outside) ++n;
+    if (options.undefined_is_finding) n += fr.undefined.size();
+    fr.findings = n;
+    report.findings += n;
+  }
+  report.findings += report.undeclared.size() + report.unused_declared.size() + report.unowned.size();
+  return report;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/prefix_check.hpp ----
+// ---- begin linkscope/resolve/static.hpp ----
+// linkscope/resolve/static.hpp — which archive members a static link pulls
+// in, and why, without linking.
+//
+// Input: a `link_line` (link_line.hpp). Output: every extracted member with the
+// reference that pulled it in (file, symbol), the symbols left undefined, the
+// duplicate strong definitions and the members never needed. Two semantics:
+//
+// lld (ld.lld 14, ELF/Symbols.cpp, InputFiles.cpp, Driver.cpp)
+//   - Files are parsed in command-line order after the -u symbols are entered.
+//     An archive contributes one *lazy* symbol per armap entry, in armap order.
+//     Archive members stay available for the whole link: a reference written
+//     after the archive still extracts from it.
+//   - An object's globals are resolved defined-first, then its undefined
+//     symbols in symbol-table order. An undefined reference to a lazy symbol,
+//     or a lazy symbol arriving for an undefined one, extracts the member at
+//     once and parses it recursively (depth first). The --why-extract row is
+//     written *after* that recursion returns, so rows come in post-order; its
+//     reference is the file that referenced the symbol first (lazy arriving)
+//     or the referencing file (reference arriving).
+//   - A weak undefined reference never extracts; a common symbol does not
+//     extract (no --fortran-common in lld 14's default); a shared library's
+//     definition (dynsym, default version, not hidden) satisfies a reference
+//     and stops later archives; a shared library's unversioned undefined
+//     symbols are references like any other. COMDAT groups: the first file
+//     to define a signature keeps it, later copies' symbols become undefined.
+//   - After all files: --defsym right-hand-side symbols, the entry symbol
+//     ("--entry"), then --wrap (__real_/__wrap_) may extract more.
+// bfd (GNU ld 2.40, bfd/elflink.c elf_link_add_archive_symbols, ld/ldlang.c)
+//   - Strictly left to right. An archive is scanned when reached: its armap is
+//     walked in order, a member is loaded when an entry names a currently
+//     undefined symbol (or a common one the member *defines*), and the walk
+//     repeats while loading added new undefined symbols. A group is rescanned
+//     until a pass adds no new undefined symbol. --defsym and -u act first.
+//   - The -Map "Archive member included to satisfy reference by file
+//     (symbol)" list gives, per member, the armap name and the file that first
+//     referenced it (bfd_link_hash_entry u.undef.abfd).
+//   - An --as-needed shared library that satisfies no regular reference when
+//     it is reached is dropped (its symbols never enter the table).
+//
+// Names are views into the mapped inputs, which the result keeps alive.
+// Lookups go through one open-addressing table over index_hash (the symbol
+// map) and each archive's armap; the work is linear in the symbols read.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class link_semantics : std::uint8_t { lld, bfd };
+
+constexpr const char* to_string(link_semantics s) noexcept { return s == link_semantics::lld ? "lld" : "bfd"; }
+
+struct static_options {
+  link_semantics semantics = link_semantics::lld;
+};
+
+using file_id = std::uint32_t;
+inline constexpr file_id no_file = ~file_id{0};
+
+enum class file_role : std::uint8_t { object, member, shared, archive };
+
+constexpr const char* to_string(file_role r) noexcept {
+  switch (r) {
+    case file_role::object: return "object";
+    case file_role::member: return "member";
+    case file_role::shared: return "shared";
+    case file_role::archive: return "archive";
+  }
+  return "?";
+}
+
+// A file that took part in the link.
+struct link_file {
+  std::string name;          // as lld prints it: "x.o", "/p/libx.so", "lib.a(m.o)"
+  std::string bfd_name;      // as GNU ld prints it (thin members: the member's path)
+  std::uint32_t input = 0;   // index into link_line::inputs
+  std::uint64_t member_offset = 0;  // member header offset (role member)
+  std::uint32_t archive = ~0u;      // file id of the archive (role member)
+  std::uint32_t reason = ~0u;       // index into static_link_result::extractions
+  file_role role = file_role::object;
+  bool whole_archive = false;       // member loaded by --whole-archive
+};
+
+// Why a member was loaded.
+struct extraction {
+  file_id member = no_file;
+  file_id reference = no_file;   // the referencing file, or no_file
+  std::string reference_label;   // when no_file: "<internal>", "--entry", "--whole-archive", ""
+  std::string_view symbol;
+};
+
+struct undefined_symbol {
+  std::string_view name;
+  file_id first_reference = no_file;
+};
+
+struct duplicate_definition {
+  std::string_view name;
+  file_id first = no_file;
+  file_id second = no_file;
+};
+
+struct static_link_result {
+  link_semantics semantics = link_semantics::lld;
+  std::vector<link_file> files;
+  std::vector<extraction> extractions;       // lld: --why-extract order; bfd: load order
+  std::vector<undefined_symbol> undefined;   // strong, referenced by a regular object
+  std::vector<duplicate_definition> duplicates;
+  std::vector<file_id> unused_members;       // archive members never loaded (file ids of role member)
+  std::size_t symbols_resolved = 0;          // symbol resolutions performed (for throughput figures)
+  std::size_t archives = 0;
+
+  const std::string& reference_name(const extraction& e) const {
+    return e.reference == no_file ? e.reference_label : files[e.reference].name;
+  }
+
+  // ld.lld --why-extract text (with --no-demangle).
+  std::string why_extract_tsv() const {
+    std::string out = "reference\textracted\tsymbol\n";
+    for (const extraction& e : extractions) {
+      if (e.reference == no_file && e.reference_label == "--whole-archive") continue;
+      out.append(reference_name(e)).push_back('\t');
+      out.append(files[e.member].name).push_back('\t');
+      out.append(e.symbol).push_back('\n');
+    }
+    return out;
+  }
+
+  // GNU ld -Map "Archive member included ..." section (names not demangled).
+  std::string map_includes() const {
+    std::string out;
+    if (extractions.empty()) return out;
+    out = "Archive member included to satisfy reference by file (symbol)\n\n";
+    for (const extraction& e : extractions) {
+      const std::string& member = files[e.member].bfd_name;
+      out.append(member);
+      std::size_t len = member.size();
+      if (len >= 29) {
+        out.push_back('\n');
+        len = 0;
+      }
+      while (len < 30) {
+        out.push_back(' ');
+        ++len;
+      }
+      if (e.reference != no_file) out.append(files[e.reference].bfd_name).push_back(' ');
+      out.push_back('(');
+      out.append(e.symbol);
+      out.append(")\n");
+    }
+    return out;
+  }
+
+  // The file ids from `member` back to a file given on the command line (or
+  // to a reference without a file: -u, --entry ...). The first element is
+  // `member`.
+  std::vector<file_id> chain(file_id member) const {
+    std::vector<file_id> out;
+    file_id at = member;
+    while (at != no_file && out.size() <= files.size()) {
+      out.push_back(at);
+      const link_file& f = files[at];
+      if (f.reason == ~0u) break;
+      at = extractions[f.reason].reference;
+    }
+    return out;
+  }
+
+  // Find a file by its printed name ("lib.a(m.o)"), or no_file.
+  file_id find_file(std::string_view name) const {
+    for (file_id i = 0; i < files.size(); ++i)
+      if (files[i].name == name || files[i].bfd_name == name) return i;
+    return no_file;
+  }
+
+  // Storage for the mapped inputs the names point into, and for the names
+  // the linker makes up (--wrap's __wrap_X / __real_X).
+  std::shared_ptr<std::deque<mapped_file>> storage;
+  std::shared_ptr<std::deque<std::string>> made_names;
+};
+
+namespace detail {
+
+// One global symbol of an object or shared library, as the resolvers see it.
+struct input_symbol {
+  std::string_view name;
+  std::uint64_t value = 0;
+  std::uint8_t binding = 0;     // STB_*
+  std::uint8_t visibility = 0;  // STV_*
+  enum : std::uint8_t { undefined, defined, common, discarded, absolute } kind = undefined;
+};
+
+// Open addressing over index_hash; entries keep insertion order.
+template <class Entry>
+class name_map {
+ public:
+  std::size_t size() const noexcept { return entries_.size(); }
+  Entry& operator[](std::uint32_t i) noexcept { return entries_[i]; }
+  const Entry& operator[](std::uint32_t i) const noexcept { return entries_[i]; }
+
+  // Index of `name`, inserting a default entry if absent.
+  std::uint32_t insert(std::string_view name, bool& inserted) {
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    const std::uint32_t h = index_hash(name);
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    for (;;) {
+      const slot s = slots_[i];
+      if (s.id == empty) break;
+      if (s.hash == h && entries_[s.id].name == name) {
+        inserted = false;
+        return s.id;
+      }
+      i = (i + 1) & mask;
+    }
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.emplace_back();
+    entries_.back().name = name;
+    hashes_.push_back(h);
+    slots_[i] = slot{h, id};
+    inserted = true;
+    return id;
+  }
+  std::uint32_t find(std::string_view name) const noexcept {
+    if (slots_.empty()) return empty;
+    const std::uint32_t h = index_hash(name);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const slot s = slots_[i];
+      if (s.id == empty) return empty;
+      if (s.hash == h && entries_[s.id].name == name) return s.id;
+    }
+  }
+  static constexpr std::uint32_t empty = ~std::uint32_t{0};
+
+ private:
+  struct slot {
+    std::uint32_t hash;
+    std::uint32_t id;
+  };
+  void grow() {
+    std::size_t cap = slots_.empty() ? 4096 : slots_.size() * 2;
+    slots_.assign(cap, slot{0, empty});
+    const std::size_t mask = cap - 1;
+    for (std::uint32_t id = 0; id < entries_.size(); ++id) {
+      const std::uint32_t h = hashes_[id];
+      std::size_t i = h & mask;
+      while (slots_[i].id != empty) i = (i + 1) & mask;
+      slots_[i] = slot{h, id};
+    }
+  }
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> hashes_;  // per entry: rehashing never re-reads names
+  std::vector<slot> slots_;
+};
+
+struct comdat_entry {
+  std::string_view name;
+};
+
+// Read the global symbols of a relocatable object in symbol-table order.
+// With `comdats`, SHT_GROUP COMDAT groups are deduplicated (first file wins)
+// and symbols defined in a discarded group come back as `discarded`.
+template <class ET>
+result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>* comdats,
+                                 std::vector<input_symbol>& out, std::vector<std::uint8_t>& discarded) {
+  out.clear();
+  LINKSCOPE_TRY(symtab, elf::read_symtab(f));
+  if (symtab.empty()) return ok();
+  LINKSCOPE_TRY(symtab_header, f.section(symtab.section()));
+  std::size_t first_global = symtab_header.sh_info;
+  if (first_global > symtab.size()) return f.bytes().fail(errc::out_of_range, f.section_header_offset(symtab.section()), "symtab sh_info past the symbol count");
+  discarded.clear();
+  bool any_discarded = false;
+  if (comdats != nullptr) {
+    const auto count = f.section_count();
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto sh = f.section_headers()[i];
+      if (sh.sh_type != elf::SHT_GROUP) continue;
+      LINKSCOPE_TRY(words, f.template table<typename ET::word>(sh, true));
+      if (words.empty()) return f.bytes().fail(errc::malformed, sh.sh_offset, "empty SHT_GROUP section");
+      const std::uint32_t flags = words[0];
+      if ((flags & 1u) == 0) continue;  // GRP_COMDAT
+      if (sh.sh_info >= symtab.size())
+        return f.bytes().fail(errc::out_of_range, f.section_header_offset(i), "SHT_GROUP signature symbol out of range");
+      LINKSCOPE_TRY(signature, symtab.name(static_cast<std::size_t>(sh.sh_info)));
+      bool inserted = false;
+      comdats->insert(signature, inserted);
+      if (inserted) continue;
+      if (discarded.empty()) discarded.assign(count, 0);
+      for (std::size_t w = 1; w < words.size(); ++w) {
+        const std::uint32_t index = words[w];
+        if (index >= count) return f.bytes().fail(errc::out_of_range, sh.sh_offset + 4 * w, "SHT_GROUP member section out of range");
+        discarded[index] = 1;
+        any_discarded = true;
+      }
+    }
+  }
+  out.reserve(symtab.size() - first_global);
+  for (std::size_t i = first_global; i < symtab.size(); ++i) {
+    const auto sym = symtab[i];
+    const std::uint8_t bind = elf::st_bind(sym.st_info);
+    if (bind == elf::STB_LOCAL) continue;
+    LINKSCOPE_TRY(name, symtab.name(i));
+    // Reserved st_shndx values are read raw; only SHN_XINDEX needs the
+    // SHT_SYMTAB_SHNDX table.
+    const std::uint32_t raw = sym.st_shndx;
+    std::uint32_t shndx = raw;
+    if (raw == 0xffffu) {
+      LINKSCOPE_TRY(real, symtab.section_index(i, sym));
+      shndx = real;
+    }
+    input_symbol s;
+    s.name = name;
+    s.value = sym.st_value;
+    s.binding = bind;
+    s.visibility = static_cast<std::uint8_t>(sym.st_other & 3);
+    if (raw == 0)
+      s.kind = input_symbol::undefined;
+    else if (raw == 0xfff2u || raw == 0xff02u)  // SHN_COMMON, SHN_X86_64_LCOMMON
+      s.kind = input_symbol::common;
+    else if (raw >= 0xff00u && raw != 0xffffu)  // SHN_ABS and other reserved values: no section
+      s.kind = input_symbol::absolute;
+    else if (any_discarded && shndx < discarded.size() && discarded[shndx])
+      s.kind = input_symbol::discarded;
+    else
+      s.kind = input_symbol::defined;
+    out.push_back(s);
+  }
+  return ok();
+}
+
+// The dynamic symbols of a shared library that take part in resolution:
+// defined ones with their default (or no) version, and unversioned undefined
+// ones. Also returns DT_SONAME.
+template <class ET>
+result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbol>& out, std::string_view& soname) {
+  out.clear();
+  auto dyn = elf::dynamic_info<ET>::read(f);
+  if (!dyn) return dyn.error();
+  if (dyn->has_soname()) {
+    LINKSCOPE_TRY(name, dyn->soname());
+    soname = name;
+  }
+  LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, *dyn));
+  if (dynsym.empty()) return ok();
+  std::size_t first_global = 1;
+  if (dynsym.section() != 0) {
+    LINKSCOPE_TRY(sh, f.section(dynsym.section()));
+    first_global = sh.sh_info;
+    if (first_global > dynsym.size()) first_global = dynsym.size();
+    if (first_global == 0) first_global = 1;
+  }
+  record_array<endian<std::uint16_t, ET::endianness>> versym;
+  if (auto found = f.find_section(elf::SHT_GNU_versym)) {
+    auto table = f.template table<endian<std::uint16_t, ET::endianness>>(found->second, true);
+    if (table && table->size() >= dynsym.size()) versym = *table;
+  }
+  out.reserve(dynsym.size() - first_global);
+  for (std::size_t i = first_global; i < dynsym.size(); ++i) {
+    const auto sym = dynsym[i];
+    const std::uint8_t bind = elf::st_bind(sym.st_info);
+    if (bind == elf::STB_LOCAL) continue;
+    const std::uint16_t ver = versym.empty() ? std::uint16_t{1} : static_cast<std::uint16_t>(versym[i]);
+    const std::uint16_t index = ver & elf::VERSYM_VERSION;
+    LINKSCOPE_TRY(name, dynsym.name(i));
+    input_symbol s;
+    s.name = name;
+    s.binding = bind;
+    s.visibility = static_cast<std::uint8_t>(sym.st_other & 3);
+    if (sym.st_shndx == elf::SHN_UNDEF) {
+      // lld names a versioned reference name@VER: it matches no archive symbol.
+      if (index != elf::VER_NDX_LOCAL && index != elf::VER_NDX_GLOBAL) continue;
+      s.kind = input_symbol::undefined;
+    } else {
+      if (ver & elf::VERSYM_HIDDEN) continue;  // only name@VER, never plain name
+      s.kind = input_symbol::defined;
+    }
+    out.push_back(s);
+  }
+  return ok();
+}
+
+}  // namespace detail
+
+// The static-link emulator. One object runs one link.
+class static_linker {
+ public:
+  static_linker(const link_line& line, static_options options, link_diagnostic& diag)
+      : line_(line), options_(options), diag_(diag) {
+    result_.semantics = options.semantics;
+    result_.storage = std::make_shared<std::deque<mapped_file>>();
+    result_.made_names = std::make_shared<std::deque<std::string>>();
+  }
+
+  result<static_link_result> run() {
+    if (options_.semantics == link_semantics::lld)
+      LINKSCOPE_CHECK(run_lld());
+    else
+      LINKSCOPE_CHECK(run_bfd());
+    finish();
+    return std::move(result_);
+  }
+
+ private:
+  // ---- shared state --------------------------------------------------------
+  enum class sym_kind : std::uint8_t { placeholder, undefined, lazy, defined, common, shared };
+  struct sym_entry {
+    std::string_view name;
+    file_id file = no_file;        // owner: referencing / defining file; lazy: the archive's file id
+    std::uint32_t archive = 0;     // lazy: index into archives_
+    std::uint64_t member = 0;      // lazy: member header offset
+    sym_kind kind = sym_kind::placeholder;
+    std::uint8_t binding = elf::STB_GLOBAL;
+    std::uint8_t visibility = elf::STV_DEFAULT;
+    bool referenced = false;       // lld: some object referenced it
+    bool ref_regular = false;      // referenced by a regular object (not -u / DSO)
+    bool absolute = false;
+    bool ever_undefined = false;   // bfd: entered the undefs list
+    std::uint64_t value = 0;
+  };
+  struct archive_state {
+    file_id file = no_file;
+    std::uint32_t input = 0;
+    const mapped_file* bytes = nullptr;
+    std::string path;
+    ar::archive archive;
+    std::vector<ar::armap_entry> entries;
+    std::unordered_map<std::uint64_t, file_id> loaded;  // member offset -> file id
+    bool parsed = false;
+  };
+
+  // The path of an input as the emulated linker finds it.
+  const std::string& input_path(const link_input& in) const noexcept {
+    return options_.semantics == link_semantics::bfd && !in.bfd_path.empty() ? in.bfd_path : in.path;
+  }
+
+  error fail(const error& err, std::string subject, std::string detail = {}) {
+    diag_ = {err, std::move(subject), std::move(detail)};
+    return err;
+  }
+
+  file_id add_file(link_file f) {
+    result_.files.push_back(std::move(f));
+    return static_cast<file_id>(result_.files.size() - 1);
+  }
+
+  std::uint32_t symbol(std::string_view name) {
+    bool inserted = false;
+    return symbols_.insert(name, inserted);
+  }
+
+  result<const mapped_file*> open_input(const std::string& path, const std::string& subject) {
+    auto file = mapped_file::open(path);
+    if (!file) return fail(file.error(), subject);
+    result_.storage->push_back(std::move(*file));
+    return &result_.storage->back();
+  }
+
+  // Open an archive input and read its armap (or, without one, the member
+  // symbol tables: lld treats such members as lazy objects).
+  result<std::uint32_t> open_archive(std::uint32_t input, const mapped_file* bytes) {
+    const link_input& in = line_.inputs[input];
+    auto a = ar::archive::open(bytes->bytes());
+    if (!a) return fail(a.error(), input_path(in));
+    archive_state st;
+    st.input = input;
+    st.bytes = bytes;
+    st.path = input_path(in);
+    st.archive = std::move(*a);
+    link_file f;
+    f.name = st.path;
+    f.bfd_name = st.path;
+    f.input = input;
+    f.role = file_role::archive;
+    st.file = add_file(std::move(f));
+    auto map = ar::armap::read(st.archive);
+    if (!map) return fail(map.error(), st.path);
+    if (!map->empty()) {
+      st.entries.reserve(map->size());
+      auto r = map->for_each([&](const ar::armap_entry& e) { st.entries.push_back(e); });
+      if (!r) return fail(r.error(), st.path);
+    } else {
+      // No index: list each member's defined globals (lld's LazyObjFile).
+      std::vector<detail::input_symbol> syms;
+      std::vector<std::uint8_t> discarded;
+      auto r = st.archive.for_each_member([&](const ar::member& m) -> bool {
+        auto data = member_bytes(st, m);
+        if (!data) return false;
+        auto rr = elf::visit_elf(*data, [&](const auto& elf) -> result<void> {
+          return detail::read_object_symbols(elf, nullptr, syms, discarded);
+        });
+        if (!rr) return true;  // not an object: skipped like ld does for index-less archives
+        for (const auto& s : syms)
+          if (s.kind != detail::input_symbol::undefined) st.entries.push_back(ar::armap_entry{s.name, m.header_offset, 0});
+        return true;
+      });
+      if (!r) return fail(r.error(), st.path);
+      if (diag_.err.code != errc::ok) return diag_.err;
+    }
+    ++result_.archives;
+    archives_.push_back(std::move(st));
+    return static_cast<std::uint32_t>(archives_.size() - 1);
+  }
+
+  result<byte_view> member_bytes(archive_state& st, const ar::member& m) {
+    if (!m.external) return m.data;
+    auto path = ar::thin_member_path(st.path, m);
+    if (!path) return fail(path.error(), st.path + "(" + std::string(m.name) + ")");
+    LINKSCOPE_TRY(file, open_input(*path, st.path + "(" + std::string(m.name) + ")"));
+    return file->bytes();
+  }
+
+  // Create the file record of member `offset` and return its bytes.
+  result<file_id> new_member(std::uint32_t archive_index, std::uint64_t offset, bool whole, byte_view& bytes) {
+    archive_state& st = archives_[archive_index];
+    auto m = st.archive.member_at(offset);
+    if (!m) return fail(m.error(), st.path);
+    LINKSCOPE_TRY(data, member_bytes(st, *m));
+    bytes = data;
+    link_file f;
+    f.name = st.path + "(" + std::string(m->name) + ")";
+    if (m->external) {
+      auto p = ar::thin_member_path(st.path, *m);
+      f.bfd_name = p ? *p : f.name;
+    } else {
+      f.bfd_name = f.name;
+    }
+    f.input = st.input;
+    f.member_offset = offset;
+    f.archive = st.file;
+    f.role = file_role::member;
+    f.whole_archive = whole;
+    const file_id id = add_file(std::move(f));
+    st.loaded.emplace(offset, id);
+    return id;
+  }
+
+  // Read an object's globals (an error names the file).
+  result<void> read_object(file_id id, byte_view bytes, bool comdat) {
+    if (!elf::is_elf(bytes))
+      return fail(make_error(errc::bad_magic, 0, "not an ELF relocatable object"), result_.files[id].name);
+    auto r = elf::visit_elf(bytes, [&](const auto& f) -> result<void> {
+      if (f.type() != elf::ET_REL) return make_error(errc::unsupported, 0, "not an ELF relocatable object");
+      return detail::read_object_symbols(f, comdat ? &comdats_ : nullptr, scratch_, discarded_);
+    });
+    if (!r) return fail(r.error(), result_.files[id].name);
+    return ok();
+  }
+
+  result<void> read_shared(file_id id, byte_view bytes, std::string_view& soname) {
+    auto r = elf::visit_elf(bytes, [&](const auto& f) -> result<void> {
+      if (f.type() != elf::ET_DYN) return make_error(errc::unsupported, 0, "not an ELF shared object");
+      return detail::read_shared_symbols(f, scratch_, soname);
+    });
+    if (!r) return fail(r.error(), result_.files[id].name);
+    return ok();
+  }
+
+  void record(file_id member, file_id reference, std::string label, std::string_view sym) {
+    extraction e;
+    e.member = member;
+    e.reference = reference;
+    e.reference_label = std::move(label);
+    e.symbol = sym;
+    result_.files[member].reason = static_cast<std::uint32_t>(result_.extractions.size());
+    result_.extractions.push_back(std::move(e));
+  }
+
+  static std::vector<std::string_view> expression_symbols(std::string_view expr) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    auto is_start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$'; };
+    auto is_body = [&](char c) { return is_start(c) || (c >= '0' && c <= '9'); };
+    while (i < expr.size()) {
+      if (expr[i] >= '0' && expr[i] <= '9') {
+        while (i < expr.size() && is_body(expr[i])) ++i;  // a number (0x..., 10K ...)
+        continue;
+      }
+      if (is_start(expr[i])) {
+        const std::size_t start = i;
+        while (i < expr.size() && is_body(expr[i])) ++i;
+        std::string_view word = expr.substr(start, i - start);
+        if (word != "ABSOLUTE" && word != "ADDR" && word != "ALIGN" && word != "SIZEOF" && word != ".")
+          out.push_back(word);
+        continue;
+      }
+      ++i;
+    }
+    return out;
+  }
+
+  // ---- lld -----------------------------------------------------------------
+
+  result<void> run_lld() {
+    // -u before any file: an Undefined without a file ("<internal>").
+    for (const std::string& name : line_.undefined) {
+      const std::uint32_t s = symbol(name);
+      LINKSCOPE_CHECK(lld_undefined(s, no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
+      symbols_[s].referenced = true;
+    }
+    for (std::uint32_t i = 0; i < line_.inputs.size(); ++i) LINKSCOPE_CHECK(lld_input(i));
+    // Symbols named by --defsym expressions (lld: script->referencedSymbols).
+    for (const defsym& d : line_.defsyms)
+      for (std::string_view name : expression_symbols(d.expression))
+        LINKSCOPE_CHECK(lld_undefined(symbol(name), no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
+    // The entry symbol, if some file mentions it.
+    const std::string entry = line_.entry_symbol();
+    if (!entry.empty()) {
+      const std::uint32_t s = symbols_.find(entry);
+      if (s != symbols_.empty && symbols_[s].kind == sym_kind::lazy) {
+        LINKSCOPE_CHECK(lld_extract(s));
+        lld_record(s, no_file, "--entry");
+      }
+    }
+    // --defsym symbols are defined from here on (after the files: lld's
+    // script symbols do not stop an extraction, they only satisfy references).
+    for (const defsym& d : line_.defsyms) {
+      sym_entry& e = symbols_[symbol(d.name)];
+      if (e.kind == sym_kind::undefined || e.kind == sym_kind::placeholder || e.kind == sym_kind::lazy) {
+        e.kind = sym_kind::defined;
+        e.file = no_file;
+      }
+    }
+    // --wrap: __real_X and __wrap_X become references when X exists.
+    std::vector<std::string_view> seen;
+    for (const std::string& name : line_.wraps) {
+      bool dup = false;
+      for (auto v : seen) dup = dup || v == name;
+      if (dup) continue;
+      seen.push_back(name);
+      const std::uint32_t s = symbols_.find(name);
+      if (s == symbols_.empty) continue;
+      const std::uint8_t bind = symbols_[s].binding;
+      result_.made_names->push_back("__real_" + name);
+      result_.made_names->push_back("__wrap_" + name);
+      LINKSCOPE_CHECK(lld_undefined(symbol((*result_.made_names)[result_.made_names->size() - 2]), no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
+      LINKSCOPE_CHECK(lld_undefined(symbol(result_.made_names->back()), no_file, bind, elf::STV_DEFAULT, false));
+    }
+    return ok();
+  }
+
+  result<void> lld_input(std::uint32_t index) {
+    const link_input& in = line_.inputs[index];
+    LINKSCOPE_TRY(bytes, open_input(in.path, in.spec));
+    const input_format format = sniff_format(bytes->bytes());
+    if (format == input_format::archive || format == input_format::thin_archive) {
+      LINKSCOPE_TRY(a, open_archive(index, bytes));
+      if (in.whole_archive) {
+        // Every member, in order, as if given on the command line.
+        std::vector<std::uint64_t> offsets;
+        auto r = archives_[a].archive.for_each_member([&](const ar::member& m) { offsets.push_back(m.header_offset); });
+        if (!r) return fail(r.error(), in.path);
+        for (std::uint64_t off : offsets) {
+          byte_view data;
+          LINKSCOPE_TRY(id, new_member(a, off, true, data));
+          record(id, no_file, "--whole-archive", "--whole-archive");
+          LINKSCOPE_CHECK(lld_object(id, data));
+        }
+        archives_[a].parsed = true;
+        return ok();
+      }
+      // One lazy symbol per armap entry, in armap order.
+      for (std::size_t e = 0; e < archives_[a].entries.size(); ++e) {
+        const ar::armap_entry entry = archives_[a].entries[e];
+        LINKSCOPE_CHECK(lld_lazy(symbol(entry.name), a, entry.member_offset));
+      }
+      archives_[a].parsed = true;
+      return ok();
+    }
+    if (format != input_format::elf)
+      return fail(make_error(errc::bad_magic, 0, "unknown file type (not ELF, not an archive)"), in.spec);
+    link_file f;
+    f.name = in.path;
+    f.bfd_name = f.name;
+    f.input = index;
+    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
+    if (!kind) return fail(kind.error(), in.spec);
+    if (*kind == elf::ET_DYN) {
+      f.role = file_role::shared;
+      const file_id id = add_file(std::move(f));
+      return lld_shared(id, bytes->bytes());
+    }
+    f.role = file_role::object;
+    const file_id id = add_file(std::move(f));
+    return lld_object(id, bytes->bytes());
+  }
+
+  result<void> lld_shared(file_id id, byte_view bytes) {
+    std::string_view soname;
+    LINKSCOPE_CHECK(read_shared(id, bytes, soname));
+    std::string key = soname.empty() ? result_.files[id].name : std::string(soname);
+    if (soname.empty()) {
+      // lld's default soname: the file name for -l, else the path.
+      const link_input& in = line_.inputs[result_.files[id].input];
+      if (in.is_library) key = key.substr(key.rfind('/') + 1);
+    }
+    for (const auto& s : sonames_)
+      if (s == key) return ok();
+    sonames_.push_back(std::move(key));
+    std::vector<detail::input_symbol> syms = std::move(scratch_);
+    for (const detail::input_symbol& s : syms) {
+      const std::uint32_t sym = symbol(s.name);
+      ++result_.symbols_resolved;
+      if (s.kind == detail::input_symbol::undefined) {
+        LINKSCOPE_CHECK(lld_undefined(sym, id, s.binding, s.visibility, true));
+        continue;
+      }
+      sym_entry& e = symbols_[sym];
+      if (e.kind == sym_kind::placeholder) {
+        e.kind = sym_kind::shared;
+        e.file = id;
+        e.binding = s.binding;
+        continue;
+      }
+      if (e.kind == sym_kind::common) continue;
+      if (e.visibility == elf::STV_DEFAULT && (e.kind == sym_kind::undefined || e.kind == sym_kind::lazy)) {
+        e.kind = sym_kind::shared;  // binding kept
+        e.file = id;
+      }
+    }
+    scratch_ = std::move(syms);
+    return ok();
+  }
+
+  result<void> lld_object(file_id id, byte_view bytes) {
+    LINKSCOPE_CHECK(read_object(id, bytes, true));
+    // The object's symbols stay in a vector of their own: extraction recurses.
+    std::vector<detail::input_symbol> syms = std::move(scratch_);
+    scratch_ = {};
+    std::vector<std::uint32_t> undefineds;
+    std::vector<std::uint32_t> ids(syms.size());
+    for (std::size_t i = 0; i < syms.size(); ++i) ids[i] = symbol(syms[i].name);
+    for (std::size_t i = 0; i < syms.size(); ++i) {
+      const detail::input_symbol& s = syms[i];
+      const std::uint32_t sym = ids[i];
+      ++result_.symbols_resolved;
+      sym_entry& e = symbols_[sym];
+      if (s.visibility != elf::STV_DEFAULT && (e.visibility == elf::STV_DEFAULT || s.visibility < e.visibility))
+        e.visibility = s.visibility;
+      switch (s.kind) {
+        case detail::input_symbol::undefined:
+          undefineds.push_back(static_cast<std::uint32_t>(i));
+          break;
+        case detail::input_symbol::common:
+          lld_common(sym, id);
+          break;
+        case detail::input_symbol::discarded: {
+          // Defined in a discarded COMDAT copy: an undefined reference.
+          if (e.kind == sym_kind::lazy && !archives_[e.archive].parsed) {
+            e.kind = sym_kind::undefined;
+            e.file = id;
+            e.binding = s.binding;
+          } else {
+            LINKSCOPE_CHECK(lld_undefined(sym, id, s.binding, s.visibility, false, true));
+          }
+          break;
+        }
+        default:
+          lld_defined(sym, id, s);
+          break;
+      }
+    }
+    for (std::uint32_t i : undefineds) {
+      const detail::input_symbol& s = syms[i];
+      LINKSCOPE_CHECK(lld_undefined(ids[i], id, s.binding, s.visibility, false));
+      symbols_[ids[i]].referenced = true;
+      symbols_[ids[i]].ref_regular = true;
+    }
+    return ok();
+  }
+
+  void lld_defined(std::uint32_t sym, file_id id, const detail::input_symbol& s) {
+    sym_entry& e = symbols_[sym];
+    const bool abs = s.kind == detail::input_symbol::absolute;
+    auto take = [&] {
+      e.kind = sym_kind::defined;
+      e.file = id;
+      e.binding = s.binding;
+      e.absolute = abs;
+      e.value = s.value;
+    };
+    if (e.kind != sym_kind::defined && e.kind != sym_kind::common) return take();
+    if (s.binding == elf::STB_WEAK) return;
+    if (e.binding == elf::STB_WEAK) return take();
+    if (e.kind == sym_kind::common) return take();
+    if (e.absolute && abs && e.value == s.value && s.binding == elf::STB_GLOBAL) return;
+    result_.duplicates.push_back({e.name, e.file, id});
+  }
+
+  void lld_common(std::uint32_t sym, file_id id) {
+    sym_entry& e = symbols_[sym];
+    if (e.kind != sym_kind::defined && e.kind != sym_kind::common) {
+      e.kind = sym_kind::common;
+      e.file = id;
+      e.binding = elf::STB_GLOBAL;
+      return;
+    }
+    // A defined symbol (even weak? no: a weak definition loses to a common) wins.
+    if (e.kind == sym_kind::defined && e.binding == elf::STB_WEAK) {
+      e.kind = sym_kind::common;
+      e.file = id;
+      e.binding = elf::STB_GLOBAL;
+    }
+  }
+
+  result<void> lld_undefined(std::uint32_t sym, file_id id, std::uint8_t binding, std::uint8_t vis, bool from_shared,
+                             bool discarded = false) {
+    sym_entry& e = symbols_[sym];
+    if (e.kind == sym_kind::placeholder) {
+      e.kind = sym_kind::undefined;
+      e.file = id;
+      e.binding = binding;
+      return ok();
+    }
+    if ((e.kind == sym_kind::shared && vis != elf::STV_DEFAULT) ||
+        (e.kind == sym_kind::undefined && binding != elf::STB_WEAK && discarded)) {
+      e.kind = sym_kind::undefined;
+      e.file = id;
+      e.binding = binding;
+      return ok();
+    }
+    if (e.kind == sym_kind::lazy) {
+      if (binding == elf::STB_WEAK) {
+        e.binding = elf::STB_WEAK;
+        return ok();
+      }
+      LINKSCOPE_CHECK(lld_extract(sym));
+      lld_record(sym, id, {});
+      return ok();
+    }
+    if (from_shared) return ok();
+    if (e.kind == sym_kind::undefined || e.kind == sym_kind::shared) {
+      if (binding != elf::STB_WEAK || !e.referenced) e.binding = binding;
+    }
+    return ok();
+  }
+
+  result<void> lld_lazy(std::uint32_t sym, std::uint32_t archive, std::uint64_t member) {
+    ++result_.symbols_resolved;
+    sym_entry& e = symbols_[sym];
+    if (e.kind == sym_kind::placeholder) {
+      e.kind = sym_kind::lazy;
+      e.file = archives_[archive].file;
+      e.archive = archive;
+      e.member = member;
+      e.binding = elf::STB_GLOBAL;
+      return ok();
+    }
+    if (e.kind != sym_kind::undefined) return ok();
+    if (e.binding == elf::STB_WEAK) {
+      e.kind = sym_kind::lazy;
+      e.file = archives_[archive].file;
+      e.archive = archive;
+      e.member = member;
+      return ok();
+    }
+    // lld extracts while the symbol is still Undefined.
+    const file_id old = e.file;
+    LINKSCOPE_CHECK(lld_extract(archive, member));
+    lld_record(sym, old, {});
+    return ok();
+  }
+
+  // Extract the member behind lazy symbol `sym` (once per member).
+  result<void> lld_extract(std::uint32_t sym) { return lld_extract(symbols_[sym].archive, symbols_[sym].member); }
+  result<void> lld_extract(std::uint32_t a, std::uint64_t member) {
+    if (archives_[a].loaded.count(member) != 0) return ok();
+    byte_view data;
+    LINKSCOPE_TRY(id, new_member(a, member, false, data));
+    return lld_object(id, data);
+  }
+
+  // --why-extract row: (reference, the symbol's file now, symbol).
+  void lld_record(std::uint32_t sym, file_id reference, std::string label) {
+    const sym_entry& e = symbols_[sym];
+    file_id extracted = e.file;
+    if (e.kind == sym_kind::lazy || extracted == no_file || result_.files[extracted].role != file_role::member)
+      return;  // the member did not define it (lld would print an odd row; linkscope prints none)
+    if (result_.files[extracted].role == file_role::member && result_.files[extracted].reason == ~0u) {
+      record(extracted, reference, reference == no_file ? (label.empty() ? "<internal>" : label) : std::string(), e.name);
+    } else {
+      // The row still appears (lld writes one per extraction); the member
+      // keeps its first reason for the why-chain.
+      extraction x;
+      x.member = extracted;
+      x.reference = reference;
+      x.reference_label = reference == no_file ? (label.empty() ? "<internal>" : label) : std::string();
+      x.symbol = e.name;
+      result_.extractions.push_back(std::move(x));
+    }
+  }
+
+  // ---- bfd -----------------------------------------------------------------
+
+  result<void> run_bfd() {
+    // --defsym first: the symbol is defined, its expression's symbols are references.
+    for (const defsym& d : line_.defsyms) {
+      for (std::string_view name : expression_symbols(d.expression)) bfd_reference(symbol(name), no_file, elf::STB_GLOBAL, false);
+      sym_entry& e = symbols_[symbol(d.name)];
+      e.kind = sym_kind::defined;
+      e.file = no_file;
+      e.binding = elf::STB_GLOBAL;
+    }
+    for (const std::string& name : line_.undefined) bfd_reference(symbol(name), no_file, elf::STB_GLOBAL, false);
+    if (!line_.entry.empty()) bfd_reference(symbol(line_.entry), no_file, elf::STB_GLOBAL, false);
+    std::uint32_t i = 0;
+    while (i < line_.inputs.size()) {
+      const int group = line_.inputs[i].group;
+      if (group < 0) {
+        LINKSCOPE_CHECK(bfd_input(i, false));
+        ++i;
+        continue;
+      }
+      std::uint32_t end = i;
+      while (end < line_.inputs.size() && line_.inputs[end].group == group) ++end;
+      bool first = true;
+      for (;;) {
+        const std::size_t before = undefs_;
+        for (std::uint32_t k = i; k < end; ++k) LINKSCOPE_CHECK(bfd_input(k, !first));
+        first = false;
+        if (undefs_ == before) break;
+      }
+      i = end;
+    }
+    return ok();
+  }
+
+  std::string_view bfd_wrapped(std::string_view name, bool undefined) {
+    if (!undefined || line_.wraps.empty()) return name;
+    for (const std::string& w : line_.wraps) {
+      if (name == w) {
+        result_.made_names->push_back("__wrap_" + w);
+        return result_.made_names->back();
+      }
+      if (name.size() == w.size() + 7 && name.substr(0, 7) == "__real_" && name.substr(7) == w) return w;
+    }
+    return name;
+  }
+
+  void bfd_reference(std::uint32_t sym, file_id id, std::uint8_t binding, bool regular) {
+    sym_entry& e = symbols_[sym];
+    if (regular) {
+      e.ref_regular = true;
+      if (binding != elf::STB_WEAK) e.referenced = true;
+    }
+    if (e.kind == sym_kind::placeholder) {
+      e.kind = sym_kind::undefined;
+      e.file = id;
+      e.binding = binding;
+      if (binding != elf::STB_WEAK) {
+        e.ever_undefined = true;
+        ++undefs_;
+      }
+      return;
+    }
+    if (e.kind == sym_kind::undefined && e.binding == elf::STB_WEAK && binding != elf::STB_WEAK) {
+      e.binding = binding;
+      e.file = id;
+      if (!e.ever_undefined) {
+        e.ever_undefined = true;
+        ++undefs_;
+      }
+    }
+  }
+
+  void bfd_define(std::uint32_t sym, file_id id, const detail::input_symbol& s) {
+    sym_entry& e = symbols_[sym];
+    const bool weak = s.binding == elf::STB_WEAK;
+    if (s.kind == detail::input_symbol::common) {
+      if (e.kind == sym_kind::placeholder || e.kind == sym_kind::undefined ||
+          (e.kind == sym_kind::defined && e.binding == elf::STB_WEAK) || e.kind == sym_kind::shared) {
+        e.kind = sym_kind::common;
+        e.file = id;
+        e.binding = elf::STB_GLOBAL;
+      }
+      return;
+    }
+    switch (e.kind) {
+      case sym_kind::placeholder:
+      case sym_kind::undefined:
+      case sym_kind::shared:
+      case sym_kind::lazy:
+        break;
+      case sym_kind::common:
+        if (weak) return;
+        break;
+      case sym_kind::defined:
+        if (weak) return;
+        if (e.binding != elf::STB_WEAK) {
+          if (!(e.absolute && s.kind == detail::input_symbol::absolute && e.value == s.value))
+            result_.duplicates.push_back({e.name, e.file, id});
+          return;
+        }
+        break;
+    }
+    e.kind = sym_kind::defined;
+    e.file = id;
+    e.binding = s.binding;
+    e.absolute = s.kind == detail::input_symbol::absolute;
+    e.value = s.value;
+  }
+
+  result<void> bfd_object(file_id id, byte_view bytes) {
+    LINKSCOPE_CHECK(read_object(id, bytes, false));
+    for (const detail::input_symbol& s : scratch_) {
+      ++result_.symbols_resolved;
+      if (s.kind == detail::input_symbol::undefined) {
+        bfd_reference(symbol(bfd_wrapped(s.name, true)), id, s.binding, true);
+      } else {
+        bfd_define(symbol(s.name), id, s);
+      }
+    }
+    return ok();
+  }
+
+  result<void> bfd_shared(file_id id, byte_view bytes, bool as_needed) {
+    std::string_view soname;
+    LINKSCOPE_CHECK(read_shared(id, bytes, soname));
+    if (as_needed) {
+      bool needed = false;
+      for (const detail::input_symbol& s : scratch_) {
+        if (s.kind == detail::input_symbol::undefined) continue;
+        const std::uint32_t sym = symbols_.find(s.name);
+        if (sym == symbols_.empty) continue;
+        const sym_entry& e = symbols_[sym];
+        if ((e.kind == sym_kind::undefined || e.kind == sym_kind::shared) && e.referenced) {
+          needed = true;
+          break;
+        }
+      }
+      if (!needed) return ok();
+    }
+    for (const detail::input_symbol& s : scratch_) {
+      ++result_.symbols_resolved;
+      const std::uint32_t sym = symbol(s.name);
+      if (s.kind == detail::input_symbol::undefined) {
+        bfd_reference(sym, id, s.binding, false);
+        continue;
+      }
+      sym_entry& e = symbols_[sym];
+      if (e.kind == sym_kind::placeholder || e.kind == sym_kind::undefined) {
+        e.kind = sym_kind::shared;
+        e.file = id;
+        e.binding = s.binding;
+      }
+    }
+    return ok();
+  }
+
+  // Whether member `offset` of archive `a` defines `name` (not as common).
+  result<bool> bfd_member_defines(std::uint32_t a, std::uint64_t offset, std::string_view name) {
+    auto m = archives_[a].archive.member_at(offset);
+    if (!m) return fail(m.error(), archives_[a].path);
+    LINKSCOPE_TRY(data, member_bytes(archives_[a], *m));
+    std::vector<detail::input_symbol> syms;
+    std::vector<std::uint8_t> discarded;
+    auto r = elf::visit_elf(data, [&](const auto& f) -> result<void> {
+      return detail::read_object_symbols(f, nullptr, syms, discarded);
+    });
+    if (!r) return false;
+    for (const auto& s : syms)
+      if (s.name == name && (s.kind == detail::input_symbol::defined || s.kind == detail::input_symbol::absolute))
+        return true;
+    return false;
+  }
+
+  result<void> bfd_archive(std::uint32_t a) {
+    archive_state& st = archives_[a];
+    if (line_.inputs[st.input].whole_archive) {
+      if (st.parsed) return ok();
+      st.parsed = true;
+      std::vector<std::uint64_t> offsets;
+      auto r = st.archive.for_each_member([&](const ar::member& m) { offsets.push_back(m.header_offset); });
+      if (!r) return fail(r.error(), st.path);
+      for (std::uint64_t off : offsets) {
+        byte_view data;
+        LINKSCOPE_TRY(id, new_member(a, off, true, data));
+        record(id, no_file, "--whole-archive", "--whole-archive");
+        LINKSCOPE_CHECK(bfd_object(id, data));
+      }
+      return ok();
+    }
+    st.parsed = true;
+    const std::size_t count = st.entries.size();
+    std::vector<std::uint8_t> included(count, 0);
+    bool loop = true;
+    while (loop) {
+      loop = false;
+      std::uint64_t last = ~std::uint64_t{0};
+      for (std::size_t i = 0; i < count; ++i) {
+        const ar::armap_entry entry = archives_[a].entries[i];
+        if (entry.member_offset == last) {
+          included[i] = 1;
+          continue;
+        }
+        if (included[i]) continue;
+        const std::uint32_t sym = symbols_.find(entry.name);
+        if (sym == symbols_.empty) continue;
+        const sym_entry& e = symbols_[sym];
+        if (e.kind == sym_kind::common) {
+          LINKSCOPE_TRY(defines, bfd_member_defines(a, entry.member_offset, entry.name));
+          if (!defines) continue;
+        } else if (e.kind != sym_kind::undefined || e.binding == elf::STB_WEAK) {
+          if (!(e.kind == sym_kind::undefined && e.binding == elf::STB_WEAK)) included[i] = 1;
+          continue;
+        }
+        if (archives_[a].loaded.count(entry.member_offset) != 0) continue;
+        const file_id reference = e.file;
+        const std::size_t undefs_before = undefs_;
+        byte_view data;
+        LINKSCOPE_TRY(id, new_member(a, entry.member_offset, false, data));
+        record(id, reference, {}, entry.name);
+        LINKSCOPE_CHECK(bfd_object(id, data));
+        if (undefs_ != undefs_before) loop = true;
+        std::size_t mark = i;
+        for (;;) {
+          included[mark] = 1;
+          if (mark == 0) break;
+          --mark;
+          if (archives_[a].entries[mark].member_offset != entry.member_offset) break;
+        }
+        last = entry.member_offset;
+      }
+    }
+    return ok();
+  }
+
+  result<void> bfd_input(std::uint32_t index, bool rescan) {
+    const link_input& in = line_.inputs[index];
+    auto opened = opened_.find(index);
+    if (rescan) {
+      if (opened != opened_.end() && opened->second.first == 1) return bfd_archive(opened->second.second);
+      return ok();
+    }
+    LINKSCOPE_TRY(bytes, open_input(input_path(in), in.spec));
+    const input_format format = sniff_format(bytes->bytes());
+    if (format == input_format::archive || format == input_format::thin_archive) {
+      LINKSCOPE_TRY(a, open_archive(index, bytes));
+      opened_.emplace(index, std::make_pair(1, a));
+      return bfd_archive(a);
+    }
+    if (format != input_format::elf)
+      return fail(make_error(errc::bad_magic, 0, "unknown file type (not ELF, not an archive)"), in.spec);
+    opened_.emplace(index, std::make_pair(0, 0u));
+    link_file f;
+    f.name = input_path(in);
+    f.bfd_name = f.name;
+    f.input = index;
+    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
+    if (!kind) return fail(kind.error(), in.spec);
+    if (*kind == elf::ET_DYN) {
+      f.role = file_role::shared;
+      const file_id id = add_file(std::move(f));
+      return bfd_shared(id, bytes->bytes(), in.as_needed);
+    }
+    f.role = file_role::object;
+    const file_id id = add_file(std::move(f));
+    return bfd_object(id, bytes->bytes());
+  }
+
+  // ---- results -------------------------------------------------------------
+
+  // Symbols the linker itself defines when they are referenced (lld
+  // addReservedSymbols, Writer.cpp; GNU ld's default script): not undefined.
+  static bool linker_defined(std::string_view name) noexcept {
+    static constexpr std::string_view names[] = {
+        "_GLOBAL_OFFSET_TABLE_", "_DYNAMIC", "__ehdr_start", "__executable_start", "_end", "end", "_etext",
+        "etext", "_edata", "edata", "__bss_start", "__init_array_start", "__init_array_end",
+        "__fini_array_start", "__fini_array_end", "__preinit_array_start", "__preinit_array_end",
+        "__rela_iplt_start", "__rela_iplt_end", "__rel_iplt_start", "__rel_iplt_end", "__global_pointer$",
+        "_TLS_MODULE_BASE_", "_PROCEDURE_LINKAGE_TABLE_", "__GNU_EH_FRAME_HDR", "__dso_handle"};
+    for (std::string_view n : names)
+      if (n == name) return true;
+    // __start_SEC / __stop_SEC for C-identifier section names.
+    return name.rfind("__start_", 0) == 0 || name.rfind("__stop_", 0) == 0;
+  }
+
+  void finish() {
+    for (std::uint32_t i = 0; i < symbols_.size(); ++i) {
+      const sym_entry& e = symbols_[i];
+      if (e.kind == sym_kind::undefined && e.binding != elf::STB_WEAK && e.ref_regular && !linker_defined(e.name))
+        result_.undefined.push_back({e.name, e.file});
+    }
+    // Members never loaded, in archive order.
+    for (archive_state& st : archives_) {
+      auto r = st.archive.for_each_member([&](const ar::member& m) {
+        if (st.loaded.count(m.header_offset) != 0) return;
+        link_file f;
+        f.name = st.path + "(" + std::string(m.name) + ")";
+        f.bfd_name = f.name;
+        f.input = st.input;
+        f.member_offset = m.header_offset;
+        f.archive = st.file;
+        f.role = file_role::member;
+        result_.unused_members.push_back(add_file(std::move(f)));
+      });
+      (void)r;  // a malformed tail only shortens the unused list
+    }
+  }
+
+  const link_line& line_;
+  static_options options_;
+  link_diagnostic& diag_;
+  static_link_result result_;
+  detail::name_map<sym_entry> symbols_;
+  detail::name_map<detail::comdat_entry> comdats_;
+  std::vector<archive_state> archives_;
+  std::vector<std::string> sonames_;
+  std::unordered_map<std::uint32_t, std::pair<int, std::uint32_t>> opened_;
+  std::vector<detail::input_symbol> scratch_;
+  std::vector<std::uint8_t> discarded_;
+  std::size_t undefs_ = 0;
+};
+
+// Run a static link over `line`. On error, `diag` names the input.
+inline result<static_link_result> resolve_static(const link_line& line, static_options options,
+                                                 link_diagnostic& diag) {
+  static_linker linker(line, options, diag);
+  return linker.run();
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/static.hpp ----
+// ---- begin linkscope/resolve/windows.hpp ----
+// linkscope/resolve/windows.hpp — what a Windows link needs from import
+// libraries, and whether an image's imports are covered by them.
+//
+// The model follows the PE linkers (link.exe, lld-link, GNU ld for PE):
+//   - a consumer (COFF objects, or the members of a .lib/.a of objects)
+//     leaves some external symbols undefined: X (a call through the import
+//     thunk) or __imp_X (a dllimport reference through the IAT slot);
+//   - import libraries are searched in command-line order and the first one
+//     that defines the name wins. A CODE (or CONST) import defines both X and
+//     __imp_X, a DATA import only __imp_X. An import library may also carry
+//     ordinary object members (mingw's libmsvcrt.a does); those satisfy a
+//     symbol statically, with no DLL;
+//   - the libraries a link needs are exactly those that satisfied at least
+//     one undefined symbol: only the DLLs the consumer imports directly, never
+//     the DLLs those DLLs depend on (the loader resolves those at run time).
+// For a PE image, each imported DLL (normal and delay-load) is matched
+// case-insensitively against the DLLs the import libraries describe, and each
+// imported function against their records (by name, or by ordinal).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+inline constexpr std::size_t no_library = ~std::size_t{0};
+
+// The consumer's side of the link: its external references and definitions.
+struct windows_consumer {
+  std::vector<std::string_view> undefined;       // strong undefined externals
+  std::vector<std::string_view> weak_undefined;  // weak externals (never "unresolved")
+  std::vector<std::string_view> defined;         // external definitions
+
+  // Collect from any symbol_source (a coff::object, an archive's objects ...).
+  template <class Source>
+  result<void> add(const Source& source) {
+    return source.for_each_symbol([&](const symbol& s) {
+      if (s.bind == binding::local) return;
+      if (s.defined) defined.push_back(s.name);
+      else if (s.bind == binding::weak) weak_undefined.push_back(s.name);
+      else undefined.push_back(s.name);
+    });
+  }
+};
+
+struct symbol_resolution {
+  std::string_view symbol;
+  std::size_t library = no_library;               // index into the libraries given
+  const coff::import_record* record = nullptr;    // null for a static definition
+  std::string_view dll;                           // empty for a static definition
+  std::string_view member_name;                   // the member that satisfies it
+};
+
+struct windows_needs {
+  std::vector<symbol_resolution> resolved;  // in the consumer's reference order
+  std::vector<std::string_view> unresolved;
+  std::vector<std::size_t> needed_libraries;  // ascending library indices
+  std::vector<std::string_view> dlls;         // directly imported DLLs, first-use order
+  bool ok() const noexcept { return unresolved.empty(); }
+};
+
+// Resolve the consumer's undefined symbols against `libraries` (in order).
+inline windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                          const std::vector<const coff::import_library*>& libraries) {
+  struct provider {
+    std::size_t library;
+    const coff::import_record* record;
+    std::string_view member_name;
+  };
+  std::unordered_map<std::string_view, provider> providers;
+  for (std::size_t l = 0; l < libraries.size(); ++l) {
+    const coff::import_library& lib = *libraries[l];
+    for (const coff::import_record& r : lib.records()) {
+      providers.try_emplace(r.imp_symbol, provider{l, &r, r.member_name});
+      if (r.defines_thunk()) providers.try_emplace(r.symbol, provider{l, &r, r.member_name});
+    }
+    for (const auto& s : lib.static_symbols()) providers.try_emplace(s.name, provider{l, nullptr, s.member_name});
+  }
+  std::unordered_set<std::string_view> defined(consumer.defined.begin(), consumer.defined.end());
+  std::unordered_set<std::string_view> seen;
+  std::vector<bool> needed(libraries.size(), false);
+  windows_needs out;
+  for (std::string_view name : consumer.undefined) {
+    if (defined.count(name) != 0 || !seen.insert(name).second) continue;
+    auto it = providers.find(name);
+    if (it == providers.end()) {
+      out.unresolved.push_back(name);
+      continue;
+    }
+    symbol_resolution res;
+    res.symbol = name;
+    res.library = it->second.library;
+    res.record = it->second.record;
+    res.member_name = it->second.member_name;
+    if (res.record != nullptr) res.dll = res.record->dll;
+    needed[res.library] = true;
+    if (!res.dll.empty()) {
+      bool known = false;
+      for (std::string_view d : out.dlls) known = known || d == res.dll;
+      if (!known) out.dlls.push_back(res.dll);
+    }
+    out.resolved.push_back(res);
+  }
+  for (std::size_t l = 0; l < needed.size(); ++l)
+    if (needed[l]) out.needed_libraries.push_back(l);
+  return out;
+}
+
+namespace detail {
+inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+struct image_dll_check {
+  std::string_view dll;
+  bool delay_load = false;
+  std::vector<std::size_t> libraries;           // import libraries that describe this DLL
+  std::vector<std::string> missing_functions;   // imported but in no record ("name" or "#ordinal")
+  std::size_t function_count = 0;
+  bool covered() const noexcept { return !libraries.empty() && missing_functions.empty(); }
+};
+
+// For each DLL a PE image imports, which of `libraries` describe it and which
+// imported functions none of their records provide.
+inline result<std::vector<image_dll_check>> check_image_imports(
+    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
+  std::vector<image_dll_check> out;
+  for (int pass = 0; pass < 2; ++pass) {
+    LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
+    for (const pe::imported_dll& dll : dlls) {
+      image_dll_check check;
+      check.dll = dll.name;
+      check.delay_load = dll.delay_load;
+      check.function_count = dll.functions.size();
+      std::vector<const coff::import_record*> records;
+      for (std::size_t l = 0; l < libraries.size(); ++l) {
+        bool uses = false;
+        for (const coff::import_record& r : libraries[l]->records()) {
+          if (!detail::dll_name_equals(r.dll, dll.name)) continue;
+          uses = true;
+          records.push_back(&r);
+        }
+        if (uses) check.libraries.push_back(l);
+      }
+      for (const pe::imported_function& fn : dll.functions) {
+        bool found = false;
+        for (const coff::import_record* r : records) {
+          if (fn.ordinal ? (r->ordinal && *r->ordinal == *fn.ordinal) : r->import_name == fn.name) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          // (built with append: g++ 12 -O3 warns falsely on "#" + to_string)
+          std::string missing(fn.ordinal ? std::string_view("#") : fn.name);
+          if (fn.ordinal) missing.append(std::to_string(*fn.ordinal));
+          check.missing_functions.push_back(std::move(missing));
+        }
+      }
+      out.push_back(std::move(check));
+    }
+  }
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/windows.hpp ----
 // ---- end linkscope/linkscope.hpp ----
