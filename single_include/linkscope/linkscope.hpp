@@ -8293,6 +8293,7 @@ inline result<dynamic_link> link_dynamic(std::string program, const dynamic_opti
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 
@@ -8370,6 +8371,25 @@ result<void> for_each_elf_object(const std::string& path, F&& f, std::vector<ski
     if (!call(elf_object{display, m->name, data, classify_elf(data), m->header_offset})) break;
   }
   return ok();
+}
+
+// The table a linker reads: .symtab of a relocatable object, .dynsym of a
+// shared library or executable.
+inline elf::symbol_table_kind linking_table(const elf_object& object) noexcept {
+  return object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_ : elf::symbol_table_kind::dynamic;
+}
+
+// Visit the symbols of one object's `which` table; an error's offset is
+// rebased onto the archive when the object is a member.
+template <class F>
+result<void> for_each_object_symbol(const elf_object& object, elf::symbol_table_kind which, F&& f) {
+  auto r = elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
+  if (!r) return r.error().rebased(object.member_offset);
+  return ok();
+}
+template <class F>
+result<void> for_each_object_symbol(const elf_object& object, F&& f) {
+  return for_each_object_symbol(object, linking_table(object), std::forward<F>(f));
 }
 
 }  // namespace resolve
@@ -8672,9 +8692,7 @@ inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<
     LINKSCOPE_CHECK(for_each_elf_object(
         path,
         [&](const elf_object& object) {
-          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
-                                                                     : elf::symbol_table_kind::dynamic;
-          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& sym) {
+          auto r = for_each_object_symbol(object, [&](const symbol& sym) {
             if (!sym.is_global()) return;
             if (sym.defined)
               defined.emplace(sym.name);
@@ -8745,7 +8763,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
           member_report member;
           member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
           std::vector<std::string> required, exported, hidden, absorbed;
-          auto r = elf::symbols_source(object.bytes, elf::symbol_table_kind::static_).for_each_symbol([&](const symbol& sym) {
+          auto r = for_each_object_symbol(object, elf::symbol_table_kind::static_, [&](const symbol& sym) {
             if (!detail::is_real_definition(sym)) return;
             ++member.defined;
             const bool in_exports = shared.exports.contains(sym.name);
@@ -8769,7 +8787,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
             }
           });
           if (!r) {
-            status = r.error().rebased(object.member_offset);
+            status = r;
             return false;
           }
           if (!required.empty()) {
@@ -8903,11 +8921,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
                                                 const duplicates_options& options = {}) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
-  struct shared_file {
-    std::size_t argument;
-    u64 device, inode;
-  };
-  std::vector<shared_file> shared_files;
+  // How each argument that is a plain ELF file (not an archive) links.
+  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
 
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
@@ -8915,11 +8930,10 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
     LINKSCOPE_CHECK(for_each_elf_object(
         path,
         [&](const elf_object& object) {
-          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
-                                                                     : elf::symbol_table_kind::dynamic;
           const bool from_archive = !object.member_name.empty();
+          if (!from_archive) plain_kind[argument] = object.kind;
           std::string display(object.display_name);
-          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& s) {
+          auto r = for_each_object_symbol(object, [&](const symbol& s) {
             if (!detail::strong_definition(s, object.kind)) return;
             auto& list = sites[std::string(s.name)];
             // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
@@ -8939,7 +8953,7 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
             list.push_back(std::move(site));
           });
           if (!r) {
-            status = r.error().rebased(object.member_offset);
+            status = r;
             return false;
           }
           return true;
@@ -8949,36 +8963,31 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
   }
 
   // Run-time order: the global scope of the closure of the root DSO/executable.
+  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
   std::string root = options.closure_root;
-  if (root.empty())
-    for (const std::string& path : paths) {
-      auto file = mapped_file::open(path);
-      if (!file) continue;
-      const object_kind kind = classify_elf(file->bytes());
-      if (kind == object_kind::shared || kind == object_kind::executable) {
-        root = path;
-        break;
-      }
-    }
-  std::unordered_map<std::string, std::size_t> scope_of_argument;  // display name -> scope position
+  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
+    if (loadable(plain_kind[i])) root = paths[i];
+  constexpr std::size_t not_in_scope = ~std::size_t{0};
+  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
   if (!root.empty()) {
     dynamic_options dyn = options.closure;
     dyn.bindings = false;
     std::string program = root.find('/') == std::string::npos ? "./" + root : root;
     if (auto link = link_dynamic(program, dyn)) {
-      std::vector<std::pair<u64, u64>> identity;
+      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
       for (std::uint32_t index : link->search_list) {
         const loaded_object& object = link->objects[index];
         report.closure_order.push_back(object.path.empty() ? object.name : object.path);
         auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
         identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
       }
-      for (const std::string& path : paths) {
-        auto file = mapped_file::open(path);
+      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+        if (!loadable(plain_kind[argument])) continue;
+        auto file = mapped_file::open(paths[argument]);
         if (!file) continue;
         for (std::size_t i = 0; i < identity.size(); ++i)
           if (identity[i].first == file->device() && identity[i].second == file->inode()) {
-            scope_of_argument[path] = i;
+            scope_of_argument[argument] = i;
             break;
           }
       }
@@ -8990,11 +8999,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
     duplicate_symbol dup;
     dup.name = name;
     dup.sites = std::move(list);
-    for (definition_site& site : dup.sites) {
-      if (site.from == object_kind::relocatable) continue;
-      auto it = scope_of_argument.find(paths[site.argument]);
-      if (it != scope_of_argument.end()) site.scope_position = it->second;
-    }
+    for (definition_site& site : dup.sites)
+      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
     // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
     for (std::size_t i = 0; i < dup.sites.size(); ++i) {
       const definition_site& site = dup.sites[i];

@@ -180,9 +180,7 @@ inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<
     LINKSCOPE_CHECK(for_each_elf_object(
         path,
         [&](const elf_object& object) {
-          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
-                                                                     : elf::symbol_table_kind::dynamic;
-          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& sym) {
+          auto r = for_each_object_symbol(object, [&](const symbol& sym) {
             if (!sym.is_global()) return;
             if (sym.defined)
               defined.emplace(sym.name);
@@ -253,7 +251,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
           member_report member;
           member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
           std::vector<std::string> required, exported, hidden, absorbed;
-          auto r = elf::symbols_source(object.bytes, elf::symbol_table_kind::static_).for_each_symbol([&](const symbol& sym) {
+          auto r = for_each_object_symbol(object, elf::symbol_table_kind::static_, [&](const symbol& sym) {
             if (!detail::is_real_definition(sym)) return;
             ++member.defined;
             const bool in_exports = shared.exports.contains(sym.name);
@@ -277,7 +275,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
             }
           });
           if (!r) {
-            status = r.error().rebased(object.member_offset);
+            status = r;
             return false;
           }
           if (!required.empty()) {

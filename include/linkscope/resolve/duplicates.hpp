@@ -83,11 +83,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
                                                 const duplicates_options& options = {}) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
-  struct shared_file {
-    std::size_t argument;
-    u64 device, inode;
-  };
-  std::vector<shared_file> shared_files;
+  // How each argument that is a plain ELF file (not an archive) links.
+  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
 
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
@@ -95,11 +92,10 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
     LINKSCOPE_CHECK(for_each_elf_object(
         path,
         [&](const elf_object& object) {
-          const auto which = object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_
-                                                                     : elf::symbol_table_kind::dynamic;
           const bool from_archive = !object.member_name.empty();
+          if (!from_archive) plain_kind[argument] = object.kind;
           std::string display(object.display_name);
-          auto r = elf::symbols_source(object.bytes, which).for_each_symbol([&](const symbol& s) {
+          auto r = for_each_object_symbol(object, [&](const symbol& s) {
             if (!detail::strong_definition(s, object.kind)) return;
             auto& list = sites[std::string(s.name)];
             // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
@@ -119,7 +115,7 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
             list.push_back(std::move(site));
           });
           if (!r) {
-            status = r.error().rebased(object.member_offset);
+            status = r;
             return false;
           }
           return true;
@@ -129,36 +125,31 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
   }
 
   // Run-time order: the global scope of the closure of the root DSO/executable.
+  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
   std::string root = options.closure_root;
-  if (root.empty())
-    for (const std::string& path : paths) {
-      auto file = mapped_file::open(path);
-      if (!file) continue;
-      const object_kind kind = classify_elf(file->bytes());
-      if (kind == object_kind::shared || kind == object_kind::executable) {
-        root = path;
-        break;
-      }
-    }
-  std::unordered_map<std::string, std::size_t> scope_of_argument;  // display name -> scope position
+  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
+    if (loadable(plain_kind[i])) root = paths[i];
+  constexpr std::size_t not_in_scope = ~std::size_t{0};
+  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
   if (!root.empty()) {
     dynamic_options dyn = options.closure;
     dyn.bindings = false;
     std::string program = root.find('/') == std::string::npos ? "./" + root : root;
     if (auto link = link_dynamic(program, dyn)) {
-      std::vector<std::pair<u64, u64>> identity;
+      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
       for (std::uint32_t index : link->search_list) {
         const loaded_object& object = link->objects[index];
         report.closure_order.push_back(object.path.empty() ? object.name : object.path);
         auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
         identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
       }
-      for (const std::string& path : paths) {
-        auto file = mapped_file::open(path);
+      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+        if (!loadable(plain_kind[argument])) continue;
+        auto file = mapped_file::open(paths[argument]);
         if (!file) continue;
         for (std::size_t i = 0; i < identity.size(); ++i)
           if (identity[i].first == file->device() && identity[i].second == file->inode()) {
-            scope_of_argument[path] = i;
+            scope_of_argument[argument] = i;
             break;
           }
       }
@@ -170,11 +161,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
     duplicate_symbol dup;
     dup.name = name;
     dup.sites = std::move(list);
-    for (definition_site& site : dup.sites) {
-      if (site.from == object_kind::relocatable) continue;
-      auto it = scope_of_argument.find(paths[site.argument]);
-      if (it != scope_of_argument.end()) site.scope_position = it->second;
-    }
+    for (definition_site& site : dup.sites)
+      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
     // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
     for (std::size_t i = 0; i < dup.sites.size(); ++i) {
       const definition_site& site = dup.sites[i];

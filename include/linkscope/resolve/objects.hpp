@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "linkscope/ar/archive.hpp"
@@ -21,6 +22,7 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
+#include "linkscope/elf/source.hpp"
 #include "linkscope/elf/types.hpp"
 
 namespace linkscope {
@@ -97,6 +99,25 @@ result<void> for_each_elf_object(const std::string& path, F&& f, std::vector<ski
     if (!call(elf_object{display, m->name, data, classify_elf(data), m->header_offset})) break;
   }
   return ok();
+}
+
+// The table a linker reads: .symtab of a relocatable object, .dynsym of a
+// shared library or executable.
+inline elf::symbol_table_kind linking_table(const elf_object& object) noexcept {
+  return object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_ : elf::symbol_table_kind::dynamic;
+}
+
+// Visit the symbols of one object's `which` table; an error's offset is
+// rebased onto the archive when the object is a member.
+template <class F>
+result<void> for_each_object_symbol(const elf_object& object, elf::symbol_table_kind which, F&& f) {
+  auto r = elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
+  if (!r) return r.error().rebased(object.member_offset);
+  return ok();
+}
+template <class F>
+result<void> for_each_object_symbol(const elf_object& object, F&& f) {
+  return for_each_object_symbol(object, linking_table(object), std::forward<F>(f));
 }
 
 }  // namespace resolve
