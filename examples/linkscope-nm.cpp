@@ -6,16 +6,22 @@
 //
 // Sorting: nm sorts by name with strcoll() in the LC_COLLATE locale (and
 // keeps table order between equal names: glibc's qsort is a merge sort).
-// Under LC_ALL=C that is strcmp, which the fast path uses; in any other
-// collation locale this tool calls strcoll too, so it matches nm there as well.
+// Under LC_ALL=C that is strcmp, which the fast path uses; so is glibc's
+// C.UTF-8 (no collation rules: strcoll is strcmp). In any other collation
+// locale this tool calls strcoll too, so it matches nm there as well.
 #include <algorithm>
+#include <bit>
 #include <clocale>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+#if defined(__GLIBC__)
+#include <langinfo.h>
+#endif
 
 #include <linkscope/ar/archive.hpp>
 #include <linkscope/ar/armap.hpp>
@@ -73,27 +79,41 @@ class output {
   // Lower-case hex, zero-padded to `width` digits (0: no padding).
   void hex(u64 v, int width) {
     room(16);
-    int digits = 1;
-    for (u64 t = v >> 4; t != 0; t >>= 4) ++digits;
-    if (digits < width) digits = width;
-    static constexpr char pairs[] =
-        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-        "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-        "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-        "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-        "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-    char* p = buffer_.get() + size_ + digits;
-    int left = digits;
-    for (; left >= 2; left -= 2) {
-      p -= 2;
-      std::memcpy(p, pairs + 2 * (v & 0xff), 2);
-      v >>= 8;
+    char* p = buffer_.get() + size_;
+    if (width == 16) {  // 64-bit objects: always 16 digits
+      hex8(p, static_cast<u32>(v >> 32));
+      hex8(p + 8, static_cast<u32>(v));
+      size_ += 16;
+      return;
     }
-    if (left == 1) *--p = "0123456789abcdef"[v & 0xf];
+    int digits = v == 0 ? 1 : (64 - std::countl_zero(v) + 3) / 4;
+    if (digits < width) digits = width;
+    char digits16[16];
+    hex8(digits16, static_cast<u32>(v >> 32));
+    hex8(digits16 + 8, static_cast<u32>(v));
+    std::memcpy(p, digits16 + 16 - digits, static_cast<std::size_t>(digits));
     size_ += static_cast<std::size_t>(digits);
+  }
+  static u64 bswap(u64 x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap64(x);
+#else
+    u64 r = 0;
+    for (int i = 0; i < 8; ++i, x >>= 8) r = (r << 8) | (x & 0xff);
+    return r;
+#endif
+  }
+  // 8 lower-case hex digits of v: spread the nibbles into bytes, then map
+  // 0..9 to '0'..'9' and 10..15 to 'a'..'f' in all eight bytes at once.
+  static void hex8(char* p, u32 v) noexcept {
+    u64 x = v;
+    x = (x | (x << 16)) & 0x0000ffff0000ffffull;
+    x = (x | (x << 8)) & 0x00ff00ff00ff00ffull;
+    x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0full;  // byte i holds nibble i (from the low end)
+    const u64 letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;  // 1 where nibble >= 10
+    x += 0x3030303030303030ull + letters * ('a' - '0' - 10);
+    if constexpr (std::endian::native == std::endian::little) x = bswap(x);  // most significant digit first
+    std::memcpy(p, &x, 8);
   }
   void spaces(int n) {
     room(static_cast<std::size_t>(n));
@@ -106,7 +126,7 @@ class output {
   }
 
  private:
-  static constexpr std::size_t capacity = 1 << 20;
+  static constexpr std::size_t capacity = 1 << 18;
   std::unique_ptr<char[]> buffer_;
   std::size_t size_ = 0;
 };
@@ -287,6 +307,7 @@ class lister {
 
   bool list_object(const object_context& ctx, byte_view bytes) {
     entries_.clear();
+    sorted_ = false;
     auto listing = elf::nm_symbols(bytes, opts_.nm, entries_);
     std::string display = ctx.in_archive ? std::string(ctx.file) + "(" + std::string(ctx.member) + ")"
                                          : std::string(ctx.file);
@@ -312,40 +333,87 @@ class lister {
     return true;
   }
 
+  // The listing order: positions into entries_ (identity when not sorted).
+  const elf::nm_entry& entry(std::size_t k) const noexcept {
+    return sorted_ ? entries_[keys_[k].position] : entries_[k];
+  }
+
+  static std::string_view tail(std::string_view name, std::size_t depth) noexcept {
+    return depth < name.size() ? std::string_view(name.data() + depth, name.size() - depth) : std::string_view();
+  }
+
+  // 8 name bytes from `depth`, big-endian, NUL-padded: comparing keys as
+  // integers compares those bytes as strcmp does (names hold no NUL).
+  static u64 key_at(std::string_view name, std::size_t depth) noexcept {
+    if (name.size() >= depth + 8) return load<u64, std::endian::big>(reinterpret_cast<const unsigned char*>(name.data() + depth));
+    unsigned char bytes[8] = {};
+    if (name.size() > depth) std::memcpy(bytes, name.data() + depth, name.size() - depth);
+    return load<u64, std::endian::big>(bytes);
+  }
+
   void sort_entries() {
+    sorted_ = true;
+    keys_.resize(entries_.size());
+    for (std::size_t i = 0; i < entries_.size(); ++i) keys_[i] = key_type{0, static_cast<u32>(i)};
     if (opts_.use_strcoll) {
       // Names are NUL-terminated in their string tables.
-      std::stable_sort(entries_.begin(), entries_.end(), [](const elf::nm_entry& a, const elf::nm_entry& b) {
-        if (b.name.empty()) return false;
-        if (a.name.empty()) return true;
-        return std::strcoll(a.name.data(), b.name.data()) < 0;
-      });
-    } else {
-      // strcmp order, ties in table order. Sort (16-byte big-endian prefix,
-      // position) keys: most comparisons of long mangled names end in the
-      // prefix; equal prefixes compare the rest of the names.
-      keys_.resize(entries_.size());
-      for (std::size_t i = 0; i < entries_.size(); ++i) {
-        const std::string_view n = entries_[i].name;
-        unsigned char bytes[16] = {};
-        std::memcpy(bytes, n.data(), n.size() < 16 ? n.size() : 16);
-        keys_[i] = key_type{load<u64, std::endian::big>(bytes), load<u64, std::endian::big>(bytes + 8),
-                            static_cast<u32>(i)};
-      }
       const auto& entries = entries_;
-      std::sort(keys_.begin(), keys_.end(), [&entries](const key_type& a, const key_type& b) {
-        if (a.high != b.high) return a.high < b.high;
-        if (a.low != b.low) return a.low < b.low;
-        const std::string_view x = entries[a.position].name, y = entries[b.position].name;
-        if (x.size() > 16 || y.size() > 16) {
-          const int c = x.substr(x.size() < 16 ? x.size() : 16).compare(y.substr(y.size() < 16 ? y.size() : 16));
-          if (c != 0) return c < 0;
-        }
-        return a.position < b.position;
+      std::stable_sort(keys_.begin(), keys_.end(), [&entries](const key_type& ka, const key_type& kb) {
+        const std::string_view a = entries[ka.position].name, b = entries[kb.position].name;
+        if (b.empty()) return false;
+        if (a.empty()) return true;
+        return std::strcoll(a.data(), b.data()) < 0;
       });
-      sorted_.resize(entries_.size());
-      for (std::size_t i = 0; i < keys_.size(); ++i) sorted_[i] = entries_[keys_[i].position];
-      entries_.swap(sorted_);
+      return;
+    }
+    sort_bytewise();
+  }
+
+  // strcmp order, ties in table order (nm's merge sort is stable). A
+  // multikey sort on 8-byte words: sort a range by (word at depth, position),
+  // then refine each run of equal words that does not end the names at the
+  // next depth. Every name is read once per level of its run instead of once
+  // per comparison, and most comparisons are between two integers.
+  void sort_bytewise() {
+    const auto less = [](const key_type& a, const key_type& b) {
+      return a.word != b.word ? a.word < b.word : a.position < b.position;
+    };
+    std::vector<sort_range>& work = work_;
+    work.clear();
+    work.push_back({0, keys_.size(), 0});
+    while (!work.empty()) {
+      const sort_range r = work.back();
+      work.pop_back();
+      key_type* first = keys_.data() + r.begin;
+      key_type* last = keys_.data() + r.end;
+      if (r.end - r.begin <= 8) {
+        // Small runs: compare the rest of the names directly.
+        for (key_type* i = first + 1; i < last; ++i) {
+          const key_type k = *i;
+          const std::string_view name = tail(entries_[k.position].name, r.depth);
+          key_type* j = i;
+          for (; j > first; --j) {
+            const key_type& prev = *(j - 1);
+            const int c = tail(entries_[prev.position].name, r.depth).compare(name);
+            if (c < 0 || (c == 0 && prev.position < k.position)) break;
+            *j = prev;
+          }
+          *j = k;
+        }
+        continue;
+      }
+      for (key_type* k = first; k != last; ++k) k->word = key_at(entries_[k->position].name, r.depth);
+      std::sort(first, last, less);
+      for (key_type* run = first; run != last;) {
+        key_type* next = run + 1;
+        while (next != last && next->word == run->word) ++next;
+        // A word whose last byte is NUL ends its names: equal words then mean
+        // equal names, already in table order.
+        if (next - run > 1 && (run->word & 0xff) != 0)
+          work.push_back({static_cast<std::size_t>(run - keys_.data()), static_cast<std::size_t>(next - keys_.data()),
+                          r.depth + 8});
+        run = next;
+      }
     }
   }
 
@@ -364,7 +432,8 @@ class lister {
 
   void print_bsd(const object_context& ctx, bool is64) {
     const int width = is64 ? 16 : 8;
-    for (const elf::nm_entry& e : entries_) {
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      const elf::nm_entry& e = entry(k);
       if (opts_.print_file_name) {
         if (ctx.in_archive) {
           out_.put(ctx.file);
@@ -391,7 +460,8 @@ class lister {
   }
 
   void print_posix(const object_context& ctx) {
-    for (const elf::nm_entry& e : entries_) {
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      const elf::nm_entry& e = entry(k);
       if (opts_.print_file_name) {
         if (ctx.in_archive) {
           out_.put(ctx.file);
@@ -430,7 +500,8 @@ class lister {
     if (ctx.in_archive) json_.field("member", ctx.member);
     json_.field("bits", is64 ? 64 : 32);
     json_.key("symbols").begin_array();
-    for (const elf::nm_entry& e : entries_) {
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      const elf::nm_entry& e = entry(k);
       json_.begin_object();
       json_.field("name", e.name);
       if (!e.version.empty()) {
@@ -468,13 +539,16 @@ class lister {
   const options& opts_;
   output out_;
   struct key_type {
-    u64 high;  // name bytes 0..7, big-endian, NUL-padded
-    u64 low;   // name bytes 8..15
-    u32 position;
+    u64 word;      // 8 name bytes at the current depth (key_at)
+    u32 position;  // index into entries_
+  };
+  struct sort_range {
+    std::size_t begin, end, depth;  // keys_[begin, end) share their first `depth` name bytes
   };
   std::vector<elf::nm_entry> entries_;
-  std::vector<elf::nm_entry> sorted_;
   std::vector<key_type> keys_;
+  std::vector<sort_range> work_;
+  bool sorted_ = false;
   json_writer json_{stdout};
   bool json_started_ = false;
 };
@@ -551,6 +625,19 @@ int main(int argc, char** argv) {
   // nm sorts with strcoll in the user's LC_COLLATE; C and POSIX mean strcmp.
   const char* collate = std::setlocale(LC_COLLATE, "");
   opts.use_strcoll = collate != nullptr && std::strcmp(collate, "C") != 0 && std::strcmp(collate, "POSIX") != 0;
+#if defined(__GLIBC__)
+  // glibc's strcoll is strcmp, byte for byte, when the locale's LC_COLLATE
+  // has no collation rules (string/strcoll_l.c: `if (nrules == 0) return
+  // STRCMP (s1, s2);`). That is the case for C.UTF-8 (glibc >= 2.35,
+  // `codepoint_collation`) and any locale built the same way. The rule count
+  // is a 32-bit word in the item's union: take those bytes of the pointer.
+  if (opts.use_strcoll) {
+    const auto word = reinterpret_cast<std::uintptr_t>(nl_langinfo(_NL_COLLATE_NRULES));
+    const auto nrules = static_cast<std::uint32_t>(
+        std::endian::native == std::endian::little ? word : word >> (8 * (sizeof word - sizeof(std::uint32_t))));
+    if (nrules == 0) opts.use_strcoll = false;
+  }
+#endif
   lister l(opts);
   int status = l.run();
   l.close_json();
