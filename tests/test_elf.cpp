@@ -293,6 +293,46 @@ TEST_CASE("ld.so lookup rules: version requests, hidden versions, default versio
   CHECK(r);
 }
 
+TEST_CASE("GNU hash with every bucket empty and symoffset below the undefined symbols (GNU ld, as libtorch_global_deps)",
+          "[elf][hash]") {
+  // GNU ld gives a DSO that defines nothing a 1-bucket table with symoffset 1
+  // and no chain words at all, although dynsym holds 4 undefined symbols
+  // after index 0. ld.so loads it; the table must open and find nothing.
+  const std::string dir = scratch_dir("elf-empty-gnu-hash");
+  write_file(dir + "/e.c", "static int unused;\n");
+  write_file(dir + "/m.c", "int main(void) { return 0; }\n");
+  REQUIRE(run_in(dir, "gcc -shared -fPIC -Wl,--hash-style=gnu e.c -o libempty.so && "
+                      "gcc m.c -o m -L. -Wl,--no-as-needed -lempty -Wl,-rpath,'$ORIGIN'") == 0);
+  // The loader takes it (the program runs with the library loaded).
+  auto loaded = capture("LD_DEBUG=files " + shell_quote(dir + "/m") + " 2>&1");
+  REQUIRE(loaded.status == 0);
+  CHECK(loaded.out.find("libempty.so") != std::string::npos);
+  auto readelf = capture("readelf --dyn-syms -W " + shell_quote(dir + "/libempty.so"));
+  REQUIRE(readelf.status == 0);
+  CHECK(readelf.out.find("UND __cxa_finalize") != std::string::npos);
+  auto mapped = mapped_file::open(dir + "/libempty.so");
+  REQUIRE(mapped);
+  auto r = elf::visit_elf(mapped->bytes(), [&](const auto& f) -> result<void> {
+    using ET = typename std::decay_t<decltype(f)>::types;
+    LINKSCOPE_TRY(dyn, elf::dynamic_info<ET>::read(f));
+    LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, dyn));
+    LINKSCOPE_TRY(versions, elf::version_tables<ET>::read(f, dyn, dynsym.size()));
+    LINKSCOPE_TRY(table, elf::hash_table<ET>::open(dyn, dynsym, versions));
+    CHECK(table.has_gnu());
+    CHECK(dynsym.size() > table.gnu_symoffset());
+    for (std::size_t i = 1; i < dynsym.size(); ++i) {
+      LINKSCOPE_TRY(name, dynsym.name(i));
+      LINKSCOPE_TRY(hit, table.lookup(name));
+      CHECK_FALSE(hit.matched);
+      u32 chain = 0;
+      CHECK_FALSE(table.gnu_chain_hash(static_cast<u32>(i), chain));
+    }
+    return ok();
+  });
+  INFO((r ? "" : r.error().message));
+  CHECK(r);
+}
+
 TEST_CASE("relocations: PLT, GLOB_DAT and direct symbols equal readelf -r", "[elf][relocations]") {
   for (const char* name : {"libuse.so", "libuse32.so", "libuse_aarch64.so", "libkinds.so"}) {
     auto mapped = mapped_file::open(fx().path(name));

@@ -106,8 +106,7 @@ class hash_table {
       if (symoffset > count) return bytes.fail(errc::out_of_range, off + 4, "GNU hash symoffset past the symbol table");
       u64 bloom_bytes = 0, bucket_bytes = 0, size = sizeof(GH);
       if (!checked_mul(bloom_size, sizeof(uword), bloom_bytes) || !checked_mul(nbuckets, 4, bucket_bytes) ||
-          !checked_add(size, bloom_bytes, size) || !checked_add(size, bucket_bytes, size) ||
-          !checked_add(size, (count - symoffset) * 4, size) || !fits(off, size, bytes.size()))
+          !checked_add(size, bloom_bytes, size) || !checked_add(size, bucket_bytes, size) || !fits(off, size, bytes.size()))
         return bytes.fail(errc::truncated, off, "GNU hash table past end of file");
       t.gnu_ = true;
       t.gnu_offset_ = off;
@@ -118,16 +117,34 @@ class hash_table {
       t.bloom_ = bytes.data() + off + sizeof(GH);
       t.buckets_ = t.bloom_ + bloom_bytes;
       t.chains_ = t.buckets_ + bucket_bytes;
-      // Buckets must point into [symoffset, count), and the last chain of
-      // the table must be terminated.
+      // Buckets must point into [symoffset, count). The chains are
+      // contiguous, so every chain ends at or before the end of the chain
+      // that starts at the highest bucket: that one must be terminated
+      // inside the file and before the symbol count. With every bucket
+      // empty there are no chains at all (GNU ld writes such a table, with
+      // symoffset below the count of undefined symbols, and ld.so takes it).
+      u64 last_bucket = 0;
       for (u64 b = 0; b < nbuckets; ++b) {
         const u32 v = load<u32, ET::endianness>(t.buckets_ + 4 * b);
         if (v != 0 && (v < symoffset || v >= count))
           return bytes.fail(errc::out_of_range, off + sizeof(GH) + bloom_bytes + 4 * b,
                             "GNU hash bucket points outside the symbol table");
+        if (v > last_bucket) last_bucket = v;
       }
-      if (count > symoffset && (load<u32, ET::endianness>(t.chains_ + 4 * (count - 1 - symoffset)) & 1u) == 0)
-        return bytes.fail(errc::malformed, off + size - 4, "GNU hash chain runs off the table");
+      if (last_bucket != 0) {
+        const u64 chains_at = off + size;
+        u64 i = last_bucket;
+        for (; i < count; ++i) {
+          const u64 at = chains_at + 4 * (i - symoffset);
+          if (!fits(at, 4, bytes.size())) return bytes.fail(errc::truncated, at, "GNU hash chain past end of file");
+          if (load<u32, ET::endianness>(bytes.data() + at) & 1u) break;
+        }
+        if (i == count)
+          return bytes.fail(errc::malformed, chains_at + 4 * (count - 1 - symoffset), "GNU hash chain runs off the table");
+        t.chain_end_ = static_cast<u32>(i + 1);
+      } else {
+        t.chain_end_ = static_cast<u32>(symoffset);
+      }
     }
     if (dyn.hash()) {
       const bool wide = ET::is64 && (dyn.elf().machine() == EM_S390 || dyn.elf().machine() == 0x9026);
@@ -177,7 +194,7 @@ class hash_table {
     if (((word_value >> bit1) & (word_value >> bit2) & 1) == 0) return lookup_result{};
     u32 i = load<u32, ET::endianness>(buckets_ + 4 * (h % nbuckets_));
     if (i == 0) return lookup_result{};
-    for (; i < dynsym_.size(); ++i) {
+    for (; i < chain_end_; ++i) {
       const u32 chain = load<u32, ET::endianness>(chains_ + 4 * (i - symoffset_));
       if (((chain ^ h) >> 1) == 0) {
         LINKSCOPE_TRY(r, check_match(name, i, options, state));
@@ -209,7 +226,7 @@ class hash_table {
   // The hash stored in the GNU chain for symbol `index` (bit 0 = end flag),
   // or nothing for indices below symoffset.
   bool gnu_chain_hash(u32 index, u32& out) const noexcept {
-    if (!gnu_ || index < symoffset_ || index >= dynsym_.size()) return false;
+    if (!gnu_ || index < symoffset_ || index >= chain_end_) return false;
     out = load<u32, ET::endianness>(chains_ + 4 * (index - symoffset_));
     return true;
   }
@@ -283,6 +300,7 @@ class hash_table {
   const unsigned char* bloom_ = nullptr;
   const unsigned char* buckets_ = nullptr;
   const unsigned char* chains_ = nullptr;
+  u32 chain_end_ = 0;  // one past the last chain entry checked to lie in the file
 };
 
 }  // namespace elf
