@@ -46,20 +46,24 @@ const cache_fixture& caches() {
     f.dir = scratch_dir("search_path_cache");
     if (!have_tool("gcc") || capture("command -v ldconfig || ls /sbin/ldconfig").status != 0) return f;
     const std::string d = f.dir;
+    // ldconfig runs chrooted (-r) into root/ and with -X, so that it neither
+    // writes the system's /var/cache/ldconfig/aux-cache nor touches the
+    // symlinks of the system library folders: the libraries live in
+    // root/opt/fx/lib, and the caches list them as /opt/fx/lib/...
     write_file(d + "/foo.c", "int foo(void) { return 1; }\n");
     int rc = run_in(d,
-                    "mkdir -p lib/glibc-hwcaps/x86-64-v2 lib/glibc-hwcaps/x86-64-v3 && "
-                    "gcc -shared -fPIC foo.c -o lib/libfoo.so.1 -Wl,-soname,libfoo.so.1 && "
-                    "gcc -shared -fPIC foo.c -o lib/glibc-hwcaps/x86-64-v2/libfoo.so.1 -Wl,-soname,libfoo.so.1 && "
-                    "gcc -shared -fPIC foo.c -o lib/glibc-hwcaps/x86-64-v3/libhw3.so.2 -Wl,-soname,libhw3.so.2 && "
-                    "gcc -shared -fPIC foo.c -o lib/libbar.so.10 -Wl,-soname,libbar.so.10 && "
-                    "gcc -shared -fPIC foo.c -o lib/libbar.so.9 -Wl,-soname,libbar.so.9 && "
-                    "echo " + d + "/lib > ld.so.conf");
+                    "L=root/opt/fx/lib && mkdir -p root/etc $L/glibc-hwcaps/x86-64-v2 $L/glibc-hwcaps/x86-64-v3 && "
+                    "gcc -shared -fPIC foo.c -o $L/libfoo.so.1 -Wl,-soname,libfoo.so.1 && "
+                    "gcc -shared -fPIC foo.c -o $L/glibc-hwcaps/x86-64-v2/libfoo.so.1 -Wl,-soname,libfoo.so.1 && "
+                    "gcc -shared -fPIC foo.c -o $L/glibc-hwcaps/x86-64-v3/libhw3.so.2 -Wl,-soname,libhw3.so.2 && "
+                    "gcc -shared -fPIC foo.c -o $L/libbar.so.10 -Wl,-soname,libbar.so.10 && "
+                    "gcc -shared -fPIC foo.c -o $L/libbar.so.9 -Wl,-soname,libbar.so.9 && "
+                    "echo /opt/fx/lib > root/etc/ld.so.conf");
     if (rc != 0) return f;
-    const std::string ldconfig = "PATH=$PATH:/sbin:/usr/sbin ldconfig -i";
-    rc = run_in(d, ldconfig + " -C new.cache -f ld.so.conf 2>/dev/null && " + ldconfig +
-                       " -c old -C old.cache -f ld.so.conf 2>/dev/null && " + ldconfig +
-                       " -c compat -C compat.cache -f ld.so.conf 2>/dev/null");
+    const std::string ldconfig = "PATH=$PATH:/sbin:/usr/sbin ldconfig -X -i -r root -f /etc/ld.so.conf";
+    rc = run_in(d, ldconfig + " -C /new.cache 2>/dev/null && " + ldconfig + " -c old -C /old.cache 2>/dev/null && " +
+                       ldconfig + " -c compat -C /compat.cache 2>/dev/null && mv root/new.cache root/old.cache "
+                       "root/compat.cache .");
     f.ok = rc == 0;
     return f;
   }();
@@ -100,7 +104,7 @@ TEST_CASE("ld.so.cache: lookup picks what ld.so picks (hwcaps priority, numeric 
   REQUIRE(file);
   auto cache = ld_so_cache::parse(file->bytes());
   REQUIRE(cache);
-  const std::string lib = fx.dir + "/lib/";
+  const std::string lib = "/opt/fx/lib/";  // as stored by the chrooted ldconfig
   cache_lookup_options base;  // baseline CPU: no glibc-hwcaps subdirectory usable
   CHECK(cache->lookup("libfoo.so.1", base) == lib + "libfoo.so.1");
   CHECK(cache->lookup("libhw3.so.2", base).empty());
