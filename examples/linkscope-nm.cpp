@@ -166,6 +166,15 @@ struct object_context {
 };
 
 class lister {
+  struct key_type {
+    u64 word;      // name bytes [depth / 8 * 8, + 8), big-endian, NUL-padded (key_at)
+    u32 position;  // index into entries_ and names_
+    u32 unused;
+  };
+  struct sort_range {
+    std::size_t begin, end;  // keys_[begin, end) share their first `depth` name bytes
+    std::size_t depth;
+  };
  public:
   explicit lister(const options& opts) : opts_(opts) {}
 
@@ -337,9 +346,15 @@ class lister {
   const elf::nm_entry& entry(std::size_t k) const noexcept {
     return sorted_ ? entries_[keys_[k].position] : entries_[k];
   }
-
-  static std::string_view tail(std::string_view name, std::size_t depth) noexcept {
-    return depth < name.size() ? std::string_view(name.data() + depth, name.size() - depth) : std::string_view();
+  // In sorted order the entries and their names are scattered: fetch the
+  // entry 16 lines ahead and its name 8 lines ahead, so that the misses overlap.
+  void prefetch_ahead(std::size_t k) const noexcept {
+    if (!sorted_) return;
+    if (k + 16 < keys_.size()) prefetch(&entries_[keys_[k + 16].position]);
+    if (k + 8 < keys_.size()) {
+      const std::string_view name = entries_[keys_[k + 8].position].name;
+      if (!name.empty()) prefetch(name.data());
+    }
   }
 
   // 8 name bytes from `depth`, big-endian, NUL-padded: comparing keys as
@@ -353,13 +368,20 @@ class lister {
 
   void sort_entries() {
     sorted_ = true;
-    keys_.resize(entries_.size());
-    for (std::size_t i = 0; i < entries_.size(); ++i) keys_[i] = key_type{0, static_cast<u32>(i)};
+    const std::size_t n = entries_.size();
+    keys_.resize(n);
+    names_.resize(n);
+    constexpr std::size_t ahead = 8;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + ahead < n && !entries_[i + ahead].name.empty()) prefetch(entries_[i + ahead].name.data());
+      names_[i] = entries_[i].name;
+      keys_[i] = key_type{key_at(names_[i], 0), static_cast<u32>(i), 0};
+    }
     if (opts_.use_strcoll) {
       // Names are NUL-terminated in their string tables.
-      const auto& entries = entries_;
-      std::stable_sort(keys_.begin(), keys_.end(), [&entries](const key_type& ka, const key_type& kb) {
-        const std::string_view a = entries[ka.position].name, b = entries[kb.position].name;
+      const auto& names = names_;
+      std::stable_sort(keys_.begin(), keys_.end(), [&names](const key_type& ka, const key_type& kb) {
+        const std::string_view a = names[ka.position], b = names[kb.position];
         if (b.empty()) return false;
         if (a.empty()) return true;
         return std::strcoll(a.data(), b.data()) < 0;
@@ -369,52 +391,105 @@ class lister {
     sort_bytewise();
   }
 
-  // strcmp order, ties in table order (nm's merge sort is stable). A
-  // multikey sort on 8-byte words: sort a range by (word at depth, position),
-  // then refine each run of equal words that does not end the names at the
-  // next depth. Every name is read once per level of its run instead of once
-  // per comparison, and most comparisons are between two integers.
+  // strcmp order, ties in table order (nm's merge sort is stable).
+  //
+  // An MSD radix sort over the name bytes. Keys carry 8 name bytes (the
+  // word at depth / 8 * 8) and the entry's position; a range of keys shares
+  // its first `depth` bytes. A range is distributed by byte `depth` with a
+  // stable counting pass (so every range stays in table order, which is the
+  // tie order); a byte all keys share costs one counting pass and no moves
+  // (long common prefixes such as "_ZN2at6native"); a NUL byte ends the
+  // names, so that bucket is done. Small ranges are sorted by (word,
+  // position) and runs of equal words refined at the next word. Names are
+  // read once per 8 bytes of depth, with prefetch: they are scattered over
+  // the string table.
   void sort_bytewise() {
-    const auto less = [](const key_type& a, const key_type& b) {
-      return a.word != b.word ? a.word < b.word : a.position < b.position;
-    };
+    const std::size_t n = keys_.size();
+    buffer_.resize(n);
     std::vector<sort_range>& work = work_;
     work.clear();
-    work.push_back({0, keys_.size(), 0});
+    if (n > 1) work.push_back({0, n, 0});
     while (!work.empty()) {
-      const sort_range r = work.back();
+      sort_range r = work.back();
       work.pop_back();
       key_type* first = keys_.data() + r.begin;
-      key_type* last = keys_.data() + r.end;
-      if (r.end - r.begin <= 8) {
-        // Small runs: compare the rest of the names directly.
-        for (key_type* i = first + 1; i < last; ++i) {
-          const key_type k = *i;
-          const std::string_view name = tail(entries_[k.position].name, r.depth);
-          key_type* j = i;
-          for (; j > first; --j) {
-            const key_type& prev = *(j - 1);
-            const int c = tail(entries_[prev.position].name, r.depth).compare(name);
-            if (c < 0 || (c == 0 && prev.position < k.position)) break;
-            *j = prev;
-          }
-          *j = k;
-        }
+      const std::size_t size = r.end - r.begin;
+      if (r.depth % 8 == 0 && r.depth != 0) load_words(first, size, r.depth);
+      if (size <= 64) {
+        sort_small(r);
         continue;
       }
-      for (key_type* k = first; k != last; ++k) k->word = key_at(entries_[k->position].name, r.depth);
-      std::sort(first, last, less);
-      for (key_type* run = first; run != last;) {
-        key_type* next = run + 1;
-        while (next != last && next->word == run->word) ++next;
-        // A word whose last byte is NUL ends its names: equal words then mean
-        // equal names, already in table order.
-        if (next - run > 1 && (run->word & 0xff) != 0)
-          work.push_back({static_cast<std::size_t>(run - keys_.data()), static_cast<std::size_t>(next - keys_.data()),
-                          r.depth + 8});
-        run = next;
+      for (;;) {
+        // Skip the bytes every key shares: the first set bit of the OR of
+        // all differences from the first word.
+        const u64 w0 = first[0].word;
+        u64 diff = 0;
+        for (std::size_t i = 1; i < size; ++i) diff |= first[i].word ^ w0;
+        if (diff == 0) {
+          if ((w0 & 0xff) == 0) break;  // every name ends in this word: all equal, in table order
+          r.depth = (r.depth / 8 + 1) * 8;
+          load_words(first, size, r.depth);
+          continue;
+        }
+        r.depth = r.depth / 8 * 8 + static_cast<std::size_t>(std::countl_zero(diff)) / 8;
+        const unsigned shift = 56 - 8 * static_cast<unsigned>(r.depth % 8);
+        std::size_t count[256] = {};
+        for (std::size_t i = 0; i < size; ++i) ++count[(first[i].word >> shift) & 0xff];
+        std::size_t start[256];
+        std::size_t total = 0;
+        for (std::size_t b = 0; b < 256; ++b) {
+          start[b] = total;
+          total += count[b];
+        }
+        key_type* out = buffer_.data();
+        for (std::size_t i = 0; i < size; ++i) out[start[(first[i].word >> shift) & 0xff]++] = first[i];
+        std::memcpy(static_cast<void*>(first), out, size * sizeof(key_type));
+        // Bucket 0: the names end before this byte (all equal, done).
+        for (std::size_t b = 1; b < 256; ++b) {
+          if (count[b] < 2) continue;
+          const std::size_t end = r.begin + start[b];
+          work.push_back({end - count[b], end, r.depth + 1});
+        }
+        break;
       }
     }
+  }
+
+  void load_words(key_type* first, std::size_t size, std::size_t depth) noexcept {
+    constexpr std::size_t ahead = 8;
+    for (std::size_t i = 0; i < size; ++i) {
+      if (i + ahead < size) {
+        const std::string_view next = names_[first[i + ahead].position];
+        if (next.size() > depth) prefetch(next.data() + depth);
+      }
+      first[i].word = key_at(names_[first[i].position], depth);
+    }
+  }
+
+  // A small range whose words are loaded for depth / 8: sort by (word,
+  // position); runs of equal words that do not end the names continue at
+  // the next word.
+  void sort_small(const sort_range& r) {
+    key_type* first = keys_.data() + r.begin;
+    key_type* last = keys_.data() + r.end;
+    std::sort(first, last, [](const key_type& a, const key_type& b) {
+      return a.word != b.word ? a.word < b.word : a.position < b.position;
+    });
+    const std::size_t next_word = (r.depth / 8 + 1) * 8;
+    for (key_type* run = first; run != last;) {
+      key_type* next = run + 1;
+      while (next != last && next->word == run->word) ++next;
+      if (next - run > 1 && (run->word & 0xff) != 0)
+        work_.push_back({static_cast<std::size_t>(run - keys_.data()), static_cast<std::size_t>(next - keys_.data()),
+                         next_word});
+      run = next;
+    }
+  }
+
+  static void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 0, 0);
+#endif
   }
 
   void put_name(const elf::nm_entry& e) {
@@ -433,6 +508,7 @@ class lister {
   void print_bsd(const object_context& ctx, bool is64) {
     const int width = is64 ? 16 : 8;
     for (std::size_t k = 0; k < entries_.size(); ++k) {
+      prefetch_ahead(k);
       const elf::nm_entry& e = entry(k);
       if (opts_.print_file_name) {
         if (ctx.in_archive) {
@@ -461,6 +537,7 @@ class lister {
 
   void print_posix(const object_context& ctx) {
     for (std::size_t k = 0; k < entries_.size(); ++k) {
+      prefetch_ahead(k);
       const elf::nm_entry& e = entry(k);
       if (opts_.print_file_name) {
         if (ctx.in_archive) {
@@ -538,15 +615,10 @@ class lister {
  private:
   const options& opts_;
   output out_;
-  struct key_type {
-    u64 word;      // 8 name bytes at the current depth (key_at)
-    u32 position;  // index into entries_
-  };
-  struct sort_range {
-    std::size_t begin, end, depth;  // keys_[begin, end) share their first `depth` name bytes
-  };
   std::vector<elf::nm_entry> entries_;
   std::vector<key_type> keys_;
+  std::vector<key_type> buffer_;
+  std::vector<std::string_view> names_;
   std::vector<sort_range> work_;
   bool sorted_ = false;
   json_writer json_{stdout};
