@@ -79,8 +79,11 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }
 }  // namespace detail
 
-inline result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
-                                                const duplicates_options& options = {}) {
+// (A template only so that a translation unit that does not call it does not
+// compile it: D is never given.)
+template <class D = void>
+result<duplicates_report> find_duplicates(linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
+                                          const duplicates_options& options = {}) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
   // How each argument that is a plain ELF file (not an archive) links.
@@ -134,7 +137,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
   if (!root.empty()) {
     dynamic_options dyn = options.closure;
     dyn.bindings = false;
-    std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    // (dependent, so that link_dynamic is instantiated with this function, not before)
+    linkscope::detail::deferred<std::string, D> program = root.find('/') == std::string::npos ? "./" + root : root;
     if (auto link = link_dynamic(program, dyn)) {
       std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
       for (std::uint32_t index : link->search_list) {

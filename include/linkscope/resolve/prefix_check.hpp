@@ -36,7 +36,6 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -801,7 +800,8 @@ class prefix_linker {
 
 // 0 = not ELF, 1 = dynamically linked ELF (ET_EXEC/ET_DYN with PT_DYNAMIC),
 // 2 = other ELF (relocatable objects, static executables, cores).
-inline int sniff_elf(byte_view bytes) {
+template <class D = void>
+int sniff_elf(linkscope::detail::deferred<byte_view, D> bytes) {
   if (!elf::is_elf(bytes)) return 0;
   auto kind = elf::visit_elf(bytes, [](const auto& f) -> result<int> {
     if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return 2;
@@ -817,8 +817,10 @@ inline int sniff_elf(byte_view bytes) {
 // Owners of absolute paths from dpkg's database (info_dir/*.list). Each path is
 // tried as given, through its /usr-merge aliases, then as its canonical path;
 // `listed_path` says which spelling the database has.
-inline std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
-                                                                  const std::string& info_dir = "/var/lib/dpkg/info") {
+template <class D = void>
+std::unordered_map<std::string, package_owner> dpkg_owners(
+    linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
+    const std::string& info_dir = "/var/lib/dpkg/info") {
   std::unordered_map<std::string, package_owner> out;
   // candidate spelling -> the paths asking for it, in order of preference
   // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
@@ -875,8 +877,9 @@ inline std::unordered_map<std::string, package_owner> dpkg_owners(const std::vec
 }
 
 // conda-meta/*.json of a prefix: relative path -> package name.
-inline result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
-                                                                         std::vector<std::string>* warnings = nullptr) {
+template <class D = void>
+result<std::unordered_map<std::string, std::string>> conda_owners(
+    linkscope::detail::deferred<const std::string&, D> prefix, std::vector<std::string>* warnings = nullptr) {
   std::unordered_map<std::string, std::string> out;
   std::error_code ec;
   std::vector<std::filesystem::path> records;
@@ -915,7 +918,8 @@ namespace detail {
 // The ELF files to analyse under `prefix`: regular files first, then symlinks
 // whose target is not one of them (nor another symlink's); directory symlinks
 // are not followed, so loops cannot happen.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+template <class D>
+std::vector<std::string> walk_prefix(linkscope::detail::deferred<const std::string&, D> prefix, prefix_report& report) {
   namespace fs = std::filesystem;
   std::vector<std::string> regular, links;
   std::error_code ec;
@@ -947,8 +951,10 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
     // Most files of a prefix are not ELF: look at the magic before mapping anything.
     {
       char magic[4] = {};
-      std::ifstream in(path, std::ios::binary);
-      if (!in.read(magic, 4) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
+      std::FILE* in = std::fopen(path.c_str(), "rb");
+      const bool read = in != nullptr && std::fread(magic, 1, 4, in) == 4;
+      if (in != nullptr) std::fclose(in);
+      if (!read || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
         ++report.skipped_non_elf;
         return;
       }
@@ -958,7 +964,7 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
       report.warnings.push_back(path + ": " + mapped.error().message);
       return;
     }
-    const int kind = sniff_elf(mapped->bytes());
+    const int kind = sniff_elf<D>(mapped->bytes());
     if (kind == 0) {
       ++report.skipped_non_elf;
       return;
@@ -981,7 +987,11 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
 }  // namespace detail
 
 // Check every dynamically linked ELF file under `prefix` (or options.files).
-inline result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options = {}) {
+// (A template only so that a translation unit that does not call it does not
+// compile it: D is never given.)
+template <class D = void>
+result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string&, D> prefix_arg,
+                                   const prefix_options& options = {}) {
   namespace fs = std::filesystem;
   prefix_report report;
   std::error_code ec;
@@ -996,14 +1006,14 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
   std::vector<std::string> files;
   std::vector<std::string> explicit_files = options.files;
   if (!options.package.empty()) {
-    auto owners = conda_owners(prefix, &report.warnings);
+    auto owners = conda_owners<D>(prefix, &report.warnings);
     if (!owners) return owners.error();
     for (const auto& [rel, name] : *owners) {
       if (name != options.package) continue;
       std::error_code e2;
       if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
       auto mapped = mapped_file::open(prefix + "/" + rel);
-      if (mapped && detail::sniff_elf(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
+      if (mapped && detail::sniff_elf<D>(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
     }
     if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
@@ -1020,13 +1030,13 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
       files.push_back(p);
     }
   } else {
-    files = detail::walk_prefix(prefix, report);
+    files = detail::walk_prefix<D>(prefix, report);
   }
 
-  detail::prefix_linker<elf::elf64le> l64le(options, prefix_canonical);
-  detail::prefix_linker<elf::elf64be> l64be(options, prefix_canonical);
-  detail::prefix_linker<elf::elf32le> l32le(options, prefix_canonical);
-  detail::prefix_linker<elf::elf32be> l32be(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf64le, D>> l64le(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf64be, D>> l64be(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf32le, D>> l32le(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf32be, D>> l32be(options, prefix_canonical);
   for (const auto& f : files) {
     file_report fr;
     auto mapped = mapped_file::open(f);
@@ -1056,7 +1066,7 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
     std::error_code e2;
     if (fs::is_directory(prefix + "/conda-meta", e2)) {
       report.have_conda = true;
-      auto owners = conda_owners(prefix, &report.warnings);
+      auto owners = conda_owners<D>(prefix, &report.warnings);
       if (owners) conda = std::move(*owners);
     }
   }
@@ -1089,7 +1099,7 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
     }
   }
   std::unordered_map<std::string, package_owner> dpkg;
-  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  if (report.have_dpkg) dpkg = dpkg_owners<D>(dpkg_paths, options.dpkg_info_dir);
   auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
     if (in_prefix) {
       if (auto c = conda_lookup(file)) return *c;

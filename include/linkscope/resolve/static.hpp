@@ -404,7 +404,10 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
 
 }  // namespace detail
 
-// The static-link emulator. One object runs one link.
+// The static-link emulator. One object runs one link. A template only so that
+// its body (four ELF variants of every reader) is compiled in the translation
+// units that run a link, not in every one that includes the header.
+template <class D = void>
 class static_linker {
  public:
   static_linker(const link_line& line, static_options options, link_diagnostic& diag)
@@ -1235,9 +1238,10 @@ class static_linker {
 };
 
 // Run a static link over `line`. On error, `diag` names the input.
-inline result<static_link_result> resolve_static(const link_line& line, static_options options,
-                                                 link_diagnostic& diag) {
-  static_linker linker(line, options, diag);
+template <class D = void>
+result<static_link_result> resolve_static(linkscope::detail::deferred<const link_line&, D> line, static_options options,
+                                          link_diagnostic& diag) {
+  static_linker<D> linker(line, options, diag);
   return linker.run();
 }
 

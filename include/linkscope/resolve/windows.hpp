@@ -71,8 +71,11 @@ struct windows_needs {
 };
 
 // Resolve the consumer's undefined symbols against `libraries` (in order).
-inline windows_needs resolve_windows_link(const windows_consumer& consumer,
-                                          const std::vector<const coff::import_library*>& libraries) {
+// (Templates below only so that a translation unit that does not call them
+// does not compile them: D is never given.)
+template <class D = void>
+windows_needs resolve_windows_link(linkscope::detail::deferred<const windows_consumer&, D> consumer,
+                                   const std::vector<const coff::import_library*>& libraries) {
   struct provider {
     std::size_t library;
     const coff::import_record* record;
@@ -141,8 +144,9 @@ struct image_dll_check {
 
 // For each DLL a PE image imports, which of `libraries` describe it and which
 // imported functions none of their records provide.
-inline result<std::vector<image_dll_check>> check_image_imports(
-    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
+template <class D = void>
+result<std::vector<image_dll_check>> check_image_imports(linkscope::detail::deferred<const pe::image&, D> image,
+                                                         const std::vector<const coff::import_library*>& libraries) {
   std::vector<image_dll_check> out;
   for (int pass = 0; pass < 2; ++pass) {
     LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
