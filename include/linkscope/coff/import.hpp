@@ -156,13 +156,18 @@ inline result<import_record> parse_short_import(byte_view member, u64 member_off
 // An import library: every import record of every member, in member order,
 // plus what `dlltool -I` would print. Build it with from_archive(), or feed
 // add_member() for each member yourself and call finish().
+//
+// The readers are member templates with a defaulted, never-given parameter D
+// (see linkscope::detail::deferred): a translation unit that includes this
+// header but reads no import library does not compile them.
 class import_library {
  public:
   import_library() = default;
 
   // Read every regular member of an archive (.lib / .a, any ar flavour).
   // Thin archives' external members are skipped (their bytes are elsewhere).
-  static result<import_library> from_archive(const ar::archive& archive) {
+  template <class D = void>
+  static result<import_library> from_archive(linkscope::detail::deferred<const ar::archive&, D> archive) {
     import_library lib;
     // A short import member takes at least 84 bytes (ar header, import
     // header, two names): reserving for that many only claims address space,
@@ -171,7 +176,7 @@ class import_library {
     lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
     LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
       if (m.external) return true;
-      auto added = lib.add_member(m.data, m.header_offset, m.name);
+      auto added = lib.template add_member<D>(m.data, m.header_offset, m.name);
       if (!added) {
         lib.error_ = added.error();
         return false;
@@ -179,25 +184,28 @@ class import_library {
       return true;
     }));
     if (lib.error_.code != errc::ok) return lib.error_;
-    lib.finish();
+    lib.template finish<D>();
     return lib;
   }
-  static result<import_library> from_bytes(byte_view bytes) {
+  template <class D = void>
+  static result<import_library> from_bytes(linkscope::detail::deferred<byte_view, D> bytes) {
     if (ar::archive::is_archive(bytes)) {
       LINKSCOPE_TRY(archive, ar::archive::open(bytes));
-      return from_archive(archive);
+      return from_archive<D>(archive);
     }
     // A lone member: a short import or a COFF object.
     import_library lib;
-    LINKSCOPE_CHECK(lib.add_member(bytes, 0, {}));
-    lib.finish();
+    LINKSCOPE_CHECK(lib.template add_member<D>(bytes, 0, {}));
+    lib.template finish<D>();
     return lib;
   }
 
   // Feed one member. Members that are neither import members nor COFF
   // objects are counted and skipped; a malformed short import or COFF object
   // is an error (its offset is the member's).
-  result<void> add_member(byte_view bytes, u64 member_offset = 0, std::string_view member_name = {}) {
+  template <class D = void>
+  result<void> add_member(linkscope::detail::deferred<byte_view, D> bytes, u64 member_offset = 0,
+                          std::string_view member_name = {}) {
     ++member_count_;
     if (is_short_import(bytes)) {
       LINKSCOPE_TRY(r, parse_short_import(bytes, member_offset, member_name));
@@ -223,10 +231,11 @@ class import_library {
     }
     // Sanity: a real object's section table must parse.
     LINKSCOPE_CHECK(obj.for_each_section([](const section&) {}));
-    return add_object(obj, m, member_offset, member_name);
+    return add_object<D>(obj, m, member_offset, member_name);
   }
 
   // Tie long stubs to DLLs; call once after the last add_member().
+  template <class D = void>
   void finish() {
     for (pending_stub& p : stubs_) {
       import_record& r = records_[p.record];
@@ -352,7 +361,9 @@ class import_library {
 
   static bool printable(unsigned char c) noexcept { return c >= 0x20 && c < 0x7f; }
 
-  result<void> add_object(const object& obj, u16 m, u64 member_offset, std::string_view member_name) {
+  template <class D>
+  result<void> add_object(linkscope::detail::deferred<const object&, D> obj, u16 m, u64 member_offset,
+                          std::string_view member_name) {
     ++object_members_;
     const bool bfd_machine = m == machine::i386 || m == machine::amd64;
     // Symbols: what is defined where, and the special names.
