@@ -8,6 +8,8 @@
 // not a file and is not listed.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,15 +122,33 @@ void print_tree(const dynamic_link& link) {
   }
 }
 
+// One buffer for all the lines (150k bindings for a libtorch test program),
+// filled with memcpy and written in 1 MiB pieces.
 void print_bindings(const dynamic_link& link) {
-  std::string line;
+  constexpr std::size_t capacity = std::size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[capacity]);
+  std::size_t used = 0;
+  auto put = [&](std::string_view s, char end) {
+    if (s.size() + 1 > capacity - used) {
+      out(std::string_view(buffer.get(), used));
+      used = 0;
+      if (s.size() + 1 > capacity) {
+        out(s);
+        out(std::string_view(&end, 1));
+        return;
+      }
+    }
+    std::memcpy(buffer.get() + used, s.data(), s.size());
+    used += s.size();
+    buffer[used++] = end;
+  };
   for (const symbol_binding& b : link.bindings) {
-    line.assign(link.objects[b.from].path).push_back('\t');
-    line.append(link.objects[b.to].path).push_back('\t');
-    line.append(b.symbol).push_back('\t');
-    line.append(b.version).push_back('\n');
-    out(line);
+    put(link.objects[b.from].path, '\t');
+    put(link.objects[b.to].path, '\t');
+    put(b.symbol, '\t');
+    put(b.version, '\n');
   }
+  out(std::string_view(buffer.get(), used));
 }
 
 // ld.so's version check runs before anything is listed or relocated; in trace
