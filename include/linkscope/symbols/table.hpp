@@ -69,6 +69,11 @@ class symbol_table {
 
   template <symbol_source S, class Filter>
   result<void> append(const S& source, Filter&& filter) {
+    // Sources that know their count (armap) size the table once: growing by
+    // doubling writes about twice the final bytes, and fresh pages are what
+    // a 10M-symbol load spends its time on (clear_page: 46% of the profile).
+    if constexpr (requires { source.size(); })
+      symbols_.reserve(symbols_.size() + static_cast<std::size_t>(source.size()));
     return source.for_each_symbol([&](const symbol& sym) {
       if (filter(sym)) symbols_.push_back(sym);
     });
