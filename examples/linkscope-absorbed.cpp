@@ -34,6 +34,8 @@ void print_help() {
       "                       each is looked up under --prefix as find_library would\n"
       "  --prefix DIR         install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)\n"
       "  --members            list every member, not only the verdicts\n"
+      "  --thin-confine       refuse thin-archive member paths that are absolute or leave\n"
+      "                       the archive's folder (default: open them as GNU ar/nm do)\n"
       "  --json               machine-readable output\n"
       "  --help, --version\n"
       "\n"
@@ -91,6 +93,8 @@ int main(int argc, char** argv) {
       json = true;
     } else if (arg == "--members") {
       list_members = true;
+    } else if (arg == "--thin-confine") {
+      options.thin.confine_to_archive_dir = true;
     } else if (const char* v = cli::option_value(argc, argv, i, "--consumer")) {
       options.consumers.emplace_back(v);
     } else if (const char* v2 = cli::option_value(argc, argv, i, "--cmake-libs")) {

@@ -37,6 +37,8 @@ void print_help() {
       "\n"
       "Options:\n"
       "  --json              write JSON ({\"version\": 1, ...}) instead of text\n"
+      "  --thin-confine      do not follow thin-archive member paths that are absolute or\n"
+      "                      leave the archive's folder (they are listed as stored, with a warning)\n"
       "  --help              display this help and exit\n"
       "  --version           display version information and exit\n"
       "\n"
@@ -83,10 +85,16 @@ struct context {
   };
   std::unordered_map<std::string, std::unique_ptr<nested_archive>> nested;
 
+  linkscope::ar::thin_options thin;  // --thin-confine
+
   std::string display_name(const linkscope::ar::member& m) {
     if (!archive.is_thin()) return std::string(m.name);
-    auto path_or = linkscope::ar::thin_member_path(path, m);
-    if (!path_or) return std::string(m.name);
+    auto path_or = linkscope::ar::thin_member_path(path, m, thin);
+    if (!path_or) {
+      // Refused (--thin-confine) or unnamed: the name as stored, nothing opened.
+      linkscope::cli::warn(tool, path, std::string(path_or.error().message) + ": " + std::string(m.name));
+      return std::string(m.name);
+    }
     if (!m.nested) return *path_or;
     // GNU ar names a nested member by its name inside the nested archive.
     auto it = nested.find(*path_or);
@@ -273,6 +281,7 @@ int main(int argc, char** argv) {
   linkscope::cli::fast_stdout();
   operation op = operation::none;
   bool json = false;
+  linkscope::ar::thin_options thin;
   std::string symbol_name;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -284,6 +293,8 @@ int main(int argc, char** argv) {
     if (arg == "--version" || arg == "-V") return linkscope::cli::print_version(tool);
     if (arg == "--json") {
       json = true;
+    } else if (arg == "--thin-confine") {
+      thin.confine_to_archive_dir = true;
     } else if (arg == "--print-armap" || arg == "-s") {
       op = operation::print_armap;
     } else if (arg.substr(0, 6) == "--find") {
@@ -306,6 +317,7 @@ int main(int argc, char** argv) {
 
   context ctx;
   ctx.path = files[0];
+  ctx.thin = thin;
   auto file = linkscope::mapped_file::open(ctx.path);
   if (!file) {
     linkscope::cli::report(tool, ctx.path, file.error());

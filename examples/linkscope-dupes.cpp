@@ -25,6 +25,8 @@ void print_help() {
       "Options:\n"
       "  --closure FILE   DSO or executable whose closure gives the run-time order\n"
       "  --abi-only       list only size mismatches of data symbols\n"
+      "  --thin-confine   refuse thin-archive member paths that are absolute or leave\n"
+      "                   the archive's folder (default: open them as GNU ar/nm do)\n"
       "  --json           machine-readable output\n"
       "  --help, --version\n"
       "\n"
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
       json = true;
     else if (arg == "--abi-only")
       abi_only = true;
+    else if (arg == "--thin-confine")
+      options.thin.confine_to_archive_dir = true;
     else if (const char* v = cli::option_value(argc, argv, i, "--closure"))
       options.closure_root = v;
     else if (arg.size() > 1 && arg[0] == '-')

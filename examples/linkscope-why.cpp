@@ -38,6 +38,8 @@ void print_help() {
       "  --print-map-includes   print GNU ld -Map's \"Archive member included\" section\n"
       "  --json                 JSON report\n"
       "  --stats                time and symbol counts of the resolution, on stderr\n"
+      "  --thin-confine         refuse thin-archive member paths that are absolute or leave\n"
+      "                         the archive's folder (default: open them as GNU ld does)\n"
       "  --help, --version\n"
       "\n"
       "Exit status: 0 resolved, 1 undefined symbols or duplicate definitions remain, 2 error.\n"
@@ -84,6 +86,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--stats") {
       stats = true;
+      continue;
+    }
+    if (arg == "--thin-confine") {
+      options.thin.confine_to_archive_dir = true;
       continue;
     }
     if (arg == "--print-map-includes") {

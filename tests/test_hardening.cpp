@@ -762,6 +762,37 @@ TEST_CASE("thin archive member paths that are absolute or climb with ..", "[hard
   CHECK(nm.out.find("B up") != std::string::npos);
 }
 
+TEST_CASE("the CLIs follow a thin member that climbs with .. as ld.lld does, and refuse it with --thin-confine",
+          "[hardening][thin]") {
+  const std::string why = tool_path("linkscope-why"), arx = tool_path("linkscope-ar");
+  if (!have_tool(why) || !have_tool(arx)) {
+    WARN("linkscope-why / linkscope-ar not built: CLI thin-archive test skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("hardening-thin-cli");
+  fs::create_directories(dir + "/lib");
+  write_file(dir + "/up.c", "int up = 1;\n");
+  // GNU ar stores the member as "../up.o" (relative to the archive's folder).
+  REQUIRE(run_in(dir, "gcc -c up.c && ar rcT lib/t.a up.o") == 0);
+  const std::string in_dir = "cd " + shell_quote(dir) + " && ";
+  auto lld = capture(in_dir + "ld.lld-14 -m elf_x86_64 -e 0 -u up lib/t.a --why-extract=- -o /dev/null");
+  REQUIRE(lld.status == 0);
+  auto ours = capture(in_dir + shell_quote(why) + " --why-extract=- -u up lib/t.a");
+  CHECK(ours.status == 0);
+  CHECK(ours.out == lld.out);
+  CHECK(ours.out.find("lib/t.a(../up.o)\tup") != std::string::npos);
+  auto gnu_t = capture(in_dir + "ar t lib/t.a");
+  CHECK(capture(in_dir + shell_quote(arx) + " t lib/t.a").out == gnu_t.out);
+  // Confined: the member is refused, with where and why, and nothing is opened.
+  auto refused = capture(in_dir + shell_quote(why) + " --thin-confine -u up lib/t.a 2>&1");
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("lib/t.a(../up.o): error: thin archive member path leaves the archive's folder (offset 0x") !=
+        std::string::npos);
+  auto listed = capture(in_dir + shell_quote(arx) + " --thin-confine t lib/t.a 2>&1");
+  CHECK(listed.status == 0);
+  CHECK(listed.out.find("warning: thin archive member path leaves the archive's folder: ../up.o") != std::string::npos);
+}
+
 TEST_CASE("cyclic DT_NEEDED and symlink loops in the search path terminate", "[hardening][cycles]") {
   const std::string dir = scratch_dir("hardening-cycles");
   fs::create_directories(dir + "/lib");

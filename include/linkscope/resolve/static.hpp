@@ -73,6 +73,7 @@ constexpr const char* to_string(link_semantics s) noexcept { return s == link_se
 
 struct static_options {
   link_semantics semantics = link_semantics::lld;
+  ar::thin_options thin;  // which thin-archive member paths may be opened
 };
 
 using file_id = std::uint32_t;
@@ -529,7 +530,7 @@ class static_linker {
 
   result<byte_view> member_bytes(archive_state& st, const ar::member& m) {
     if (!m.external) return m.data;
-    auto path = ar::thin_member_path(st.path, m);
+    auto path = ar::thin_member_path(st.path, m, options_.thin);
     if (!path) return fail(path.error(), st.path + "(" + std::string(m.name) + ")");
     LINKSCOPE_TRY(file, open_input(*path, st.path + "(" + std::string(m.name) + ")"));
     return file->bytes();
