@@ -81,8 +81,7 @@ class output {
     room(16);
     char* p = buffer_.get() + size_;
     if (width == 16) {  // 64-bit objects: always 16 digits
-      hex8(p, static_cast<u32>(v >> 32));
-      hex8(p + 8, static_cast<u32>(v));
+      hex16(p, v);
       size_ += 16;
       return;
     }
@@ -93,6 +92,10 @@ class output {
     hex8(digits16 + 8, static_cast<u32>(v));
     std::memcpy(p, digits16 + 16 - digits, static_cast<std::size_t>(digits));
     size_ += static_cast<std::size_t>(digits);
+  }
+  static void hex16(char* p, u64 v) noexcept {
+    hex8(p, static_cast<u32>(v >> 32));
+    hex8(p + 8, static_cast<u32>(v));
   }
   static u64 bswap(u64 x) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -115,6 +118,14 @@ class output {
     if constexpr (std::endian::native == std::endian::little) x = bswap(x);  // most significant digit first
     std::memcpy(p, &x, 8);
   }
+  // n bytes to fill in place (n <= capacity).
+  char* claim(std::size_t n) {
+    room(n);
+    char* p = buffer_.get() + size_;
+    size_ += n;
+    return p;
+  }
+  static constexpr std::size_t max_claim = std::size_t{1} << 15;
   void spaces(int n) {
     room(static_cast<std::size_t>(n));
     std::memset(buffer_.get() + size_, ' ', static_cast<std::size_t>(n));
@@ -126,7 +137,7 @@ class output {
   }
 
  private:
-  static constexpr std::size_t capacity = 1 << 18;
+  static constexpr std::size_t capacity = 1 << 16;
   std::unique_ptr<char[]> buffer_;
   std::size_t size_ = 0;
 };
@@ -168,7 +179,7 @@ struct object_context {
 class lister {
   struct key_type {
     u64 word;      // name bytes [depth / 8 * 8, + 8), big-endian, NUL-padded (key_at)
-    u32 position;  // index into entries_ and names_
+    u32 position;  // index into entries_
     u32 unused;
   };
   struct sort_range {
@@ -370,18 +381,16 @@ class lister {
     sorted_ = true;
     const std::size_t n = entries_.size();
     keys_.resize(n);
-    names_.resize(n);
     constexpr std::size_t ahead = 8;
     for (std::size_t i = 0; i < n; ++i) {
       if (i + ahead < n && !entries_[i + ahead].name.empty()) prefetch(entries_[i + ahead].name.data());
-      names_[i] = entries_[i].name;
-      keys_[i] = key_type{key_at(names_[i], 0), static_cast<u32>(i), 0};
+      keys_[i] = key_type{key_at(entries_[i].name, 0), static_cast<u32>(i), 0};
     }
     if (opts_.use_strcoll) {
       // Names are NUL-terminated in their string tables.
-      const auto& names = names_;
-      std::stable_sort(keys_.begin(), keys_.end(), [&names](const key_type& ka, const key_type& kb) {
-        const std::string_view a = names[ka.position], b = names[kb.position];
+      const auto& entries = entries_;
+      std::stable_sort(keys_.begin(), keys_.end(), [&entries](const key_type& ka, const key_type& kb) {
+        const std::string_view a = entries[ka.position].name, b = entries[kb.position].name;
         if (b.empty()) return false;
         if (a.empty()) return true;
         return std::strcoll(a.data(), b.data()) < 0;
@@ -459,10 +468,10 @@ class lister {
     constexpr std::size_t ahead = 8;
     for (std::size_t i = 0; i < size; ++i) {
       if (i + ahead < size) {
-        const std::string_view next = names_[first[i + ahead].position];
+        const std::string_view next = entries_[first[i + ahead].position].name;
         if (next.size() > depth) prefetch(next.data() + depth);
       }
-      first[i].word = key_at(names_[first[i].position], depth);
+      first[i].word = key_at(entries_[first[i].position].name, depth);
     }
   }
 
@@ -507,9 +516,36 @@ class lister {
 
   void print_bsd(const object_context& ctx, bool is64) {
     const int width = is64 ? 16 : 8;
+    // The common case (`nm` / `nm -D` of a 64-bit object): each line is
+    // formatted in place with one bounds check.
+    const bool plain = is64 && !opts_.print_file_name && !opts_.print_size && opts_.with_versions;
     for (std::size_t k = 0; k < entries_.size(); ++k) {
       prefetch_ahead(k);
       const elf::nm_entry& e = entry(k);
+      if (plain) {
+        const std::size_t at = e.version.empty() ? 0 : (e.ver == version_kind::default_ ? 2 : 1);
+        const std::size_t length = 16 + 3 + e.name.size() + at + e.version.size() + 1;
+        if (length <= output::max_claim) {
+          char* p = out_.claim(length);
+          if (e.undefined()) std::memset(p, ' ', 16);
+          else output::hex16(p, e.value);
+          p[16] = ' ';
+          p[17] = e.type;
+          p[18] = ' ';
+          p += 19;
+          std::memcpy(p, e.name.data(), e.name.size());
+          p += e.name.size();
+          if (at != 0) {
+            p[0] = '@';
+            p[at - 1] = '@';
+            p += at;
+            std::memcpy(p, e.version.data(), e.version.size());
+            p += e.version.size();
+          }
+          *p = '\n';
+          continue;
+        }
+      }
       if (opts_.print_file_name) {
         if (ctx.in_archive) {
           out_.put(ctx.file);
@@ -618,7 +654,6 @@ class lister {
   std::vector<elf::nm_entry> entries_;
   std::vector<key_type> keys_;
   std::vector<key_type> buffer_;
-  std::vector<std::string_view> names_;
   std::vector<sort_range> work_;
   bool sorted_ = false;
   json_writer json_{stdout};
