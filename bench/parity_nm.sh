@@ -50,7 +50,51 @@ for f in /usr/lib/llvm-14/lib/*.a; do
   lines=$((lines + $(wc -l <"$tmp/nm")))
   if cmp -s "$tmp/nm" "$tmp/ours"; then a_same=$((a_same + 1)); else a_diff=$((a_diff + 1)); echo "DIFFERS  nm -p $f"; fi
 done
+# The sort, adversarially: 6000 generated names with long shared prefixes
+# (70+ bytes), every name a prefix of the next ("q", "qq", ...), UTF-8 bytes
+# >= 0x80, in a relocatable object and a DSO; and an executable with the same
+# local names in three TUs (ties: nm keeps table order). Under LC_ALL=C and,
+# when installed, C.UTF-8 (glibc: no collation rules, strcoll == strcmp).
+s_same=0 s_diff=0
+if command -v as >/dev/null && command -v gcc >/dev/null; then
+  python3 - "$tmp" <<'PY'
+import random, sys
+d = sys.argv[1]
+random.seed(7)
+pre = ["_ZN2at6native", "_ZN2at6native12_GLOBAL__N_1", "_ZN5torch3jit", "a" * 70, "a" * 70 + "b" * 30, "x",
+       "\u00e9t\u00e9", "\u4e2d"]
+names = set()
+while len(names) < 6000:
+    names.add(random.choice(pre) + "".join(random.choice("abcXYZ_019\u00e9") for _ in range(random.randint(0, 12))))
+names.update("q" * k for k in range(1, 90))
+names = list(names)
+random.shuffle(names)
+with open(d + "/many.s", "w", encoding="utf-8") as f:
+    f.write(".text\n")
+    for i, n in enumerate(names):
+        f.write('.globl "%s"\n.type "%s",@function\n"%s":\n .byte %d\n' % (n, n, n, i % 256))
+    f.write('.section .note.GNU-stack,"",@progbits\n')
+for t in range(3):
+    open("%s/dup%d.c" % (d, t), "w").write(
+        "static int counter[%d]; static int helper(void){return counter[0];} int api%d(void){return helper();}\n" % (t + 1, t))
+open(d + "/dupmain.c", "w").write("int api0(void);int api1(void);int api2(void); int main(void){return api0()+api1()+api2();}\n")
+PY
+  as "$tmp/many.s" -o "$tmp/many.o" && gcc -shared -o "$tmp/many.so" "$tmp/many.o" &&
+    gcc -O0 "$tmp"/dup0.c "$tmp"/dup1.c "$tmp"/dup2.c "$tmp"/dupmain.c -o "$tmp/dups"
+  for loc in C C.UTF-8; do
+    for t in "$tmp/many.o" "$tmp/many.so" "$tmp/dups"; do
+      for flags in "" "-D" "-S" "-P" "-a"; do
+        [ "$flags" = -D ] && [ "$t" = "$tmp/many.o" ] && continue
+        LC_ALL=$loc nm $flags "$t" >"$tmp/nm" 2>/dev/null
+        LC_ALL=$loc "$tool" $flags "$t" >"$tmp/ours" 2>/dev/null
+        if cmp -s "$tmp/nm" "$tmp/ours"; then s_same=$((s_same + 1)); else s_diff=$((s_diff + 1)); echo "DIFFERS  LC_ALL=$loc nm $flags $(basename "$t")"; fi
+      done
+    done
+  done
+fi
+
 echo
+echo "Sort cases (generated names, LC_ALL=C and C.UTF-8): $s_same identical, $s_diff different"
 echo "DSOs: $same identical, $diff different (flag sets -D -p and -D)"
 echo "LLVM archives: $archives, $a_same identical, $a_diff different ($lines lines of nm -p output)"
 
