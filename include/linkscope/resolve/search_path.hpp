@@ -297,9 +297,13 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 }
 
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
-class library_search {
+// A template on a never-given D (use the alias `library_search`) only so that
+// its members, the ld.so.cache reader among them, are compiled in the
+// translation units that search, not in every one that includes the header.
+template <class D = void>
+class basic_library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) {
+  explicit basic_library_search(search_options options) : options_(std::move(options)) {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
     isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
     if (options_.target.machine == 62 && options_.target.elf_class == 2) {
@@ -591,6 +595,7 @@ class library_search {
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };
+using library_search = basic_library_search<>;
 
 }  // namespace resolve
 }  // namespace v0
