@@ -73,7 +73,7 @@ constexpr const char* to_string(link_semantics s) noexcept { return s == link_se
 
 struct static_options {
   link_semantics semantics = link_semantics::lld;
-  ar::thin_options thin;  // which thin-archive member paths may be opened
+  ar::thin_options thin{};  // which thin-archive member paths may be opened
 };
 
 using file_id = std::uint32_t;
