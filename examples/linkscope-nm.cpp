@@ -380,6 +380,10 @@ class lister {
   void sort_entries() {
     sorted_ = true;
     const std::size_t n = entries_.size();
+    if (keys_.capacity() < n) {
+      keys_.reserve(n);
+      elf::detail::populate_for_write(keys_.data(), n * sizeof(key_type));
+    }
     keys_.resize(n);
     constexpr std::size_t ahead = 8;
     for (std::size_t i = 0; i < n; ++i) {
@@ -414,6 +418,10 @@ class lister {
   // the string table.
   void sort_bytewise() {
     const std::size_t n = keys_.size();
+    if (buffer_.capacity() < n) {
+      buffer_.reserve(n);
+      elf::detail::populate_for_write(buffer_.data(), n * sizeof(key_type));
+    }
     buffer_.resize(n);
     std::vector<sort_range>& work = work_;
     work.clear();

@@ -35,9 +35,13 @@
 // value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
@@ -84,6 +88,19 @@ struct nm_listing {
 };
 
 namespace detail {
+
+// Pre-fault [p, p + bytes) for writing with one madvise(MADV_POPULATE_WRITE)
+// (Linux >= 5.14; ignored elsewhere or when it fails) instead of one page
+// fault per 4 KiB: 35k entries are 2 MB, 500 faults.
+inline void populate_for_write([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__linux__)
+  if (bytes < (std::size_t{1} << 18)) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
+#endif
+}
 
 inline void prefetch([[maybe_unused]] const void* p) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -272,6 +289,7 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     return listing;
   }
   out.reserve(out.size() + table.size() - 1);
+  detail::populate_for_write(out.data() + out.size(), (table.size() - 1) * sizeof(nm_entry));
   // Names sit in string-table order, not symbol order: at libtorch scale
   // (35k names over 2.7 MB of .dynstr) each is a cache miss. Fetch the name
   // a few symbols ahead so that the misses overlap.
