@@ -46,6 +46,7 @@ struct options {
   bool with_versions = true;
   bool json = false;
   bool use_strcoll = false;
+  ar::thin_options thin;  // --thin-confine
   std::vector<std::string> files;
 };
 
@@ -163,6 +164,8 @@ int usage(std::FILE* out) {
       "      --with-symbol-versions     Display version strings after symbol names (default)\n"
       "      --without-symbol-versions  Do not display version strings\n"
       "      --json             Machine-readable output ({\"version\": 1, ...})\n"
+      "      --thin-confine     Refuse thin-archive member paths that are absolute or\n"
+      "                         leave the archive's folder\n"
       "  -h, --help             Display this information\n"
       "  -V, --version          Display this program's version number\n",
       out);
@@ -279,9 +282,14 @@ class lister {
     auto r = archive->for_each_member([&](const ar::member& m) -> bool {
       byte_view data = m.data;
       mapped_file external;
+      // GNU nm names a thin archive's member by the path it opens.
+      std::string thin_path;
+      std::string_view shown = m.name;
       if (m.external) {
-        auto p = ar::thin_member_path(path, m);
+        auto p = ar::thin_member_path(path, m, opts_.thin);
         if (!p) {
+          out_.flush();
+          cli::report(tool, path + "(" + std::string(m.name) + ")", p.error());
           ok_all = false;
           return true;
         }
@@ -294,10 +302,12 @@ class lister {
         }
         external = std::move(*ext);
         data = external.bytes();
+        thin_path = std::move(*p);
+        shown = thin_path;
       }
       if (!elf::is_elf(data)) {
         out_.flush();
-        cli::report(tool, std::string(m.name), "file format not recognized");
+        cli::report(tool, std::string(shown), "file format not recognized");
         ok_all = false;
         return true;
       }
@@ -305,15 +315,15 @@ class lister {
         if (opts_.posix) {
           out_.put(path);
           out_.put("[");
-          out_.put(m.name);
+          out_.put(shown);
           out_.put("]:\n");
         } else {
           out_.put("\n");
-          out_.put(m.name);
+          out_.put(shown);
           out_.put(":\n");
         }
       }
-      object_context ctx{path, m.name, true};
+      object_context ctx{path, shown, true};
       if (!list_object(ctx, data)) ok_all = false;
       return true;
     });
@@ -694,6 +704,7 @@ int main(int argc, char** argv) {
       else if (arg == "--portability") opts.posix = true;
       else if (arg == "--print-size") opts.print_size = true;
       else if (arg == "--print-armap") opts.print_armap = true;
+      else if (arg == "--thin-confine") opts.thin.confine_to_archive_dir = true;
       else if (arg == "--defined-only") opts.nm.defined_only = true, opts.nm.undefined_only = false;  // last wins, as nm
       else if (arg == "--debug-syms") opts.nm.debug_syms = true;
       else if (arg == "--special-syms") opts.nm.special_syms = true;

@@ -783,6 +783,18 @@ TEST_CASE("the CLIs follow a thin member that climbs with .. as ld.lld does, and
   CHECK(ours.out.find("lib/t.a(../up.o)\tup") != std::string::npos);
   auto gnu_t = capture(in_dir + "ar t lib/t.a");
   CHECK(capture(in_dir + shell_quote(arx) + " t lib/t.a").out == gnu_t.out);
+  // nm names the member by the path it opens ("lib/../up.o").
+  const std::string nmx = tool_path("linkscope-nm");
+  for (const char* flags : {"", "-A ", "-P "}) {
+    INFO("nm " << flags);
+    auto gnu_nm = capture(in_dir + "nm " + flags + "lib/t.a");
+    REQUIRE(gnu_nm.status == 0);
+    CHECK(gnu_nm.out.find("lib/../up.o") != std::string::npos);
+    CHECK(capture(in_dir + shell_quote(nmx) + " " + flags + "lib/t.a").out == gnu_nm.out);
+  }
+  auto nm_refused = capture(in_dir + shell_quote(nmx) + " --thin-confine lib/t.a 2>&1");
+  CHECK(nm_refused.status == 2);
+  CHECK(nm_refused.out.find("lib/t.a(../up.o): error: thin archive member path leaves") != std::string::npos);
   // Confined: the member is refused, with where and why, and nothing is opened.
   auto refused = capture(in_dir + shell_quote(why) + " --thin-confine -u up lib/t.a 2>&1");
   CHECK(refused.status == 2);
