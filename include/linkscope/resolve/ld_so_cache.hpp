@@ -139,8 +139,11 @@ class ld_so_cache {
 
   // Parse the bytes of a cache file. Every offset is checked; an entry whose strings
   // fall outside the file is an error (ld.so silently ignores such a cache: callers
-  // that want ld.so's behaviour treat any error as "no cache").
-  static result<ld_so_cache> parse(byte_view bytes);
+  // that want ld.so's behaviour treat any error as "no cache"). (A template on
+  // a never-given D only so that a translation unit that parses no cache does
+  // not instantiate both byte orders of the reader.)
+  template <class D = void>
+  static result<ld_so_cache> parse(linkscope::detail::deferred<byte_view, D> bytes);
   static result<ld_so_cache> parse(std::string_view) = delete;
 
   ld_so_cache_format format() const noexcept { return format_; }
@@ -275,7 +278,8 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-inline result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
+template <class D>
+result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D> bytes) {
   using namespace detail;
   ld_so_cache cache;
   const std::string_view text = bytes.chars();
@@ -312,7 +316,7 @@ inline result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
     return cache;
   }
   cache.format_ = ld_so_cache_format::old;
-  LINKSCOPE_TRY(entries, bytes.array<cache_old_entry_t<E>>(cache_old_header, nlibs));
+  LINKSCOPE_TRY(entries, bytes.template array<cache_old_entry_t<E>>(cache_old_header, nlibs));
   LINKSCOPE_TRY(strings, bytes.sub(strings_at, bytes.size() - strings_at));
   cache.entries_.reserve(entries.size());
   for (const auto e : entries) {

@@ -367,7 +367,7 @@ class basic_library_search {
           if (file.error().code != errc::not_found) cache_error_ = file.error();
         } else {
           cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse(cache_file_->bytes());
+          auto parsed = ld_so_cache::parse<D>(cache_file_->bytes());
           if (!parsed)
             cache_error_ = parsed.error();
           else
