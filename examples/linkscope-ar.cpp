@@ -112,6 +112,12 @@ struct context {
     return inner ? std::string(inner->name) : *path_or;
   }
   linkscope::result<std::string_view> name_at(std::uint64_t offset) {
+    // A regular archive's names are views into the mapping: no copy, no cache
+    // (the armap visits each member in one run, and member_at is O(1)).
+    if (!archive.is_thin()) {
+      LINKSCOPE_TRY(m, archive.member_at(offset));
+      return m.name;
+    }
     auto it = names.find(offset);
     if (it != names.end()) return std::string_view(it->second);
     LINKSCOPE_TRY(m, archive.member_at(offset));
@@ -179,8 +185,10 @@ int print_armap(context& ctx, bool json) {
     linkscope::cli::report(tool, ctx.path, map.error());
     return linkscope::cli::exit_error;
   }
+  // Written in 1 MiB pieces: at 10M entries the whole listing would be ~400 MB.
+  constexpr std::size_t piece = std::size_t{1} << 20;
   std::string out;
-  out.reserve(map->size() * 48 + 64);
+  out.reserve(piece + 4096);
   linkscope::json_writer writer(out);
   if (json) {
     writer.begin_object();
@@ -208,6 +216,10 @@ int print_armap(context& ctx, bool json) {
       writer.end_object();
     } else {
       out.append(e.name).append(" in ").append(last_name).push_back('\n');
+    }
+    if (out.size() >= piece) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
     }
     return true;
   });
