@@ -5,7 +5,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -100,6 +104,30 @@ void BM_reference_records(benchmark::State& state) {
   state.counters["B/record"] = static_cast<double>(sizeof(symbol));
 }
 
+// The physical reference for lookup scaling (issue 9, goal d): what one
+// lookup touches, without the work. Per query, in a random order: one read of
+// a 13 B/symbol slot array, one of an 80 B/symbol record array and one of a
+// 32 B/symbol name area, each at an unrelated index (independent reads, so
+// the CPU may overlap them). From 1M to 10M symbols the arrays go from
+// ~125 MB to ~1.25 GB: the ns per query that this adds is the memory
+// hierarchy (cache, TLB, DRAM), which no index layout of that size escapes.
+void BM_reference_random_reads(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  std::vector<std::uint8_t> slots(n * 13, 1), records(n * 80, 2), names(n * 32, 3);
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::shuffle(order.begin(), order.end(), std::mt19937(12345));
+  for (auto _ : state) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t k = order[i];
+      sum += slots[k * 13] + records[(k * 7919u) % n * 80] + names[(k * 104729u) % n * 32];
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.counters["queries/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_index_lookup(benchmark::State& state) {
   const corpus& c = get(static_cast<std::size_t>(state.range(0)));
   auto index = hash_index::build(c.table);
@@ -136,4 +164,5 @@ BENCHMARK(BM_reference_memchr)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMill
 BENCHMARK(BM_reference_hash)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_reference_records)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_index_lookup)->Arg(100000)->Arg(1000000);
+BENCHMARK(BM_reference_random_reads)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_linear_scan_lookup)->Arg(100000);
