@@ -65,6 +65,7 @@ for cxx in g++ clang++-14; do
     floor_ratio=$(awk -v u="$f" -v r="$r" 'BEGIN {printf "%.2f", (r > 0 ? u / r : 0)}')
     ours=$(awk -v u="$u" -v r="$f" 'BEGIN {printf "%.2f", (r > 0 ? u / r : 0)}')
     verdict=$(awk -v x="$ratio" 'BEGIN {print (x <= 1.5 ? "met" : "not met")}')
+    if [ "$u" -eq 0 ] || [ "$f" -eq 0 ] || [ "$r" -eq 0 ]; then verdict="compile failed"; fi
     [ "$verdict" = met ] || fail=1
     echo "| $cxx | $flags | $u | $f | $r | ${ratio}x | ${floor_ratio}x | ${ours}x | $verdict |"
   done
