@@ -136,6 +136,33 @@ const features_fixture& features() {
 
 }  // namespace
 
+TEST_CASE("dynamic: a GNU-hash-only DSO that defines nothing still binds its references (libtorch_global_deps)") {
+  // GNU ld gives such a DSO symoffset 1 and empty buckets: the hash table
+  // covers none of its .dynsym entries, yet its relocations name them.
+  const std::string dir = scratch_dir("dynamic-empty-gnu-hash");
+  write_file(dir + "/e.c", "static int unused;\n");
+  write_file(dir + "/m.c", "int main(void) { return 0; }\n");
+  if (run_in(dir, "gcc -shared -fPIC -Wl,--hash-style=gnu e.c -o libempty.so && "
+                  "gcc m.c -o main -L. -Wl,--no-as-needed -lempty -Wl,-rpath,'$ORIGIN'") != 0) {
+    WARN("gcc could not build the fixture; skipped");
+    return;
+  }
+  dynamic_options opts;
+  opts.search.use_env = false;
+  opts.search.cwd = dir;
+  auto link = link_dynamic(dir + "/main", opts);
+  REQUIRE(link);
+  const auto theirs = ld_so_bindings(dir, dir + "/main");
+  const auto ours = our_bindings(*link);
+  INFO(diff(ours, theirs));
+  CHECK(ours == theirs);
+  bool empty_binds = false;
+  for (const auto& row : theirs) empty_binds |= row.rfind(dir + "/libempty.so\t", 0) == 0;
+  CHECK(empty_binds);  // ld.so binds libempty.so's own __cxa_finalize reference
+  for (const auto& object : link->objects)
+    for (const auto& w : object.warnings) CHECK(w.find("past the end of .dynsym") == std::string::npos);
+}
+
 TEST_CASE("dynamic: every binding matches ld.so (versions, interposition, weak, protected, copy, TLS, IFUNC, unique, symbolic)") {
   const auto& fx = features();
   if (!fx.ok) {

@@ -201,7 +201,8 @@ struct object_image {
 // Number of .dynsym entries from DT_HASH (nchain) or DT_GNU_HASH (last chain end),
 // as tools that read no section headers do; bounded by the bytes present.
 template <class ET>
-result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
+result<std::size_t> dynsym_count_from_hash(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn,
+                                           u64 symtab_offset) {
   const byte_view bytes = f.bytes();
   const std::size_t max_syms = (bytes.size() - symtab_offset) / sizeof(typename ET::Sym);
   if (dyn.hash().present()) {
@@ -230,6 +231,25 @@ result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info
     }
   }
   return std::size_t{0};
+}
+
+// The .dynsym count the resolver uses. A GNU hash table says nothing of the undefined symbols after its chains (GNU
+// ld gives a DSO that defines nothing symoffset 1 and empty buckets, although
+// its relocations name the undefined symbols 1..4; ld.so indexes .dynsym by the
+// relocation without a bound). So when a SHT_DYNSYM section header describes
+// the same table, its count is taken when it is larger.
+template <class ET>
+result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
+  LINKSCOPE_TRY(from_dynamic, dynsym_count_from_hash(f, dyn, symtab_offset));
+  const std::size_t max_syms = (f.bytes().size() - symtab_offset) / sizeof(typename ET::Sym);
+  if (auto sec = f.find_section(elf::SHT_DYNSYM)) {
+    const auto& sh = sec->second;
+    if (static_cast<u64>(sh.sh_offset) == symtab_offset && static_cast<u64>(sh.sh_entsize) == sizeof(typename ET::Sym)) {
+      const u64 n = std::min<u64>(static_cast<u64>(sh.sh_size) / sizeof(typename ET::Sym), max_syms);
+      if (n > from_dynamic) return static_cast<std::size_t>(n);
+    }
+  }
+  return from_dynamic;
 }
 
 template <class ET>
