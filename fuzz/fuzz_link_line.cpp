@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ void sink_diag(const resolve::link_diagnostic& diag) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string& path = scratch_path();
+  // Remove the file at exit (registered after scratch_path() is built, so it
+  // runs before that string is destroyed): replays must not litter /tmp.
+  static const bool registered = std::atexit([] { std::remove(scratch_path().c_str()); }) == 0;
+  (void)registered;
   {
     std::FILE* out = std::fopen(path.c_str(), "wb");
     if (out == nullptr) return 0;
