@@ -1082,7 +1082,8 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 // Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
 // to a bare name). Errors are only for an unreadable or non-ELF program; every
 // problem further down the closure is recorded on the objects and in warnings.
-inline result<dynamic_link> link_dynamic(std::string program, const dynamic_options& options = {}) {
+template <class D = void>
+result<dynamic_link> link_dynamic(linkscope::detail::deferred<std::string, D> program, const dynamic_options& options = {}) {
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
   auto mapped = mapped_file::open(file);
@@ -1092,11 +1093,11 @@ inline result<dynamic_link> link_dynamic(std::string program, const dynamic_opti
   dynamic_link out;
   result<void> r = ok();
   if (kind->is64)
-    r = kind->big_endian ? detail::link_with<elf::elf64be>(program, options, out)
-                         : detail::link_with<elf::elf64le>(program, options, out);
+    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf64be, D>>(program, options, out)
+                         : detail::link_with<linkscope::detail::deferred<elf::elf64le, D>>(program, options, out);
   else
-    r = kind->big_endian ? detail::link_with<elf::elf32be>(program, options, out)
-                         : detail::link_with<elf::elf32le>(program, options, out);
+    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf32be, D>>(program, options, out)
+                         : detail::link_with<linkscope::detail::deferred<elf::elf32le, D>>(program, options, out);
   if (!r) return r.error();
   return out;
 }
