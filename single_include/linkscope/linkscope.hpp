@@ -149,6 +149,24 @@ constexpr const char* to_string(errc code) noexcept {
   return "unknown";
 }
 
+namespace detail {
+// `deferred<T, D>` is T, spelled so that it depends on D. An inline entry point
+// whose body would force heavy instantiation (visit_elf over four ELF
+// variants, sorts, big lambdas) is declared
+//   template <class D = void> R f(linkscope::detail::deferred<byte_view, D> bytes, ...)
+// Calls are unchanged (D is never deduced, so conversions still apply), but
+// the body and everything it instantiates is compiled only in a translation
+// unit that calls it. A bare `template <class = void>` is not enough: clang
+// instantiates the callees of non-dependent expressions in a template when it
+// parses the definition, so some parameter type has to depend on D.
+template <class T, class D>
+struct deferred_type {
+  using type = T;
+};
+template <class T, class D>
+using deferred = typename deferred_type<T, D>::type;
+}  // namespace detail
+
 inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
 struct error {
@@ -1567,6 +1585,8 @@ struct symbol {
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -1620,6 +1640,11 @@ class symbol_table {
 
   template <symbol_source S, class Filter>
   result<void> append(const S& source, Filter&& filter) {
+    // Sources that know their count (armap) size the table once: growing by
+    // doubling writes about twice the final bytes, and fresh pages are what
+    // a 10M-symbol load spends its time on (clear_page: 46% of the profile).
+    if constexpr (requires { source.size(); })
+      symbols_.reserve(symbols_.size() + static_cast<std::size_t>(source.size()));
     return source.for_each_symbol([&](const symbol& sym) {
       if (filter(sym)) symbols_.push_back(sym);
     });
@@ -1641,7 +1666,69 @@ class symbol_table {
   auto end() const noexcept { return symbols_.end(); }
 
  private:
-  std::vector<symbol> symbols_;
+  // The symbols, in a realloc'd array rather than a std::vector: `symbol` is
+  // trivially copyable, and growing a large array with realloc moves its
+  // pages (mremap) instead of copying them into fresh ones. A 10M-symbol load
+  // (800 MB of records) otherwise writes about 2.3 GB of new pages while
+  // doubling, and on a VM fresh pages are most of the cost (clear_page: 46%
+  // of the profile of linkscope-index-time at 10M).
+  class storage {
+   public:
+    static_assert(std::is_trivially_copyable_v<symbol> && std::is_trivially_destructible_v<symbol>);
+    storage() = default;
+    storage(const storage& other) { assign(other); }
+    storage(storage&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)),
+          size_(std::exchange(other.size_, 0)),
+          capacity_(std::exchange(other.capacity_, 0)) {}
+    storage& operator=(const storage& other) {
+      if (this != &other) {
+        size_ = 0;
+        assign(other);
+      }
+      return *this;
+    }
+    storage& operator=(storage&& other) noexcept {
+      if (this != &other) {
+        std::free(data_);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        capacity_ = std::exchange(other.capacity_, 0);
+      }
+      return *this;
+    }
+    ~storage() { std::free(data_); }
+
+    void reserve(std::size_t n) {
+      if (n <= capacity_) return;
+      void* grown = std::realloc(static_cast<void*>(data_), n * sizeof(symbol));
+      if (grown == nullptr) std::abort();  // like operator new without exceptions
+      data_ = static_cast<symbol*>(grown);
+      capacity_ = n;
+    }
+    void push_back(const symbol& sym) {
+      if (size_ == capacity_) reserve(capacity_ < 16 ? 16 : 2 * capacity_);
+      std::memcpy(static_cast<void*>(data_ + size_), &sym, sizeof(symbol));
+      ++size_;
+    }
+    std::size_t size() const noexcept { return size_; }
+    bool empty() const noexcept { return size_ == 0; }
+    const symbol& operator[](std::size_t i) const noexcept { return data_[i]; }
+    const symbol* begin() const noexcept { return data_; }
+    const symbol* end() const noexcept { return data_ + size_; }
+    operator std::span<const symbol>() const noexcept { return {data_, size_}; }  // NOLINT(google-explicit-constructor)
+
+   private:
+    void assign(const storage& other) {
+      reserve(other.size_);
+      if (other.size_ != 0) std::memcpy(static_cast<void*>(data_), other.data_, other.size_ * sizeof(symbol));
+      size_ = other.size_;
+    }
+    symbol* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+  };
+  storage symbols_;
 };
 
 }  // namespace v0
@@ -2961,13 +3048,18 @@ inline result<import_record> parse_short_import(byte_view member, u64 member_off
 // An import library: every import record of every member, in member order,
 // plus what `dlltool -I` would print. Build it with from_archive(), or feed
 // add_member() for each member yourself and call finish().
+//
+// The readers are member templates with a defaulted, never-given parameter D
+// (see linkscope::detail::deferred): a translation unit that includes this
+// header but reads no import library does not compile them.
 class import_library {
  public:
   import_library() = default;
 
   // Read every regular member of an archive (.lib / .a, any ar flavour).
   // Thin archives' external members are skipped (their bytes are elsewhere).
-  static result<import_library> from_archive(const ar::archive& archive) {
+  template <class D = void>
+  static result<import_library> from_archive(linkscope::detail::deferred<const ar::archive&, D> archive) {
     import_library lib;
     // A short import member takes at least 84 bytes (ar header, import
     // header, two names): reserving for that many only claims address space,
@@ -2976,7 +3068,7 @@ class import_library {
     lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
     LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
       if (m.external) return true;
-      auto added = lib.add_member(m.data, m.header_offset, m.name);
+      auto added = lib.template add_member<D>(m.data, m.header_offset, m.name);
       if (!added) {
         lib.error_ = added.error();
         return false;
@@ -2984,25 +3076,28 @@ class import_library {
       return true;
     }));
     if (lib.error_.code != errc::ok) return lib.error_;
-    lib.finish();
+    lib.template finish<D>();
     return lib;
   }
-  static result<import_library> from_bytes(byte_view bytes) {
+  template <class D = void>
+  static result<import_library> from_bytes(linkscope::detail::deferred<byte_view, D> bytes) {
     if (ar::archive::is_archive(bytes)) {
       LINKSCOPE_TRY(archive, ar::archive::open(bytes));
-      return from_archive(archive);
+      return from_archive<D>(archive);
     }
     // A lone member: a short import or a COFF object.
     import_library lib;
-    LINKSCOPE_CHECK(lib.add_member(bytes, 0, {}));
-    lib.finish();
+    LINKSCOPE_CHECK(lib.template add_member<D>(bytes, 0, {}));
+    lib.template finish<D>();
     return lib;
   }
 
   // Feed one member. Members that are neither import members nor COFF
   // objects are counted and skipped; a malformed short import or COFF object
   // is an error (its offset is the member's).
-  result<void> add_member(byte_view bytes, u64 member_offset = 0, std::string_view member_name = {}) {
+  template <class D = void>
+  result<void> add_member(linkscope::detail::deferred<byte_view, D> bytes, u64 member_offset = 0,
+                          std::string_view member_name = {}) {
     ++member_count_;
     if (is_short_import(bytes)) {
       LINKSCOPE_TRY(r, parse_short_import(bytes, member_offset, member_name));
@@ -3028,10 +3123,11 @@ class import_library {
     }
     // Sanity: a real object's section table must parse.
     LINKSCOPE_CHECK(obj.for_each_section([](const section&) {}));
-    return add_object(obj, m, member_offset, member_name);
+    return add_object<D>(obj, m, member_offset, member_name);
   }
 
   // Tie long stubs to DLLs; call once after the last add_member().
+  template <class D = void>
   void finish() {
     for (pending_stub& p : stubs_) {
       import_record& r = records_[p.record];
@@ -3157,7 +3253,9 @@ class import_library {
 
   static bool printable(unsigned char c) noexcept { return c >= 0x20 && c < 0x7f; }
 
-  result<void> add_object(const object& obj, u16 m, u64 member_offset, std::string_view member_name) {
+  template <class D>
+  result<void> add_object(linkscope::detail::deferred<const object&, D> obj, u16 m, u64 member_offset,
+                          std::string_view member_name) {
     ++object_members_;
     const bool bfd_machine = m == machine::i386 || m == machine::amd64;
     // Symbols: what is defined where, and the special names.
@@ -5136,8 +5234,7 @@ class hash_table {
       if (symoffset > count) return bytes.fail(errc::out_of_range, off + 4, "GNU hash symoffset past the symbol table");
       u64 bloom_bytes = 0, bucket_bytes = 0, size = sizeof(GH);
       if (!checked_mul(bloom_size, sizeof(uword), bloom_bytes) || !checked_mul(nbuckets, 4, bucket_bytes) ||
-          !checked_add(size, bloom_bytes, size) || !checked_add(size, bucket_bytes, size) ||
-          !checked_add(size, (count - symoffset) * 4, size) || !fits(off, size, bytes.size()))
+          !checked_add(size, bloom_bytes, size) || !checked_add(size, bucket_bytes, size) || !fits(off, size, bytes.size()))
         return bytes.fail(errc::truncated, off, "GNU hash table past end of file");
       t.gnu_ = true;
       t.gnu_offset_ = off;
@@ -5148,16 +5245,34 @@ class hash_table {
       t.bloom_ = bytes.data() + off + sizeof(GH);
       t.buckets_ = t.bloom_ + bloom_bytes;
       t.chains_ = t.buckets_ + bucket_bytes;
-      // Buckets must point into [symoffset, count), and the last chain of
-      // the table must be terminated.
+      // Buckets must point into [symoffset, count). The chains are
+      // contiguous, so every chain ends at or before the end of the chain
+      // that starts at the highest bucket: that one must be terminated
+      // inside the file and before the symbol count. With every bucket
+      // empty there are no chains at all (GNU ld writes such a table, with
+      // symoffset below the count of undefined symbols, and ld.so takes it).
+      u64 last_bucket = 0;
       for (u64 b = 0; b < nbuckets; ++b) {
         const u32 v = load<u32, ET::endianness>(t.buckets_ + 4 * b);
         if (v != 0 && (v < symoffset || v >= count))
           return bytes.fail(errc::out_of_range, off + sizeof(GH) + bloom_bytes + 4 * b,
                             "GNU hash bucket points outside the symbol table");
+        if (v > last_bucket) last_bucket = v;
       }
-      if (count > symoffset && (load<u32, ET::endianness>(t.chains_ + 4 * (count - 1 - symoffset)) & 1u) == 0)
-        return bytes.fail(errc::malformed, off + size - 4, "GNU hash chain runs off the table");
+      if (last_bucket != 0) {
+        const u64 chains_at = off + size;
+        u64 i = last_bucket;
+        for (; i < count; ++i) {
+          const u64 at = chains_at + 4 * (i - symoffset);
+          if (!fits(at, 4, bytes.size())) return bytes.fail(errc::truncated, at, "GNU hash chain past end of file");
+          if (load<u32, ET::endianness>(bytes.data() + at) & 1u) break;
+        }
+        if (i == count)
+          return bytes.fail(errc::malformed, chains_at + 4 * (count - 1 - symoffset), "GNU hash chain runs off the table");
+        t.chain_end_ = static_cast<u32>(i + 1);
+      } else {
+        t.chain_end_ = static_cast<u32>(symoffset);
+      }
     }
     if (dyn.hash()) {
       const bool wide = ET::is64 && (dyn.elf().machine() == EM_S390 || dyn.elf().machine() == 0x9026);
@@ -5207,7 +5322,7 @@ class hash_table {
     if (((word_value >> bit1) & (word_value >> bit2) & 1) == 0) return lookup_result{};
     u32 i = load<u32, ET::endianness>(buckets_ + 4 * (h % nbuckets_));
     if (i == 0) return lookup_result{};
-    for (; i < dynsym_.size(); ++i) {
+    for (; i < chain_end_; ++i) {
       const u32 chain = load<u32, ET::endianness>(chains_ + 4 * (i - symoffset_));
       if (((chain ^ h) >> 1) == 0) {
         LINKSCOPE_TRY(r, check_match(name, i, options, state));
@@ -5239,7 +5354,7 @@ class hash_table {
   // The hash stored in the GNU chain for symbol `index` (bit 0 = end flag),
   // or nothing for indices below symoffset.
   bool gnu_chain_hash(u32 index, u32& out) const noexcept {
-    if (!gnu_ || index < symoffset_ || index >= dynsym_.size()) return false;
+    if (!gnu_ || index < symoffset_ || index >= chain_end_) return false;
     out = load<u32, ET::endianness>(chains_ + 4 * (index - symoffset_));
     return true;
   }
@@ -5313,6 +5428,7 @@ class hash_table {
   const unsigned char* bloom_ = nullptr;
   const unsigned char* buckets_ = nullptr;
   const unsigned char* chains_ = nullptr;
+  u32 chain_end_ = 0;  // one past the last chain entry checked to lie in the file
 };
 
 }  // namespace elf
@@ -5356,9 +5472,13 @@ class hash_table {
 // PT_DYNAMIC; its letters then come from the PT_LOAD segment holding the
 // value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
 
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 
 namespace linkscope {
@@ -5397,6 +5517,25 @@ struct nm_listing {
 };
 
 namespace detail {
+
+// Pre-fault [p, p + bytes) for writing with one madvise(MADV_POPULATE_WRITE)
+// (Linux >= 5.14; ignored elsewhere or when it fails) instead of one page
+// fault per 4 KiB: 35k entries are 2 MB, 500 faults.
+inline void populate_for_write([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__linux__)
+  if (bytes < (std::size_t{1} << 18)) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
+#endif
+}
+
+inline void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 0);
+#endif
+}
 
 inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
@@ -5579,7 +5718,17 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     return listing;
   }
   out.reserve(out.size() + table.size() - 1);
+  detail::populate_for_write(out.data() + out.size(), (table.size() - 1) * sizeof(nm_entry));
+  // Names sit in string-table order, not symbol order: at libtorch scale
+  // (35k names over 2.7 MB of .dynstr) each is a cache miss. Fetch the name
+  // a few symbols ahead so that the misses overlap.
+  const byte_view strings = table.strings();
+  constexpr std::size_t ahead = 8;
   for (std::size_t i = 1; i < table.size(); ++i) {
+    if (i + ahead < table.size()) {
+      const u32 at = table[i + ahead].st_name;
+      if (at < strings.size()) detail::prefetch(strings.data() + at);
+    }
     const auto sym = table[i];
     LINKSCOPE_TRY(shndx, table.section_index(i, sym));
     LINKSCOPE_TRY(stored_name, table.name(i));
@@ -5615,8 +5764,11 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
   return listing;
 }
 
-// The same for raw bytes of any ELF variant.
-inline result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
+// The same for raw bytes of any ELF variant. (A template only so that a
+// translation unit that does not call it does not instantiate it.)
+template <class D = void>
+result<nm_listing> nm_symbols(linkscope::detail::deferred<byte_view, D> bytes, const nm_options& options,
+                              std::vector<nm_entry>& out) {
   return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
 }
 
@@ -6480,8 +6632,11 @@ class ld_so_cache {
 
   // Parse the bytes of a cache file. Every offset is checked; an entry whose strings
   // fall outside the file is an error (ld.so silently ignores such a cache: callers
-  // that want ld.so's behaviour treat any error as "no cache").
-  static result<ld_so_cache> parse(byte_view bytes);
+  // that want ld.so's behaviour treat any error as "no cache"). (A template on
+  // a never-given D only so that a translation unit that parses no cache does
+  // not instantiate both byte orders of the reader.)
+  template <class D = void>
+  static result<ld_so_cache> parse(linkscope::detail::deferred<byte_view, D> bytes);
   static result<ld_so_cache> parse(std::string_view) = delete;
 
   ld_so_cache_format format() const noexcept { return format_; }
@@ -6616,7 +6771,8 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-inline result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
+template <class D>
+result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D> bytes) {
   using namespace detail;
   ld_so_cache cache;
   const std::string_view text = bytes.chars();
@@ -6653,7 +6809,7 @@ inline result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
     return cache;
   }
   cache.format_ = ld_so_cache_format::old;
-  LINKSCOPE_TRY(entries, bytes.array<cache_old_entry_t<E>>(cache_old_header, nlibs));
+  LINKSCOPE_TRY(entries, bytes.template array<cache_old_entry_t<E>>(cache_old_header, nlibs));
   LINKSCOPE_TRY(strings, bytes.sub(strings_at, bytes.size() - strings_at));
   cache.entries_.reserve(entries.size());
   for (const auto e : entries) {
@@ -7020,9 +7176,13 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 }
 
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
-class library_search {
+// A template on a never-given D (use the alias `library_search`) only so that
+// its members, the ld.so.cache reader among them, are compiled in the
+// translation units that search, not in every one that includes the header.
+template <class D = void>
+class basic_library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) {
+  explicit basic_library_search(search_options options) : options_(std::move(options)) {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
     isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
     if (options_.target.machine == 62 && options_.target.elf_class == 2) {
@@ -7086,7 +7246,7 @@ class library_search {
           if (file.error().code != errc::not_found) cache_error_ = file.error();
         } else {
           cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse(cache_file_->bytes());
+          auto parsed = ld_so_cache::parse<D>(cache_file_->bytes());
           if (!parsed)
             cache_error_ = parsed.error();
           else
@@ -7314,6 +7474,7 @@ class library_search {
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };
+using library_search = basic_library_search<>;
 
 }  // namespace resolve
 }  // namespace v0
@@ -7461,7 +7622,8 @@ struct object_image {
 // Number of .dynsym entries from DT_HASH (nchain) or DT_GNU_HASH (last chain end),
 // as tools that read no section headers do; bounded by the bytes present.
 template <class ET>
-result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
+result<std::size_t> dynsym_count_from_hash(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn,
+                                           u64 symtab_offset) {
   const byte_view bytes = f.bytes();
   const std::size_t max_syms = (bytes.size() - symtab_offset) / sizeof(typename ET::Sym);
   if (dyn.hash().present()) {
@@ -7490,6 +7652,25 @@ result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info
     }
   }
   return std::size_t{0};
+}
+
+// The .dynsym count the resolver uses. A GNU hash table says nothing of the undefined symbols after its chains (GNU
+// ld gives a DSO that defines nothing symoffset 1 and empty buckets, although
+// its relocations name the undefined symbols 1..4; ld.so indexes .dynsym by the
+// relocation without a bound). So when a SHT_DYNSYM section header describes
+// the same table, its count is taken when it is larger.
+template <class ET>
+result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
+  LINKSCOPE_TRY(from_dynamic, dynsym_count_from_hash(f, dyn, symtab_offset));
+  const std::size_t max_syms = (f.bytes().size() - symtab_offset) / sizeof(typename ET::Sym);
+  if (auto sec = f.find_section(elf::SHT_DYNSYM)) {
+    const auto& sh = sec->second;
+    if (static_cast<u64>(sh.sh_offset) == symtab_offset && static_cast<u64>(sh.sh_entsize) == sizeof(typename ET::Sym)) {
+      const u64 n = std::min<u64>(static_cast<u64>(sh.sh_size) / sizeof(typename ET::Sym), max_syms);
+      if (n > from_dynamic) return static_cast<std::size_t>(n);
+    }
+  }
+  return from_dynamic;
 }
 
 template <class ET>
@@ -7556,6 +7737,12 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
   (void)file;
   (void)data;
   (void)size;
+#endif
+}
+
+inline void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
 #endif
 }
 
@@ -7688,6 +7875,9 @@ struct definition_index {
       i = (i + 1) & mask;
     }
   }
+  void prefetch(std::uint32_t h) const noexcept {
+    if (!slots.empty()) resolve::detail::prefetch(&slots[home(h)]);
+  }
   std::uint32_t insert(std::string_view name, std::uint32_t h) {
     std::size_t i = home(h);
     for (;;) {
@@ -7790,13 +7980,19 @@ class linker {
 
   void resolve() {
     build_index();
-    std::size_t relocs = 0;
+    // Bindings: at most one per relocation with a symbol, and in practice about
+    // one per .dynsym entry (each (symbol, class) pair binds once per object).
+    // Most relocations of a big DSO are R_*_RELATIVE (2.3M of the 2.5M of
+    // op_registration_test's closure), so relocs / 2 pre-faulted 60 MB for
+    // 7 MB of bindings.
+    std::size_t relocs = 0, symbols = 0;
     for (std::uint32_t id : out_.search_list) {
       const auto& d = images_[id]->dyn;
+      symbols += images_[id]->dynsym.size();
       for (auto table : {d.rela_table(), d.rel_table()})
         if (table && table->present) relocs += table->size / table->entsize;
     }
-    reserve_populated(out_.bindings, relocs / 2);
+    reserve_populated(out_.bindings, std::min(relocs, symbols) / 2);
     // Relocate every object but the interpreter and placeholders.
     for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) {
       const std::uint32_t id = out_.search_list[pos];
@@ -7971,14 +8167,22 @@ class linker {
     }
     index_.reserve(total);
     struct pending {
-      std::uint32_t group, object, symidx;
+      std::uint32_t group, object, symidx, hash;
+      std::string_view name;
     };
     std::vector<pending> all;
     reserve_populated(all, total);
+    // Pass 1: names and hashes. Names are scattered over each .dynstr (string
+    // table order is not symbol order): fetch the name a few symbols ahead.
+    constexpr std::size_t ahead = 8;
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
       const auto& img = *images_[list[pos]];
       const std::size_t n = img.dynsym.size();
       for (std::size_t i = 1; i < n; ++i) {
+        if (i + ahead < n) {
+          const u32 at = img.dynsym[i + ahead].st_name;
+          if (at < img.dynstr.size()) prefetch(img.dynstr.data() + at);
+        }
         const Sym s = img.dynsym[i];
         const unsigned stt = s.st_info & 0xf;
         const u64 value = s.st_value;
@@ -7987,9 +8191,13 @@ class linker {
         if (((1u << stt) & allowed_stt) == 0) continue;
         const std::string_view name = img.name_of(s);
         if (name.empty()) continue;
-        const std::uint32_t g = index_.insert(name, gnu_hash(name));
-        all.push_back({g, pos, static_cast<std::uint32_t>(i)});
+        all.push_back({0, pos, static_cast<std::uint32_t>(i), index_hash(name), name});
       }
+    }
+    // Pass 2: insert in scope order, fetching the home slot a few entries ahead.
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (k + ahead < all.size()) prefetch(&index_.slots[index_.home(all[k + ahead].hash)]);
+      all[k].group = index_.insert(all[k].name, all[k].hash);
     }
     const std::size_t groups = index_.group_name.size();
     index_.group_start.assign(groups + 1, 0);
@@ -8043,10 +8251,10 @@ class linker {
 
   // _dl_lookup_symbol_x over [self (if symbolic)] + global scope.
   // Returns the defining object id, or no_object.
-  found_def lookup(std::string_view name, const version_entry* want, int type_class, std::uint32_t self,
-                   bool symbolic) {
+  found_def lookup(std::string_view name, std::uint32_t hash, const version_entry* want, int type_class,
+                   std::uint32_t self, bool symbolic) {
     ++out_.lookups;
-    const std::uint32_t g = index_.find(name, gnu_hash(name));
+    const std::uint32_t g = index_.find(name, hash);
     if (g == no_object) return {};
     const auto* first = index_.entries.data() + index_.group_start[g];
     const auto* last = index_.entries.data() + index_.group_start[g + 1];
@@ -8093,6 +8301,11 @@ class linker {
     const bool symbolic = objects_[id].symbolic;
     // Which (symidx, class) pairs were already looked up: the result is the same.
     std::vector<std::uint8_t> done(img.dynsym.size(), 0);
+    // Three passes so that the cache misses overlap: collect the (symbol,
+    // class) pairs to look up in relocation order; then their names and
+    // hashes (names are scattered over .dynstr); then the lookups, fetching
+    // the index slot a few references ahead.
+    refs_.clear();
     auto handle = [&](u64 info) {
       const u32 type = ET::r_type(static_cast<typename ET::uword>(info));
       const u32 symidx = ET::r_sym(static_cast<typename ET::uword>(info));
@@ -8111,30 +8324,53 @@ class linker {
       const unsigned bind = ref.st_info >> 4;
       const unsigned vis = ref.st_other & 3;
       if (bind == elf::STB_LOCAL || vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) return;
-      const std::string_view name = img.name_of(ref);
-      const version_entry* want = nullptr;
-      if (img.versym != nullptr) {
-        const std::uint16_t ndx = img.versym_at(symidx) & 0x7fff;
-        if (ndx < img.versions.size() && img.versions[ndx].hash != 0) want = &img.versions[ndx];
-      }
-      found_def def = lookup(name, want, type_class, id, symbolic);
-      if (def.object == no_object) {
-        if (bind != elf::STB_WEAK) out_.undefined.push_back({id, name, want ? want->name : std::string_view{}});
-        return;
-      }
-      bool is_protected = false;
-      if (vis == elf::STV_PROTECTED) {
-        is_protected = true;
-        if (type_class == 1) {
-          if (def.object != id) def = {id, symidx};
-        } else {
-          found_def plt = lookup(name, want, 1, id, symbolic);
-          if (plt.object != no_object && plt.object != id) def = {id, symidx};
+      refs_.push_back({symidx, static_cast<std::uint32_t>(type_class), 0, {}});
+    };
+    auto bind_all = [&] {
+      constexpr std::size_t ahead = 8;
+      const std::size_t n = refs_.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k + ahead < n) {
+          const u32 at = img.dynsym[refs_[k + ahead].symidx].st_name;
+          if (at < img.dynstr.size()) prefetch(img.dynstr.data() + at);
         }
+        reference& r = refs_[k];
+        r.name = img.name_of(img.dynsym[r.symidx]);
+        r.hash = index_hash(r.name);
       }
-      symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
-      out_.bindings.push_back(b);
-      if (objects_[id].is_main) main_bindings_.push_back(b);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k + ahead < n) index_.prefetch(refs_[k + ahead].hash);
+        const reference& r = refs_[k];
+        const u32 symidx = r.symidx;
+        const int type_class = static_cast<int>(r.type_class);
+        const Sym ref = img.dynsym[symidx];
+        const unsigned bind = ref.st_info >> 4;
+        const unsigned vis = ref.st_other & 3;
+        const std::string_view name = r.name;
+        const version_entry* want = nullptr;
+        if (img.versym != nullptr) {
+          const std::uint16_t ndx = img.versym_at(symidx) & 0x7fff;
+          if (ndx < img.versions.size() && img.versions[ndx].hash != 0) want = &img.versions[ndx];
+        }
+        found_def def = lookup(name, r.hash, want, type_class, id, symbolic);
+        if (def.object == no_object) {
+          if (bind != elf::STB_WEAK) out_.undefined.push_back({id, name, want ? want->name : std::string_view{}});
+          continue;
+        }
+        bool is_protected = false;
+        if (vis == elf::STV_PROTECTED) {
+          is_protected = true;
+          if (type_class == 1) {
+            if (def.object != id) def = {id, symidx};
+          } else {
+            found_def plt = lookup(name, r.hash, want, 1, id, symbolic);
+            if (plt.object != no_object && plt.object != id) def = {id, symidx};
+          }
+        }
+        symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
+        out_.bindings.push_back(b);
+        if (objects_[id].is_main) main_bindings_.push_back(b);
+      }
     };
     auto run = [&](const result<elf::dynamic_table>& table, bool rela) {
       if (!table) {
@@ -8144,16 +8380,22 @@ class linker {
       if (!table->present) return;
       const unsigned char* base = img.elf.bytes().data() + table->offset;
       const std::size_t count = table->size / table->entsize;
+      // Most entries of a big DSO are R_*_RELATIVE (symbol 0): skip them here,
+      // without a call (2.3M of op_registration_test's 2.5M relocations).
+      const std::size_t stride = table->entsize;
       for (std::size_t i = 0; i < count; ++i) {
+        u64 info;
         if (rela) {
           typename ET::Rela r;
-          std::memcpy(&r, base + i * table->entsize, sizeof r);
-          handle(r.r_info);
+          std::memcpy(&r, base + i * stride, sizeof r);
+          info = r.r_info;
         } else {
           typename ET::Rel r;
-          std::memcpy(&r, base + i * table->entsize, sizeof r);
-          handle(r.r_info);
+          std::memcpy(&r, base + i * stride, sizeof r);
+          info = r.r_info;
         }
+        if (ET::r_sym(static_cast<typename ET::uword>(info)) == 0) continue;
+        handle(info);
       }
     };
     run(d.rela_table(), true);
@@ -8161,7 +8403,14 @@ class linker {
     bool jmprel_rela = true;
     auto jmprel = d.jmprel_table(jmprel_rela);
     run(jmprel, jmprel_rela);
+    bind_all();
   }
+
+  struct reference {
+    std::uint32_t symidx, type_class, hash;
+    std::string_view name;
+  };
+  std::vector<reference> refs_;
 
   void find_missing_versions() {
     for (std::uint32_t id : out_.search_list) {
@@ -8254,7 +8503,8 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 // Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
 // to a bare name). Errors are only for an unreadable or non-ELF program; every
 // problem further down the closure is recorded on the objects and in warnings.
-inline result<dynamic_link> link_dynamic(std::string program, const dynamic_options& options = {}) {
+template <class D = void>
+result<dynamic_link> link_dynamic(linkscope::detail::deferred<std::string, D> program, const dynamic_options& options = {}) {
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
   auto mapped = mapped_file::open(file);
@@ -8264,11 +8514,11 @@ inline result<dynamic_link> link_dynamic(std::string program, const dynamic_opti
   dynamic_link out;
   result<void> r = ok();
   if (kind->is64)
-    r = kind->big_endian ? detail::link_with<elf::elf64be>(program, options, out)
-                         : detail::link_with<elf::elf64le>(program, options, out);
+    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf64be, D>>(program, options, out)
+                         : detail::link_with<linkscope::detail::deferred<elf::elf64le, D>>(program, options, out);
   else
-    r = kind->big_endian ? detail::link_with<elf::elf32be>(program, options, out)
-                         : detail::link_with<elf::elf32le>(program, options, out);
+    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf32be, D>>(program, options, out)
+                         : detail::link_with<linkscope::detail::deferred<elf::elf32le, D>>(program, options, out);
   if (!r) return r.error();
   return out;
 }
@@ -8641,7 +8891,9 @@ struct shared_view {
   bool has_symtab = false;
 };
 
-inline result<void> load_shared(byte_view bytes, shared_view& out) {
+template <class D>
+result<void> load_shared(linkscope::detail::deferred<byte_view, D> bytes,
+                         linkscope::detail::deferred<shared_view&, D> out) {
   LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
   LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
                                     [](const symbol& s) {
@@ -8656,12 +8908,13 @@ inline result<void> load_shared(byte_view bytes, shared_view& out) {
 }
 
 // Names defined (and visible) in the libraries of S's DT_NEEDED closure.
-inline result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
-                                                                  const absorb_options& options,
-                                                                  std::vector<std::string>& missing) {
+template <class D>
+result<std::unordered_set<std::string>> closure_definitions(
+    linkscope::detail::deferred<const std::string&, D> shared_path, const absorb_options& options,
+    std::vector<std::string>& missing) {
   dynamic_options dyn = options.closure;
   dyn.bindings = false;
-  std::string program = shared_path;
+  linkscope::detail::deferred<std::string, D> program = shared_path;
   if (program.find('/') == std::string::npos) program = "./" + program;
   LINKSCOPE_TRY(link, link_dynamic(program, dyn));
   std::unordered_set<std::string> defined;
@@ -8683,8 +8936,10 @@ inline result<std::unordered_set<std::string>> closure_definitions(const std::st
 
 // Undefined references of the consumers that they do not define themselves
 // and that S does not export.
-inline result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
-                                                             const shared_view& shared, const ar::thin_options& thin) {
+template <class D>
+result<std::unordered_set<std::string>> consumer_needs(
+    linkscope::detail::deferred<const std::vector<std::string>&, D> consumers, const shared_view& shared,
+    const ar::thin_options& thin) {
   std::unordered_set<std::string> undefined;
   std::unordered_set<std::string> defined;
   for (const std::string& path : consumers) {
@@ -8723,18 +8978,21 @@ inline void add_evidence(std::vector<std::string>& evidence, const std::vector<s
 
 }  // namespace detail
 
-// Analyse S (a shared library or executable) against each archive.
-inline result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
-                                                const absorb_options& options = {}) {
+// Analyse S (a shared library or executable) against each archive. (A
+// template only so that a translation unit that does not call it does not
+// compile it: D is never given.)
+template <class D = void>
+result<absorb_report> analyze_absorption(linkscope::detail::deferred<const std::string&, D> shared_path,
+                                         const std::vector<std::string>& archives, const absorb_options& options = {}) {
   LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
-  const byte_view shared_bytes = shared_file.bytes();
+  const linkscope::detail::deferred<byte_view, D> shared_bytes = shared_file.bytes();
   if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
   detail::shared_view shared;
-  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  LINKSCOPE_CHECK(detail::load_shared<D>(shared_bytes, shared));
   std::vector<std::string> missing_needed;
   std::unordered_set<std::string> provided;
   if (options.use_closure) {
-    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
+    auto closure = detail::closure_definitions<D>(shared_path, options, missing_needed);
     if (closure) provided = std::move(*closure);
   }
   std::size_t strong_undefined = 0;
@@ -8743,7 +9001,7 @@ inline result<absorb_report> analyze_absorption(const std::string& shared_path, 
     ++strong_undefined;
     return provided.count(std::string(s.name)) == 0;
   });
-  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
+  LINKSCOPE_TRY(needs, detail::consumer_needs<D>(options.consumers, shared, options.thin));
 
   absorb_report report;
   report.shared = shared_path;
@@ -8917,8 +9175,11 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }
 }  // namespace detail
 
-inline result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
-                                                const duplicates_options& options = {}) {
+// (A template only so that a translation unit that does not call it does not
+// compile it: D is never given.)
+template <class D = void>
+result<duplicates_report> find_duplicates(linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
+                                          const duplicates_options& options = {}) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
   // How each argument that is a plain ELF file (not an archive) links.
@@ -8972,7 +9233,8 @@ inline result<duplicates_report> find_duplicates(const std::vector<std::string>&
   if (!root.empty()) {
     dynamic_options dyn = options.closure;
     dyn.bindings = false;
-    std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    // (dependent, so that link_dynamic is instantiated with this function, not before)
+    linkscope::detail::deferred<std::string, D> program = root.find('/') == std::string::npos ? "./" + root : root;
     if (auto link = link_dynamic(program, dyn)) {
       std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
       for (std::uint32_t index : link->search_list) {
@@ -9776,7 +10038,6 @@ inline result<link_line> read_link_line(std::span<const std::string> args, link_
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10529,7 +10790,8 @@ class prefix_linker {
 
 // 0 = not ELF, 1 = dynamically linked ELF (ET_EXEC/ET_DYN with PT_DYNAMIC),
 // 2 = other ELF (relocatable objects, static executables, cores).
-inline int sniff_elf(byte_view bytes) {
+template <class D = void>
+int sniff_elf(linkscope::detail::deferred<byte_view, D> bytes) {
   if (!elf::is_elf(bytes)) return 0;
   auto kind = elf::visit_elf(bytes, [](const auto& f) -> result<int> {
     if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return 2;
@@ -10545,8 +10807,10 @@ inline int sniff_elf(byte_view bytes) {
 // Owners of absolute paths from dpkg's database (info_dir/*.list). Each path is
 // tried as given, through its /usr-merge aliases, then as its canonical path;
 // `listed_path` says which spelling the database has.
-inline std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
-                                                                  const std::string& info_dir = "/var/lib/dpkg/info") {
+template <class D = void>
+std::unordered_map<std::string, package_owner> dpkg_owners(
+    linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
+    const std::string& info_dir = "/var/lib/dpkg/info") {
   std::unordered_map<std::string, package_owner> out;
   // candidate spelling -> the paths asking for it, in order of preference
   // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
@@ -10603,8 +10867,9 @@ inline std::unordered_map<std::string, package_owner> dpkg_owners(const std::vec
 }
 
 // conda-meta/*.json of a prefix: relative path -> package name.
-inline result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
-                                                                         std::vector<std::string>* warnings = nullptr) {
+template <class D = void>
+result<std::unordered_map<std::string, std::string>> conda_owners(
+    linkscope::detail::deferred<const std::string&, D> prefix, std::vector<std::string>* warnings = nullptr) {
   std::unordered_map<std::string, std::string> out;
   std::error_code ec;
   std::vector<std::filesystem::path> records;
@@ -10643,7 +10908,8 @@ namespace detail {
 // The ELF files to analyse under `prefix`: regular files first, then symlinks
 // whose target is not one of them (nor another symlink's); directory symlinks
 // are not followed, so loops cannot happen.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+template <class D>
+std::vector<std::string> walk_prefix(linkscope::detail::deferred<const std::string&, D> prefix, prefix_report& report) {
   namespace fs = std::filesystem;
   std::vector<std::string> regular, links;
   std::error_code ec;
@@ -10675,8 +10941,10 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
     // Most files of a prefix are not ELF: look at the magic before mapping anything.
     {
       char magic[4] = {};
-      std::ifstream in(path, std::ios::binary);
-      if (!in.read(magic, 4) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
+      std::FILE* in = std::fopen(path.c_str(), "rb");
+      const bool read = in != nullptr && std::fread(magic, 1, 4, in) == 4;
+      if (in != nullptr) std::fclose(in);
+      if (!read || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
         ++report.skipped_non_elf;
         return;
       }
@@ -10686,7 +10954,7 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
       report.warnings.push_back(path + ": " + mapped.error().message);
       return;
     }
-    const int kind = sniff_elf(mapped->bytes());
+    const int kind = sniff_elf<D>(mapped->bytes());
     if (kind == 0) {
       ++report.skipped_non_elf;
       return;
@@ -10709,7 +10977,11 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
 }  // namespace detail
 
 // Check every dynamically linked ELF file under `prefix` (or options.files).
-inline result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options = {}) {
+// (A template only so that a translation unit that does not call it does not
+// compile it: D is never given.)
+template <class D = void>
+result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string&, D> prefix_arg,
+                                   const prefix_options& options = {}) {
   namespace fs = std::filesystem;
   prefix_report report;
   std::error_code ec;
@@ -10724,14 +10996,14 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
   std::vector<std::string> files;
   std::vector<std::string> explicit_files = options.files;
   if (!options.package.empty()) {
-    auto owners = conda_owners(prefix, &report.warnings);
+    auto owners = conda_owners<D>(prefix, &report.warnings);
     if (!owners) return owners.error();
     for (const auto& [rel, name] : *owners) {
       if (name != options.package) continue;
       std::error_code e2;
       if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
       auto mapped = mapped_file::open(prefix + "/" + rel);
-      if (mapped && detail::sniff_elf(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
+      if (mapped && detail::sniff_elf<D>(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
     }
     if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
@@ -10748,13 +11020,13 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
       files.push_back(p);
     }
   } else {
-    files = detail::walk_prefix(prefix, report);
+    files = detail::walk_prefix<D>(prefix, report);
   }
 
-  detail::prefix_linker<elf::elf64le> l64le(options, prefix_canonical);
-  detail::prefix_linker<elf::elf64be> l64be(options, prefix_canonical);
-  detail::prefix_linker<elf::elf32le> l32le(options, prefix_canonical);
-  detail::prefix_linker<elf::elf32be> l32be(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf64le, D>> l64le(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf64be, D>> l64be(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf32le, D>> l32le(options, prefix_canonical);
+  detail::prefix_linker<linkscope::detail::deferred<elf::elf32be, D>> l32be(options, prefix_canonical);
   for (const auto& f : files) {
     file_report fr;
     auto mapped = mapped_file::open(f);
@@ -10784,7 +11056,7 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
     std::error_code e2;
     if (fs::is_directory(prefix + "/conda-meta", e2)) {
       report.have_conda = true;
-      auto owners = conda_owners(prefix, &report.warnings);
+      auto owners = conda_owners<D>(prefix, &report.warnings);
       if (owners) conda = std::move(*owners);
     }
   }
@@ -10817,7 +11089,7 @@ inline result<prefix_report> check_prefix(const std::string& prefix_arg, const p
     }
   }
   std::unordered_map<std::string, package_owner> dpkg;
-  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  if (report.have_dpkg) dpkg = dpkg_owners<D>(dpkg_paths, options.dpkg_info_dir);
   auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
     if (in_prefix) {
       if (auto c = conda_lookup(file)) return *c;
@@ -10963,6 +11235,7 @@ constexpr const char* to_string(link_semantics s) noexcept { return s == link_se
 
 struct static_options {
   link_semantics semantics = link_semantics::lld;
+  ar::thin_options thin{};  // which thin-archive member paths may be opened
 };
 
 using file_id = std::uint32_t;
@@ -11294,7 +11567,10 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
 
 }  // namespace detail
 
-// The static-link emulator. One object runs one link.
+// The static-link emulator. One object runs one link. A template only so that
+// its body (four ELF variants of every reader) is compiled in the translation
+// units that run a link, not in every one that includes the header.
+template <class D = void>
 class static_linker {
  public:
   static_linker(const link_line& line, static_options options, link_diagnostic& diag)
@@ -11416,7 +11692,7 @@ class static_linker {
 
   result<byte_view> member_bytes(archive_state& st, const ar::member& m) {
     if (!m.external) return m.data;
-    auto path = ar::thin_member_path(st.path, m);
+    auto path = ar::thin_member_path(st.path, m, options_.thin);
     if (!path) return fail(path.error(), st.path + "(" + std::string(m.name) + ")");
     LINKSCOPE_TRY(file, open_input(*path, st.path + "(" + std::string(m.name) + ")"));
     return file->bytes();
@@ -12125,9 +12401,10 @@ class static_linker {
 };
 
 // Run a static link over `line`. On error, `diag` names the input.
-inline result<static_link_result> resolve_static(const link_line& line, static_options options,
-                                                 link_diagnostic& diag) {
-  static_linker linker(line, options, diag);
+template <class D = void>
+result<static_link_result> resolve_static(linkscope::detail::deferred<const link_line&, D> line, static_options options,
+                                          link_diagnostic& diag) {
+  static_linker<D> linker(line, options, diag);
   return linker.run();
 }
 
@@ -12205,8 +12482,11 @@ struct windows_needs {
 };
 
 // Resolve the consumer's undefined symbols against `libraries` (in order).
-inline windows_needs resolve_windows_link(const windows_consumer& consumer,
-                                          const std::vector<const coff::import_library*>& libraries) {
+// (Templates below only so that a translation unit that does not call them
+// does not compile them: D is never given.)
+template <class D = void>
+windows_needs resolve_windows_link(linkscope::detail::deferred<const windows_consumer&, D> consumer,
+                                   const std::vector<const coff::import_library*>& libraries) {
   struct provider {
     std::size_t library;
     const coff::import_record* record;
@@ -12275,8 +12555,9 @@ struct image_dll_check {
 
 // For each DLL a PE image imports, which of `libraries` describe it and which
 // imported functions none of their records provide.
-inline result<std::vector<image_dll_check>> check_image_imports(
-    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
+template <class D = void>
+result<std::vector<image_dll_check>> check_image_imports(linkscope::detail::deferred<const pe::image&, D> image,
+                                                         const std::vector<const coff::import_library*>& libraries) {
   std::vector<image_dll_check> out;
   for (int pass = 0; pass < 2; ++pass) {
     LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
