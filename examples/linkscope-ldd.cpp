@@ -138,7 +138,7 @@ void print_bindings(const dynamic_link& link) {
         return;
       }
     }
-    std::memcpy(buffer.get() + used, s.data(), s.size());
+    if (!s.empty()) std::memcpy(buffer.get() + used, s.data(), s.size());  // an empty view may be null
     used += s.size();
     buffer[used++] = end;
   };

@@ -74,7 +74,7 @@ class output {
         return;
       }
     }
-    std::memcpy(buffer_.get() + size_, s.data(), s.size());
+    if (!s.empty()) std::memcpy(buffer_.get() + size_, s.data(), s.size());  // an empty view may be null
     size_ += s.size();
   }
   // Lower-case hex, zero-padded to `width` digits (0: no padding).
@@ -551,7 +551,7 @@ class lister {
           p[17] = e.type;
           p[18] = ' ';
           p += 19;
-          std::memcpy(p, e.name.data(), e.name.size());
+          if (!e.name.empty()) std::memcpy(p, e.name.data(), e.name.size());
           p += e.name.size();
           if (at != 0) {
             p[0] = '@';
