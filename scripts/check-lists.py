@@ -15,7 +15,7 @@ def listed(meson_file: pathlib.Path, var: str) -> set:
     return set(re.findall(r"'([^']+)'", m.group(1))) if m else set()
 
 
-tests = {p.stem[len("test_"):] for p in (root / "tests").glob("test_*.cpp")}
+tests = {str(p.relative_to(root / "tests").with_suffix("")) for p in (root / "tests").glob("*/test_*.cpp")}
 examples = {p.stem for p in (root / "examples").glob("linkscope-*.cpp")}
 for name, have, want in (("tests/meson.build", listed(root / "tests/meson.build", "linkscope_tests"), tests),
                          ("examples/meson.build", listed(root / "examples/meson.build", "linkscope_examples"), examples)):
