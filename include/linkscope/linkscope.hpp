@@ -16,6 +16,7 @@
 #include "linkscope/coff/pe.hpp"
 #include "linkscope/coff/types.hpp"
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/hash.hpp"
 #include "linkscope/core/mapped_file.hpp"
