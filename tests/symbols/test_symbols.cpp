@@ -87,3 +87,59 @@ TEST_CASE("symbol_table filters and callbacks may stop early", "[symbols][table]
   CHECK(keep_c.contains("c"));
   CHECK_FALSE(keep_c.contains("a"));
 }
+
+TEST_CASE("keyed_index: one entry per key, ids in insertion order, payload per entry", "[symbols][index]") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 50000; ++i) names.push_back("sym" + std::to_string(i * 7919 % 50021));
+  keyed_index<std::string_view, int> map;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto [id, inserted] = map.insert(names[i]);
+    REQUIRE(inserted);
+    REQUIRE(id == i);
+    map[id] = static_cast<int>(i) * 3;
+  }
+  CHECK(map.size() == names.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto [id, inserted] = map.insert(names[i]);
+    if (inserted || id != i || map[id] != static_cast<int>(i) * 3 || map.key(id) != names[i]) ++wrong;
+    if (map.find(std::string(names[i])) != i) ++wrong;
+  }
+  CHECK(wrong == 0);
+  CHECK(map.find("sym-1") == map.npos);
+  // A payload-less map keeps only keys; the hash may be given.
+  keyed_index<std::string_view> keys;
+  const auto h = keyed_index<std::string_view>::hash("x");
+  CHECK(keys.find("x", h) == keys.npos);
+  CHECK(keys.insert("x", h) == std::pair<std::uint32_t, bool>{0, true});
+  CHECK(keys.insert("x") == std::pair<std::uint32_t, bool>{0, false});
+  CHECK(keys.find("x", h) == 0);
+}
+
+TEST_CASE("basic_hash_index keeps equal keys in insertion order across growth", "[symbols][index]") {
+  // Keys are small integers with a deliberately poor hasher, so runs are long
+  // and wrap around the end of the slot array.
+  struct bad_hasher {
+    std::uint32_t operator()(std::uint32_t k) const noexcept { return 0xffffff00u + (k & 3u); }
+  };
+  basic_hash_index<std::uint32_t, bad_hasher> index;
+  std::vector<std::uint32_t> key_of_id;
+  for (std::uint32_t id = 0; id < 3000; ++id) {
+    const std::uint32_t key = id % 5;
+    key_of_id.push_back(key);
+    index.insert(bad_hasher{}(key), id);
+  }
+  CHECK(index.size() == 3000);
+  auto key_of = [&](std::uint32_t id) { return key_of_id[id]; };
+  for (std::uint32_t key = 0; key < 5; ++key) {
+    std::vector<std::uint32_t> seen;
+    index.for_each(key, bad_hasher{}(key), key_of, [&](std::uint32_t id) { seen.push_back(id); });
+    std::vector<std::uint32_t> want;
+    for (std::uint32_t id = key; id < 3000; id += 5) want.push_back(id);
+    CHECK(seen == want);
+    CHECK(index.find(key, key_of) == key);
+  }
+  CHECK(index.find(7, key_of) == index.npos);
+  // insert_unique returns the first id of an existing key.
+  CHECK(index.insert_unique(3, bad_hasher{}(3), 9999, key_of) == std::pair<std::uint32_t, bool>{3, false});
+}
