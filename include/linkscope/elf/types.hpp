@@ -71,6 +71,8 @@ inline constexpr u32 SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB 
                      SHT_INIT_ARRAY = 14, SHT_FINI_ARRAY = 15, SHT_PREINIT_ARRAY = 16, SHT_GROUP = 17,
                      SHT_SYMTAB_SHNDX = 18, SHT_RELR = 19, SHT_GNU_HASH = 0x6ffffff6, SHT_GNU_verdef = 0x6ffffffd,
                      SHT_GNU_verneed = 0x6ffffffe, SHT_GNU_versym = 0x6fffffff;
+// SHT_GROUP flag word (the section's first word)
+inline constexpr u32 GRP_COMDAT = 0x1;
 
 // sh_flags
 inline constexpr u64 SHF_WRITE = 0x1, SHF_ALLOC = 0x2, SHF_EXECINSTR = 0x4, SHF_MERGE = 0x10, SHF_STRINGS = 0x20,
@@ -111,6 +113,9 @@ inline constexpr u64 DF_1_NOW = 0x1, DF_1_GLOBAL = 0x2, DF_1_GROUP = 0x4, DF_1_N
 // Versioning
 inline constexpr u16 VER_NDX_LOCAL = 0, VER_NDX_GLOBAL = 1, VERSYM_HIDDEN = 0x8000, VERSYM_VERSION = 0x7fff;
 inline constexpr u16 VER_FLG_BASE = 0x1, VER_FLG_WEAK = 0x2;
+// A .gnu.version entry: bits 0..14 the version index, bit 15 hidden.
+constexpr u16 versym_index(u16 versym) noexcept { return static_cast<u16>(versym & VERSYM_VERSION); }
+constexpr bool versym_hidden(u16 versym) noexcept { return (versym & VERSYM_HIDDEN) != 0; }
 
 template <std::endian E, bool Is64>
 struct elf_types {
