@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check that the meson lists name exactly the tests and CLIs in the tree
+"""Check that the meson lists name exactly the tests, CLIs and src/ files in the tree
 (CMake globs them; meson needs them listed)."""
 import pathlib
 import re
@@ -17,7 +17,9 @@ def listed(meson_file: pathlib.Path, var: str) -> set:
 
 tests = {str(p.relative_to(root / "tests").with_suffix("")) for p in (root / "tests").glob("*/test_*.cpp")}
 examples = {p.stem for p in (root / "examples").glob("linkscope-*.cpp")}
-for name, have, want in (("tests/meson.build", listed(root / "tests/meson.build", "linkscope_tests"), tests),
+sources = {str(p.relative_to(root)) for p in (root / "src").glob("*.cpp")}
+for name, have, want in (("meson.build", listed(root / "meson.build", "linkscope_sources"), sources),
+                         ("tests/meson.build", listed(root / "tests/meson.build", "linkscope_tests"), tests),
                          ("examples/meson.build", listed(root / "examples/meson.build", "linkscope_examples"), examples)):
     if have != want:
         ok = False

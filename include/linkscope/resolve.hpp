@@ -1,0 +1,26 @@
+// linkscope/resolve.hpp — the resolvers and their reports.
+//
+// The link-time questions (static resolution, link lines, duplicates,
+// absorption, Windows imports) and the run-time ones (the ld.so emulator,
+// its search path and cache, prefix checks), plus report/ for output. They
+// build on the format layer (<linkscope/formats.hpp>); each header includes
+// the format headers it needs. <linkscope/linkscope.hpp> includes both.
+//
+// In compiled mode (core/config.hpp) the resolvers' entry points are
+// declarations here and definitions in src/linkscope.cpp.
+#pragma once
+
+#include "linkscope/core/config.hpp"
+
+#include "linkscope/report/json.hpp"
+
+#include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/duplicates.hpp"
+#include "linkscope/resolve/dynamic.hpp"
+#include "linkscope/resolve/ld_so_cache.hpp"
+#include "linkscope/resolve/link_line.hpp"
+#include "linkscope/resolve/objects.hpp"
+#include "linkscope/resolve/prefix_check.hpp"
+#include "linkscope/resolve/search_path.hpp"
+#include "linkscope/resolve/static.hpp"
+#include "linkscope/resolve/windows.hpp"
