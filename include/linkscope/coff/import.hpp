@@ -45,6 +45,7 @@
 #include "linkscope/ar/archive.hpp"
 #include "linkscope/coff/object.hpp"
 #include "linkscope/coff/types.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/symbols/symbol.hpp"
@@ -157,130 +158,24 @@ inline result<import_record> parse_short_import(byte_view member, u64 member_off
 // plus what `dlltool -I` would print. Build it with from_archive(), or feed
 // add_member() for each member yourself and call finish().
 //
-// The readers are member templates with a defaulted, never-given parameter D
-// (see linkscope::detail::deferred): a translation unit that includes this
-// header but reads no import library does not compile them.
+// The readers are declared here and defined below (LINKSCOPE_DEFINITIONS):
+// in compiled mode (core/config.hpp) they are compiled once, in src/.
 class import_library {
  public:
   import_library() = default;
 
   // Read every regular member of an archive (.lib / .a, any ar flavour).
   // Thin archives' external members are skipped (their bytes are elsewhere).
-  template <class D = void>
-  static result<import_library> from_archive(linkscope::detail::deferred<const ar::archive&, D> archive) {
-    import_library lib;
-    // A short import member takes at least 84 bytes (ar header, import
-    // header, two names): reserving for that many only claims address space,
-    // pages are touched as records arrive, and it saves the regrowth copies
-    // that otherwise cost ~15% of a 100k-member parse.
-    lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
-    LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
-      if (m.external) return true;
-      auto added = lib.template add_member<D>(m.data, m.header_offset, m.name);
-      if (!added) {
-        lib.error_ = added.error();
-        return false;
-      }
-      return true;
-    }));
-    if (lib.error_.code != errc::ok) return lib.error_;
-    lib.template finish<D>();
-    return lib;
-  }
-  template <class D = void>
-  static result<import_library> from_bytes(linkscope::detail::deferred<byte_view, D> bytes) {
-    if (ar::archive::is_archive(bytes)) {
-      LINKSCOPE_TRY(archive, ar::archive::open(bytes));
-      return from_archive<D>(archive);
-    }
-    // A lone member: a short import or a COFF object.
-    import_library lib;
-    LINKSCOPE_CHECK(lib.template add_member<D>(bytes, 0, {}));
-    lib.template finish<D>();
-    return lib;
-  }
+  static result<import_library> from_archive(const ar::archive& archive);
+  static result<import_library> from_bytes(byte_view bytes);
 
   // Feed one member. Members that are neither import members nor COFF
   // objects are counted and skipped; a malformed short import or COFF object
   // is an error (its offset is the member's).
-  template <class D = void>
-  result<void> add_member(linkscope::detail::deferred<byte_view, D> bytes, u64 member_offset = 0,
-                          std::string_view member_name = {}) {
-    ++member_count_;
-    if (is_short_import(bytes)) {
-      LINKSCOPE_TRY(r, parse_short_import(bytes, member_offset, member_name));
-      // (bfd's ILF reader synthesises .idata$6 without SEC_DATA for short
-      // members: never a dlltool -I candidate.)
-      records_.push_back(r);
-      return ok();
-    }
-    if (bytes.size() < sizeof(file_header)) {
-      ++other_members_;
-      return ok();
-    }
-    auto parsed = object::parse(bytes);
-    if (!parsed) {
-      ++other_members_;
-      return ok();  // not a COFF object (ELF, LTO bitcode, text): not ours
-    }
-    const object& obj = *parsed;
-    const u16 m = obj.machine();
-    if (!known_machine(m) && m != machine::unknown) {
-      ++other_members_;
-      return ok();
-    }
-    // Sanity: a real object's section table must parse.
-    LINKSCOPE_CHECK(obj.for_each_section([](const section&) {}));
-    return add_object<D>(obj, m, member_offset, member_name);
-  }
+  result<void> add_member(byte_view bytes, u64 member_offset = 0, std::string_view member_name = {});
 
   // Tie long stubs to DLLs; call once after the last add_member().
-  template <class D = void>
-  void finish() {
-    for (pending_stub& p : stubs_) {
-      import_record& r = records_[p.record];
-      auto head = heads_.find(p.head_symbol);
-      if (head != heads_.end()) {
-        auto tail = inames_.find(head->second);
-        if (tail != inames_.end()) r.dll = tail->second;
-      }
-    }
-    // Stubs that could not be tied (no .idata$7 reference) fall back to the
-    // library's only DLL, when there is exactly one.
-    std::string_view only;
-    bool single = true;
-    for (const auto& [sym, dll] : inames_) {
-      if (only.empty()) only = dll;
-      else if (dll != only) single = false;
-    }
-    if (single && !only.empty())
-      for (import_record& r : records_)
-        if (r.dll.empty()) r.dll = only;
-    // "__imp_X" for short members lives in one shared, immutable arena so
-    // that copies of the library keep valid views.
-    std::size_t total = 0;
-    for (const import_record& r : records_)
-      if (r.imp_symbol.empty()) total += 6 + r.symbol.size();
-    auto arena = std::make_shared<std::string>();
-    arena->reserve(total);
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
-    for (const import_record& r : records_) {
-      if (!r.imp_symbol.empty()) continue;
-      spans.emplace_back(arena->size(), 6 + r.symbol.size());
-      arena->append("__imp_").append(r.symbol);
-    }
-    std::size_t next = 0;
-    for (import_record& r : records_) {
-      if (!r.imp_symbol.empty()) continue;
-      r.imp_symbol = std::string_view(arena->data() + spans[next].first, spans[next].second);
-      ++next;
-    }
-    arena_ = std::move(arena);
-    infos_.clear();
-    infos_.reserve(records_.size());
-    for (const import_record& r : records_) infos_.push_back(r.info());
-    finished_ = true;
-  }
+  void finish();
 
   const std::vector<import_record>& records() const noexcept { return records_; }
   std::size_t member_count() const noexcept { return member_count_; }
@@ -361,131 +256,7 @@ class import_library {
 
   static bool printable(unsigned char c) noexcept { return c >= 0x20 && c < 0x7f; }
 
-  template <class D>
-  result<void> add_object(linkscope::detail::deferred<const object&, D> obj, u16 m, u64 member_offset,
-                          std::string_view member_name) {
-    ++object_members_;
-    const bool bfd_machine = m == machine::i386 || m == machine::amd64;
-    // Symbols: what is defined where, and the special names.
-    std::string_view imp_symbol;   // __imp_X defined here
-    u32 imp_section = 0;
-    bool has_null_descriptor = false;
-    std::vector<std::pair<std::string_view, u32>> defined;  // (name, section) of externals
-    LINKSCOPE_CHECK(obj.for_each_entry([&](const symbol_entry& e) {
-      if (e.name.substr(0, 24) == "__NULL_IMPORT_DESCRIPTOR") has_null_descriptor = true;
-      if (!e.is_external() || e.section_number <= 0) return;
-      defined.emplace_back(e.name, static_cast<u32>(e.section_number));
-      if (e.name.substr(0, 6) == "__imp_" && imp_symbol.empty()) {
-        imp_symbol = e.name;
-        imp_section = static_cast<u32>(e.section_number);
-      }
-    }));
-    if (has_null_descriptor) {
-      ms_style_ = true;
-      if (bfd_machine) ms_style_bfd_ = true;
-    }
-    std::optional<section> idata2, idata4, idata5, idata6, idata7_reloc;
-    bool any_idata = false;
-    LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) {
-      if (s.name.substr(0, 7) == ".idata$") any_idata = true;
-      if (s.name == ".idata$2" && !idata2) idata2 = s;
-      else if (s.name == ".idata$4" && !idata4) idata4 = s;
-      else if (s.name == ".idata$5" && !idata5) idata5 = s;
-      else if (s.name == ".idata$6" && !idata6) idata6 = s;
-      else if (s.name == ".idata$7" && s.header.number_of_relocations != 0 && !idata7_reloc) idata7_reloc = s;
-    }));
-    // A member without import sections is ordinary code (mingw's libmsvcrt.a
-    // carries some): its external definitions are static definitions.
-    if (!any_idata) {
-      for (const auto& [name, sec] : defined) static_symbols_.push_back({name, member_offset, member_name});
-      return ok();
-    }
-    // Identify candidates and tails, in section order.
-    LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) -> void {
-      const bool is7 = s.name == ".idata$7";
-      const bool is6 = s.name == ".idata$6";
-      if (!is7 && !is6) return;
-      if (!s.has_contents()) return;
-      if (is7 && s.header.number_of_relocations != 0) return;
-      if (is6 && (s.characteristics() & scn::cnt_initialized_data) == 0) return;
-      auto data = obj.section_data(s);
-      if (!data || data->empty()) return;
-      const unsigned char* p = data->data();
-      if (p[0] == 0 || !printable(p[0]) || (data->size() >= 2 && !printable(p[1]))) return;
-      std::string_view text = data->chars();
-      text = text.substr(0, text.find('\0'));
-      candidates_.push_back({text, is6, bfd_machine});
-      if (is7) {
-        // The tail: the symbols defined in this section name the DLL string.
-        for (const auto& [name, sec] : defined)
-          if (sec == s.index) inames_.emplace(name, text);
-      }
-    }));
-    // Head: .idata$2's Name field (offset 12) is relocated to the iname.
-    if (idata2) {
-      LINKSCOPE_TRY(relocs, obj.relocations(*idata2));
-      std::string_view iname;
-      for (const relocation& rel : relocs) {
-        if (rel.virtual_address != 12) continue;
-        auto target = obj.symbol_at(rel.symbol_table_index);
-        if (!target) return target.error();
-        iname = target->name;
-      }
-      if (!iname.empty())
-        for (const auto& [name, sec] : defined)
-          if (sec == idata2->index) heads_.emplace(name, iname);
-    }
-    // Stub: defines __imp_X in .idata$5.
-    if (!imp_symbol.empty() && idata5 && imp_section == idata5->index) {
-      import_record r;
-      r.format = import_format::long_;
-      r.machine = m;
-      r.member_offset = member_offset;
-      r.member_name = member_name;
-      r.symbol = imp_symbol.substr(6);
-      r.imp_symbol = imp_symbol;
-      r.kind = import_kind::data;
-      for (const auto& [name, sec] : defined) {
-        if (name != r.symbol) continue;
-        LINKSCOPE_TRY(s, obj.section_at(sec));
-        r.kind = s.is_code() ? import_kind::code : import_kind::data;
-      }
-      // By name (.idata$6 = hint + name) or by ordinal (the thunk value).
-      bool named = false;
-      if (idata6 && idata6->has_contents()) {
-        LINKSCOPE_TRY(data, obj.section_data(*idata6));
-        if (data.size() >= 3) {
-          r.hint = load<u16, std::endian::little>(data.data());
-          LINKSCOPE_TRY(name, data.cstring(2, "hint/name entry has no NUL"));
-          r.import_name = name;
-          r.name_type = import_name_type::name;
-          named = true;
-        }
-      }
-      if (!named) {
-        LINKSCOPE_TRY(data, obj.section_data(*idata5));
-        const bool wide = data.size() >= 8 && is_64bit_machine(m);
-        if (data.size() < 4) return data.fail(errc::truncated, 0, "import thunk too small");
-        const u64 value = wide ? load<u64, std::endian::little>(data.data())
-                               : load<u32, std::endian::little>(data.data());
-        const u64 flag = wide ? (u64{1} << 63) : (u64{1} << 31);
-        if ((value & flag) == 0) return data.fail(errc::malformed, 0, "import thunk is neither name nor ordinal");
-        r.ordinal = static_cast<u16>(value & 0xffff);
-        r.name_type = import_name_type::ordinal;
-      }
-      std::string_view head;
-      if (idata7_reloc) {
-        LINKSCOPE_TRY(relocs, obj.relocations(*idata7_reloc));
-        if (!relocs.empty()) {
-          LINKSCOPE_TRY(target, obj.symbol_at(relocs[0].symbol_table_index));
-          head = target.name;
-        }
-      }
-      stubs_.push_back({records_.size(), head});
-      records_.push_back(r);
-    }
-    return ok();
-  }
+  result<void> add_object(const object& obj, u16 m, u64 member_offset, std::string_view member_name);
 
  private:
   std::vector<import_record> records_;
@@ -504,6 +275,242 @@ class import_library {
   bool ms_style_bfd_ = false;
   bool finished_ = false;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<import_library> import_library::from_archive(const ar::archive& archive) {
+  import_library lib;
+  // A short import member takes at least 84 bytes (ar header, import
+  // header, two names): reserving for that many only claims address space,
+  // pages are touched as records arrive, and it saves the regrowth copies
+  // that otherwise cost ~15% of a 100k-member parse.
+  lib.records_.reserve(std::min<std::size_t>(archive.bytes().size() / 84, std::size_t{1} << 22));
+  LINKSCOPE_CHECK(archive.for_each_member([&](const ar::member& m) -> bool {
+    if (m.external) return true;
+    auto added = lib.add_member(m.data, m.header_offset, m.name);
+    if (!added) {
+      lib.error_ = added.error();
+      return false;
+    }
+    return true;
+  }));
+  if (lib.error_.code != errc::ok) return lib.error_;
+  lib.finish();
+  return lib;
+}
+
+LINKSCOPE_FUNC result<import_library> import_library::from_bytes(byte_view bytes) {
+  if (ar::archive::is_archive(bytes)) {
+    LINKSCOPE_TRY(archive, ar::archive::open(bytes));
+    return from_archive(archive);
+  }
+  // A lone member: a short import or a COFF object.
+  import_library lib;
+  LINKSCOPE_CHECK(lib.add_member(bytes, 0, {}));
+  lib.finish();
+  return lib;
+}
+
+LINKSCOPE_FUNC result<void> import_library::add_member(byte_view bytes, u64 member_offset,
+                                                      std::string_view member_name) {
+  ++member_count_;
+  if (is_short_import(bytes)) {
+    LINKSCOPE_TRY(r, parse_short_import(bytes, member_offset, member_name));
+    // (bfd's ILF reader synthesises .idata$6 without SEC_DATA for short
+    // members: never a dlltool -I candidate.)
+    records_.push_back(r);
+    return ok();
+  }
+  if (bytes.size() < sizeof(file_header)) {
+    ++other_members_;
+    return ok();
+  }
+  auto parsed = object::parse(bytes);
+  if (!parsed) {
+    ++other_members_;
+    return ok();  // not a COFF object (ELF, LTO bitcode, text): not ours
+  }
+  const object& obj = *parsed;
+  const u16 m = obj.machine();
+  if (!known_machine(m) && m != machine::unknown) {
+    ++other_members_;
+    return ok();
+  }
+  // Sanity: a real object's section table must parse.
+  LINKSCOPE_CHECK(obj.for_each_section([](const section&) {}));
+  return add_object(obj, m, member_offset, member_name);
+}
+
+LINKSCOPE_FUNC void import_library::finish() {
+  for (pending_stub& p : stubs_) {
+    import_record& r = records_[p.record];
+    auto head = heads_.find(p.head_symbol);
+    if (head != heads_.end()) {
+      auto tail = inames_.find(head->second);
+      if (tail != inames_.end()) r.dll = tail->second;
+    }
+  }
+  // Stubs that could not be tied (no .idata$7 reference) fall back to the
+  // library's only DLL, when there is exactly one.
+  std::string_view only;
+  bool single = true;
+  for (const auto& [sym, dll] : inames_) {
+    if (only.empty()) only = dll;
+    else if (dll != only) single = false;
+  }
+  if (single && !only.empty())
+    for (import_record& r : records_)
+      if (r.dll.empty()) r.dll = only;
+  // "__imp_X" for short members lives in one shared, immutable arena so
+  // that copies of the library keep valid views.
+  std::size_t total = 0;
+  for (const import_record& r : records_)
+    if (r.imp_symbol.empty()) total += 6 + r.symbol.size();
+  auto arena = std::make_shared<std::string>();
+  arena->reserve(total);
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (const import_record& r : records_) {
+    if (!r.imp_symbol.empty()) continue;
+    spans.emplace_back(arena->size(), 6 + r.symbol.size());
+    arena->append("__imp_").append(r.symbol);
+  }
+  std::size_t next = 0;
+  for (import_record& r : records_) {
+    if (!r.imp_symbol.empty()) continue;
+    r.imp_symbol = std::string_view(arena->data() + spans[next].first, spans[next].second);
+    ++next;
+  }
+  arena_ = std::move(arena);
+  infos_.clear();
+  infos_.reserve(records_.size());
+  for (const import_record& r : records_) infos_.push_back(r.info());
+  finished_ = true;
+}
+
+LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m, u64 member_offset,
+                                                      std::string_view member_name) {
+  ++object_members_;
+  const bool bfd_machine = m == machine::i386 || m == machine::amd64;
+  // Symbols: what is defined where, and the special names.
+  std::string_view imp_symbol;   // __imp_X defined here
+  u32 imp_section = 0;
+  bool has_null_descriptor = false;
+  std::vector<std::pair<std::string_view, u32>> defined;  // (name, section) of externals
+  LINKSCOPE_CHECK(obj.for_each_entry([&](const symbol_entry& e) {
+    if (e.name.substr(0, 24) == "__NULL_IMPORT_DESCRIPTOR") has_null_descriptor = true;
+    if (!e.is_external() || e.section_number <= 0) return;
+    defined.emplace_back(e.name, static_cast<u32>(e.section_number));
+    if (e.name.substr(0, 6) == "__imp_" && imp_symbol.empty()) {
+      imp_symbol = e.name;
+      imp_section = static_cast<u32>(e.section_number);
+    }
+  }));
+  if (has_null_descriptor) {
+    ms_style_ = true;
+    if (bfd_machine) ms_style_bfd_ = true;
+  }
+  std::optional<section> idata2, idata4, idata5, idata6, idata7_reloc;
+  bool any_idata = false;
+  LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) {
+    if (s.name.substr(0, 7) == ".idata$") any_idata = true;
+    if (s.name == ".idata$2" && !idata2) idata2 = s;
+    else if (s.name == ".idata$4" && !idata4) idata4 = s;
+    else if (s.name == ".idata$5" && !idata5) idata5 = s;
+    else if (s.name == ".idata$6" && !idata6) idata6 = s;
+    else if (s.name == ".idata$7" && s.header.number_of_relocations != 0 && !idata7_reloc) idata7_reloc = s;
+  }));
+  // A member without import sections is ordinary code (mingw's libmsvcrt.a
+  // carries some): its external definitions are static definitions.
+  if (!any_idata) {
+    for (const auto& [name, sec] : defined) static_symbols_.push_back({name, member_offset, member_name});
+    return ok();
+  }
+  // Identify candidates and tails, in section order.
+  LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) -> void {
+    const bool is7 = s.name == ".idata$7";
+    const bool is6 = s.name == ".idata$6";
+    if (!is7 && !is6) return;
+    if (!s.has_contents()) return;
+    if (is7 && s.header.number_of_relocations != 0) return;
+    if (is6 && (s.characteristics() & scn::cnt_initialized_data) == 0) return;
+    auto data = obj.section_data(s);
+    if (!data || data->empty()) return;
+    const unsigned char* p = data->data();
+    if (p[0] == 0 || !printable(p[0]) || (data->size() >= 2 && !printable(p[1]))) return;
+    std::string_view text = data->chars();
+    text = text.substr(0, text.find('\0'));
+    candidates_.push_back({text, is6, bfd_machine});
+    if (is7) {
+      // The tail: the symbols defined in this section name the DLL string.
+      for (const auto& [name, sec] : defined)
+        if (sec == s.index) inames_.emplace(name, text);
+    }
+  }));
+  // Head: .idata$2's Name field (offset 12) is relocated to the iname.
+  if (idata2) {
+    LINKSCOPE_TRY(relocs, obj.relocations(*idata2));
+    std::string_view iname;
+    for (const relocation& rel : relocs) {
+      if (rel.virtual_address != 12) continue;
+      auto target = obj.symbol_at(rel.symbol_table_index);
+      if (!target) return target.error();
+      iname = target->name;
+    }
+    if (!iname.empty())
+      for (const auto& [name, sec] : defined)
+        if (sec == idata2->index) heads_.emplace(name, iname);
+  }
+  // Stub: defines __imp_X in .idata$5.
+  if (!imp_symbol.empty() && idata5 && imp_section == idata5->index) {
+    import_record r;
+    r.format = import_format::long_;
+    r.machine = m;
+    r.member_offset = member_offset;
+    r.member_name = member_name;
+    r.symbol = imp_symbol.substr(6);
+    r.imp_symbol = imp_symbol;
+    r.kind = import_kind::data;
+    for (const auto& [name, sec] : defined) {
+      if (name != r.symbol) continue;
+      LINKSCOPE_TRY(s, obj.section_at(sec));
+      r.kind = s.is_code() ? import_kind::code : import_kind::data;
+    }
+    // By name (.idata$6 = hint + name) or by ordinal (the thunk value).
+    bool named = false;
+    if (idata6 && idata6->has_contents()) {
+      LINKSCOPE_TRY(data, obj.section_data(*idata6));
+      if (data.size() >= 3) {
+        r.hint = load<u16, std::endian::little>(data.data());
+        LINKSCOPE_TRY(name, data.cstring(2, "hint/name entry has no NUL"));
+        r.import_name = name;
+        r.name_type = import_name_type::name;
+        named = true;
+      }
+    }
+    if (!named) {
+      LINKSCOPE_TRY(data, obj.section_data(*idata5));
+      const bool wide = data.size() >= 8 && is_64bit_machine(m);
+      if (data.size() < 4) return data.fail(errc::truncated, 0, "import thunk too small");
+      const u64 value = wide ? load<u64, std::endian::little>(data.data())
+                             : load<u32, std::endian::little>(data.data());
+      const u64 flag = wide ? (u64{1} << 63) : (u64{1} << 31);
+      if ((value & flag) == 0) return data.fail(errc::malformed, 0, "import thunk is neither name nor ordinal");
+      r.ordinal = static_cast<u16>(value & 0xffff);
+      r.name_type = import_name_type::ordinal;
+    }
+    std::string_view head;
+    if (idata7_reloc) {
+      LINKSCOPE_TRY(relocs, obj.relocations(*idata7_reloc));
+      if (!relocs.empty()) {
+        LINKSCOPE_TRY(target, obj.symbol_at(relocs[0].symbol_table_index));
+        head = target.name;
+      }
+    }
+    stubs_.push_back({records_.size(), head});
+    records_.push_back(r);
+  }
+  return ok();
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace coff
 }  // namespace v0

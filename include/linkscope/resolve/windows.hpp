@@ -28,6 +28,7 @@
 
 #include "linkscope/coff/import.hpp"
 #include "linkscope/coff/pe.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/symbols/symbol.hpp"
 
 namespace linkscope {
@@ -71,11 +72,12 @@ struct windows_needs {
 };
 
 // Resolve the consumer's undefined symbols against `libraries` (in order).
-// (Templates below only so that a translation unit that does not call them
-// does not compile them: D is never given.)
-template <class D = void>
-windows_needs resolve_windows_link(linkscope::detail::deferred<const windows_consumer&, D> consumer,
-                                   const std::vector<const coff::import_library*>& libraries) {
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                   const std::vector<const coff::import_library*>& libraries);
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                                  const std::vector<const coff::import_library*>& libraries) {
   struct provider {
     std::size_t library;
     const coff::import_record* record;
@@ -119,6 +121,7 @@ windows_needs resolve_windows_link(linkscope::detail::deferred<const windows_con
     if (needed[l]) out.needed_libraries.push_back(l);
   return out;
 }
+#endif
 
 namespace detail {
 inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
@@ -144,9 +147,11 @@ struct image_dll_check {
 
 // For each DLL a PE image imports, which of `libraries` describe it and which
 // imported functions none of their records provide.
-template <class D = void>
-result<std::vector<image_dll_check>> check_image_imports(linkscope::detail::deferred<const pe::image&, D> image,
-                                                         const std::vector<const coff::import_library*>& libraries) {
+result<std::vector<image_dll_check>> check_image_imports(const pe::image& image,
+                                                         const std::vector<const coff::import_library*>& libraries);
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
+    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
   std::vector<image_dll_check> out;
   for (int pass = 0; pass < 2; ++pass) {
     LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
@@ -185,6 +190,7 @@ result<std::vector<image_dll_check>> check_image_imports(linkscope::detail::defe
   }
   return out;
 }
+#endif
 
 }  // namespace resolve
 }  // namespace v0
