@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "linkscope/ar/archive.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/source.hpp"
@@ -113,6 +114,10 @@ struct absorb_report {
   }
 };
 
+// Analyse S (a shared library or executable) against each archive.
+result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+                                         const absorb_options& options = {});
+
 namespace detail {
 
 inline bool is_real_definition(const symbol& sym) noexcept {
@@ -129,9 +134,13 @@ struct shared_view {
   bool has_symtab = false;
 };
 
-template <class D>
-result<void> load_shared(linkscope::detail::deferred<byte_view, D> bytes,
-                         linkscope::detail::deferred<shared_view&, D> out) {
+}  // namespace detail
+
+// The definitions: compiled once in src/ in compiled mode (core/config.hpp).
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+LINKSCOPE_FUNC result<void> load_shared(byte_view bytes, shared_view& out) {
   LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
   LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
                                     [](const symbol& s) {
@@ -146,13 +155,12 @@ result<void> load_shared(linkscope::detail::deferred<byte_view, D> bytes,
 }
 
 // Names defined (and visible) in the libraries of S's DT_NEEDED closure.
-template <class D>
-result<std::unordered_set<std::string>> closure_definitions(
-    linkscope::detail::deferred<const std::string&, D> shared_path, const absorb_options& options,
-    std::vector<std::string>& missing) {
+LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
+                                                                           const absorb_options& options,
+                                                                           std::vector<std::string>& missing) {
   dynamic_options dyn = options.closure;
   dyn.bindings = false;
-  linkscope::detail::deferred<std::string, D> program = shared_path;
+  std::string program = shared_path;
   if (program.find('/') == std::string::npos) program = "./" + program;
   LINKSCOPE_TRY(link, link_dynamic(program, dyn));
   std::unordered_set<std::string> defined;
@@ -174,10 +182,9 @@ result<std::unordered_set<std::string>> closure_definitions(
 
 // Undefined references of the consumers that they do not define themselves
 // and that S does not export.
-template <class D>
-result<std::unordered_set<std::string>> consumer_needs(
-    linkscope::detail::deferred<const std::vector<std::string>&, D> consumers, const shared_view& shared,
-    const ar::thin_options& thin) {
+LINKSCOPE_FUNC result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
+                                                                      const shared_view& shared,
+                                                                      const ar::thin_options& thin) {
   std::unordered_set<std::string> undefined;
   std::unordered_set<std::string> defined;
   for (const std::string& path : consumers) {
@@ -216,21 +223,18 @@ inline void add_evidence(std::vector<std::string>& evidence, const std::vector<s
 
 }  // namespace detail
 
-// Analyse S (a shared library or executable) against each archive. (A
-// template only so that a translation unit that does not call it does not
-// compile it: D is never given.)
-template <class D = void>
-result<absorb_report> analyze_absorption(linkscope::detail::deferred<const std::string&, D> shared_path,
-                                         const std::vector<std::string>& archives, const absorb_options& options = {}) {
+LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& shared_path,
+                                                        const std::vector<std::string>& archives,
+                                                        const absorb_options& options) {
   LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
-  const linkscope::detail::deferred<byte_view, D> shared_bytes = shared_file.bytes();
+  const byte_view shared_bytes = shared_file.bytes();
   if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
   detail::shared_view shared;
-  LINKSCOPE_CHECK(detail::load_shared<D>(shared_bytes, shared));
+  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
   std::vector<std::string> missing_needed;
   std::unordered_set<std::string> provided;
   if (options.use_closure) {
-    auto closure = detail::closure_definitions<D>(shared_path, options, missing_needed);
+    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
     if (closure) provided = std::move(*closure);
   }
   std::size_t strong_undefined = 0;
@@ -239,7 +243,7 @@ result<absorb_report> analyze_absorption(linkscope::detail::deferred<const std::
     ++strong_undefined;
     return provided.count(std::string(s.name)) == 0;
   });
-  LINKSCOPE_TRY(needs, detail::consumer_needs<D>(options.consumers, shared, options.thin));
+  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
 
   absorb_report report;
   report.shared = shared_path;
@@ -332,6 +336,7 @@ result<absorb_report> analyze_absorption(linkscope::detail::deferred<const std::
   }
   return report;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

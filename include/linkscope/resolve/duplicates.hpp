@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/source.hpp"
@@ -79,11 +80,12 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }
 }  // namespace detail
 
-// (A template only so that a translation unit that does not call it does not
-// compile it: D is never given.)
-template <class D = void>
-result<duplicates_report> find_duplicates(linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
-                                          const duplicates_options& options = {}) {
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+result<duplicates_report> find_duplicates(const std::vector<std::string>& paths, const duplicates_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
+                                                         const duplicates_options& options) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
   // How each argument that is a plain ELF file (not an archive) links.
@@ -137,8 +139,7 @@ result<duplicates_report> find_duplicates(linkscope::detail::deferred<const std:
   if (!root.empty()) {
     dynamic_options dyn = options.closure;
     dyn.bindings = false;
-    // (dependent, so that link_dynamic is instantiated with this function, not before)
-    linkscope::detail::deferred<std::string, D> program = root.find('/') == std::string::npos ? "./" + root : root;
+    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
     if (auto link = link_dynamic(program, dyn)) {
       std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
       for (std::uint32_t index : link->search_list) {
@@ -201,6 +202,7 @@ result<duplicates_report> find_duplicates(linkscope::detail::deferred<const std:
             [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
   return report;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
