@@ -1,4 +1,4 @@
-// linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff.
+// linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff, macho.
 //
 // Everything that reads one file format, and nothing that resolves a link.
 // A program that only lists symbols or walks an archive includes this and
@@ -39,6 +39,10 @@
 #include "linkscope/coff/object.hpp"
 #include "linkscope/coff/pe.hpp"
 #include "linkscope/coff/types.hpp"
+
+#include "linkscope/macho/fat.hpp"
+#include "linkscope/macho/file.hpp"
+#include "linkscope/macho/types.hpp"
 
 // The ELF class templates compiled once per variant in compiled mode.
 // LINKSCOPE_ELF_TEMPLATES(P, ET) expands to the explicit instantiation of
