@@ -21,7 +21,7 @@
 #define LINKSCOPE_VERSION_PATCH 0
 
 // ---- begin linkscope/formats.hpp ----
-// linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff.
+// linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff, macho.
 //
 // Everything that reads one file format, and nothing that resolves a link.
 // A program that only lists symbols or walks an archive includes this and
@@ -6660,6 +6660,1067 @@ static_assert(symbol_source<image>);
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/coff/pe.hpp ----
+
+// ---- begin linkscope/macho/fat.hpp ----
+// linkscope/macho/fat.hpp — universal ("fat") files: several Mach-O slices in one.
+//
+// Layout (<mach-o/fat.h>), always big-endian whatever the slices are:
+//   offset 0   fat_header {magic, nfat_arch}; magic FAT_MAGIC (0xcafebabe) or
+//              FAT_MAGIC_64 (0xcafebabf)
+//   offset 8   nfat_arch records: fat_arch {cputype, cpusubtype, offset, size,
+//              align} (20 bytes) with FAT_MAGIC, fat_arch_64 (32 bytes, 64-bit
+//              offset and size) with FAT_MAGIC_64
+//   slices     each [offset, offset + size) is a whole Mach-O image (or a
+//              static archive of Mach-O members), aligned to 2^align.
+//
+// Java class files share the magic 0xcafebabe; their next word (the class
+// version, 45 and up) would be nfat_arch, so — as LLVM and file(1) do — a
+// FAT_MAGIC file with more than 42 slices is taken as not universal.
+//
+// `fat_file::open` checks that the records lie in the file, that every slice
+// lies in the file, does not overlap the headers or another slice, and that
+// align is sane. `slices()` lists them; `find(cputype, cpusubtype)` picks one
+// (the capability bits of the subtype are ignored, as lipo does).
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/macho/types.hpp ----
+// linkscope/macho/types.hpp — Mach-O records for all four variants (32/64-bit, LE/BE).
+//
+// A Mach-O file (Apple's <mach-o/loader.h>) is a header, then `ncmds` load
+// commands packed one after another in `sizeofcmds` bytes, then the data the
+// commands point at by file offset:
+//
+//   offset 0   mach_header (28 bytes) or mach_header_64 (32 bytes: + reserved).
+//              magic MH_MAGIC/MH_MAGIC_64 (0xfeedface/0xfeedfacf) in the file's
+//              byte order; read in the other order (MH_CIGAM*) it means the
+//              file is of the opposite endianness. cputype/cpusubtype,
+//              filetype (MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE ...), flags.
+//   then       load_command {cmd, cmdsize} headers, each the first 8 bytes of a
+//              bigger record (segment_command, dylib_command, symtab_command ...).
+//              cmdsize covers the record and any trailing strings or section
+//              headers, and is a multiple of 4 (32-bit) or 8 (64-bit). Strings
+//              (lc_str) are offsets from the start of their command.
+//   segments   LC_SEGMENT(_64) is followed by `nsects` section(_64) records.
+//   __LINKEDIT the symbol table (LC_SYMTAB: nlist(_64) array + string table,
+//              <mach-o/nlist.h>), LC_DYSYMTAB's ranges over it, the dyld info
+//              streams (LC_DYLD_INFO[_ONLY]: rebase, bind, weak bind, lazy bind,
+//              export trie) and linkedit_data blobs (LC_DYLD_EXPORTS_TRIE,
+//              LC_DYLD_CHAINED_FIXUPS, LC_FUNCTION_STARTS, LC_CODE_SIGNATURE ...).
+//
+// Universal ("fat") files (<mach-o/fat.h>) are always big-endian: fat_header
+// {FAT_MAGIC 0xcafebabe or FAT_MAGIC_64 0xcafebabf, nfat_arch}, then nfat_arch
+// fat_arch (20 bytes: 32-bit offset/size) or fat_arch_64 (32 bytes) records.
+//
+// Everything is written once against `macho_types<E, Is64>`, as ELF is against
+// elf_types<E, Is64>; the records are structs of endian_int (alignment 1) read
+// by memcpy, each size checked against the header's with static_assert.
+// Behaviour where the headers are silent follows LLVM's MachOObjectFile.cpp.
+
+#include <bit>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+// mach_header.magic as read in the file's own byte order.
+inline constexpr u32 MH_MAGIC = 0xfeedface, MH_CIGAM = 0xcefaedfe, MH_MAGIC_64 = 0xfeedfacf, MH_CIGAM_64 = 0xcffaedfe;
+inline constexpr u32 FAT_MAGIC = 0xcafebabe, FAT_MAGIC_64 = 0xcafebabf;
+
+// filetype
+inline constexpr u32 MH_OBJECT = 0x1, MH_EXECUTE = 0x2, MH_FVMLIB = 0x3, MH_CORE = 0x4, MH_PRELOAD = 0x5,
+                     MH_DYLIB = 0x6, MH_DYLINKER = 0x7, MH_BUNDLE = 0x8, MH_DYLIB_STUB = 0x9, MH_DSYM = 0xa,
+                     MH_KEXT_BUNDLE = 0xb, MH_FILESET = 0xc;
+// flags
+inline constexpr u32 MH_NOUNDEFS = 0x1, MH_DYLDLINK = 0x4, MH_TWOLEVEL = 0x80, MH_FORCE_FLAT = 0x100,
+                     MH_WEAK_DEFINES = 0x8000, MH_BINDS_TO_WEAK = 0x10000, MH_PIE = 0x200000,
+                     MH_SUBSECTIONS_VIA_SYMBOLS = 0x2000;
+
+// cputype / cpusubtype (<mach/machine.h>)
+inline constexpr u32 CPU_ARCH_ABI64 = 0x01000000, CPU_ARCH_ABI64_32 = 0x02000000;
+inline constexpr u32 CPU_TYPE_X86 = 7, CPU_TYPE_X86_64 = CPU_TYPE_X86 | CPU_ARCH_ABI64, CPU_TYPE_ARM = 12,
+                     CPU_TYPE_ARM64 = CPU_TYPE_ARM | CPU_ARCH_ABI64, CPU_TYPE_ARM64_32 = CPU_TYPE_ARM | CPU_ARCH_ABI64_32,
+                     CPU_TYPE_POWERPC = 18, CPU_TYPE_POWERPC64 = CPU_TYPE_POWERPC | CPU_ARCH_ABI64;
+inline constexpr u32 CPU_SUBTYPE_MASK = 0xff000000;  // capability bits (CPU_SUBTYPE_LIB64, PtrAuth ABI)
+inline constexpr u32 CPU_SUBTYPE_X86_ALL = 3, CPU_SUBTYPE_X86_64_H = 8, CPU_SUBTYPE_ARM64_ALL = 0,
+                     CPU_SUBTYPE_ARM64E = 2;
+
+// Load commands. LC_REQ_DYLD marks the ones dyld must understand to load the file.
+inline constexpr u32 LC_REQ_DYLD = 0x80000000;
+inline constexpr u32 LC_SEGMENT = 0x1, LC_SYMTAB = 0x2, LC_SYMSEG = 0x3, LC_THREAD = 0x4, LC_UNIXTHREAD = 0x5,
+                     LC_DYSYMTAB = 0xb, LC_LOAD_DYLIB = 0xc, LC_ID_DYLIB = 0xd, LC_LOAD_DYLINKER = 0xe,
+                     LC_ID_DYLINKER = 0xf, LC_PREBOUND_DYLIB = 0x10, LC_ROUTINES = 0x11, LC_SUB_FRAMEWORK = 0x12,
+                     LC_SUB_UMBRELLA = 0x13, LC_SUB_CLIENT = 0x14, LC_SUB_LIBRARY = 0x15, LC_TWOLEVEL_HINTS = 0x16,
+                     LC_PREBIND_CKSUM = 0x17, LC_LOAD_WEAK_DYLIB = 0x18 | LC_REQ_DYLD, LC_SEGMENT_64 = 0x19,
+                     LC_ROUTINES_64 = 0x1a, LC_UUID = 0x1b, LC_RPATH = 0x1c | LC_REQ_DYLD, LC_CODE_SIGNATURE = 0x1d,
+                     LC_SEGMENT_SPLIT_INFO = 0x1e, LC_REEXPORT_DYLIB = 0x1f | LC_REQ_DYLD, LC_LAZY_LOAD_DYLIB = 0x20,
+                     LC_ENCRYPTION_INFO = 0x21, LC_DYLD_INFO = 0x22, LC_DYLD_INFO_ONLY = 0x22 | LC_REQ_DYLD,
+                     LC_LOAD_UPWARD_DYLIB = 0x23 | LC_REQ_DYLD, LC_VERSION_MIN_MACOSX = 0x24,
+                     LC_VERSION_MIN_IPHONEOS = 0x25, LC_FUNCTION_STARTS = 0x26, LC_DYLD_ENVIRONMENT = 0x27,
+                     LC_MAIN = 0x28 | LC_REQ_DYLD, LC_DATA_IN_CODE = 0x29, LC_SOURCE_VERSION = 0x2a,
+                     LC_DYLIB_CODE_SIGN_DRS = 0x2b, LC_ENCRYPTION_INFO_64 = 0x2c, LC_LINKER_OPTION = 0x2d,
+                     LC_LINKER_OPTIMIZATION_HINT = 0x2e, LC_VERSION_MIN_TVOS = 0x2f, LC_VERSION_MIN_WATCHOS = 0x30,
+                     LC_NOTE = 0x31, LC_BUILD_VERSION = 0x32, LC_DYLD_EXPORTS_TRIE = 0x33 | LC_REQ_DYLD,
+                     LC_DYLD_CHAINED_FIXUPS = 0x34 | LC_REQ_DYLD, LC_FILESET_ENTRY = 0x35 | LC_REQ_DYLD;
+
+// The name llvm-otool prints for a load command, or "" if unknown.
+constexpr const char* command_name(u32 cmd) noexcept {
+  switch (cmd) {
+    case LC_SEGMENT: return "LC_SEGMENT";
+    case LC_SYMTAB: return "LC_SYMTAB";
+    case LC_SYMSEG: return "LC_SYMSEG";
+    case LC_THREAD: return "LC_THREAD";
+    case LC_UNIXTHREAD: return "LC_UNIXTHREAD";
+    case LC_DYSYMTAB: return "LC_DYSYMTAB";
+    case LC_LOAD_DYLIB: return "LC_LOAD_DYLIB";
+    case LC_ID_DYLIB: return "LC_ID_DYLIB";
+    case LC_LOAD_DYLINKER: return "LC_LOAD_DYLINKER";
+    case LC_ID_DYLINKER: return "LC_ID_DYLINKER";
+    case LC_PREBOUND_DYLIB: return "LC_PREBOUND_DYLIB";
+    case LC_ROUTINES: return "LC_ROUTINES";
+    case LC_SUB_FRAMEWORK: return "LC_SUB_FRAMEWORK";
+    case LC_SUB_UMBRELLA: return "LC_SUB_UMBRELLA";
+    case LC_SUB_CLIENT: return "LC_SUB_CLIENT";
+    case LC_SUB_LIBRARY: return "LC_SUB_LIBRARY";
+    case LC_TWOLEVEL_HINTS: return "LC_TWOLEVEL_HINTS";
+    case LC_PREBIND_CKSUM: return "LC_PREBIND_CKSUM";
+    case LC_LOAD_WEAK_DYLIB: return "LC_LOAD_WEAK_DYLIB";
+    case LC_SEGMENT_64: return "LC_SEGMENT_64";
+    case LC_ROUTINES_64: return "LC_ROUTINES_64";
+    case LC_UUID: return "LC_UUID";
+    case LC_RPATH: return "LC_RPATH";
+    case LC_CODE_SIGNATURE: return "LC_CODE_SIGNATURE";
+    case LC_SEGMENT_SPLIT_INFO: return "LC_SEGMENT_SPLIT_INFO";
+    case LC_REEXPORT_DYLIB: return "LC_REEXPORT_DYLIB";
+    case LC_LAZY_LOAD_DYLIB: return "LC_LAZY_LOAD_DYLIB";
+    case LC_ENCRYPTION_INFO: return "LC_ENCRYPTION_INFO";
+    case LC_DYLD_INFO: return "LC_DYLD_INFO";
+    case LC_DYLD_INFO_ONLY: return "LC_DYLD_INFO_ONLY";
+    case LC_LOAD_UPWARD_DYLIB: return "LC_LOAD_UPWARD_DYLIB";
+    case LC_VERSION_MIN_MACOSX: return "LC_VERSION_MIN_MACOSX";
+    case LC_VERSION_MIN_IPHONEOS: return "LC_VERSION_MIN_IPHONEOS";
+    case LC_FUNCTION_STARTS: return "LC_FUNCTION_STARTS";
+    case LC_DYLD_ENVIRONMENT: return "LC_DYLD_ENVIRONMENT";
+    case LC_MAIN: return "LC_MAIN";
+    case LC_DATA_IN_CODE: return "LC_DATA_IN_CODE";
+    case LC_SOURCE_VERSION: return "LC_SOURCE_VERSION";
+    case LC_DYLIB_CODE_SIGN_DRS: return "LC_DYLIB_CODE_SIGN_DRS";
+    case LC_ENCRYPTION_INFO_64: return "LC_ENCRYPTION_INFO_64";
+    case LC_LINKER_OPTION: return "LC_LINKER_OPTION";
+    case LC_LINKER_OPTIMIZATION_HINT: return "LC_LINKER_OPTIMIZATION_HINT";
+    case LC_VERSION_MIN_TVOS: return "LC_VERSION_MIN_TVOS";
+    case LC_VERSION_MIN_WATCHOS: return "LC_VERSION_MIN_WATCHOS";
+    case LC_NOTE: return "LC_NOTE";
+    case LC_BUILD_VERSION: return "LC_BUILD_VERSION";
+    case LC_DYLD_EXPORTS_TRIE: return "LC_DYLD_EXPORTS_TRIE";
+    case LC_DYLD_CHAINED_FIXUPS: return "LC_DYLD_CHAINED_FIXUPS";
+    case LC_FILESET_ENTRY: return "LC_FILESET_ENTRY";
+    default: return "";
+  }
+}
+
+// build_version_command.platform
+inline constexpr u32 PLATFORM_MACOS = 1, PLATFORM_IOS = 2, PLATFORM_TVOS = 3, PLATFORM_WATCHOS = 4,
+                     PLATFORM_BRIDGEOS = 5, PLATFORM_MACCATALYST = 6, PLATFORM_IOSSIMULATOR = 7,
+                     PLATFORM_TVOSSIMULATOR = 8, PLATFORM_WATCHOSSIMULATOR = 9, PLATFORM_DRIVERKIT = 10;
+
+// section.flags: the type is the low byte.
+inline constexpr u32 SECTION_TYPE = 0x000000ff, S_ZEROFILL = 0x1, S_CSTRING_LITERALS = 0x2,
+                     S_NON_LAZY_SYMBOL_POINTERS = 0x6, S_LAZY_SYMBOL_POINTERS = 0x7, S_SYMBOL_STUBS = 0x8,
+                     S_GB_ZEROFILL = 0xc, S_THREAD_LOCAL_ZEROFILL = 0x12, S_ATTR_PURE_INSTRUCTIONS = 0x80000000,
+                     S_ATTR_SOME_INSTRUCTIONS = 0x00000400;
+
+// nlist.n_type (<mach-o/nlist.h>): stab bits, private-extern, type, extern.
+inline constexpr u8 N_STAB = 0xe0, N_PEXT = 0x10, N_TYPE = 0x0e, N_EXT = 0x01;
+inline constexpr u8 N_UNDF = 0x0, N_ABS = 0x2, N_SECT = 0xe, N_PBUD = 0xc, N_INDR = 0xa;
+inline constexpr u8 NO_SECT = 0, MAX_SECT = 255;
+// nlist.n_desc
+inline constexpr u16 REFERENCE_TYPE = 0x7, REFERENCED_DYNAMICALLY = 0x10, N_NO_DEAD_STRIP = 0x20,
+                     N_WEAK_REF = 0x40, N_WEAK_DEF = 0x80, N_REF_TO_WEAK = 0x80, N_ARM_THUMB_DEF = 0x8,
+                     N_SYMBOL_RESOLVER = 0x100, N_ALT_ENTRY = 0x200, N_COLD_FUNC = 0x400;
+// Two-level namespace library ordinals (the high byte of an undefined symbol's n_desc).
+inline constexpr u8 SELF_LIBRARY_ORDINAL = 0x0, MAX_LIBRARY_ORDINAL = 0xfd, DYNAMIC_LOOKUP_ORDINAL = 0xfe,
+                    EXECUTABLE_ORDINAL = 0xff;
+
+// The 16-byte name fields of segments and sections: NUL-padded, not always terminated.
+inline std::string_view fixed_name(const char (&field)[16]) noexcept {
+  std::size_t n = 0;
+  while (n < 16 && field[n] != '\0') ++n;
+  return {field, n};
+}
+
+// Records whose layout is the same in every variant, only byte order differs.
+template <std::endian E>
+struct macho_common {
+  using u32e = endian<u32, E>;
+  using i32e = endian<i32, E>;
+  using u64e = endian<u64, E>;
+
+  struct load_command {
+    u32e cmd;
+    u32e cmdsize;
+  };
+  static_assert(sizeof(load_command) == 8);
+
+  // lc_str: an offset from the start of the command.
+  struct dylib_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e name;  // lc_str
+    u32e timestamp;
+    u32e current_version;        // X.Y.Z as xxxx.yy.zz nibbles: 16.8.8 bits
+    u32e compatibility_version;
+  };
+  static_assert(sizeof(dylib_command) == 24);
+
+  // rpath_command, dylinker_command and sub_{framework,umbrella,client,library}_command.
+  struct lc_str_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e offset;  // lc_str
+  };
+  static_assert(sizeof(lc_str_command) == 12);
+
+  struct uuid_command {
+    u32e cmd;
+    u32e cmdsize;
+    unsigned char uuid[16];
+  };
+  static_assert(sizeof(uuid_command) == 24);
+
+  struct version_min_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e version;  // X.Y.Z in nibbles xxxx.yy.zz
+    u32e sdk;
+  };
+  static_assert(sizeof(version_min_command) == 16);
+
+  struct build_version_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e platform;
+    u32e minos;
+    u32e sdk;
+    u32e ntools;  // build_tool_version records follow
+  };
+  static_assert(sizeof(build_version_command) == 24);
+
+  struct build_tool_version {
+    u32e tool;
+    u32e version;
+  };
+  static_assert(sizeof(build_tool_version) == 8);
+
+  struct symtab_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e symoff;
+    u32e nsyms;
+    u32e stroff;
+    u32e strsize;
+  };
+  static_assert(sizeof(symtab_command) == 24);
+
+  struct dysymtab_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e ilocalsym;
+    u32e nlocalsym;
+    u32e iextdefsym;
+    u32e nextdefsym;
+    u32e iundefsym;
+    u32e nundefsym;
+    u32e tocoff;
+    u32e ntoc;
+    u32e modtaboff;
+    u32e nmodtab;
+    u32e extrefsymoff;
+    u32e nextrefsyms;
+    u32e indirectsymoff;
+    u32e nindirectsyms;
+    u32e extreloff;
+    u32e nextrel;
+    u32e locreloff;
+    u32e nlocrel;
+  };
+  static_assert(sizeof(dysymtab_command) == 80);
+
+  struct dyld_info_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e rebase_off;
+    u32e rebase_size;
+    u32e bind_off;
+    u32e bind_size;
+    u32e weak_bind_off;
+    u32e weak_bind_size;
+    u32e lazy_bind_off;
+    u32e lazy_bind_size;
+    u32e export_off;
+    u32e export_size;
+  };
+  static_assert(sizeof(dyld_info_command) == 48);
+
+  struct linkedit_data_command {
+    u32e cmd;
+    u32e cmdsize;
+    u32e dataoff;
+    u32e datasize;
+  };
+  static_assert(sizeof(linkedit_data_command) == 16);
+
+  struct entry_point_command {
+    u32e cmd;
+    u32e cmdsize;
+    u64e entryoff;
+    u64e stacksize;
+  };
+  static_assert(sizeof(entry_point_command) == 24);
+
+  struct source_version_command {
+    u32e cmd;
+    u32e cmdsize;
+    u64e version;  // A.B.C.D.E packed as a24.b10.c10.d10.e10
+  };
+  static_assert(sizeof(source_version_command) == 16);
+};
+
+// Fat headers: big-endian whatever the slices are.
+struct fat_header {
+  be<u32> magic;
+  be<u32> nfat_arch;
+};
+static_assert(sizeof(fat_header) == 8);
+
+struct fat_arch {
+  be<u32> cputype;
+  be<u32> cpusubtype;
+  be<u32> offset;
+  be<u32> size;
+  be<u32> align;  // a power of 2
+};
+static_assert(sizeof(fat_arch) == 20);
+
+struct fat_arch_64 {
+  be<u32> cputype;
+  be<u32> cpusubtype;
+  be<u64> offset;
+  be<u64> size;
+  be<u32> align;
+  be<u32> reserved;
+};
+static_assert(sizeof(fat_arch_64) == 32);
+
+template <std::endian E, bool Is64>
+struct macho_types : macho_common<E> {
+  static constexpr std::endian endianness = E;
+  static constexpr bool is64 = Is64;
+  using uword = std::conditional_t<Is64, u64, u32>;
+  using u16e = endian<u16, E>;
+  using u32e = endian<u32, E>;
+  using i32e = endian<i32, E>;
+  using word = endian<uword, E>;  // 4 or 8 bytes: addresses and sizes
+  // load commands are padded to 8 bytes in 64-bit files, to 4 in 32-bit files
+  static constexpr u32 command_alignment = Is64 ? 8 : 4;
+  static constexpr u32 magic = Is64 ? MH_MAGIC_64 : MH_MAGIC;
+  static constexpr u32 segment_command_id = Is64 ? LC_SEGMENT_64 : LC_SEGMENT;
+
+  struct mach_header32 {
+    u32e magic;
+    u32e cputype;
+    u32e cpusubtype;
+    u32e filetype;
+    u32e ncmds;
+    u32e sizeofcmds;
+    u32e flags;
+  };
+  struct mach_header64 : mach_header32 {
+    u32e reserved;
+  };
+  using mach_header = std::conditional_t<Is64, mach_header64, mach_header32>;
+  static_assert(sizeof(mach_header) == (Is64 ? 32 : 28));
+
+  struct segment_command {
+    u32e cmd;
+    u32e cmdsize;
+    char segname[16];
+    word vmaddr;
+    word vmsize;
+    word fileoff;
+    word filesize;
+    i32e maxprot;
+    i32e initprot;
+    u32e nsects;
+    u32e flags;
+    std::string_view name() const noexcept { return fixed_name(segname); }
+  };
+  static_assert(sizeof(segment_command) == (Is64 ? 72 : 56));
+
+  struct section32 {
+    char sectname[16];
+    char segname[16];
+    word addr;
+    word size;
+    u32e offset;
+    u32e align;
+    u32e reloff;
+    u32e nreloc;
+    u32e flags;
+    u32e reserved1;
+    u32e reserved2;
+  };
+  struct section64 : section32 {
+    u32e reserved3;
+  };
+  struct section : std::conditional_t<Is64, section64, section32> {
+    std::string_view name() const noexcept { return fixed_name(this->sectname); }
+    std::string_view segment_name() const noexcept { return fixed_name(this->segname); }
+    u32 type() const noexcept { return static_cast<u32>(this->flags) & SECTION_TYPE; }
+    bool is_zerofill() const noexcept {
+      const u32 t = type();
+      return t == S_ZEROFILL || t == S_GB_ZEROFILL || t == S_THREAD_LOCAL_ZEROFILL;
+    }
+  };
+  static_assert(sizeof(section) == (Is64 ? 80 : 68));
+
+  struct nlist {
+    u32e n_strx;
+    u8 n_type_raw;
+    u8 n_sect;
+    u16e n_desc;
+    word n_value;
+
+    u8 type() const noexcept { return static_cast<u8>(n_type_raw & N_TYPE); }
+    bool is_stab() const noexcept { return (n_type_raw & N_STAB) != 0; }
+    bool is_external() const noexcept { return (n_type_raw & N_EXT) != 0; }
+    bool is_private_external() const noexcept { return (n_type_raw & N_PEXT) != 0; }
+    u16 desc() const noexcept { return n_desc; }
+    bool weak_def() const noexcept { return (desc() & N_WEAK_DEF) != 0; }
+    bool weak_ref() const noexcept { return (desc() & N_WEAK_REF) != 0; }
+    bool no_dead_strip() const noexcept { return (desc() & N_NO_DEAD_STRIP) != 0; }
+    bool referenced_dynamically() const noexcept { return (desc() & REFERENCED_DYNAMICALLY) != 0; }
+    bool symbol_resolver() const noexcept { return (desc() & N_SYMBOL_RESOLVER) != 0; }
+    bool alt_entry() const noexcept { return (desc() & N_ALT_ENTRY) != 0; }
+    // GET_LIBRARY_ORDINAL: the high byte of n_desc of an undefined symbol.
+    u8 library_ordinal() const noexcept { return static_cast<u8>((desc() >> 8) & 0xff); }
+    // GET_COMM_ALIGN: log2 alignment of a common symbol.
+    u8 common_align() const noexcept { return static_cast<u8>((desc() >> 8) & 0x0f); }
+    // A common symbol: undefined, external, with a size in n_value.
+    bool is_common() const noexcept {
+      return !is_stab() && type() == N_UNDF && is_external() && static_cast<uword>(n_value) != 0;
+    }
+  };
+  static_assert(sizeof(nlist) == (Is64 ? 16 : 12));
+};
+
+using macho32le = macho_types<std::endian::little, false>;
+using macho32be = macho_types<std::endian::big, false>;
+using macho64le = macho_types<std::endian::little, true>;
+using macho64be = macho_types<std::endian::big, true>;
+
+// A packed X.Y.Z version (dylib versions, minos, sdk): 16.8.8 bits.
+struct packed_version {
+  u32 raw = 0;
+  constexpr u32 major() const noexcept { return raw >> 16; }
+  constexpr u32 minor() const noexcept { return (raw >> 8) & 0xff; }
+  constexpr u32 patch() const noexcept { return raw & 0xff; }
+};
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/types.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+inline constexpr u32 fat_max_java_ambiguous = 42;
+
+inline bool is_fat(byte_view bytes) noexcept {
+  if (bytes.size() < 8) return false;
+  const u32 magic = load<u32, std::endian::big>(bytes.data());
+  if (magic == FAT_MAGIC_64) return true;
+  return magic == FAT_MAGIC && load<u32, std::endian::big>(bytes.data() + 4) <= fat_max_java_ambiguous;
+}
+
+struct fat_slice {
+  u32 cputype = 0;
+  u32 cpusubtype = 0;
+  u64 offset = 0;  // of the slice in the universal file
+  u64 size = 0;
+  u32 align = 0;   // log2
+  byte_view bytes; // the slice; bytes.base() is its offset in the outermost file
+};
+
+// A short architecture name as llvm-nm/lipo print it (x86_64, arm64, ...), or "".
+constexpr const char* arch_name(u32 cputype, u32 cpusubtype) noexcept {
+  const u32 sub = cpusubtype & ~CPU_SUBTYPE_MASK;
+  switch (cputype) {
+    case CPU_TYPE_X86: return "i386";
+    case CPU_TYPE_X86_64: return sub == CPU_SUBTYPE_X86_64_H ? "x86_64h" : "x86_64";
+    case CPU_TYPE_ARM64: return sub == CPU_SUBTYPE_ARM64E ? "arm64e" : "arm64";
+    case CPU_TYPE_ARM64_32: return "arm64_32";
+    case CPU_TYPE_ARM: return "arm";
+    case CPU_TYPE_POWERPC: return "ppc";
+    case CPU_TYPE_POWERPC64: return "ppc64";
+    default: return "";
+  }
+}
+
+class fat_file {
+ public:
+  fat_file() = default;
+
+  static result<fat_file> open(byte_view bytes) {
+    fat_file f;
+    LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
+    const u32 magic = header.magic;
+    if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
+    const bool is64 = magic == FAT_MAGIC_64;
+    const u64 count = header.nfat_arch;
+    const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
+    u64 table = 0;
+    if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
+      return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
+    const u64 headers_end = sizeof(fat_header) + table;
+    f.slices_.reserve(static_cast<std::size_t>(count));
+    for (u64 i = 0; i < count; ++i) {
+      const u64 at = sizeof(fat_header) + i * record;
+      fat_slice s;
+      if (is64) {
+        const auto a = bytes.read_unchecked<fat_arch_64>(at);
+        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+      } else {
+        const auto a = bytes.read_unchecked<fat_arch>(at);
+        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+      }
+      if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
+      if (!bytes.contains(s.offset, s.size))
+        return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
+      if (s.offset < headers_end && s.size != 0)
+        return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
+      s.bytes = bytes.sub_unchecked(s.offset, s.size);
+      for (const auto& other : f.slices_) {
+        if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
+          return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
+        if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
+          return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
+      }
+      f.slices_.push_back(s);
+    }
+    return f;
+  }
+
+  const std::vector<fat_slice>& slices() const noexcept { return slices_; }
+
+  // The slice for (cputype, cpusubtype); capability bits of the subtype are ignored.
+  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept {
+    for (const auto& s : slices_)
+      if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
+    return std::nullopt;
+  }
+  // The slice whose arch_name() is `name` ("x86_64", "arm64", ...).
+  std::optional<fat_slice> find(std::string_view name) const noexcept {
+    for (const auto& s : slices_)
+      if (name == arch_name(s.cputype, s.cpusubtype)) return s;
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<fat_slice> slices_;
+};
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/fat.hpp ----
+// ---- begin linkscope/macho/file.hpp ----
+// linkscope/macho/file.hpp — a lazy, bounds-checked view of one Mach-O image.
+//
+// Layout (<mach-o/loader.h>): the mach_header, then `ncmds` load commands in
+// the `sizeofcmds` bytes right after it. Every command starts with
+// {cmd, cmdsize}; cmdsize includes the command's trailing data (a segment's
+// section records, a dylib's name) and is a multiple of 8 in 64-bit files
+// and of 4 in 32-bit files. A string in a command (lc_str) is an offset from
+// the command's start and must end, with a NUL, before the command does.
+// Tables and streams elsewhere in the file are (offset, size) pairs relative
+// to the start of the image (the slice, in a universal file).
+//
+// `file<MT>::open(bytes)` checks the header and walks the command headers
+// once (ncmds is bounded by sizeofcmds / 8, itself inside the bytes): each
+// cmdsize must be aligned, at least 8 and inside sizeofcmds. Nothing else is
+// decoded until asked. The accessors each check what they read — the command
+// is at least as big as its record, the strings lie inside their command,
+// every (offset, size) lies inside the file — and return the record, a view
+// or an error carrying the offset of the offending field. Checks follow
+// LLVM's MachOObjectFile.cpp (checkSymtabCommand, checkDyldInfoCommand,
+// checkLinkeditDataCommand, parseSegmentLoadCommand), which is what
+// llvm-nm/llvm-objdump reject as "truncated or malformed object".
+//
+// `visit_macho(bytes, f)` reads the magic once and calls f with the matching
+// file<macho32le/macho32be/macho64le/macho64be>.
+
+#include <array>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+// The magic number read as big-endian bytes (what `file` prints first).
+inline u32 raw_magic(byte_view bytes) noexcept {
+  if (bytes.size() < 4) return 0;
+  return load<u32, std::endian::big>(bytes.data());
+}
+inline bool is_macho(byte_view bytes) noexcept {
+  const u32 m = raw_magic(bytes);
+  return m == MH_MAGIC || m == MH_CIGAM || m == MH_MAGIC_64 || m == MH_CIGAM_64;
+}
+
+// How a dylib is loaded (the command that names it).
+enum class dylib_kind : u8 { load, weak, reexport, upward, lazy };
+constexpr const char* to_string(dylib_kind k) noexcept {
+  switch (k) {
+    case dylib_kind::load: return "load";
+    case dylib_kind::weak: return "weak";
+    case dylib_kind::reexport: return "reexport";
+    case dylib_kind::upward: return "upward";
+    case dylib_kind::lazy: return "lazy";
+  }
+  return "?";
+}
+// The dylib kind of a load command, or nullopt if it does not load a dylib.
+constexpr std::optional<dylib_kind> dylib_kind_of(u32 cmd) noexcept {
+  switch (cmd) {
+    case LC_LOAD_DYLIB: return dylib_kind::load;
+    case LC_LOAD_WEAK_DYLIB: return dylib_kind::weak;
+    case LC_REEXPORT_DYLIB: return dylib_kind::reexport;
+    case LC_LOAD_UPWARD_DYLIB: return dylib_kind::upward;
+    case LC_LAZY_LOAD_DYLIB: return dylib_kind::lazy;
+    default: return std::nullopt;
+  }
+}
+
+// One load command: its id, size, file offset and bytes (cmdsize of them).
+struct load_command_ref {
+  u32 cmd = 0;
+  u32 cmdsize = 0;
+  u64 offset = 0;   // from the start of the image
+  byte_view bytes;  // the whole command; bytes.base() is its offset in the outermost file
+};
+
+struct dylib_ref {
+  std::string_view name;  // install name
+  dylib_kind kind = dylib_kind::load;
+  packed_version current_version;
+  packed_version compatibility_version;
+  u32 timestamp = 0;
+  u64 offset = 0;  // of the load command
+};
+
+struct platform_version {
+  u32 cmd = 0;       // LC_BUILD_VERSION or an LC_VERSION_MIN_*
+  u32 platform = 0;  // PLATFORM_*; for LC_VERSION_MIN_* the platform it implies
+  packed_version minos;
+  packed_version sdk;
+};
+
+// The five dyld-info streams (empty views where the size is 0).
+struct dyld_info_streams {
+  byte_view rebase, bind, weak_bind, lazy_bind, exports;
+  u32 cmd = 0;  // LC_DYLD_INFO or LC_DYLD_INFO_ONLY
+};
+
+template <class MT>
+class file {
+ public:
+  using types = MT;
+  using mach_header = typename MT::mach_header;
+  using segment_command = typename MT::segment_command;
+  using section = typename MT::section;
+  using nlist = typename MT::nlist;
+  using dylib_command = typename MT::dylib_command;
+  using lc_str_command = typename MT::lc_str_command;
+  using symtab_command = typename MT::symtab_command;
+  using dysymtab_command = typename MT::dysymtab_command;
+  using dyld_info_command = typename MT::dyld_info_command;
+  using linkedit_data_command = typename MT::linkedit_data_command;
+  using build_version_command = typename MT::build_version_command;
+  using version_min_command = typename MT::version_min_command;
+  using uuid_command = typename MT::uuid_command;
+  using load_command = typename MT::load_command;
+
+  file() = default;
+
+  static result<file> open(byte_view bytes) noexcept {
+    file f;
+    f.bytes_ = bytes;
+    LINKSCOPE_TRY(header, bytes.template read<mach_header>(0, "Mach-O header truncated"));
+    if (static_cast<u32>(header.magic) != MT::magic) return bytes.fail(errc::bad_magic, 0, "not a Mach-O file of this variant");
+    f.header_ = header;
+    const u64 ncmds = header.ncmds;
+    const u64 sizeofcmds = header.sizeofcmds;
+    if (!bytes.contains(sizeof(mach_header), sizeofcmds))
+      return bytes.fail(errc::truncated, 20, "load commands (sizeofcmds) past end of file");
+    // Every command takes at least 8 bytes, so ncmds is bounded by the bytes present.
+    if (ncmds > sizeofcmds / sizeof(load_command))
+      return bytes.fail(errc::too_large, 16, "ncmds does not fit in sizeofcmds");
+    u64 offset = sizeof(mach_header);
+    const u64 end = sizeof(mach_header) + sizeofcmds;
+    for (u64 i = 0; i < ncmds; ++i) {
+      if (!fits(offset, sizeof(load_command), end))
+        return bytes.fail(errc::truncated, offset, "load command past sizeofcmds");
+      const auto lc = bytes.template read_unchecked<load_command>(offset);
+      const u64 size = lc.cmdsize;
+      if (size < sizeof(load_command)) return bytes.fail(errc::bad_field, offset + 4, "cmdsize less than 8");
+      if (size % MT::command_alignment != 0) return bytes.fail(errc::bad_field, offset + 4, "cmdsize not aligned");
+      if (!fits(offset, size, end)) return bytes.fail(errc::truncated, offset + 4, "cmdsize past sizeofcmds");
+      offset += size;
+    }
+    f.commands_end_ = offset;
+    return f;
+  }
+
+  byte_view bytes() const noexcept { return bytes_; }
+  const mach_header& header() const noexcept { return header_; }
+  u32 cputype() const noexcept { return header_.cputype; }
+  u32 cpusubtype() const noexcept { return header_.cpusubtype; }
+  u32 filetype() const noexcept { return header_.filetype; }
+  u32 flags() const noexcept { return header_.flags; }
+  u32 command_count() const noexcept { return header_.ncmds; }
+  static constexpr bool is64() noexcept { return MT::is64; }
+  static constexpr bool is_big_endian() noexcept { return MT::endianness == std::endian::big; }
+  bool is_two_level() const noexcept { return (flags() & MH_TWOLEVEL) != 0; }
+
+  // Lazy iteration over the (already structurally checked) load commands.
+  class command_iterator {
+   public:
+    using value_type = load_command_ref;
+    using difference_type = std::ptrdiff_t;
+    command_iterator() = default;
+    command_iterator(const file* f, u64 offset, u32 index) : file_(f), offset_(offset), index_(index) {}
+    load_command_ref operator*() const {
+      const auto lc = file_->bytes_.template read_unchecked<load_command>(offset_);
+      return {lc.cmd, lc.cmdsize, offset_, file_->bytes_.sub_unchecked(offset_, lc.cmdsize)};
+    }
+    command_iterator& operator++() {
+      offset_ += file_->bytes_.template read_unchecked<load_command>(offset_).cmdsize;
+      ++index_;
+      return *this;
+    }
+    command_iterator operator++(int) {
+      auto t = *this;
+      ++*this;
+      return t;
+    }
+    bool operator==(const command_iterator& o) const { return index_ == o.index_; }
+
+   private:
+    const file* file_ = nullptr;
+    u64 offset_ = 0;
+    u32 index_ = 0;
+  };
+  struct command_range {
+    const file* f;
+    command_iterator begin() const { return {f, sizeof(mach_header), 0}; }
+    command_iterator end() const { return {f, f->commands_end_, f->command_count()}; }
+  };
+  command_range commands() const noexcept { return {this}; }
+
+  // The command as record T: cmdsize must hold all of T.
+  template <class T>
+  result<T> command(const load_command_ref& lc) const noexcept {
+    if (lc.cmdsize < sizeof(T)) return bytes_.fail(errc::bad_field, lc.offset + 4, "cmdsize too small for its command");
+    return lc.bytes.template read_unchecked<T>(0);
+  }
+
+  // An lc_str inside command `lc`: past the fixed record, NUL-terminated before cmdsize.
+  result<std::string_view> command_string(const load_command_ref& lc, u32 str_offset, u64 record_size,
+                                          u64 field_offset) const noexcept {
+    if (str_offset < record_size || str_offset >= lc.cmdsize)
+      return bytes_.fail(errc::out_of_range, lc.offset + field_offset, "string offset outside its load command");
+    const void* nul = std::memchr(lc.bytes.data() + str_offset, 0, lc.cmdsize - str_offset);
+    if (nul == nullptr) return bytes_.fail(errc::malformed, lc.offset + str_offset, "string not terminated in its load command");
+    const char* first = reinterpret_cast<const char*>(lc.bytes.data() + str_offset);
+    return std::string_view(first, static_cast<std::size_t>(static_cast<const char*>(nul) - first));
+  }
+
+  // A dylib command (LC_ID_DYLIB or one that loads a dylib).
+  result<dylib_ref> dylib(const load_command_ref& lc) const noexcept {
+    LINKSCOPE_TRY(d, command<dylib_command>(lc));
+    LINKSCOPE_TRY(name, command_string(lc, d.name, sizeof(dylib_command), 8));
+    dylib_ref out;
+    out.name = name;
+    out.kind = dylib_kind_of(lc.cmd).value_or(dylib_kind::load);
+    out.current_version = {d.current_version};
+    out.compatibility_version = {d.compatibility_version};
+    out.timestamp = d.timestamp;
+    out.offset = lc.offset;
+    return out;
+  }
+
+  // Every dylib the image loads, in load-command order: entry i has
+  // two-level-namespace library ordinal i + 1.
+  result<std::vector<dylib_ref>> dylibs() const {
+    std::vector<dylib_ref> out;
+    for (const auto lc : commands()) {
+      if (!dylib_kind_of(lc.cmd)) continue;
+      LINKSCOPE_TRY(d, dylib(lc));
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  // LC_ID_DYLIB (a dylib's own install name), if any.
+  result<std::optional<dylib_ref>> install_name() const noexcept {
+    for (const auto lc : commands()) {
+      if (lc.cmd != LC_ID_DYLIB) continue;
+      LINKSCOPE_TRY(d, dylib(lc));
+      return std::optional<dylib_ref>(d);
+    }
+    return std::optional<dylib_ref>();
+  }
+
+  // Strings of the commands with id `cmd` whose record is an lc_str_command
+  // (LC_RPATH, LC_LOAD_DYLINKER, LC_SUB_FRAMEWORK, LC_SUB_CLIENT, ...).
+  result<std::vector<std::string_view>> strings_of(u32 cmd) const {
+    std::vector<std::string_view> out;
+    for (const auto lc : commands()) {
+      if (lc.cmd != cmd) continue;
+      LINKSCOPE_TRY(c, command<lc_str_command>(lc));
+      LINKSCOPE_TRY(s, command_string(lc, c.offset, sizeof(lc_str_command), 8));
+      out.push_back(s);
+    }
+    return out;
+  }
+  result<std::vector<std::string_view>> rpaths() const { return strings_of(LC_RPATH); }
+
+  result<std::optional<std::array<u8, 16>>> uuid() const noexcept {
+    for (const auto lc : commands()) {
+      if (lc.cmd != LC_UUID) continue;
+      LINKSCOPE_TRY(c, command<uuid_command>(lc));
+      std::array<u8, 16> out{};
+      std::memcpy(out.data(), c.uuid, 16);
+      return std::optional<std::array<u8, 16>>(out);
+    }
+    return std::optional<std::array<u8, 16>>();
+  }
+
+  // LC_BUILD_VERSION and LC_VERSION_MIN_* in command order (a zippered
+  // binary has two build versions).
+  result<std::vector<platform_version>> platforms() const {
+    std::vector<platform_version> out;
+    for (const auto lc : commands()) {
+      if (lc.cmd == LC_BUILD_VERSION) {
+        LINKSCOPE_TRY(c, command<build_version_command>(lc));
+        u64 tools = 0;
+        if (!checked_mul(c.ntools, sizeof(typename MT::build_tool_version), tools) ||
+            tools > lc.cmdsize - sizeof(build_version_command))
+          return bytes_.fail(errc::truncated, lc.offset + 20, "build tools past end of LC_BUILD_VERSION");
+        out.push_back({lc.cmd, c.platform, {c.minos}, {c.sdk}});
+      } else if (lc.cmd == LC_VERSION_MIN_MACOSX || lc.cmd == LC_VERSION_MIN_IPHONEOS ||
+                 lc.cmd == LC_VERSION_MIN_TVOS || lc.cmd == LC_VERSION_MIN_WATCHOS) {
+        LINKSCOPE_TRY(c, command<version_min_command>(lc));
+        const u32 platform = lc.cmd == LC_VERSION_MIN_MACOSX     ? PLATFORM_MACOS
+                             : lc.cmd == LC_VERSION_MIN_IPHONEOS ? PLATFORM_IOS
+                             : lc.cmd == LC_VERSION_MIN_TVOS     ? PLATFORM_TVOS
+                                                                 : PLATFORM_WATCHOS;
+        out.push_back({lc.cmd, platform, {c.version}, {c.sdk}});
+      }
+    }
+    return out;
+  }
+
+  // A segment command and its section records (checked to lie in cmdsize,
+  // and the segment's file range in the file).
+  struct segment_ref {
+    segment_command segment;
+    record_array<section> sections;
+    u64 offset = 0;  // of the load command
+  };
+  result<segment_ref> segment(const load_command_ref& lc) const noexcept {
+    LINKSCOPE_TRY(seg, command<segment_command>(lc));
+    u64 section_bytes = 0;
+    if (!checked_mul(seg.nsects, sizeof(section), section_bytes) ||
+        section_bytes > lc.cmdsize - sizeof(segment_command))
+      return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 4 * sizeof(typename MT::uword),
+                         "segment's sections past its cmdsize");
+    if (!bytes_.contains(seg.fileoff, seg.filesize))
+      return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 2 * sizeof(typename MT::uword),
+                         "segment fileoff + filesize past end of file");
+    auto sections = record_array<section>(lc.bytes.data() + sizeof(segment_command), seg.nsects);
+    for (u32 i = 0; i < seg.nsects; ++i) {
+      const section s = sections[i];
+      // An object's sections have file contents unless zerofill (LLVM: "offset
+      // field plus size field ... extends past the end of the file").
+      if (!s.is_zerofill() && filetype() != MH_DSYM && !bytes_.contains(s.offset, s.size))
+        return bytes_.fail(errc::truncated, lc.offset + sizeof(segment_command) + u64{i} * sizeof(section),
+                           "section offset + size past end of file");
+    }
+    return segment_ref{seg, sections, lc.offset};
+  }
+  result<std::vector<segment_ref>> segments() const {
+    std::vector<segment_ref> out;
+    for (const auto lc : commands()) {
+      if (lc.cmd != MT::segment_command_id) continue;
+      LINKSCOPE_TRY(s, segment(lc));
+      out.push_back(s);
+    }
+    return out;
+  }
+  // All sections in file order: n_sect k (1-based) is sections()[k - 1].
+  result<std::vector<section>> sections() const {
+    std::vector<section> out;
+    for (const auto lc : commands()) {
+      if (lc.cmd != MT::segment_command_id) continue;
+      LINKSCOPE_TRY(s, segment(lc));
+      for (const auto& sec : s.sections) out.push_back(sec);
+    }
+    return out;
+  }
+
+  // The first command with id `cmd`, or nullopt.
+  std::optional<load_command_ref> find_command(u32 cmd) const noexcept {
+    for (const auto lc : commands())
+      if (lc.cmd == cmd) return lc;
+    return std::nullopt;
+  }
+
+  // LC_SYMTAB: the nlist array and the string table, both inside the file.
+  struct symtab_ref {
+    record_array<nlist> symbols;
+    byte_view strings;
+    u64 offset = 0;  // of the load command
+  };
+  result<std::optional<symtab_ref>> symtab() const noexcept {
+    auto lc = find_command(LC_SYMTAB);
+    if (!lc) return std::optional<symtab_ref>();
+    LINKSCOPE_TRY(st, command<symtab_command>(*lc));
+    LINKSCOPE_TRY(syms, bytes_.template array<nlist>(st.symoff, st.nsyms, sizeof(nlist),
+                                                     "symbol table (symoff + nsyms) past end of file"));
+    LINKSCOPE_TRY(strings, bytes_.sub(st.stroff, st.strsize, "string table (stroff + strsize) past end of file"));
+    return std::optional<symtab_ref>(symtab_ref{syms, strings, lc->offset});
+  }
+  // Name of symbol `sym`; n_strx must lie inside the string table (the
+  // string may run to its end without a NUL only if it ends there: LLVM
+  // reads up to strsize).
+  result<std::string_view> symbol_name(const symtab_ref& table, const nlist& sym) const noexcept {
+    const u64 strx = sym.n_strx;
+    if (strx >= table.strings.size()) {
+      if (strx == 0) return std::string_view();
+      return table.strings.fail(errc::out_of_range, 0, "n_strx past end of string table");
+    }
+    const char* first = reinterpret_cast<const char*>(table.strings.data() + strx);
+    const std::size_t room = table.strings.size() - static_cast<std::size_t>(strx);
+    const void* nul = std::memchr(first, 0, room);
+    return std::string_view(first, nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - first) : room);
+  }
+
+  // LC_DYSYMTAB with its symbol ranges checked against nsyms and its tables against the file.
+  result<std::optional<dysymtab_command>> dysymtab() const noexcept {
+    auto lc = find_command(LC_DYSYMTAB);
+    if (!lc) return std::optional<dysymtab_command>();
+    LINKSCOPE_TRY(d, command<dysymtab_command>(*lc));
+    u64 nsyms = 0;
+    if (auto st = find_command(LC_SYMTAB)) {
+      LINKSCOPE_TRY(s, command<symtab_command>(*st));
+      nsyms = s.nsyms;
+    }
+    const u64 ranges[3][2] = {{d.ilocalsym, d.nlocalsym}, {d.iextdefsym, d.nextdefsym}, {d.iundefsym, d.nundefsym}};
+    for (int i = 0; i < 3; ++i)
+      if (!fits(ranges[i][0], ranges[i][1], nsyms))
+        return bytes_.fail(errc::out_of_range, lc->offset + 8 + 8 * static_cast<u64>(i), "dysymtab symbol range past nsyms");
+    if (!bytes_.contains(d.indirectsymoff, u64{d.nindirectsyms} * 4))
+      return bytes_.fail(errc::truncated, lc->offset + 56, "indirect symbol table past end of file");
+    return std::optional<dysymtab_command>(d);
+  }
+
+  // LC_DYLD_INFO(_ONLY): each stream (off, size) inside the file.
+  result<std::optional<dyld_info_streams>> dyld_info() const noexcept {
+    std::optional<load_command_ref> lc = find_command(LC_DYLD_INFO_ONLY);
+    if (!lc) lc = find_command(LC_DYLD_INFO);
+    if (!lc) return std::optional<dyld_info_streams>();
+    LINKSCOPE_TRY(d, command<dyld_info_command>(*lc));
+    dyld_info_streams out;
+    out.cmd = lc->cmd;
+    const u32 pairs[5][2] = {{d.rebase_off, d.rebase_size}, {d.bind_off, d.bind_size},
+                             {d.weak_bind_off, d.weak_bind_size}, {d.lazy_bind_off, d.lazy_bind_size},
+                             {d.export_off, d.export_size}};
+    byte_view* views[5] = {&out.rebase, &out.bind, &out.weak_bind, &out.lazy_bind, &out.exports};
+    for (int i = 0; i < 5; ++i) {
+      if (pairs[i][1] == 0) continue;
+      if (!bytes_.contains(pairs[i][0], pairs[i][1]))
+        return bytes_.fail(errc::truncated, lc->offset + 8 + 8 * static_cast<u64>(i), "dyld info stream past end of file");
+      *views[i] = bytes_.sub_unchecked(pairs[i][0], pairs[i][1]);
+    }
+    return std::optional<dyld_info_streams>(out);
+  }
+
+  // A linkedit_data_command's blob (LC_DYLD_EXPORTS_TRIE, LC_DYLD_CHAINED_FIXUPS,
+  // LC_FUNCTION_STARTS, LC_DATA_IN_CODE, LC_CODE_SIGNATURE, ...), or nullopt.
+  result<std::optional<byte_view>> linkedit_data(u32 cmd) const noexcept {
+    auto lc = find_command(cmd);
+    if (!lc) return std::optional<byte_view>();
+    LINKSCOPE_TRY(d, command<linkedit_data_command>(*lc));
+    LINKSCOPE_TRY(blob, bytes_.sub(d.dataoff, d.datasize, "linkedit data (dataoff + datasize) past end of file"));
+    return std::optional<byte_view>(blob);
+  }
+
+  // The export trie: LC_DYLD_EXPORTS_TRIE, else the dyld info export stream.
+  result<std::optional<byte_view>> export_trie() const noexcept {
+    LINKSCOPE_TRY(trie, linkedit_data(LC_DYLD_EXPORTS_TRIE));
+    if (trie) return trie;
+    LINKSCOPE_TRY(info, dyld_info());
+    if (info && !info->exports.empty()) return std::optional<byte_view>(info->exports);
+    return std::optional<byte_view>();
+  }
+
+ private:
+  byte_view bytes_;
+  mach_header header_{};
+  u64 commands_end_ = 0;
+};
+
+// Open `bytes` as whichever of the four variants its magic names and call f(file<MT>).
+template <class F>
+auto visit_macho(byte_view bytes, F&& f) -> decltype(f(std::declval<const file<macho64le>&>())) {
+  using R = decltype(f(std::declval<const file<macho64le>&>()));
+  auto run = [&](auto tag) -> R {
+    using MT = typename decltype(tag)::type;
+    auto opened = file<MT>::open(bytes);
+    if (!opened) return R(opened.error());
+    return f(*opened);
+  };
+  switch (raw_magic(bytes)) {
+    case MH_MAGIC: return run(std::type_identity<macho32be>{});
+    case MH_CIGAM: return run(std::type_identity<macho32le>{});
+    case MH_MAGIC_64: return run(std::type_identity<macho64be>{});
+    case MH_CIGAM_64: return run(std::type_identity<macho64le>{});
+    default:
+      if (bytes.size() < 4) return R(bytes.fail(errc::truncated, 0, "Mach-O magic truncated"));
+      return R(bytes.fail(errc::bad_magic, 0, "not a Mach-O file"));
+  }
+}
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/file.hpp ----
 
 // The ELF class templates compiled once per variant in compiled mode.
 // LINKSCOPE_ELF_TEMPLATES(P, ET) expands to the explicit instantiation of
