@@ -10,6 +10,12 @@
 //            COFF file it is 0 unless the source says otherwise.
 //   index    the symbol's index in its own table (ELF symbol index, COFF
 //            symbol index, armap entry number).
+//   library_ordinal  Mach-O two-level namespace: the library an undefined
+//            symbol of a linked image binds to — n (1..253) is the n-th
+//            dylib load command, or one of the special values below. 0 for
+//            every other format, and for Mach-O definitions and objects.
+// Weak definitions and weak references are `binding::weak` (defined or not),
+// as in ELF; a Mach-O private extern (N_PEXT) is `visibility::hidden`.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +100,11 @@ struct import_info {
   std::uint16_t machine = 0;
 };
 
+// Mach-O library ordinals with a special meaning (dyld's BIND_SPECIAL_DYLIB_*;
+// n_desc's SELF / EXECUTABLE / DYNAMIC_LOOKUP ordinals map to them).
+inline constexpr std::int16_t library_ordinal_self = 0, library_ordinal_executable = -1,
+                              library_ordinal_flat_lookup = -2, library_ordinal_weak_lookup = -3;
+
 struct symbol {
   std::string_view name;
   std::string_view version;  // empty when unversioned
@@ -107,6 +118,7 @@ struct symbol {
   visibility vis = visibility::default_;
   version_kind ver = version_kind::none;
   bool defined = true;
+  std::int16_t library_ordinal = 0;  // Mach-O imports (see above); 0 elsewhere
   const import_info* import = nullptr;  // non-null for import-library symbols
 
   bool is_global() const noexcept { return bind != binding::local; }
