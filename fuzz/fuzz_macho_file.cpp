@@ -1,11 +1,12 @@
 // Fuzz target: macho::file — the header, the load-command walk, every typed
-// accessor (dylibs, install name, rpaths, uuid, platforms, segments and
+// accessor and the nlist symbols (dylibs, install name, rpaths, uuid, platforms, segments and
 // sections, symtab and names, dysymtab, dyld info streams, linkedit data).
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz_common.hpp"
 #include "linkscope/macho/file.hpp"
+#include "linkscope/macho/symbols.hpp"
 
 using namespace linkscope;
 using linkscope_fuzz::sink;
@@ -44,6 +45,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         sink(d->weak_bind);
         sink(d->exports);
       }
+    });
+    sink_result(macho::section_infos(f), [&](const auto& sections) {
+      for (const auto& s : sections) {
+        sink(s.segment);
+        sink(s.name);
+      }
+      sink_result(macho::for_each_nlist(f, [&](const macho::nlist_entry& e) {
+        const symbol sym = macho::to_symbol(e, sections, f.is_two_level(), true);
+        sink(sym.name);
+        sink(e.indirect_name);
+        sink(static_cast<std::uint64_t>(macho::nm_type_char(e, sections)) + sym.section);
+        return true;
+      }));
     });
     sink_result(f.export_trie(), [](const auto& t) { if (t) sink(*t); });
     sink_result(f.linkedit_data(macho::LC_DYLD_CHAINED_FIXUPS), [](const auto& t) { if (t) sink(*t); });

@@ -91,6 +91,24 @@ struct dylib_ref {
   u64 offset = 0;  // of the load command
 };
 
+// The short name llvm-nm -m and otool print for a dylib ("(from libSystem)"):
+// a framework's name (Foo.framework/Foo, Foo.framework/Versions/A/Foo), else
+// the file name up to its first '.', as LLVM's guessLibraryShortName does
+// for the usual cases; a "_debug" or "_profile" suffix is dropped.
+inline std::string_view library_short_name(std::string_view install_name) noexcept {
+  const auto slash = install_name.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? install_name : install_name.substr(slash + 1);
+  const auto framework = install_name.find(".framework/");
+  if (framework == std::string_view::npos) {
+    const auto dot = base.find('.');
+    if (dot != std::string_view::npos) base = base.substr(0, dot);
+  }
+  for (std::string_view suffix : {std::string_view("_debug"), std::string_view("_profile")})
+    if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
+      base = base.substr(0, base.size() - suffix.size());
+  return base;
+}
+
 struct platform_version {
   u32 cmd = 0;       // LC_BUILD_VERSION or an LC_VERSION_MIN_*
   u32 platform = 0;  // PLATFORM_*; for LC_VERSION_MIN_* the platform it implies
@@ -310,6 +328,12 @@ class file {
     segment_command segment;
     record_array<section> sections;
     u64 offset = 0;  // of the load command
+    byte_view section_bytes;  // the section records, in the file
+    // (segname, sectname) of section i as views into the file.
+    std::pair<std::string_view, std::string_view> section_names(std::size_t i) const noexcept {
+      const unsigned char* rec = section_bytes.data() + i * sizeof(section);
+      return {fixed_name(rec + 16), fixed_name(rec)};
+    }
   };
   result<segment_ref> segment(const load_command_ref& lc) const noexcept {
     LINKSCOPE_TRY(seg, command<segment_command>(lc));
@@ -330,7 +354,7 @@ class file {
         return bytes_.fail(errc::truncated, lc.offset + sizeof(segment_command) + u64{i} * sizeof(section),
                            "section offset + size past end of file");
     }
-    return segment_ref{seg, sections, lc.offset};
+    return segment_ref{seg, sections, lc.offset, lc.bytes.sub_unchecked(sizeof(segment_command), section_bytes)};
   }
   result<std::vector<segment_ref>> segments() const {
     std::vector<segment_ref> out;

@@ -161,11 +161,19 @@ inline constexpr u16 REFERENCE_TYPE = 0x7, REFERENCED_DYNAMICALLY = 0x10, N_NO_D
 inline constexpr u8 SELF_LIBRARY_ORDINAL = 0x0, MAX_LIBRARY_ORDINAL = 0xfd, DYNAMIC_LOOKUP_ORDINAL = 0xfe,
                     EXECUTABLE_ORDINAL = 0xff;
 
-// The 16-byte name fields of segments and sections: NUL-padded, not always terminated.
+// The 16-byte name fields of segments and sections: NUL-padded, not always
+// terminated. The view points into the record it is given: a copy's name
+// dies with the copy (file.hpp's section_names() views the file itself).
 inline std::string_view fixed_name(const char (&field)[16]) noexcept {
   std::size_t n = 0;
   while (n < 16 && field[n] != '\0') ++n;
   return {field, n};
+}
+
+inline std::string_view fixed_name(const unsigned char* field) noexcept {
+  std::size_t n = 0;
+  while (n < 16 && field[n] != 0) ++n;
+  return {reinterpret_cast<const char*>(field), n};
 }
 
 // Records whose layout is the same in every variant, only byte order differs.
