@@ -42,6 +42,7 @@
 
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
+#include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/types.hpp"
 
 // The ELF class templates compiled once per variant in compiled mode.
