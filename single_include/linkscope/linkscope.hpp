@@ -12911,8 +12911,23 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
 //     it is reached is dropped (its symbols never enter the table).
 //
 // Names are views into the mapped inputs, which the result keeps alive.
-// Lookups go through one open-addressing table over index_hash (the symbol
-// map) and each archive's armap; the work is linear in the symbols read.
+//
+// The emulation is read in three phases, one file each:
+//   static_load.hpp     open the inputs and archives, read their symbols
+//   static_extract.hpp  the symbol table and the lld / bfd extraction rules
+//   static_report.hpp   the result: files, extractions, undefined, duplicates,
+//                       and the --why-extract / -Map texts
+// Names are views into the mapped inputs, which the result keeps alive.
+// Lookups go through one keyed_index (symbols/index.hpp) and each archive's
+// armap; the work is linear in the symbols read.
+
+// ---- begin linkscope/resolve/static_report.hpp ----
+// linkscope/resolve/static_report.hpp — what a static link emulation answers
+// (resolve/static.hpp, report phase): the files that took part, why each
+// archive member was extracted, the symbols left undefined, the duplicate
+// strong definitions and the members never needed; and the two texts the real
+// linkers print for it: ld.lld's --why-extract TSV and the "Archive member
+// included" section of GNU ld's -Map.
 
 #include <cstddef>
 #include <cstdint>
@@ -12920,8 +12935,6 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 
@@ -13063,6 +13076,33 @@ struct static_link_result {
   std::shared_ptr<std::deque<std::string>> made_names;
 };
 
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/static_report.hpp ----
+// ---- begin linkscope/resolve/static_load.hpp ----
+// linkscope/resolve/static_load.hpp — the load phase of the static link
+// emulation (resolve/static.hpp): the global symbols of a relocatable object
+// (.symtab from sh_info on, SHN_XINDEX through SHT_SYMTAB_SHNDX, COMDAT groups
+// deduplicated first-file-wins), the dynamic symbols of a shared library that
+// take part in resolution, and static_loader, which opens the inputs and the
+// archives (armap, or the members' own symbol tables when there is none) and
+// keeps every mapping alive in the result.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
 namespace detail {
 
 // One global symbol of an object or shared library, as the resolvers see it.
@@ -13074,79 +13114,14 @@ struct input_symbol {
   enum : std::uint8_t { undefined, defined, common, discarded, absolute } kind = undefined;
 };
 
-// Open addressing over index_hash; entries keep insertion order.
-template <class Entry>
-class name_map {
- public:
-  std::size_t size() const noexcept { return entries_.size(); }
-  Entry& operator[](std::uint32_t i) noexcept { return entries_[i]; }
-  const Entry& operator[](std::uint32_t i) const noexcept { return entries_[i]; }
-
-  // Index of `name`, inserting a default entry if absent.
-  std::uint32_t insert(std::string_view name, bool& inserted) {
-    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
-    const std::uint32_t h = index_hash(name);
-    std::size_t mask = slots_.size() - 1;
-    std::size_t i = h & mask;
-    for (;;) {
-      const slot s = slots_[i];
-      if (s.id == empty) break;
-      if (s.hash == h && entries_[s.id].name == name) {
-        inserted = false;
-        return s.id;
-      }
-      i = (i + 1) & mask;
-    }
-    const auto id = static_cast<std::uint32_t>(entries_.size());
-    entries_.emplace_back();
-    entries_.back().name = name;
-    hashes_.push_back(h);
-    slots_[i] = slot{h, id};
-    inserted = true;
-    return id;
-  }
-  std::uint32_t find(std::string_view name) const noexcept {
-    if (slots_.empty()) return empty;
-    const std::uint32_t h = index_hash(name);
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-      const slot s = slots_[i];
-      if (s.id == empty) return empty;
-      if (s.hash == h && entries_[s.id].name == name) return s.id;
-    }
-  }
-  static constexpr std::uint32_t empty = ~std::uint32_t{0};
-
- private:
-  struct slot {
-    std::uint32_t hash;
-    std::uint32_t id;
-  };
-  void grow() {
-    std::size_t cap = slots_.empty() ? 4096 : slots_.size() * 2;
-    slots_.assign(cap, slot{0, empty});
-    const std::size_t mask = cap - 1;
-    for (std::uint32_t id = 0; id < entries_.size(); ++id) {
-      const std::uint32_t h = hashes_[id];
-      std::size_t i = h & mask;
-      while (slots_[i].id != empty) i = (i + 1) & mask;
-      slots_[i] = slot{h, id};
-    }
-  }
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> hashes_;  // per entry: rehashing never re-reads names
-  std::vector<slot> slots_;
-};
-
-struct comdat_entry {
-  std::string_view name;
-};
+// COMDAT group signatures seen so far (first file wins).
+using comdat_index = keyed_index<std::string_view>;
 
 // Read the global symbols of a relocatable object in symbol-table order.
 // With `comdats`, SHT_GROUP COMDAT groups are deduplicated (first file wins)
 // and symbols defined in a discarded group come back as `discarded`.
 template <class ET>
-result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>* comdats,
+result<void> read_object_symbols(const elf::file<ET>& f, comdat_index* comdats,
                                  std::vector<input_symbol>& out, std::vector<std::uint8_t>& discarded) {
   out.clear();
   LINKSCOPE_TRY(symtab, elf::read_symtab(f));
@@ -13164,13 +13139,11 @@ result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>*
       LINKSCOPE_TRY(words, f.template table<typename ET::word>(sh, true));
       if (words.empty()) return f.bytes().fail(errc::malformed, sh.sh_offset, "empty SHT_GROUP section");
       const std::uint32_t flags = words[0];
-      if ((flags & 1u) == 0) continue;  // GRP_COMDAT
+      if ((flags & elf::GRP_COMDAT) == 0) continue;
       if (sh.sh_info >= symtab.size())
         return f.bytes().fail(errc::out_of_range, f.section_header_offset(i), "SHT_GROUP signature symbol out of range");
       LINKSCOPE_TRY(signature, symtab.name(static_cast<std::size_t>(sh.sh_info)));
-      bool inserted = false;
-      comdats->insert(signature, inserted);
-      if (inserted) continue;
+      if (comdats->insert(signature).second) continue;
       if (discarded.empty()) discarded.assign(count, 0);
       for (std::size_t w = 1; w < words.size(); ++w) {
         const std::uint32_t index = words[w];
@@ -13190,7 +13163,7 @@ result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>*
     // SHT_SYMTAB_SHNDX table.
     const std::uint32_t raw = sym.st_shndx;
     std::uint32_t shndx = raw;
-    if (raw == 0xffffu) {
+    if (raw == elf::SHN_XINDEX) {
       LINKSCOPE_TRY(real, symtab.section_index(i, sym));
       shndx = real;
     }
@@ -13198,12 +13171,12 @@ result<void> read_object_symbols(const elf::file<ET>& f, name_map<comdat_entry>*
     s.name = name;
     s.value = sym.st_value;
     s.binding = bind;
-    s.visibility = static_cast<std::uint8_t>(sym.st_other & 3);
-    if (raw == 0)
+    s.visibility = elf::st_visibility(sym.st_other);
+    if (raw == elf::SHN_UNDEF)
       s.kind = input_symbol::undefined;
-    else if (raw == 0xfff2u || raw == 0xff02u)  // SHN_COMMON, SHN_X86_64_LCOMMON
+    else if (raw == elf::SHN_COMMON || raw == elf::SHN_X86_64_LCOMMON)
       s.kind = input_symbol::common;
-    else if (raw >= 0xff00u && raw != 0xffffu)  // SHN_ABS and other reserved values: no section
+    else if (raw >= elf::SHN_LORESERVE && raw != elf::SHN_XINDEX)  // SHN_ABS and other reserved values: no section
       s.kind = input_symbol::absolute;
     else if (any_discarded && shndx < discarded.size() && discarded[shndx])
       s.kind = input_symbol::discarded;
@@ -13246,18 +13219,18 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
     const std::uint8_t bind = elf::st_bind(sym.st_info);
     if (bind == elf::STB_LOCAL) continue;
     const std::uint16_t ver = versym.empty() ? std::uint16_t{1} : static_cast<std::uint16_t>(versym[i]);
-    const std::uint16_t index = ver & elf::VERSYM_VERSION;
+    const std::uint16_t index = elf::versym_index(ver);
     LINKSCOPE_TRY(name, dynsym.name(i));
     input_symbol s;
     s.name = name;
     s.binding = bind;
-    s.visibility = static_cast<std::uint8_t>(sym.st_other & 3);
+    s.visibility = elf::st_visibility(sym.st_other);
     if (sym.st_shndx == elf::SHN_UNDEF) {
       // lld names a versioned reference name@VER: it matches no archive symbol.
       if (index != elf::VER_NDX_LOCAL && index != elf::VER_NDX_GLOBAL) continue;
       s.kind = input_symbol::undefined;
     } else {
-      if (ver & elf::VERSYM_HIDDEN) continue;  // only name@VER, never plain name
+      if (elf::versym_hidden(ver)) continue;  // only name@VER, never plain name
       s.kind = input_symbol::defined;
     }
     out.push_back(s);
@@ -13265,47 +13238,18 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
   return ok();
 }
 
-}  // namespace detail
-
-// The static-link emulator. One object runs one link. A template only so that
-// its body (four ELF variants of every reader) is compiled in the translation
-// units that run a link, not in every one that includes the header.
-template <class D = void>
-class static_linker {
- public:
-  static_linker(const link_line& line, static_options options, link_diagnostic& diag)
+#if LINKSCOPE_DEFINITIONS
+// Opens the inputs of one link and reads their symbols; the extraction
+// phase (static_linker) derives from it.
+class static_loader {
+ protected:
+  static_loader(const link_line& line, static_options options, link_diagnostic& diag)
       : line_(line), options_(options), diag_(diag) {
     result_.semantics = options.semantics;
     result_.storage = std::make_shared<std::deque<mapped_file>>();
     result_.made_names = std::make_shared<std::deque<std::string>>();
   }
 
-  result<static_link_result> run() {
-    if (options_.semantics == link_semantics::lld)
-      LINKSCOPE_CHECK(run_lld());
-    else
-      LINKSCOPE_CHECK(run_bfd());
-    finish();
-    return std::move(result_);
-  }
-
- private:
-  // ---- shared state --------------------------------------------------------
-  enum class sym_kind : std::uint8_t { placeholder, undefined, lazy, defined, common, shared };
-  struct sym_entry {
-    std::string_view name;
-    file_id file = no_file;        // owner: referencing / defining file; lazy: the archive's file id
-    std::uint32_t archive = 0;     // lazy: index into archives_
-    std::uint64_t member = 0;      // lazy: member header offset
-    sym_kind kind = sym_kind::placeholder;
-    std::uint8_t binding = elf::STB_GLOBAL;
-    std::uint8_t visibility = elf::STV_DEFAULT;
-    bool referenced = false;       // lld: some object referenced it
-    bool ref_regular = false;      // referenced by a regular object (not -u / DSO)
-    bool absolute = false;
-    bool ever_undefined = false;   // bfd: entered the undefs list
-    std::uint64_t value = 0;
-  };
   struct archive_state {
     file_id file = no_file;
     std::uint32_t input = 0;
@@ -13330,11 +13274,6 @@ class static_linker {
   file_id add_file(link_file f) {
     result_.files.push_back(std::move(f));
     return static_cast<file_id>(result_.files.size() - 1);
-  }
-
-  std::uint32_t symbol(std::string_view name) {
-    bool inserted = false;
-    return symbols_.insert(name, inserted);
   }
 
   result<const mapped_file*> open_input(const std::string& path, const std::string& subject) {
@@ -13369,17 +13308,17 @@ class static_linker {
       if (!r) return fail(r.error(), st.path);
     } else {
       // No index: list each member's defined globals (lld's LazyObjFile).
-      std::vector<detail::input_symbol> syms;
+      std::vector<input_symbol> syms;
       std::vector<std::uint8_t> discarded;
       auto r = st.archive.for_each_member([&](const ar::member& m) -> bool {
         auto data = member_bytes(st, m);
         if (!data) return false;
         auto rr = elf::visit_elf(*data, [&](const auto& elf) -> result<void> {
-          return detail::read_object_symbols(elf, nullptr, syms, discarded);
+          return read_object_symbols(elf, nullptr, syms, discarded);
         });
         if (!rr) return true;  // not an object: skipped like ld does for index-less archives
         for (const auto& s : syms)
-          if (s.kind != detail::input_symbol::undefined) st.entries.push_back(ar::armap_entry{s.name, m.header_offset, 0});
+          if (s.kind != input_symbol::undefined) st.entries.push_back(ar::armap_entry{s.name, m.header_offset, 0});
         return true;
       });
       if (!r) return fail(r.error(), st.path);
@@ -13429,7 +13368,7 @@ class static_linker {
       return fail(make_error(errc::bad_magic, 0, "not an ELF relocatable object"), result_.files[id].name);
     auto r = elf::visit_elf(bytes, [&](const auto& f) -> result<void> {
       if (f.type() != elf::ET_REL) return make_error(errc::unsupported, 0, "not an ELF relocatable object");
-      return detail::read_object_symbols(f, comdat ? &comdats_ : nullptr, scratch_, discarded_);
+      return read_object_symbols(f, comdat ? &comdats_ : nullptr, scratch_, discarded_);
     });
     if (!r) return fail(r.error(), result_.files[id].name);
     return ok();
@@ -13438,7 +13377,7 @@ class static_linker {
   result<void> read_shared(file_id id, byte_view bytes, std::string_view& soname) {
     auto r = elf::visit_elf(bytes, [&](const auto& f) -> result<void> {
       if (f.type() != elf::ET_DYN) return make_error(errc::unsupported, 0, "not an ELF shared object");
-      return detail::read_shared_symbols(f, scratch_, soname);
+      return read_shared_symbols(f, scratch_, soname);
     });
     if (!r) return fail(r.error(), result_.files[id].name);
     return ok();
@@ -13477,6 +13416,85 @@ class static_linker {
     return out;
   }
 
+  const link_line& line_;
+  static_options options_;
+  link_diagnostic& diag_;
+  static_link_result result_;
+  comdat_index comdats_;
+  std::vector<archive_state> archives_;
+  std::vector<input_symbol> scratch_;
+  std::vector<std::uint8_t> discarded_;
+};
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/static_load.hpp ----
+// ---- begin linkscope/resolve/static_extract.hpp ----
+// linkscope/resolve/static_extract.hpp — the extraction phase of the static
+// link emulation (resolve/static.hpp): the symbol table of the link and the
+// rules by which ld.lld 14 and GNU ld 2.40 pull archive members into it.
+//
+// The symbol table is one keyed_index (symbols/index.hpp) from name to
+// sym_entry: every name is hashed once per occurrence, and names are compared
+// only on a hash match.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// Run a static link over `line`. On error, `diag` names the input.
+result<static_link_result> resolve_static(const link_line& line, static_options options, link_diagnostic& diag);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+// The static-link emulator. One object runs one link.
+class static_linker : static_loader {
+ public:
+  static_linker(const link_line& line, static_options options, link_diagnostic& diag)
+      : static_loader(line, options, diag) {}
+
+  result<static_link_result> run() {
+    if (options_.semantics == link_semantics::lld)
+      LINKSCOPE_CHECK(run_lld());
+    else
+      LINKSCOPE_CHECK(run_bfd());
+    finish();
+    return std::move(result_);
+  }
+
+ private:
+  // ---- shared state --------------------------------------------------------
+  enum class sym_kind : std::uint8_t { placeholder, undefined, lazy, defined, common, shared };
+  // One name of the link; the name itself is symbols_.key(id).
+  struct sym_entry {
+    file_id file = no_file;        // owner: referencing / defining file; lazy: the archive's file id
+    std::uint32_t archive = 0;     // lazy: index into archives_
+    std::uint64_t member = 0;      // lazy: member header offset
+    sym_kind kind = sym_kind::placeholder;
+    std::uint8_t binding = elf::STB_GLOBAL;
+    std::uint8_t visibility = elf::STV_DEFAULT;
+    bool referenced = false;       // lld: some object referenced it
+    bool ref_regular = false;      // referenced by a regular object (not -u / DSO)
+    bool absolute = false;
+    bool ever_undefined = false;   // bfd: entered the undefs list
+    std::uint64_t value = 0;
+  };
+
+  std::uint32_t symbol(std::string_view name) { return symbols_.insert(name).first; }
+
   // ---- lld -----------------------------------------------------------------
 
   result<void> run_lld() {
@@ -13495,7 +13513,7 @@ class static_linker {
     const std::string entry = line_.entry_symbol();
     if (!entry.empty()) {
       const std::uint32_t s = symbols_.find(entry);
-      if (s != symbols_.empty && symbols_[s].kind == sym_kind::lazy) {
+      if (s != symbols_.npos && symbols_[s].kind == sym_kind::lazy) {
         LINKSCOPE_CHECK(lld_extract(s));
         lld_record(s, no_file, "--entry");
       }
@@ -13517,7 +13535,7 @@ class static_linker {
       if (dup) continue;
       seen.push_back(name);
       const std::uint32_t s = symbols_.find(name);
-      if (s == symbols_.empty) continue;
+      if (s == symbols_.npos) continue;
       const std::uint8_t bind = symbols_[s].binding;
       result_.made_names->push_back("__real_" + name);
       result_.made_names->push_back("__wrap_" + name);
@@ -13585,11 +13603,11 @@ class static_linker {
     for (const auto& s : sonames_)
       if (s == key) return ok();
     sonames_.push_back(std::move(key));
-    std::vector<detail::input_symbol> syms = std::move(scratch_);
-    for (const detail::input_symbol& s : syms) {
+    std::vector<input_symbol> syms = std::move(scratch_);
+    for (const input_symbol& s : syms) {
       const std::uint32_t sym = symbol(s.name);
       ++result_.symbols_resolved;
-      if (s.kind == detail::input_symbol::undefined) {
+      if (s.kind == input_symbol::undefined) {
         LINKSCOPE_CHECK(lld_undefined(sym, id, s.binding, s.visibility, true));
         continue;
       }
@@ -13613,26 +13631,26 @@ class static_linker {
   result<void> lld_object(file_id id, byte_view bytes) {
     LINKSCOPE_CHECK(read_object(id, bytes, true));
     // The object's symbols stay in a vector of their own: extraction recurses.
-    std::vector<detail::input_symbol> syms = std::move(scratch_);
+    std::vector<input_symbol> syms = std::move(scratch_);
     scratch_ = {};
     std::vector<std::uint32_t> undefineds;
     std::vector<std::uint32_t> ids(syms.size());
     for (std::size_t i = 0; i < syms.size(); ++i) ids[i] = symbol(syms[i].name);
     for (std::size_t i = 0; i < syms.size(); ++i) {
-      const detail::input_symbol& s = syms[i];
+      const input_symbol& s = syms[i];
       const std::uint32_t sym = ids[i];
       ++result_.symbols_resolved;
       sym_entry& e = symbols_[sym];
       if (s.visibility != elf::STV_DEFAULT && (e.visibility == elf::STV_DEFAULT || s.visibility < e.visibility))
         e.visibility = s.visibility;
       switch (s.kind) {
-        case detail::input_symbol::undefined:
+        case input_symbol::undefined:
           undefineds.push_back(static_cast<std::uint32_t>(i));
           break;
-        case detail::input_symbol::common:
+        case input_symbol::common:
           lld_common(sym, id);
           break;
-        case detail::input_symbol::discarded: {
+        case input_symbol::discarded: {
           // Defined in a discarded COMDAT copy: an undefined reference.
           if (e.kind == sym_kind::lazy && !archives_[e.archive].parsed) {
             e.kind = sym_kind::undefined;
@@ -13649,7 +13667,7 @@ class static_linker {
       }
     }
     for (std::uint32_t i : undefineds) {
-      const detail::input_symbol& s = syms[i];
+      const input_symbol& s = syms[i];
       LINKSCOPE_CHECK(lld_undefined(ids[i], id, s.binding, s.visibility, false));
       symbols_[ids[i]].referenced = true;
       symbols_[ids[i]].ref_regular = true;
@@ -13657,9 +13675,9 @@ class static_linker {
     return ok();
   }
 
-  void lld_defined(std::uint32_t sym, file_id id, const detail::input_symbol& s) {
+  void lld_defined(std::uint32_t sym, file_id id, const input_symbol& s) {
     sym_entry& e = symbols_[sym];
-    const bool abs = s.kind == detail::input_symbol::absolute;
+    const bool abs = s.kind == input_symbol::absolute;
     auto take = [&] {
       e.kind = sym_kind::defined;
       e.file = id;
@@ -13672,7 +13690,7 @@ class static_linker {
     if (e.binding == elf::STB_WEAK) return take();
     if (e.kind == sym_kind::common) return take();
     if (e.absolute && abs && e.value == s.value && s.binding == elf::STB_GLOBAL) return;
-    result_.duplicates.push_back({e.name, e.file, id});
+    result_.duplicates.push_back({symbols_.key(sym), e.file, id});
   }
 
   void lld_common(std::uint32_t sym, file_id id) {
@@ -13765,7 +13783,8 @@ class static_linker {
     if (e.kind == sym_kind::lazy || extracted == no_file || result_.files[extracted].role != file_role::member)
       return;  // the member did not define it (lld would print an odd row; linkscope prints none)
     if (result_.files[extracted].role == file_role::member && result_.files[extracted].reason == ~0u) {
-      record(extracted, reference, reference == no_file ? (label.empty() ? "<internal>" : label) : std::string(), e.name);
+      record(extracted, reference, reference == no_file ? (label.empty() ? "<internal>" : label) : std::string(),
+             symbols_.key(sym));
     } else {
       // The row still appears (lld writes one per extraction); the member
       // keeps its first reason for the why-chain.
@@ -13773,7 +13792,7 @@ class static_linker {
       x.member = extracted;
       x.reference = reference;
       x.reference_label = reference == no_file ? (label.empty() ? "<internal>" : label) : std::string();
-      x.symbol = e.name;
+      x.symbol = symbols_.key(sym);
       result_.extractions.push_back(std::move(x));
     }
   }
@@ -13851,10 +13870,10 @@ class static_linker {
     }
   }
 
-  void bfd_define(std::uint32_t sym, file_id id, const detail::input_symbol& s) {
+  void bfd_define(std::uint32_t sym, file_id id, const input_symbol& s) {
     sym_entry& e = symbols_[sym];
     const bool weak = s.binding == elf::STB_WEAK;
-    if (s.kind == detail::input_symbol::common) {
+    if (s.kind == input_symbol::common) {
       if (e.kind == sym_kind::placeholder || e.kind == sym_kind::undefined ||
           (e.kind == sym_kind::defined && e.binding == elf::STB_WEAK) || e.kind == sym_kind::shared) {
         e.kind = sym_kind::common;
@@ -13875,8 +13894,8 @@ class static_linker {
       case sym_kind::defined:
         if (weak) return;
         if (e.binding != elf::STB_WEAK) {
-          if (!(e.absolute && s.kind == detail::input_symbol::absolute && e.value == s.value))
-            result_.duplicates.push_back({e.name, e.file, id});
+          if (!(e.absolute && s.kind == input_symbol::absolute && e.value == s.value))
+            result_.duplicates.push_back({symbols_.key(sym), e.file, id});
           return;
         }
         break;
@@ -13884,15 +13903,15 @@ class static_linker {
     e.kind = sym_kind::defined;
     e.file = id;
     e.binding = s.binding;
-    e.absolute = s.kind == detail::input_symbol::absolute;
+    e.absolute = s.kind == input_symbol::absolute;
     e.value = s.value;
   }
 
   result<void> bfd_object(file_id id, byte_view bytes) {
     LINKSCOPE_CHECK(read_object(id, bytes, false));
-    for (const detail::input_symbol& s : scratch_) {
+    for (const input_symbol& s : scratch_) {
       ++result_.symbols_resolved;
-      if (s.kind == detail::input_symbol::undefined) {
+      if (s.kind == input_symbol::undefined) {
         bfd_reference(symbol(bfd_wrapped(s.name, true)), id, s.binding, true);
       } else {
         bfd_define(symbol(s.name), id, s);
@@ -13906,10 +13925,10 @@ class static_linker {
     LINKSCOPE_CHECK(read_shared(id, bytes, soname));
     if (as_needed) {
       bool needed = false;
-      for (const detail::input_symbol& s : scratch_) {
-        if (s.kind == detail::input_symbol::undefined) continue;
+      for (const input_symbol& s : scratch_) {
+        if (s.kind == input_symbol::undefined) continue;
         const std::uint32_t sym = symbols_.find(s.name);
-        if (sym == symbols_.empty) continue;
+        if (sym == symbols_.npos) continue;
         const sym_entry& e = symbols_[sym];
         if ((e.kind == sym_kind::undefined || e.kind == sym_kind::shared) && e.referenced) {
           needed = true;
@@ -13918,10 +13937,10 @@ class static_linker {
       }
       if (!needed) return ok();
     }
-    for (const detail::input_symbol& s : scratch_) {
+    for (const input_symbol& s : scratch_) {
       ++result_.symbols_resolved;
       const std::uint32_t sym = symbol(s.name);
-      if (s.kind == detail::input_symbol::undefined) {
+      if (s.kind == input_symbol::undefined) {
         bfd_reference(sym, id, s.binding, false);
         continue;
       }
@@ -13940,14 +13959,14 @@ class static_linker {
     auto m = archives_[a].archive.member_at(offset);
     if (!m) return fail(m.error(), archives_[a].path);
     LINKSCOPE_TRY(data, member_bytes(archives_[a], *m));
-    std::vector<detail::input_symbol> syms;
+    std::vector<input_symbol> syms;
     std::vector<std::uint8_t> discarded;
     auto r = elf::visit_elf(data, [&](const auto& f) -> result<void> {
-      return detail::read_object_symbols(f, nullptr, syms, discarded);
+      return read_object_symbols(f, nullptr, syms, discarded);
     });
     if (!r) return false;
     for (const auto& s : syms)
-      if (s.name == name && (s.kind == detail::input_symbol::defined || s.kind == detail::input_symbol::absolute))
+      if (s.name == name && (s.kind == input_symbol::defined || s.kind == input_symbol::absolute))
         return true;
     return false;
   }
@@ -13983,7 +14002,7 @@ class static_linker {
         }
         if (included[i]) continue;
         const std::uint32_t sym = symbols_.find(entry.name);
-        if (sym == symbols_.empty) continue;
+        if (sym == symbols_.npos) continue;
         const sym_entry& e = symbols_[sym];
         if (e.kind == sym_kind::common) {
           LINKSCOPE_TRY(defines, bfd_member_defines(a, entry.member_offset, entry.name));
@@ -14066,8 +14085,8 @@ class static_linker {
   void finish() {
     for (std::uint32_t i = 0; i < symbols_.size(); ++i) {
       const sym_entry& e = symbols_[i];
-      if (e.kind == sym_kind::undefined && e.binding != elf::STB_WEAK && e.ref_regular && !linker_defined(e.name))
-        result_.undefined.push_back({e.name, e.file});
+      if (e.kind == sym_kind::undefined && e.binding != elf::STB_WEAK && e.ref_regular && !linker_defined(symbols_.key(i)))
+        result_.undefined.push_back({symbols_.key(i), e.file});
     }
     // Members never loaded, in archive order.
     for (archive_state& st : archives_) {
@@ -14086,31 +14105,25 @@ class static_linker {
     }
   }
 
-  const link_line& line_;
-  static_options options_;
-  link_diagnostic& diag_;
-  static_link_result result_;
-  detail::name_map<sym_entry> symbols_;
-  detail::name_map<detail::comdat_entry> comdats_;
-  std::vector<archive_state> archives_;
+  keyed_index<std::string_view, sym_entry> symbols_;
   std::vector<std::string> sonames_;
   std::unordered_map<std::uint32_t, std::pair<int, std::uint32_t>> opened_;
-  std::vector<detail::input_symbol> scratch_;
-  std::vector<std::uint8_t> discarded_;
   std::size_t undefs_ = 0;
 };
 
-// Run a static link over `line`. On error, `diag` names the input.
-template <class D = void>
-result<static_link_result> resolve_static(linkscope::detail::deferred<const link_line&, D> line, static_options options,
-                                          link_diagnostic& diag) {
-  static_linker<D> linker(line, options, diag);
+}  // namespace detail
+
+LINKSCOPE_FUNC result<static_link_result> resolve_static(const link_line& line, static_options options,
+                                                         link_diagnostic& diag) {
+  detail::static_linker linker(line, options, diag);
   return linker.run();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+// ---- end linkscope/resolve/static_extract.hpp ----
 // ---- end linkscope/resolve/static.hpp ----
 // ---- begin linkscope/resolve/windows.hpp ----
 // linkscope/resolve/windows.hpp — what a Windows link needs from import
