@@ -3,9 +3,13 @@
 // No DOM: values are written as they are produced, to any sink with
 // `append(const char*, size_t)` semantics (std::string by default, or a
 // FILE*). Commas and nesting are tracked on a small stack; strings are escaped
-// per RFC 8259 (control characters as \u00XX; bytes >= 0x80 are passed
-// through, so UTF-8 stays UTF-8 and other bytes are escaped as \u00XX only if
-// the caller asks with `ascii_only`).
+// per RFC 8259: control characters (and DEL) as \u00XX, valid UTF-8 (RFC 3629:
+// shortest form, no surrogates, at most U+10FFFF) passed through as it is.
+// Names read from binaries may hold any bytes, and a document must stay UTF-8
+// (RFC 8259 section 8.1): a byte that does not start a valid sequence is
+// written as the lone surrogate \udcXX (XX the byte), the "surrogateescape"
+// convention of Python (PEP 383), so a reader gets the exact bytes back, e.g.
+// json.loads(doc)["name"].encode("utf-8", "surrogateescape").
 //
 //   json_writer w(out);
 //   w.begin_object(); w.key("version"); w.value(1); w.end_object();
@@ -134,10 +138,18 @@ class json_writer {
         case '\f': esc = "\\f"; break;
         default:
           if (c < 0x20 || c == 0x7f) {
-            static constexpr char digits[] = "0123456789abcdef";
-            ubuf[0] = '\\'; ubuf[1] = 'u'; ubuf[2] = '0'; ubuf[3] = '0';
-            ubuf[4] = digits[c >> 4]; ubuf[5] = digits[c & 15]; ubuf[6] = 0;
+            escape_unit(ubuf, '0', '0', c);
             esc = ubuf;
+          } else if (c >= 0x80) {
+            const std::size_t n = utf8_length(s, i);
+            if (n == 0) {
+              escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
+              esc = ubuf;
+            } else {
+              run += n;
+              i += n - 1;
+              continue;
+            }
           }
       }
       if (esc != nullptr) {
@@ -150,6 +162,42 @@ class json_writer {
     }
     write(s.substr(s.size() - run, run));
     put('"');
+  }
+  // "\\uHHLL" into buf (7 bytes with the NUL).
+  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
+    static constexpr char digits[] = "0123456789abcdef";
+    buf[0] = '\\';
+    buf[1] = 'u';
+    buf[2] = h1;
+    buf[3] = h2;
+    buf[4] = digits[low / 16];
+    buf[5] = digits[low % 16];
+    buf[6] = 0;
+  }
+  // Length of the valid UTF-8 sequence at s[i] (s[i] >= 0x80), or 0.
+  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const std::size_t left = s.size() - i;
+    const unsigned char c = at(0);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 3;
+      if (c == 0xe0) lo = 0xa0;       // no overlong forms
+      else if (c == 0xed) hi = 0x9f;  // no surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 4;
+      if (c == 0xf0) lo = 0x90;       // no overlong forms
+      else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
+    } else {
+      return 0;
+    }
+    if (left < n || at(1) < lo || at(1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+      if (at(k) < 0x80 || at(k) > 0xbf) return 0;
+    return n;
   }
   void put(char c) { write(std::string_view(&c, 1)); }
   void write(std::string_view s) {
