@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <linkscope/report/json.hpp>
-#include <linkscope/resolve/prefix_check.hpp>
+#include <linkscope/resolve/check.hpp>
 
 #include "cli/cli.hpp"
 

@@ -1,0 +1,622 @@
+// linkscope/resolve/check.hpp — overlinking, overdepending and package
+// ownership for every ELF file under a prefix (a conda environment, an
+// unpacked package, /usr), as conda-build's post-link check and auditwheel
+// ask it.
+//
+// The check is a pipeline:
+//   walk     the dynamically linked ELF files under the prefix (or the files
+//            given, or those a conda package lists), each file once however
+//            many symlinks name it;
+//   link     each file F as the root of resolve/dynamic.hpp's ld.so emulation
+//            (ldd F: F, the breadth-first DT_NEEDED closure, PT_INTERP; every
+//            relocation of F bound as under LD_BIND_NOW);
+//   verdict  per file, from F's bindings:
+//              missing     a NEEDED anywhere in the closure that resolves
+//                          nowhere (ldd: "not found");
+//              unused      a direct NEEDED F never binds to (ldd -u -r,
+//                          rtld.c's l_used walk);
+//              overlinked  a symbol bound to an object that is not a direct
+//                          NEEDED of F (conda-build's overlinking: it breaks as
+//                          soon as the intermediate library drops it);
+//              system      a direct NEEDED resolved outside the prefix;
+//              rpath       an RPATH/RUNPATH entry that, after $ORIGIN/$LIB/
+//                          $PLATFORM substitution, points outside the prefix;
+//            then per package (resolve/packages.hpp owns each needed DSO):
+//              underlinking  used but not declared; overdepending  declared
+//              but never used; unowned  a needed DSO no package owns.
+// Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
+// shell globs on the file name) are never findings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linkscope/core/config.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/resolve/packages.hpp"
+#include "linkscope/resolve/search_path.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/file.hpp"
+#include "linkscope/resolve/dynamic.hpp"
+
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// The system libraries every program may take from the host (glibc's parts,
+// the C++ runtime, the vDSO). Patterns are shell globs on the file name.
+inline std::vector<std::string> default_allow_list() {
+  return {"libc.so*",      "libm.so*",     "libpthread.so*", "libdl.so*",   "librt.so*",
+          "ld-linux*.so*", "ld64.so*",     "libstdc++.so*",  "libgcc_s.so*", "libutil.so*",
+          "libresolv.so*", "libmvec.so*",  "libanl.so*",     "libnsl.so*",  "libBrokenLocale.so*",
+          "libcrypt.so*",  "linux-vdso.so*"};
+}
+
+struct prefix_options {
+  search_options search = [] {
+    search_options s;
+    s.use_env = false;  // a package check must not depend on the caller's LD_LIBRARY_PATH
+    return s;
+  }();
+  std::vector<std::string> allow = default_allow_list();
+  std::vector<std::string> declared;  // declared run dependencies (package names)
+  bool check_declared = false;        // compare used packages with `declared`
+  bool use_conda = true;              // read PREFIX/conda-meta/*.json
+  bool use_dpkg = true;               // read dpkg_info_dir/*.list
+  std::string dpkg_info_dir = "/var/lib/dpkg/info";
+  bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
+  std::vector<std::string> files;     // analyse only these (else walk the prefix)
+  std::string package;                // analyse the files conda-meta gives this package
+};
+
+struct needed_entry {
+  std::string name;       // the DT_NEEDED string
+  std::string path;       // as ld.so spells it; empty when not found
+  std::string file;       // the file read on this host
+  found_via via = found_via::not_found;
+  bool in_prefix = false;
+  bool allowed = false;   // matches the allow-list
+  bool used = false;      // F binds at least one symbol to it
+  std::size_t symbols = 0;  // distinct references of F bound to it
+  package_owner owner;
+};
+
+struct missing_entry {
+  std::string name;       // the NEEDED string that resolved nowhere
+  std::string needed_by;  // the object whose DT_NEEDED it is
+  bool direct = false;    // a NEEDED of the file itself
+};
+
+struct overlink_entry {
+  std::string path;       // the transitive dependency bound to
+  std::string soname;
+  std::string via;        // the object that loaded it
+  bool allowed = false;
+  std::vector<std::string> symbols;  // name or name@VERSION
+};
+
+struct rpath_entry {
+  std::string tag;       // "RPATH" or "RUNPATH"
+  std::string entry;     // as written
+  std::string expanded;  // after $ORIGIN/$LIB/$PLATFORM; empty when not expandable
+  bool outside = false;
+};
+
+struct file_report {
+  std::string path;      // as walked (PREFIX/...)
+  std::string relative;  // relative to the prefix
+  std::vector<needed_entry> needed;
+  std::vector<missing_entry> missing;
+  std::vector<overlink_entry> overlinked;
+  std::vector<rpath_entry> rpaths;
+  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
+  std::vector<std::string> warnings;
+  std::size_t relocations = 0;
+  std::size_t findings = 0;
+};
+
+struct package_usage {
+  std::string name;
+  std::string source;               // conda / dpkg / prefix
+  std::vector<std::string> dsos;    // needed DSOs it owns (as displayed)
+  bool declared = false;
+  bool self = false;                // owns one of the analysed files
+  bool allowed_only = false;        // every DSO used from it is allow-listed
+};
+
+struct prefix_report {
+  std::string prefix;
+  std::vector<file_report> files;
+  std::vector<package_usage> packages;        // every package a needed DSO came from
+  std::vector<std::string> undeclared;        // used, not declared (underlinking)
+  std::vector<std::string> unused_declared;   // declared, never used (overdepending)
+  std::vector<std::string> unowned;           // needed DSOs no package owns
+  bool have_conda = false, have_dpkg = false;
+  std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
+  std::vector<std::string> warnings;
+  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  std::size_t lookups = 0;
+  std::size_t findings = 0;
+};
+
+// Shell glob with '*' and '?' (no classes), as the allow-list uses it.
+inline bool glob_match(std::string_view pattern, std::string_view text) noexcept {
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// Check every dynamically linked ELF file under `prefix` (or options.files,
+// or the files of options.package). Errors are for an unusable prefix or an
+// empty package only; a file that cannot be read is a warning on its report.
+result<prefix_report> check_prefix(const std::string& prefix, const prefix_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+// What a walk needs to know of a file before linking it.
+enum class walk_kind { not_elf, dynamic, other_elf };
+
+// The kind of the ELF file at `path` from its first bytes; the whole file is
+// mapped only when its program headers lie beyond them.
+inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
+  unsigned char head[4096];
+  std::size_t got = 0;
+  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
+    got = std::fread(head, 1, sizeof head, in);
+    std::fclose(in);
+  }
+  const byte_view header(head, got);
+  if (!elf::is_elf(header)) return walk_kind::not_elf;
+  auto kind = elf::visit_elf(header, [](const auto& f) -> result<walk_kind> {
+    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
+    for (const auto& ph : f.program_headers())
+      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
+    return walk_kind::other_elf;
+  });
+  if (kind) return *kind;
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    if (error_message) *error_message = mapped.error().message;
+    return walk_kind::not_elf;
+  }
+  auto full = elf::visit_elf(mapped->bytes(), [](const auto& f) -> result<walk_kind> {
+    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
+    for (const auto& ph : f.program_headers())
+      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
+    return walk_kind::other_elf;
+  });
+  return full ? *full : walk_kind::other_elf;
+}
+
+// The device and inode of a file (its identity, as ld.so sees it).
+inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::string& path) {
+#if !defined(_WIN32)
+  struct ::stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+#else
+  auto mapped = mapped_file::open(path);
+  if (!mapped) return std::nullopt;
+  return std::make_pair(mapped->device(), mapped->inode());
+#endif
+}
+
+// The ELF files to analyse under `prefix`: regular files first, then symlinks
+// whose target is not one of them (nor another symlink's); directory symlinks
+// are not followed, so loops cannot happen.
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> regular, links;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    report.warnings.push_back(prefix + ": " + ec.message());
+    return {};
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      report.warnings.push_back(ec.message());
+      ec.clear();
+      continue;
+    }
+    const fs::directory_entry& entry = *it;
+    std::error_code e2;
+    if (entry.is_symlink(e2)) {
+      if (entry.is_regular_file(e2)) links.push_back(entry.path().string());
+      else if (e2) report.warnings.push_back(entry.path().string() + ": " + e2.message());
+      continue;
+    }
+    if (entry.is_regular_file(e2)) regular.push_back(entry.path().string());
+  }
+  std::sort(regular.begin(), regular.end());
+  std::sort(links.begin(), links.end());
+  std::vector<std::string> out;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+  auto consider = [&](const std::string& path, bool link) {
+    std::string problem;
+    const walk_kind kind = sniff_elf_file(path, &problem);
+    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
+    if (kind == walk_kind::not_elf) {
+      if (problem.empty()) ++report.skipped_non_elf;
+      return;
+    }
+    const auto id = file_identity(path);
+    if (id && !seen.insert(*id).second) {
+      if (link) ++report.skipped_symlinks;
+      return;
+    }
+    if (kind != walk_kind::dynamic) {
+      ++report.skipped_static;
+      return;
+    }
+    out.push_back(path);
+  };
+  for (const auto& p : regular) consider(p, false);
+  for (const auto& p : links) consider(p, true);
+  return out;
+}
+
+// One file's verdicts from its link (objects in load order, [0] = the file).
+class file_verdicts {
+ public:
+  file_verdicts(const prefix_options& options, const std::string& prefix_canonical, const std::string& cwd)
+      : options_(options), prefix_(prefix_canonical), cwd_(cwd) {}
+
+  bool allowed(std::string_view name) const {
+    if (name.empty()) return false;
+    for (const auto& p : options_.allow)
+      if (glob_match(p, name)) return true;
+    return false;
+  }
+
+  void judge(const std::string& path, const dynamic_link& link, file_report& out) {
+    const auto& objects = link.objects;
+    if (objects.empty()) return;
+    const loaded_object& main = objects[0];
+    for (const auto& w : main.warnings) out.warnings.push_back(w);
+    out.relocations = link.relocations;
+    // Missing: every NEEDED that resolved nowhere, once, under its first requester.
+    std::vector<char> reported(objects.size(), 0);
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      const auto& o = objects[id];
+      for (std::uint32_t dep : o.needed_objects) {
+        if (dep == no_object || dep >= objects.size() || objects[dep].found() || reported[dep]) continue;
+        reported[dep] = 1;
+        out.missing.push_back({objects[dep].name, o.path, id == 0});
+      }
+    }
+    // What the file binds, per target object (distinct name[@version] labels).
+    std::vector<std::vector<std::string>> bound(objects.size());
+    std::set<std::string> undefined;
+    for (const symbol_binding& b : link.bindings) {
+      if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
+      std::string label(b.symbol);
+      if (!b.version.empty()) label.append("@").append(b.version);
+      auto& v = bound[b.to];
+      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
+    }
+    for (const undefined_reference& u : link.undefined) {
+      if (u.from != 0) continue;
+      std::string label(u.symbol);
+      if (!u.version.empty()) label.append("@").append(u.version);
+      undefined.insert(std::move(label));
+    }
+    out.undefined.assign(undefined.begin(), undefined.end());
+    // NEEDED entries.
+    std::vector<char> direct(objects.size(), 0);
+    direct[0] = 1;
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
+      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
+        const loaded_object& o = objects[dep];
+        direct[dep] = 1;
+        n.path = o.path;
+        n.file = o.file;
+        n.via = o.via;
+        n.in_prefix = path_within(canonical(o.file), prefix_);
+        n.symbols = bound[dep].size();
+        n.used = n.symbols != 0;
+        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(o.soname);
+      } else {
+        n.allowed = allowed(n.name);
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // Overlinking: bindings to objects that are not direct dependencies.
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      if (direct[id] || bound[id].empty() || !objects[id].found()) continue;
+      const loaded_object& o = objects[id];
+      overlink_entry e;
+      e.path = o.path;
+      e.soname = std::string(o.soname);
+      e.via = requester(objects, static_cast<std::uint32_t>(id));
+      e.allowed = allowed(base_name(e.path)) || allowed(e.soname);
+      e.symbols = std::move(bound[id]);
+      std::sort(e.symbols.begin(), e.symbols.end());
+      out.overlinked.push_back(std::move(e));
+    }
+    // RPATH / RUNPATH entries.
+    const std::string origin = origin_of(path, cwd_);
+    auto check_paths = [&](std::string_view list, const char* tag) {
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t colon = list.find(':', start);
+        const std::string_view item =
+            list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        rpath_entry r;
+        r.tag = tag;
+        r.entry = std::string(item);
+        if (item.empty()) {
+          r.outside = true;  // ld.so reads an empty entry as the current directory
+        } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
+          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+        } else {
+          r.outside = true;
+        }
+        out.rpaths.push_back(std::move(r));
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+      }
+    };
+    if (main.has_rpath) check_paths(main.rpath, "RPATH");
+    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
+  }
+
+ private:
+  // The object that caused `id` to load. ld.so maps the interpreter itself,
+  // so for it this is the first object whose DT_NEEDED names it.
+  static std::string requester(const std::vector<loaded_object>& objects, std::uint32_t id) {
+    const std::uint32_t loader = objects[id].loader;
+    if (loader != no_object && loader < objects.size()) return objects[loader].path;
+    for (const auto& o : objects)
+      for (std::uint32_t dep : o.needed_objects)
+        if (dep == id) return o.path;
+    return {};
+  }
+
+  const std::string& canonical(const std::string& file) {
+    auto it = canonical_.find(file);
+    if (it != canonical_.end()) return it->second;
+    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
+  }
+
+  const prefix_options& options_;
+  std::string prefix_;
+  std::string cwd_;
+  std::unordered_map<std::string, std::string> canonical_;
+};
+
+}  // namespace detail
+
+LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
+  namespace fs = std::filesystem;
+  prefix_report report;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(prefix_arg, ec);
+  if (ec) return make_error(errc::not_found, no_offset, "cannot make the prefix absolute");
+  std::string prefix = absolute.lexically_normal().string();
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (!fs::is_directory(prefix, ec)) return make_error(errc::not_found, no_offset, "prefix is not a directory");
+  report.prefix = prefix;
+  const std::string prefix_canonical = detail::canonical_or_normal(prefix);
+
+  // Walk.
+  std::vector<std::string> files;
+  std::vector<std::string> explicit_files = options.files;
+  if (!options.package.empty()) {
+    auto owners = conda_owners(prefix, &report.warnings);
+    if (!owners) return owners.error();
+    for (const auto& [rel, name] : *owners) {
+      if (name != options.package) continue;
+      std::error_code e2;
+      if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
+      if (detail::sniff_elf_file(prefix + "/" + rel, nullptr) == detail::walk_kind::dynamic)
+        explicit_files.push_back(prefix + "/" + rel);
+    }
+    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
+    std::sort(explicit_files.begin(), explicit_files.end());
+  }
+  if (!explicit_files.empty()) {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    for (const auto& f : explicit_files) {
+      const std::string p = fs::absolute(f, ec).lexically_normal().string();
+      const auto id = detail::file_identity(p);
+      if (id && !seen.insert(*id).second) {
+        ++report.skipped_symlinks;
+        continue;
+      }
+      files.push_back(p);
+    }
+  } else {
+    files = detail::walk_prefix(prefix, report);
+  }
+
+  // Link each file and judge it.
+  dynamic_options link_options;
+  link_options.search = options.search;
+  const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
+  detail::file_verdicts verdicts(options, prefix_canonical, cwd);
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed;
+  for (const auto& f : files) {
+    file_report fr;
+    fr.path = f;
+    auto link = link_dynamic(f, link_options);
+    if (!link) {
+      // The file itself is unreadable or no ELF file ld.so would map.
+      const error& e = link.error();
+      std::string w = e.code == errc::bad_magic || e.code == errc::bad_field ? "not ELF: "
+                      : e.has_offset()                                      ? ""
+                                                                            : "cannot read: ";
+      w += e.message;
+      if (e.has_offset()) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+        w += buf;
+      }
+      fr.warnings.push_back(std::move(w));
+    } else {
+      verdicts.judge(f, *link, fr);
+      report.lookups += link->lookups;
+      for (const auto& m : link->files) parsed.insert({m->device(), m->inode()});
+    }
+    fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
+    report.files.push_back(std::move(fr));
+  }
+  report.objects_parsed = parsed.size();
+
+  // Ownership of every needed DSO and of the analysed files.
+  std::unordered_map<std::string, std::string> conda;
+  if (options.use_conda) {
+    std::error_code e2;
+    if (fs::is_directory(prefix + "/conda-meta", e2)) {
+      report.have_conda = true;
+      auto owners = conda_owners(prefix, &report.warnings);
+      if (owners) conda = std::move(*owners);
+    }
+  }
+  std::vector<std::string> dpkg_paths;
+  auto display = [&](const std::string& path) {
+    const std::string normal = fs::path(path).lexically_normal().string();
+    if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
+    return normal;
+  };
+  auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
+    if (conda.empty()) return std::nullopt;
+    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
+      if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
+      const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
+      const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
+      auto it = conda.find(rel);
+      if (it != conda.end()) return package_owner{it->second, "conda", rel};
+    }
+    return std::nullopt;
+  };
+  if (options.use_dpkg) {
+    std::error_code e2;
+    if (fs::is_directory(options.dpkg_info_dir, e2)) {
+      report.have_dpkg = true;
+      for (const auto& fr : report.files) {
+        dpkg_paths.push_back(fr.path);
+        for (const auto& n : fr.needed)
+          if (!n.path.empty()) dpkg_paths.push_back(n.file);
+      }
+    }
+  }
+  std::unordered_map<std::string, package_owner> dpkg;
+  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
+    if (in_prefix) {
+      if (auto c = conda_lookup(file)) return *c;
+    }
+    auto d = dpkg.find(file);
+    if (d != dpkg.end()) return d->second;
+    if (in_prefix && !report.have_conda) return package_owner{"", "prefix", display(file)};
+    // Nobody owns it only when a database that could have listed it was read.
+    if (in_prefix ? report.have_conda : report.have_dpkg) return {};
+    return package_owner{"", "unknown", ""};
+  };
+  std::set<std::string> self;
+  for (const auto& fr : report.files) {
+    const package_owner o = owner_of(fr.path, true);
+    if (!o.package.empty()) self.insert(o.package);
+  }
+  std::map<std::string, package_usage> used;
+  std::set<std::string> unowned;
+  for (auto& fr : report.files) {
+    for (auto& n : fr.needed) {
+      if (n.path.empty()) continue;
+      n.owner = owner_of(n.file, n.in_prefix);
+      const std::string shown = display(n.file);
+      if (n.owner.package.empty()) {
+        if (n.owner.source.empty() && !n.allowed) unowned.insert(shown);
+        continue;
+      }
+      auto [it, fresh] = used.emplace(n.owner.package, package_usage{});
+      package_usage& u = it->second;
+      if (fresh) {
+        u.name = n.owner.package;
+        u.source = n.owner.source;
+        u.self = self.count(n.owner.package) != 0;
+        u.allowed_only = true;
+      }
+      if (std::find(u.dsos.begin(), u.dsos.end(), shown) == u.dsos.end()) u.dsos.push_back(shown);
+      u.allowed_only = u.allowed_only && n.allowed;
+    }
+  }
+  std::set<std::string> declared_base;
+  for (const auto& d : options.declared) declared_base.insert(std::string(package_base_name(d)));
+  for (auto& [name, u] : used) {
+    u.declared = declared_base.count(std::string(package_base_name(name))) != 0;
+    std::sort(u.dsos.begin(), u.dsos.end());
+    if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
+    report.packages.push_back(u);
+  }
+  if (options.check_declared) {
+    for (const auto& d : options.declared) {
+      bool hit = false;
+      for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
+      if (!hit) report.unused_declared.push_back(d);
+    }
+  }
+  report.unowned.assign(unowned.begin(), unowned.end());
+
+  // Findings.
+  for (auto& fr : report.files) {
+    std::size_t n = fr.missing.size();
+    for (const auto& e : fr.needed) {
+      if (e.path.empty()) continue;
+      if (!e.used && !e.allowed) ++n;
+      if (!e.in_prefix && !e.allowed) ++n;
+    }
+    for (const auto& o : fr.overlinked)
+      if (!o.allowed) ++n;
+    for (const auto& r : fr.rpaths)
+      if (r.outside) ++n;
+    if (options.undefined_is_finding) n += fr.undefined.size();
+    fr.findings = n;
+    report.findings += n;
+  }
+  report.findings += report.undeclared.size() + report.unused_declared.size() + report.unowned.size();
+  return report;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope

@@ -1,0 +1,100 @@
+// resolve/packages.hpp: package ownership. dpkg's answers are `dpkg -S` of the
+// path, else of its /usr-merge alias, else of its realpath (what
+// dpkg-shlibdeps does); conda's come from generated conda-meta records.
+#include <linkscope/resolve/packages.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope;
+namespace lt = linkscope_test;
+
+namespace {
+// `dpkg -S PATH`'s package, or "".
+std::string dpkg_search(const std::string& path) {
+  auto r = lt::capture("dpkg -S " + lt::shell_quote(path) + " 2>/dev/null");
+  if (r.status != 0 || r.out.empty() || r.out.rfind("diversion", 0) == 0) return {};
+  return r.out.substr(0, r.out.find(": "));
+}
+}  // namespace
+
+TEST_CASE("package names and /usr-merge aliases", "[packages]") {
+  CHECK(resolve::package_base_name("libc6:amd64") == "libc6");
+  CHECK(resolve::package_base_name("libgoogle-glog0v6") == "libgoogle-glog0v6");
+  auto aliases = resolve::detail::usr_merge_aliases("/lib/x86_64-linux-gnu/libc.so.6");
+  REQUIRE(aliases.size() == 1);
+  CHECK(aliases[0] == "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  aliases = resolve::detail::usr_merge_aliases("/usr/lib/x86_64-linux-gnu/libc.so.6");
+  REQUIRE(aliases.size() == 1);
+  CHECK(aliases[0] == "/lib/x86_64-linux-gnu/libc.so.6");
+  CHECK(resolve::detail::usr_merge_aliases("/usr/sbin/ldconfig") == std::vector<std::string>{"/sbin/ldconfig"});
+  CHECK(resolve::detail::usr_merge_aliases("/opt/lib/x.so").empty());
+  CHECK(resolve::detail::usr_merge_aliases("/library/x").empty());
+  CHECK(resolve::detail::path_within("/usr/lib/x", "/usr"));
+  CHECK_FALSE(resolve::detail::path_within("/usrx/lib", "/usr"));
+  CHECK(resolve::detail::path_within("/x", "/"));
+}
+
+TEST_CASE("conda_owners: records in name order, first owner wins, bad records are warnings", "[packages]") {
+  const std::string prefix = lt::scratch_dir("packages") + "/env";
+  std::filesystem::create_directories(prefix + "/conda-meta");
+  lt::write_file(prefix + "/conda-meta/a-1-0.json", R"({"name": "a", "files": ["lib/liba.so", "lib/./shared.so"]})");
+  lt::write_file(prefix + "/conda-meta/b-1-0.json", R"({"files": ["lib/shared.so", "bin/b"], "name": "b"})");
+  lt::write_file(prefix + "/conda-meta/c-1-0.json", R"({"name": "c", "files": ["lib/c.so" "lib/d.so"]})");
+  lt::write_file(prefix + "/conda-meta/d-1-0.json", R"({"files": ["lib/nameless.so"]})");
+  lt::write_file(prefix + "/conda-meta/history", "not a record");
+  std::vector<std::string> warnings;
+  auto owners = resolve::conda_owners(prefix, &warnings);
+  REQUIRE(owners);
+  CHECK(owners->size() == 3);
+  CHECK((*owners)["lib/liba.so"] == "a");
+  CHECK((*owners)["lib/shared.so"] == "a");
+  CHECK((*owners)["bin/b"] == "b");
+  CHECK(owners->count("lib/c.so") == 0);
+  REQUIRE(warnings.size() == 2);
+  // c: the missing ',' at byte 35, where json.loads reports "Expecting ',' delimiter".
+  CHECK(warnings[0] == prefix + "/conda-meta/c-1-0.json: expected ',' or ']' in a JSON array (offset 0x23)");
+  CHECK(warnings[1] == prefix + "/conda-meta/d-1-0.json: no \"name\"");
+}
+
+TEST_CASE("dpkg_owners agrees with dpkg -S", "[packages]") {
+  if (!lt::have_tool("dpkg") || !std::filesystem::is_directory("/var/lib/dpkg/info")) {
+    WARN("no dpkg database");
+    return;
+  }
+  // libc under both spellings, a path nobody owns, and the first shared
+  // libraries of the system directory (symlinks among them: alternatives and
+  // SONAME links, which dpkg may list only under the realpath).
+  std::vector<std::string> paths = {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                                    "/nonexistent/libz.so"};
+  std::vector<std::string> system;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib/x86_64-linux-gnu", ec))
+    if (e.path().filename().string().find(".so.") != std::string::npos) system.push_back(e.path().string());
+  std::sort(system.begin(), system.end());
+  if (system.size() > 20) system.resize(20);
+  paths.insert(paths.end(), system.begin(), system.end());
+  const auto owners = resolve::dpkg_owners(paths);
+  std::size_t owned = 0;
+  for (const auto& p : paths) {
+    INFO(p);
+    std::string theirs = dpkg_search(p);
+    for (const auto& a : resolve::detail::usr_merge_aliases(p))
+      if (theirs.empty()) theirs = dpkg_search(a);
+    if (theirs.empty() && std::filesystem::exists(p)) theirs = dpkg_search(std::filesystem::canonical(p).string());
+    auto it = owners.find(p);
+    CHECK((it == owners.end() ? std::string() : it->second.package) == theirs);
+    if (it != owners.end()) {
+      CHECK(it->second.source == "dpkg");
+      CHECK_FALSE(it->second.listed_path.empty());
+      ++owned;
+    }
+  }
+  CHECK(owned >= 2);
+}
