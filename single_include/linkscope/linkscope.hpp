@@ -11749,55 +11749,726 @@ inline result<link_line> read_link_line(std::span<const std::string> args, link_
 }  // namespace linkscope
 // ---- end linkscope/resolve/link_line.hpp ----
 // ---- begin linkscope/resolve/prefix_check.hpp ----
-// linkscope/resolve/prefix_check.hpp — overlinking, overdepending and package
-// ownership for every ELF file under a prefix (a conda environment, an unpacked
-// package, /usr), as conda-build's post-link check and auditwheel ask it.
+// linkscope/resolve/prefix_check.hpp — the former home of the prefix check,
+// kept so that existing includes still compile. It was split by phase:
+//   resolve/conda_meta.hpp  the conda-meta record reader (untrusted JSON)
+//   resolve/packages.hpp    package ownership: conda-meta and dpkg
+//   resolve/check.hpp       the prefix walk, the per-file link and the verdicts
+// New code includes resolve/check.hpp.
+
+// ---- begin linkscope/resolve/check.hpp ----
+// linkscope/resolve/check.hpp — overlinking, overdepending and package
+// ownership for every ELF file under a prefix (a conda environment, an
+// unpacked package, /usr), as conda-build's post-link check and auditwheel
+// ask it.
 //
-// For each dynamically linked ELF file F under the prefix, F is treated as ld.so
-// treats the object it is asked to trace (ldd F): F first, then a breadth-first
-// walk of DT_NEEDED resolved with the ld.so search order of search_path.hpp
-// (RPATH chain, LD_LIBRARY_PATH only when given, RUNPATH, ld.so.cache, default
-// directories), then the PT_INTERP object. Every dynamic relocation of F that
-// names a symbol is bound as under LD_BIND_NOW: the scope is searched in load
-// order through each object's own DT_GNU_HASH/DT_HASH table with ld.so's
-// check_match (elf/hash_table.hpp), versions included. From the bindings:
-//   - a NEEDED entry that resolves nowhere is "missing" (ldd: "not found");
-//   - a direct NEEDED that F never binds to is "unused" (ldd -u -r:
-//     "Unused direct dependencies", rtld.c's l_used walk);
-//   - a symbol bound to an object that is not a direct NEEDED of F is
-//     "overlinked": F relies on a transitive dependency (conda-build's
-//     overlinking; it breaks as soon as the intermediate library drops it);
-//   - a direct NEEDED resolved outside the prefix is "system";
-//   - an RPATH/RUNPATH entry that, after $ORIGIN/$LIB/$PLATFORM substitution,
-//     points outside the prefix is reported.
-// Objects are parsed once and shared between the per-file analyses (a prefix of
-// 300 files that all need libc reads libc once); views stay valid as long as the
-// checker lives.
+// The check is a pipeline:
+//   walk     the dynamically linked ELF files under the prefix (or the files
+//            given, or those a conda package lists), each file once however
+//            many symlinks name it;
+//   link     each file F as the root of resolve/dynamic.hpp's ld.so emulation
+//            (ldd F: F, the breadth-first DT_NEEDED closure, PT_INTERP; every
+//            relocation of F bound as under LD_BIND_NOW);
+//   verdict  per file, from F's bindings:
+//              missing     a NEEDED anywhere in the closure that resolves
+//                          nowhere (ldd: "not found");
+//              unused      a direct NEEDED F never binds to (ldd -u -r,
+//                          rtld.c's l_used walk);
+//              overlinked  a symbol bound to an object that is not a direct
+//                          NEEDED of F (conda-build's overlinking: it breaks as
+//                          soon as the intermediate library drops it);
+//              system      a direct NEEDED resolved outside the prefix;
+//              rpath       an RPATH/RUNPATH entry that, after $ORIGIN/$LIB/
+//                          $PLATFORM substitution, points outside the prefix;
+//            then per package (resolve/packages.hpp owns each needed DSO):
+//              underlinking  used but not declared; overdepending  declared
+//              but never used; unowned  a needed DSO no package owns.
+// Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
+// shell globs on the file name) are never findings.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/resolve/packages.hpp ----
+// linkscope/resolve/packages.hpp — which package owns a file: a conda
+// environment's conda-meta records and dpkg's database.
 //
-// Package ownership: conda-meta/*.json in the prefix ({"name": ..., "files":
-// [relative paths]}) and dpkg's /var/lib/dpkg/info/*.list (absolute paths, one a
-// line; "PKG.list" or "PKG:ARCH.list"). Each needed DSO is attributed to its
-// owner. dpkg registers files under the path in the .deb: since the /usr-merge,
-// /lib/x86_64-linux-gnu/libc.so.6 is listed but /usr/lib/... is not, so the
-// lookup tries the path, its /lib <-> /usr/lib alias, and the canonical path.
+// conda: PREFIX/conda-meta/*.json, one record per installed package, whose
+// "files" are paths relative to the prefix (resolve/conda_meta.hpp reads them).
+// Records are read in file-name order; a path listed twice keeps its first
+// owner.
+//
+// dpkg: /var/lib/dpkg/info/PKG.list or PKG:ARCH.list, one absolute path a line,
+// as the .deb spelled it. Since the /usr-merge, /lib/x86_64-linux-gnu/libc.so.6
+// is listed while ld.so finds /usr/lib/x86_64-linux-gnu/libc.so.6, and
+// alternatives make a listed symlink the only registered spelling. So a path
+// is looked up as given (normalised), through its /usr-merge alias
+// (/lib <-> /usr/lib, and bin, sbin, lib32, lib64, libx32), then as its
+// canonical path and that path's alias; the first spelling a database lists
+// wins (`dpkg -S` of the path, else of the alias, else of the realpath, which
+// is what dpkg-shlibdeps does).
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <map>
-#include <memory>
-#include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+// ---- begin linkscope/resolve/conda_meta.hpp ----
+// linkscope/resolve/conda_meta.hpp — a conda environment's package records,
+// PREFIX/conda-meta/NAME-VERSION-BUILD.json, read as untrusted input.
+//
+// conda writes one JSON object (RFC 8259) per installed package with Python's
+// json module. linkscope reads four members of it and skips the rest
+// ("paths_data", "link", "channel", ...), validating everything it skips:
+//   "name"     string            the package name
+//   "version"  string
+//   "depends"  array of strings  run dependencies ("libzlib >=1.2.13,<2.0a0")
+//   "files"    array of strings  paths relative to the prefix ("lib/libz.so.1")
+// A member given twice takes its last value, as json.loads does.
+//
+// The reader accepts what `json.loads(bytes)` of /usr/bin/python3 accepts and
+// decodes the four members to the UTF-8 of the str values it returns:
+//   - UTF-8 only, with an optional leading BOM; every byte sequence is
+//     validated (no overlongs, nothing above U+10FFFF); input that starts like
+//     UTF-16 or UTF-32 is refused (errc::unsupported), where Python would
+//     decode it;
+//   - strings: no raw control character below U+0020; the escapes
+//     \" \\ \/ \b \f \n \r \t \uXXXX, a \uD8xx\uDCxx pair joined into one code
+//     point; a lone surrogate (an escape, or ED A0..BF xx, which json.loads
+//     decodes with 'surrogatepass') in a value that is kept is an error
+//     (Python keeps it in a str that cannot be encoded as UTF-8), elsewhere it
+//     is accepted;
+//   - numbers as in RFC 8259 plus Python's NaN, Infinity and -Infinity, never
+//     converted (Python also refuses integers of more than 4300 digits);
+//   - whitespace is space, tab, CR and LF; nothing may follow the object.
+// Errors come in json.loads's order: a JSON syntax error first, wherever it
+// is, at the offset json.loads reports; then the first member of the wrong
+// type or kept string that cannot be UTF-8.
+// Bounds: nesting deeper than `max_depth` (default 512; Python's recursion
+// limit stops near 1000) and input larger than `max_bytes` are refused before
+// any work; every decoded string is a copy of fewer bytes than the input, and
+// skipped values allocate nothing. Every error carries the byte offset where
+// the input went wrong.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct conda_meta_limits {
+  std::size_t max_depth = 512;                   // arrays and objects, the record itself is depth 1
+  std::size_t max_bytes = std::size_t{1} << 28;  // 256 MiB (the largest real records are a few MB)
+};
+
+struct conda_meta {
+  std::string name;
+  std::string version;
+  std::vector<std::string> depends;
+  std::vector<std::string> files;
+  bool has_name = false;  // "name" was present (it may be the empty string)
+};
+
+// Read one conda-meta record. The text is not kept: the result owns its strings.
+result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits = {});
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+class conda_meta_parser {
+ public:
+  conda_meta_parser(std::string_view text, const conda_meta_limits& limits) : s_(text), limits_(limits) {}
+
+  result<conda_meta> run() {
+    conda_meta out;
+    if (s_.size() > limits_.max_bytes) return fail(errc::too_large, 0, "conda-meta record larger than the limit");
+    if (s_.size() >= 2 && (s_[0] == '\0' || s_[1] == '\0' || byte(0) == 0xfe || byte(0) == 0xff))
+      return fail(errc::unsupported, 0, "conda-meta record is UTF-16 or UTF-32, not UTF-8");
+    if (s_.substr(0, 3) == "\xef\xbb\xbf") i_ = 3;  // json.loads(bytes) reads a UTF-8 BOM as utf-8-sig
+    ws();
+    if (i_ >= s_.size()) return fail(errc::truncated, i_, "conda-meta record is empty");
+    if (s_[i_] != '{') {
+      const std::size_t at = i_;
+      LINKSCOPE_CHECK(value(1));  // syntax errors come first, as in json.loads
+      ws();
+      if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
+      return fail(errc::malformed, at, "conda-meta record is not a JSON object");
+    }
+    LINKSCOPE_CHECK(record(out));
+    ws();
+    if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
+    if (deferred_.code != errc::ok) return deferred_;
+    return out;
+  }
+
+ private:
+  enum class text_mode { skip, key, value };
+
+  static error fail(errc code, std::size_t at, const char* message) noexcept { return error{code, at, message}; }
+  // A member of the wrong type, or a kept string that is no UTF-8: reported
+  // once the whole input is known to be JSON, as json.loads finds syntax
+  // errors before anyone looks at the values. The first one wins.
+  void defer(errc code, std::size_t at, const char* message) noexcept {
+    if (deferred_.code == errc::ok) deferred_ = error{code, at, message};
+  }
+  unsigned byte(std::size_t at) const noexcept { return static_cast<unsigned char>(s_[at]); }
+  bool at_end() const noexcept { return i_ >= s_.size(); }
+  void ws() noexcept {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  // The input ended where more was required: truncated; anything else: malformed.
+  error unexpected(const char* message) const noexcept {
+    return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
+  }
+  result<void> expect(char c, const char* message) {
+    ws();
+    if (at_end() || s_[i_] != c) return unexpected(message);
+    ++i_;
+    return ok();
+  }
+
+  // The top-level object: keys decoded, the four members kept.
+  result<void> record(conda_meta& out) {
+    ++i_;  // '{'
+    ws();
+    if (!at_end() && s_[i_] == '}') {
+      ++i_;
+      return ok();
+    }
+    std::string key;
+    for (;;) {
+      ws();
+      if (at_end() || s_[i_] != '"') return unexpected("expected a member name in the conda-meta record");
+      key.clear();
+      LINKSCOPE_CHECK(string(text_mode::key, &key));
+      LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+      ws();
+      if (key == "name" || key == "version") {
+        std::string& field = key == "name" ? out.name : out.version;
+        if (at_end() || s_[i_] != '"') {
+          if (!at_end() && s_[i_] != '"')
+            defer(errc::bad_field, i_, key == "name" ? "conda-meta \"name\" is not a string"
+                                                     : "conda-meta \"version\" is not a string");
+          LINKSCOPE_CHECK(value(2));
+        } else {
+          field.clear();
+          LINKSCOPE_CHECK(string(text_mode::value, &field));
+          if (key == "name") out.has_name = true;
+        }
+      } else if (key == "files" || key == "depends") {
+        LINKSCOPE_CHECK(string_array(key == "files" ? out.files : out.depends));
+      } else {
+        LINKSCOPE_CHECK(value(2));
+      }
+      ws();
+      if (at_end()) return unexpected("expected ',' or '}' in the conda-meta record");
+      if (s_[i_] == '}') {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected("expected ',' or '}' in the conda-meta record");
+      ++i_;
+    }
+  }
+
+  result<void> string_array(std::vector<std::string>& out) {
+    if (at_end()) return unexpected("expected a JSON value");
+    if (s_[i_] != '[') {
+      defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" is not an array");
+      return value(2);
+    }
+    out.clear();
+    ++i_;
+    ws();
+    if (!at_end() && s_[i_] == ']') {
+      ++i_;
+      return ok();
+    }
+    for (;;) {
+      ws();
+      if (at_end()) return unexpected("expected a JSON value");
+      if (s_[i_] != '"') {
+        defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" holds a non-string");
+        LINKSCOPE_CHECK(value(3));
+      } else {
+        std::string item;
+        LINKSCOPE_CHECK(string(text_mode::value, &item));
+        out.push_back(std::move(item));
+      }
+      ws();
+      if (at_end()) return unexpected("expected ',' or ']' in a JSON array");
+      if (s_[i_] == ']') {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected("expected ',' or ']' in a JSON array");
+      ++i_;
+    }
+  }
+
+  // Any JSON value, validated and skipped. `depth` is the nesting of a
+  // container that starts here.
+  result<void> value(std::size_t depth) {
+    ws();
+    if (at_end()) return unexpected("expected a JSON value");
+    switch (s_[i_]) {
+      case '{':
+      case '[': return container(depth);
+      case '"': return string(text_mode::skip, nullptr);
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      case 'N': return literal("NaN");
+      case 'I': return literal("Infinity");
+      default: return number();
+    }
+  }
+
+  result<void> container(std::size_t depth) {
+    if (depth > limits_.max_depth) return fail(errc::too_large, i_, "JSON nested too deeply");
+    const bool object = s_[i_] == '{';
+    const char close = object ? '}' : ']';
+    ++i_;
+    ws();
+    if (!at_end() && s_[i_] == close) {
+      ++i_;
+      return ok();
+    }
+    for (;;) {
+      if (object) {
+        ws();
+        if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
+        LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
+        LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+      }
+      LINKSCOPE_CHECK(value(depth + 1));
+      ws();
+      if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+      if (s_[i_] == close) {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+      ++i_;
+    }
+  }
+
+  // A literal is reported where it starts, as json.loads does.
+  result<void> literal(std::string_view word) {
+    const std::string_view have = s_.substr(i_, word.size());
+    if (have == word) {
+      i_ += word.size();
+      return ok();
+    }
+    const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
+    return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
+  }
+
+  bool digit() const noexcept { return !at_end() && s_[i_] >= '0' && s_[i_] <= '9'; }
+
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or -Infinity. A '.' or an
+  // exponent without digits is reported at the '.' or 'e' (json.loads stops
+  // the number before it).
+  result<void> number() {
+    const std::size_t start = i_;
+    if (s_[i_] == '-') {
+      if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
+      ++i_;
+    }
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      while (digit()) ++i_;
+    }
+    if (!at_end() && s_[i_] == '.') {
+      const std::size_t dot = i_++;
+      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
+      while (digit()) ++i_;
+    }
+    if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      const std::size_t e = i_++;
+      if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
+      while (digit()) ++i_;
+    }
+    return ok();
+  }
+
+  static int hex_digit(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+  // Four hex digits at `at`; -1 when they are not there.
+  long hex4(std::size_t at) const noexcept {
+    if (s_.size() - at < 4 || at > s_.size()) return -1;
+    long v = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const int d = hex_digit(s_[at + k]);
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+
+  // Length of the UTF-8 sequence at i_ (Unicode 15, table 3-7), 0 if none.
+  // `surrogate` is set for ED A0..BF xx, a UTF-16 surrogate encoded as UTF-8,
+  // which json.loads(bytes) decodes ('surrogatepass') into a lone surrogate.
+  std::size_t utf8_length(bool& surrogate) const noexcept {
+    const unsigned b0 = byte(i_);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
+    surrogate = false;
+    if (b0 >= 0xc2 && b0 <= 0xdf) {
+      n = 2;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      n = 3;
+      if (b0 == 0xe0) lo = 0xa0;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      n = 4;
+      if (b0 == 0xf0) lo = 0x90;
+      if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+    } else {
+      return 0;
+    }
+    if (s_.size() - i_ < n) return 0;
+    if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+      if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
+    surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
+    return n;
+  }
+
+  // A string at '"'. `out` receives the decoded UTF-8 unless mode is skip. A
+  // lone surrogate escape is an error in a kept value, U+FFFD in a key (it can
+  // then match no member linkscope reads), and only validated when skipped.
+  result<void> string(text_mode mode, std::string* out) {
+    const std::size_t start = i_;
+    ++i_;
+    for (;;) {
+      if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
+      const unsigned c = byte(i_);
+      if (c == '"') {
+        ++i_;
+        return ok();
+      }
+      if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
+      if (c < 0x80 && c != '\\') {
+        const std::size_t run = i_;
+        while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+        if (out != nullptr) out->append(s_.data() + run, i_ - run);
+        continue;
+      }
+      if (c >= 0x80) {
+        bool surrogate = false;
+        const std::size_t n = utf8_length(surrogate);
+        if (n == 0) {
+          // A sequence cut by the end of the input is truncated; anything else malformed.
+          const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
+          bool prefix_ok = cut;
+          for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
+          return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
+        }
+        if (surrogate) {
+          if (mode == text_mode::value)
+            defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
+          if (out != nullptr) append_utf8(*out, 0xfffd);
+        } else if (out != nullptr) {
+          out->append(s_.data() + i_, n);
+        }
+        i_ += n;
+        continue;
+      }
+      // An escape.
+      const std::size_t escape = i_;
+      if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
+      const char e = s_[i_ + 1];
+      i_ += 2;
+      char plain = 0;
+      switch (e) {
+        case '"': plain = '"'; break;
+        case '\\': plain = '\\'; break;
+        case '/': plain = '/'; break;
+        case 'b': plain = '\b'; break;
+        case 'f': plain = '\f'; break;
+        case 'n': plain = '\n'; break;
+        case 'r': plain = '\r'; break;
+        case 't': plain = '\t'; break;
+        case 'u': break;
+        default: return fail(errc::malformed, escape, "bad JSON escape");
+      }
+      if (e != 'u') {
+        if (out != nullptr) out->push_back(plain);
+        continue;
+      }
+      // json.loads wants room for the closing quote after the four digits and
+      // reports a \u cut by the end at its 'u'.
+      const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
+      if (unit < 0) {
+        return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
+                    "bad \\u escape in a JSON string");
+      }
+      i_ += 4;
+      std::uint32_t cp = static_cast<std::uint32_t>(unit);
+      bool lone = false;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
+          i_ += 6;
+        } else {
+          lone = true;
+        }
+      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+        lone = true;
+      }
+      if (lone) {
+        if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
+        cp = 0xfffd;
+      }
+      if (out != nullptr) append_utf8(*out, cp);
+    }
+  }
+  // Whether the bytes from `at` to the end are all hex digits (a \u cut short).
+  bool hex_run(std::size_t at) const noexcept {
+    for (std::size_t k = at; k < s_.size(); ++k)
+      if (hex_digit(s_[k]) < 0) return false;
+    return true;
+  }
+
+  std::string_view s_;
+  conda_meta_limits limits_;
+  std::size_t i_ = 0;
+  error deferred_;
+};
+
+}  // namespace detail
+
+LINKSCOPE_FUNC result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits) {
+  return detail::conda_meta_parser(text, limits).run();
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/conda_meta.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct package_owner {
+  std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
+  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
+                            // "unknown": no database covers it; "": a database covers it, nobody owns it
+  std::string listed_path;  // the path under which the database lists it
+};
+
+// Package name without dpkg's ":arch" qualifier.
+inline std::string_view package_base_name(std::string_view name) noexcept {
+  const std::size_t colon = name.find(':');
+  return colon == std::string_view::npos ? name : name.substr(0, colon);
+}
+
+namespace detail {
+
+inline std::string_view base_name(std::string_view path) noexcept {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The canonical path (symlinks resolved), or the lexically normal one when it
+// cannot be had.
+inline std::string canonical_or_normal(const std::string& path) {
+  std::error_code ec;
+  auto c = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return std::filesystem::path(path).lexically_normal().string();
+  return c.string();
+}
+
+// `path` is `dir` or below it (both absolute and normal).
+inline bool path_within(std::string_view path, std::string_view dir) noexcept {
+  if (dir.empty()) return false;
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  if (path.size() < dir.size() || path.substr(0, dir.size()) != dir) return false;
+  return path.size() == dir.size() || path[dir.size()] == '/';
+}
+
+// The /usr-merge aliases of an absolute path (/lib/x <-> /usr/lib/x, bin, sbin, lib64 ...).
+inline std::vector<std::string> usr_merge_aliases(const std::string& path) {
+  static constexpr std::string_view tops[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/"};
+  std::vector<std::string> out;
+  for (std::string_view top : tops) {
+    if (path.compare(0, top.size(), top) == 0) out.push_back("/usr" + path);
+    if (path.compare(0, 4 + top.size(), std::string("/usr").append(top)) == 0) out.push_back(path.substr(4));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// conda-meta/*.json of a prefix: relative path (normalised) -> package name.
+// A record that cannot be read or has no "name" is skipped with a warning
+// ("FILE: MESSAGE (offset 0x...)") when `warnings` is given.
+result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
+                                                                  std::vector<std::string>* warnings = nullptr);
+
+// Owners of absolute paths from dpkg's database (info_dir/*.list); a path no
+// package lists is absent from the map. `listed_path` says which spelling the
+// database has.
+std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
+                                                           const std::string& info_dir = "/var/lib/dpkg/info");
+
+#if LINKSCOPE_DEFINITIONS
+
+LINKSCOPE_FUNC result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
+                                                                                 std::vector<std::string>* warnings) {
+  std::unordered_map<std::string, std::string> out;
+  std::error_code ec;
+  std::vector<std::filesystem::path> records;
+  for (std::filesystem::directory_iterator it(prefix + "/conda-meta", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") records.push_back(it->path());
+  std::sort(records.begin(), records.end());
+  for (const auto& record : records) {
+    auto file = mapped_file::open(record.string());
+    if (!file) {
+      if (warnings) warnings->push_back(record.string() + ": " + file.error().message);
+      continue;
+    }
+    auto meta = read_conda_meta(file->bytes().chars());
+    if (!meta) {
+      if (warnings) {
+        std::string w = record.string() + ": " + meta.error().message;
+        if (meta.error().has_offset()) {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(meta.error().offset));
+          w += buf;
+        }
+        warnings->push_back(std::move(w));
+      }
+      continue;
+    }
+    if (meta->name.empty()) {
+      if (warnings) warnings->push_back(record.string() + ": no \"name\"");
+      continue;
+    }
+    for (auto& f : meta->files) out.emplace(std::filesystem::path(f).lexically_normal().string(), meta->name);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
+                                                                          const std::string& info_dir) {
+  std::unordered_map<std::string, package_owner> out;
+  // candidate spelling -> the paths asking for it, in order of preference.
+  // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
+  // 150k lines of a typical database are looked up without allocating.
+  std::deque<std::string> spellings;
+  std::unordered_map<std::string_view, std::vector<std::pair<std::string, int>>> wanted;
+  for (const auto& p : paths) {
+    int rank = 0;
+    auto want = [&](const std::string& c) {
+      auto it = wanted.find(c);
+      if (it == wanted.end()) it = wanted.emplace(spellings.emplace_back(c), std::vector<std::pair<std::string, int>>{}).first;
+      it->second.push_back({p, rank++});
+    };
+    const std::string normal = std::filesystem::path(p).lexically_normal().string();
+    want(normal);
+    for (const auto& a : detail::usr_merge_aliases(normal)) want(a);
+    const std::string canonical = detail::canonical_or_normal(p);
+    if (canonical != normal) {
+      want(canonical);
+      for (const auto& a : detail::usr_merge_aliases(canonical)) want(a);
+    }
+  }
+  std::unordered_map<std::string, int> best;
+  std::error_code ec;
+  std::vector<std::filesystem::path> lists;
+  for (std::filesystem::directory_iterator it(info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& entry = it->path();
+    if (entry.extension() == ".list") lists.push_back(entry);
+  }
+  std::sort(lists.begin(), lists.end());
+  for (const auto& list : lists) {
+    auto file = mapped_file::open(list.string());
+    if (!file) continue;
+    const std::string package = list.stem().string();
+    const std::string_view text = file->bytes().chars();
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) nl = text.size();
+      std::string_view line = text.substr(start, nl - start);
+      start = nl + 1;
+      if (line.empty()) continue;
+      auto w = wanted.find(line);
+      if (w == wanted.end()) continue;
+      for (const auto& [path, rank] : w->second) {
+        auto b = best.find(path);
+        if (b != best.end() && b->second <= rank) continue;
+        best[path] = rank;
+        out[path] = package_owner{package, "dpkg", std::string(line)};
+      }
+    }
+  }
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/packages.hpp ----
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
 
 namespace linkscope {
 inline namespace v0 {
@@ -11827,13 +12498,6 @@ struct prefix_options {
   bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
   std::vector<std::string> files;     // analyse only these (else walk the prefix)
   std::string package;                // analyse the files conda-meta gives this package
-};
-
-struct package_owner {
-  std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
-  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
-                            // "unknown": no database covers it; "": a database covers it, nobody owns it
-  std::string listed_path;  // the path under which the database lists it
 };
 
 struct needed_entry {
@@ -11927,737 +12591,66 @@ inline bool glob_match(std::string_view pattern, std::string_view text) noexcept
   return p == pattern.size();
 }
 
-// Package name without dpkg's ":arch" qualifier.
-inline std::string_view package_base_name(std::string_view name) noexcept {
-  const std::size_t colon = name.find(':');
-  return colon == std::string_view::npos ? name : name.substr(0, colon);
-}
+// Check every dynamically linked ELF file under `prefix` (or options.files,
+// or the files of options.package). Errors are for an unusable prefix or an
+// empty package only; a file that cannot be read is a warning on its report.
+result<prefix_report> check_prefix(const std::string& prefix, const prefix_options& options = {});
 
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 
-inline std::string_view base_name(std::string_view path) noexcept {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
+// What a walk needs to know of a file before linking it.
+enum class walk_kind { not_elf, dynamic, other_elf };
 
-inline std::string canonical_or_normal(const std::string& path) {
-  std::error_code ec;
-  auto c = std::filesystem::weakly_canonical(path, ec);
-  if (ec) return std::filesystem::path(path).lexically_normal().string();
-  return c.string();
-}
-
-inline bool path_within(std::string_view path, std::string_view dir) noexcept {
-  if (dir.empty()) return false;
-  if (dir == "/") return !path.empty() && path[0] == '/';
-  if (path.size() < dir.size() || path.substr(0, dir.size()) != dir) return false;
-  return path.size() == dir.size() || path[dir.size()] == '/';
-}
-
-// The /usr-merge aliases of an absolute path (/lib/x <-> /usr/lib/x, bin, sbin, lib64 ...).
-inline std::vector<std::string> usr_merge_aliases(const std::string& path) {
-  static constexpr std::string_view tops[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/"};
-  std::vector<std::string> out;
-  for (std::string_view top : tops) {
-    if (path.compare(0, top.size(), top) == 0) out.push_back("/usr" + path);
-    if (path.compare(0, 4 + top.size(), std::string("/usr").append(top)) == 0) out.push_back(path.substr(4));
+// The kind of the ELF file at `path` from its first bytes; the whole file is
+// mapped only when its program headers lie beyond them.
+inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
+  unsigned char head[4096];
+  std::size_t got = 0;
+  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
+    got = std::fread(head, 1, sizeof head, in);
+    std::fclose(in);
   }
-  return out;
-}
-
-// Just enough JSON for conda-meta records: the top-level "name" string and
-// "files" array of strings; every other value is skipped. Bounded depth.
-class conda_meta_reader {
- public:
-  explicit conda_meta_reader(std::string_view text) : s_(text) {}
-
-  result<void> read(std::string& name, std::vector<std::string>& files) {
-    ws();
-    if (!eat('{')) return fail("conda-meta record is not a JSON object");
-    ws();
-    if (eat('}')) return ok();
-    for (;;) {
-      ws();
-      std::string key;
-      LINKSCOPE_CHECK(string(key));
-      ws();
-      if (!eat(':')) return fail("expected ':' in conda-meta record");
-      ws();
-      if (key == "name" && peek() == '"') {
-        LINKSCOPE_CHECK(string(name));
-      } else if (key == "files" && peek() == '[') {
-        ++i_;
-        ws();
-        if (!eat(']')) {
-          for (;;) {
-            ws();
-            std::string f;
-            LINKSCOPE_CHECK(string(f));
-            files.push_back(std::move(f));
-            ws();
-            if (eat(']')) break;
-            if (!eat(',')) return fail("expected ',' or ']' in conda-meta files");
-          }
-        }
-      } else {
-        LINKSCOPE_CHECK(skip(0));
-      }
-      ws();
-      if (eat('}')) return ok();
-      if (!eat(',')) return fail("expected ',' or '}' in conda-meta record");
-    }
-  }
-
- private:
-  result<void> fail(const char* message) const { return error{errc::malformed, i_, message}; }
-  char peek() const noexcept { return i_ < s_.size() ? s_[i_] : '\0'; }
-  bool eat(char c) noexcept {
-    if (peek() != c || i_ >= s_.size()) return false;
-    ++i_;
-    return true;
-  }
-  void ws() noexcept {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
-  }
-  static int hex(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  void utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    }
-  }
-  result<std::uint32_t> hex4() {
-    if (s_.size() - i_ < 4) return error{errc::truncated, i_, "\\u escape runs past the end"};
-    std::uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const int d = hex(s_[i_ + k]);
-      if (d < 0) return error{errc::malformed, i_, "bad \\u escape"};
-      v = v * 16 + static_cast<std::uint32_t>(d);
-    }
-    i_ += 4;
-    return v;
-  }
-  result<void> string(std::string& out) {
-    if (!eat('"')) return fail("expected a JSON string");
-    for (;;) {
-      if (i_ >= s_.size()) return error{errc::truncated, i_, "unterminated JSON string"};
-      const char c = s_[i_++];
-      if (c == '"') return ok();
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (i_ >= s_.size()) return error{errc::truncated, i_, "unterminated JSON escape"};
-      const char e = s_[i_++];
-      switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          LINKSCOPE_TRY(cp, hex4());
-          if (cp >= 0xd800 && cp < 0xdc00 && s_.size() - i_ >= 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u') {
-            i_ += 2;
-            LINKSCOPE_TRY(low, hex4());
-            if (low >= 0xdc00 && low < 0xe000) cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-          }
-          utf8(out, cp);
-          break;
-        }
-        default: return error{errc::malformed, i_ - 1, "bad JSON escape"};
-      }
-    }
-  }
-  result<void> skip(int depth) {
-    if (depth > 256) return fail("conda-meta JSON nested too deeply");
-    ws();
-    const char c = peek();
-    if (c == '"') {
-      std::string ignored;
-      return string(ignored);
-    }
-    if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++i_;
-      ws();
-      if (eat(close)) return ok();
-      for (;;) {
-        ws();
-        if (c == '{') {
-          std::string ignored;
-          LINKSCOPE_CHECK(string(ignored));
-          ws();
-          if (!eat(':')) return fail("expected ':' in JSON object");
-        }
-        LINKSCOPE_CHECK(skip(depth + 1));
-        ws();
-        if (eat(close)) return ok();
-        if (!eat(',')) return fail("expected ',' in JSON container");
-      }
-    }
-    // number, true, false, null
-    const std::size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' && s_[i_] != ' ' && s_[i_] != '\n' &&
-           s_[i_] != '\r' && s_[i_] != '\t')
-      ++i_;
-    if (i_ == start) return fail("expected a JSON value");
-    return ok();
-  }
-
-  std::string_view s_;
-  std::size_t i_ = 0;
-};
-
-// One parsed object, shared between analyses. Heap-allocated: the dynamic
-// info, the hash table and the version tables point into it.
-template <class ET>
-struct cached_object {
-  std::unique_ptr<mapped_file> mapped;
-  elf::file<ET> elf;
-  elf::dynamic_info<ET> dyn;
-  elf::symbol_table_view<ET> dynsym;
-  elf::version_tables<ET> versions;
-  elf::hash_table<ET> table;
-  std::string file;
-  std::string_view soname, rpath, runpath;
-  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
-  bool ok = false, has_table = false;
-  std::vector<std::string_view> needed;
-  std::vector<std::string> warnings;
-  std::uint64_t device = 0, inode = 0;
-  std::string interpreter;
-};
-
-template <class ET>
-std::unique_ptr<cached_object<ET>> parse_object(const std::string& file) {
-  auto obj = std::make_unique<cached_object<ET>>();
-  obj->file = file;
-  auto note = [&](const error& e) {
-    std::string w = e.message;
-    if (e.has_offset()) {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-      w += buf;
-    }
-    obj->warnings.push_back(std::move(w));
-  };
-  auto mapped = mapped_file::open(file);
-  if (!mapped) {
-    note(mapped.error());
-    return obj;
-  }
-  obj->mapped = std::make_unique<mapped_file>(std::move(*mapped));
-  obj->device = obj->mapped->device();
-  obj->inode = obj->mapped->inode();
-  auto f = elf::file<ET>::open(obj->mapped->bytes());
-  if (!f) {
-    note(f.error());
-    return obj;
-  }
-  obj->elf = *f;
-  for (const auto& ph : obj->elf.program_headers()) {
-    if (ph.p_type != elf::PT_INTERP) continue;
-    auto s = obj->elf.bytes().cstring(ph.p_offset);
-    if (s) obj->interpreter = std::string(*s);
-  }
-  auto dyn = elf::dynamic_info<ET>::read(obj->elf);
-  if (!dyn) {
-    note(dyn.error());
-    return obj;
-  }
-  obj->dyn = *dyn;
-  obj->ok = true;
-  const auto& d = obj->dyn;
-  if (auto s = d.soname()) obj->soname = *s; else note(s.error());
-  obj->has_rpath = d.has_rpath();
-  obj->has_runpath = d.has_runpath();
-  if (auto s = d.rpath()) obj->rpath = *s; else note(s.error());
-  if (auto s = d.runpath()) obj->runpath = *s; else note(s.error());
-  obj->symbolic = d.symbolic();
-  obj->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
-  if (auto n = d.for_each_needed([&](std::string_view name) { obj->needed.push_back(name); }); !n) note(n.error());
-  // The section's count when there are section headers (a GNU hash table with no
-  // defined symbols does not tell how many undefined ones precede it), else the
-  // count the hash tables imply, as ld.so sees it.
-  auto syms = elf::read_dynsym(obj->elf, d);
-  if (syms && syms->empty() && obj->elf.section_count() > 0) syms = elf::read_dynsym_from_dynamic(d);
-  if (!syms) {
-    note(syms.error());
-    return obj;
-  }
-  obj->dynsym = *syms;
-  auto versions = elf::version_tables<ET>::read(obj->elf, d, obj->dynsym.size());
-  if (!versions) note(versions.error()); else obj->versions = std::move(*versions);
-  if (!obj->dynsym.empty()) {
-    auto table = elf::hash_table<ET>::open(d, obj->dynsym, obj->versions);
-    bool defines = false;  // linkers write degenerate tables when nothing is defined
-    for (std::size_t i = 1; i < obj->dynsym.size() && !defines; ++i) defines = obj->dynsym[i].st_shndx != 0;
-    if (!table) {
-      if (defines) note(table.error());
-    } else {
-      obj->table = *table;
-      obj->has_table = !obj->table.empty();
-    }
-  }
-  return obj;
-}
-
-// Results of one file's analysis, before ownership is known.
-struct file_analysis {
-  file_report report;
-  bool analysed = false;
-};
-
-// The per-ELF-class checker: a cache of parsed objects and one library search
-// per machine.
-template <class ET>
-class prefix_linker {
- public:
-  prefix_linker(const prefix_options& options, std::string prefix_canonical)
-      : options_(options), prefix_(std::move(prefix_canonical)) {}
-
-  std::size_t objects_parsed() const noexcept { return nodes_.size(); }
-  std::size_t lookups() const noexcept { return lookups_; }
-
-  file_report analyse(const std::string& path) {
-    file_report out;
-    out.path = path;
-    scope_.clear();
-    by_name_.clear();
-    by_node_.clear();
-    search_objects_.clear();
-    const std::uint32_t main_node = node_for(options_.search.root.empty() || path[0] != '/' ? path
-                                                                                            : options_.search.root + path);
-    cached_object<ET>& main = *nodes_[main_node];
-    for (const auto& w : main.warnings) out.warnings.push_back(w);
-    if (!main.ok) return out;
-    library_search& search = search_for(main.elf.machine());
-    const std::string cwd = search.options().cwd;
-    add_entry(main_node, path, path, found_via::main_program, no_object, cwd);
-    // Breadth-first over DT_NEEDED, as _dl_map_object_deps.
-    std::vector<std::uint32_t> direct;  // per NEEDED of main: scope entry or no_object
-    for (std::size_t i = 0; i < scope_.size(); ++i) {
-      if (scope_[i].node == no_object) continue;
-      const std::uint32_t node = scope_[i].node;
-      const std::size_t count = nodes_[node]->needed.size();
-      for (std::size_t k = 0; k < count; ++k) {
-        const std::string name(nodes_[node]->needed[k]);
-        const std::uint32_t e = map(search, name, static_cast<std::uint32_t>(i), cwd);
-        if (i == 0) direct.push_back(e);
-        if (scope_[e].node == no_object && !scope_[e].reported) {
-          scope_[e].reported = true;
-          out.missing.push_back({name, scope_[i].path, i == 0});
-        }
-      }
-    }
-    // The dynamic linker is always loaded; it joins the scope last when no one needed it.
-    std::string interp = main.interpreter;
-    if (interp.empty() && main.elf.machine() == 62 && ET::is64) interp = "/lib64/ld-linux-x86-64.so.2";
-    if (!interp.empty() && by_name_.find(interp) == by_name_.end()) {
-      const std::uint32_t node = node_for(options_.search.root + interp);
-      if (nodes_[node]->ok && by_node_.find(node) == by_node_.end())
-        add_entry(node, interp, interp, found_via::interpreter, 0, cwd);
-    }
-    // Bind every relocation of main.
-    std::vector<std::vector<std::string>> bound(scope_.size());
-    bind_main(main, out, bound);
-    // NEEDED entries.
-    for (std::size_t k = 0; k < main.needed.size(); ++k) {
-      needed_entry n;
-      n.name = std::string(main.needed[k]);
-      const std::uint32_t e = k < direct.size() ? direct[k] : no_object;
-      if (e != no_object && scope_[e].node != no_object) {
-        const auto& entry = scope_[e];
-        n.path = entry.path;
-        n.file = entry.file;
-        n.via = entry.via;
-        n.in_prefix = path_within(canonical(entry.node), prefix_);
-        n.symbols = bound[e].size();
-        n.used = n.symbols != 0;
-        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(nodes_[entry.node]->soname);
-      } else {
-        n.allowed = allowed(n.name);
-      }
-      out.needed.push_back(std::move(n));
-    }
-    // Overlinking: bindings to objects that are not direct dependencies.
-    std::vector<char> is_direct(scope_.size(), 0);
-    is_direct[0] = 1;
-    for (std::uint32_t e : direct)
-      if (e != no_object) is_direct[e] = 1;
-    for (std::size_t e = 0; e < scope_.size(); ++e) {
-      if (is_direct[e] || bound[e].empty() || scope_[e].node == no_object) continue;
-      overlink_entry o;
-      o.path = scope_[e].path;
-      o.soname = std::string(nodes_[scope_[e].node]->soname);
-      o.via = scope_[e].loader != no_object ? scope_[scope_[e].loader].path : std::string();
-      o.allowed = allowed(base_name(o.path)) || allowed(o.soname);
-      o.symbols = std::move(bound[e]);
-      std::sort(o.symbols.begin(), o.symbols.end());
-      out.overlinked.push_back(std::move(o));
-    }
-    // RPATH / RUNPATH entries.
-    const std::string origin = origin_of(path, cwd);
-    auto check_paths = [&](std::string_view list, const char* tag) {
-      std::size_t start = 0;
-      for (;;) {
-        const std::size_t colon = list.find(':', start);
-        const std::string_view item = list.substr(start, colon == std::string_view::npos ? std::string_view::npos
-                                                                                         : colon - start);
-        rpath_entry r;
-        r.tag = tag;
-        r.entry = std::string(item);
-        if (item.empty()) {
-          r.outside = true;  // ld.so reads an empty entry as the current directory
-        } else if (auto expanded = substitute_dst(item, origin, search.options().lib, search.options().platform)) {
-          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
-          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
-        } else {
-          r.outside = true;
-        }
-        out.rpaths.push_back(std::move(r));
-        if (colon == std::string_view::npos) break;
-        start = colon + 1;
-      }
-    };
-    if (main.has_rpath) check_paths(main.rpath, "RPATH");
-    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
-    return out;
-  }
-
- private:
-  struct scope_entry {
-    std::uint32_t node = no_object;  // no_object: a NEEDED that was not found
-    std::string path;                // as ld.so spells it
-    std::string file;                // as read on this host
-    found_via via = found_via::not_found;
-    std::uint32_t loader = no_object;
-    bool reported = false;
-  };
-
-  library_search& search_for(std::uint16_t machine) {
-    auto it = searches_.find(machine);
-    if (it != searches_.end()) return *it->second;
-    search_options s = options_.search;
-    s.target.elf_class = ET::is64 ? 2 : 1;
-    s.target.elf_data = ET::endianness == std::endian::little ? 1 : 2;
-    s.target.machine = machine;
-    auto inserted = searches_.emplace(machine, std::make_unique<library_search>(s));
-    return *inserted.first->second;
-  }
-
-  const std::string& canonical(std::uint32_t node) {
-    auto it = canonical_.find(node);
-    if (it != canonical_.end()) return it->second;
-    return canonical_.emplace(node, canonical_or_normal(nodes_[node]->file)).first->second;
-  }
-
-  bool allowed(std::string_view name) const {
-    if (name.empty()) return false;
-    for (const auto& p : options_.allow)
-      if (glob_match(p, name)) return true;
-    return false;
-  }
-
-  // The cached object for a host file: by path, then by device/inode.
-  std::uint32_t node_for(const std::string& file) {
-    auto it = by_file_.find(file);
-    if (it != by_file_.end()) return it->second;
-    auto obj = parse_object<ET>(file);
-    if (obj->mapped) {
-      auto same = by_inode_.find({obj->device, obj->inode});
-      if (same != by_inode_.end()) {
-        by_file_.emplace(file, same->second);
-        return same->second;
-      }
-    }
-    const std::uint32_t id = static_cast<std::uint32_t>(nodes_.size());
-    if (obj->mapped) by_inode_.emplace(std::make_pair(obj->device, obj->inode), id);
-    nodes_.push_back(std::move(obj));
-    by_file_.emplace(file, id);
-    return id;
-  }
-
-  std::uint32_t add_entry(std::uint32_t node, const std::string& path, const std::string& name, found_via via,
-                          std::uint32_t loader, const std::string& cwd) {
-    const std::uint32_t e = static_cast<std::uint32_t>(scope_.size());
-    scope_.push_back({node, path, options_.search.root + path, via, loader, false});
-    auto so = std::make_unique<search_object>();
-    const cached_object<ET>& obj = *nodes_[node];
-    so->name = path;
-    so->origin = origin_of(path, cwd);
-    so->has_rpath = obj.has_rpath;
-    so->has_runpath = obj.has_runpath;
-    so->rpath = obj.rpath;
-    so->runpath = obj.runpath;
-    so->nodeflib = obj.nodeflib;
-    so->is_main = e == 0;
-    so->loader = loader != no_object ? search_objects_[loader].get() : nullptr;
-    search_objects_.push_back(std::move(so));
-    by_name_.emplace(path, e);
-    by_name_.emplace(name, e);
-    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), e);
-    by_node_.emplace(node, e);
-    return e;
-  }
-
-  // _dl_map_object: an already loaded name, else the search.
-  std::uint32_t map(library_search& search, const std::string& name, std::uint32_t loader, const std::string& cwd) {
-    auto it = by_name_.find(name);
-    if (it != by_name_.end()) return it->second;
-    found_library found = search.find(name, search_objects_[loader].get(), *search_objects_[0]);
-    if (!found.found()) {
-      const std::uint32_t e = static_cast<std::uint32_t>(scope_.size());
-      scope_.push_back({no_object, name, std::string(), found_via::not_found, loader, false});
-      search_objects_.push_back(std::make_unique<search_object>());
-      by_name_.emplace(name, e);
-      return e;
-    }
-    const std::uint32_t node = node_for(found.file);
-    auto same = by_node_.find(node);
-    if (same != by_node_.end()) {
-      by_name_.emplace(name, same->second);
-      return same->second;
-    }
-    return add_entry(node, found.path, name, found.via, loader, cwd);
-  }
-
-  // The first object in scope order that defines `name` for this request.
-  std::uint32_t lookup(std::string_view name, const elf::version_request* want, int type_class, bool symbolic) {
-    ++lookups_;
-    elf::lookup_options opts;
-    opts.version = want;
-    opts.type_class = type_class;
-    auto try_entry = [&](std::size_t e) -> bool {
-      const scope_entry& entry = scope_[e];
-      if (entry.node == no_object) return false;
-      const cached_object<ET>& obj = *nodes_[entry.node];
-      if (!obj.has_table) return false;
-      if ((type_class & elf::rtype_class_copy) && e == 0) return false;
-      auto r = obj.table.lookup(name, opts);
-      return r && r->found;
-    };
-    if (symbolic && try_entry(0)) return 0;
-    for (std::size_t e = 0; e < scope_.size(); ++e)
-      if (try_entry(e)) return static_cast<std::uint32_t>(e);
-    return no_object;
-  }
-
-  void bind_main(const cached_object<ET>& main, file_report& out, std::vector<std::vector<std::string>>& bound) {
-    using Sym = typename ET::Sym;
-    const std::uint16_t machine = main.elf.machine();
-    std::vector<std::uint8_t> done(main.dynsym.size(), 0);
-    std::set<std::string> undefined;
-    auto r = elf::for_each_dynamic_relocation(
-        main.dyn,
-        [&](const elf::dynamic_relocation& rel) {
-          if (rel.symbol == 0 || rel.symbol >= main.dynsym.size()) return;
-          const int type_class = resolve::detail::reloc_type_class(machine, rel.type);
-          if (type_class < 0) return;
-          ++out.relocations;
-          const std::uint8_t bit = static_cast<std::uint8_t>(1u << type_class);
-          if (done[rel.symbol] & bit) return;
-          const bool first_time = done[rel.symbol] == 0;
-          done[rel.symbol] |= bit;
-          const Sym ref = main.dynsym[rel.symbol];
-          const unsigned bind = ref.st_info >> 4;
-          const unsigned vis = ref.st_other & 3;
-          if (bind == elf::STB_LOCAL || vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) return;
-          auto name = main.dynsym.name(rel.symbol);
-          if (!name || name->empty()) return;
-          elf::version_request request;
-          const elf::version_request* want = nullptr;
-          if (main.versions.present()) {
-            const u16 raw = main.versions.raw(rel.symbol);
-            const elf::version_entry v = main.versions.entry(static_cast<u16>(raw & 0x7fff));
-            if (v.hash != 0 && (v.defined || v.needed) && (raw & 0x7fff) > 1) {
-              request.name = v.name;
-              request.hash = v.hash;
-              want = &request;
-            }
-          }
-          std::uint32_t def = lookup(*name, want, type_class, main.symbolic);
-          std::string label(*name);
-          if (want != nullptr) label.append("@").append(want->name);
-          if (def == no_object) {
-            if (bind != elf::STB_WEAK) undefined.insert(label);
-            return;
-          }
-          if (vis == elf::STV_PROTECTED) def = 0;
-          if (!first_time && def != 0) {
-            // Same symbol, other class: record once per target.
-            auto& v = bound[def];
-            if (std::find(v.begin(), v.end(), label) != v.end()) return;
-          }
-          if (def != 0) bound[def].push_back(std::move(label));
-        },
-        main.dynsym.size());
-    if (!r) out.warnings.push_back(std::string("relocations: ") + r.error().message);
-    out.undefined.assign(undefined.begin(), undefined.end());
-  }
-
-  const prefix_options& options_;
-  std::string prefix_;
-  std::vector<std::unique_ptr<cached_object<ET>>> nodes_;
-  std::unordered_map<std::string, std::uint32_t> by_file_;
-  struct pair_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
-      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
-    }
-  };
-  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_inode_;
-  std::unordered_map<std::uint32_t, std::string> canonical_;
-  std::map<std::uint16_t, std::unique_ptr<library_search>> searches_;
-  std::vector<scope_entry> scope_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
-  std::unordered_map<std::uint32_t, std::uint32_t> by_node_;
-  std::vector<std::unique_ptr<search_object>> search_objects_;
-  std::size_t lookups_ = 0;
-};
-
-// 0 = not ELF, 1 = dynamically linked ELF (ET_EXEC/ET_DYN with PT_DYNAMIC),
-// 2 = other ELF (relocatable objects, static executables, cores).
-template <class D = void>
-int sniff_elf(linkscope::detail::deferred<byte_view, D> bytes) {
-  if (!elf::is_elf(bytes)) return 0;
-  auto kind = elf::visit_elf(bytes, [](const auto& f) -> result<int> {
-    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return 2;
+  const byte_view header(head, got);
+  if (!elf::is_elf(header)) return walk_kind::not_elf;
+  auto kind = elf::visit_elf(header, [](const auto& f) -> result<walk_kind> {
+    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
     for (const auto& ph : f.program_headers())
-      if (ph.p_type == elf::PT_DYNAMIC) return 1;
-    return 2;
+      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
+    return walk_kind::other_elf;
   });
-  return kind ? *kind : 2;
+  if (kind) return *kind;
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    if (error_message) *error_message = mapped.error().message;
+    return walk_kind::not_elf;
+  }
+  auto full = elf::visit_elf(mapped->bytes(), [](const auto& f) -> result<walk_kind> {
+    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
+    for (const auto& ph : f.program_headers())
+      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
+    return walk_kind::other_elf;
+  });
+  return full ? *full : walk_kind::other_elf;
 }
 
-}  // namespace detail
-
-// Owners of absolute paths from dpkg's database (info_dir/*.list). Each path is
-// tried as given, through its /usr-merge aliases, then as its canonical path;
-// `listed_path` says which spelling the database has.
-template <class D = void>
-std::unordered_map<std::string, package_owner> dpkg_owners(
-    linkscope::detail::deferred<const std::vector<std::string>&, D> paths,
-    const std::string& info_dir = "/var/lib/dpkg/info") {
-  std::unordered_map<std::string, package_owner> out;
-  // candidate spelling -> the paths asking for it, in order of preference
-  // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
-  // 150k lines of a typical database are looked up without allocating.
-  std::deque<std::string> spellings;
-  std::unordered_map<std::string_view, std::vector<std::pair<std::string, int>>> wanted;
-  for (const auto& p : paths) {
-    int rank = 0;
-    auto want = [&](const std::string& c) {
-      auto it = wanted.find(c);
-      if (it == wanted.end()) it = wanted.emplace(spellings.emplace_back(c), std::vector<std::pair<std::string, int>>{}).first;
-      it->second.push_back({p, rank++});
-    };
-    const std::string normal = std::filesystem::path(p).lexically_normal().string();
-    want(normal);
-    for (const auto& a : detail::usr_merge_aliases(normal)) want(a);
-    const std::string canonical = detail::canonical_or_normal(p);
-    if (canonical != normal) {
-      want(canonical);
-      for (const auto& a : detail::usr_merge_aliases(canonical)) want(a);
-    }
-  }
-  std::unordered_map<std::string, int> best;
-  std::error_code ec;
-  std::vector<std::filesystem::path> lists;
-  for (std::filesystem::directory_iterator it(info_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto& entry = it->path();
-    if (entry.extension() == ".list") lists.push_back(entry);
-  }
-  std::sort(lists.begin(), lists.end());
-  for (const auto& list : lists) {
-    auto file = mapped_file::open(list.string());
-    if (!file) continue;
-    const std::string package = list.stem().string();
-    const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());
-    std::size_t start = 0;
-    while (start < text.size()) {
-      std::size_t nl = text.find('\n', start);
-      if (nl == std::string_view::npos) nl = text.size();
-      std::string_view line = text.substr(start, nl - start);
-      start = nl + 1;
-      if (line.empty()) continue;
-      auto w = wanted.find(line);
-      if (w == wanted.end()) continue;
-      for (const auto& [path, rank] : w->second) {
-        auto b = best.find(path);
-        if (b != best.end() && b->second <= rank) continue;
-        best[path] = rank;
-        out[path] = package_owner{package, "dpkg", std::string(line)};
-      }
-    }
-  }
-  return out;
+// The device and inode of a file (its identity, as ld.so sees it).
+inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::string& path) {
+#if !defined(_WIN32)
+  struct ::stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+#else
+  auto mapped = mapped_file::open(path);
+  if (!mapped) return std::nullopt;
+  return std::make_pair(mapped->device(), mapped->inode());
+#endif
 }
-
-// conda-meta/*.json of a prefix: relative path -> package name.
-template <class D = void>
-result<std::unordered_map<std::string, std::string>> conda_owners(
-    linkscope::detail::deferred<const std::string&, D> prefix, std::vector<std::string>* warnings = nullptr) {
-  std::unordered_map<std::string, std::string> out;
-  std::error_code ec;
-  std::vector<std::filesystem::path> records;
-  for (std::filesystem::directory_iterator it(prefix + "/conda-meta", ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json") records.push_back(it->path());
-  std::sort(records.begin(), records.end());
-  for (const auto& record : records) {
-    auto file = mapped_file::open(record.string());
-    if (!file) {
-      if (warnings) warnings->push_back(record.string() + ": " + file.error().message);
-      continue;
-    }
-    const std::string_view text(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());
-    std::string name;
-    std::vector<std::string> files;
-    detail::conda_meta_reader reader(text);
-    if (auto r = reader.read(name, files); !r) {
-      if (warnings) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(r.error().offset));
-        warnings->push_back(record.string() + ": " + r.error().message + buf);
-      }
-      continue;
-    }
-    if (name.empty()) {
-      if (warnings) warnings->push_back(record.string() + ": no \"name\"");
-      continue;
-    }
-    for (auto& f : files) out.emplace(std::filesystem::path(f).lexically_normal().string(), name);
-  }
-  return out;
-}
-
-namespace detail {
 
 // The ELF files to analyse under `prefix`: regular files first, then symlinks
 // whose target is not one of them (nor another symlink's); directory symlinks
 // are not followed, so loops cannot happen.
-template <class D>
-std::vector<std::string> walk_prefix(linkscope::detail::deferred<const std::string&, D> prefix, prefix_report& report) {
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
   namespace fs = std::filesystem;
   std::vector<std::string> regular, links;
   std::error_code ec;
@@ -12686,32 +12679,19 @@ std::vector<std::string> walk_prefix(linkscope::detail::deferred<const std::stri
   std::vector<std::string> out;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
   auto consider = [&](const std::string& path, bool link) {
-    // Most files of a prefix are not ELF: look at the magic before mapping anything.
-    {
-      char magic[4] = {};
-      std::FILE* in = std::fopen(path.c_str(), "rb");
-      const bool read = in != nullptr && std::fread(magic, 1, 4, in) == 4;
-      if (in != nullptr) std::fclose(in);
-      if (!read || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
-        ++report.skipped_non_elf;
-        return;
-      }
-    }
-    auto mapped = mapped_file::open(path);
-    if (!mapped) {
-      report.warnings.push_back(path + ": " + mapped.error().message);
+    std::string problem;
+    const walk_kind kind = sniff_elf_file(path, &problem);
+    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
+    if (kind == walk_kind::not_elf) {
+      if (problem.empty()) ++report.skipped_non_elf;
       return;
     }
-    const int kind = sniff_elf<D>(mapped->bytes());
-    if (kind == 0) {
-      ++report.skipped_non_elf;
-      return;
-    }
-    if (!seen.insert({mapped->device(), mapped->inode()}).second) {
+    const auto id = file_identity(path);
+    if (id && !seen.insert(*id).second) {
       if (link) ++report.skipped_symlinks;
       return;
     }
-    if (kind != 1) {
+    if (kind != walk_kind::dynamic) {
       ++report.skipped_static;
       return;
     }
@@ -12722,14 +12702,143 @@ std::vector<std::string> walk_prefix(linkscope::detail::deferred<const std::stri
   return out;
 }
 
+// One file's verdicts from its link (objects in load order, [0] = the file).
+class file_verdicts {
+ public:
+  file_verdicts(const prefix_options& options, const std::string& prefix_canonical, const std::string& cwd)
+      : options_(options), prefix_(prefix_canonical), cwd_(cwd) {}
+
+  bool allowed(std::string_view name) const {
+    if (name.empty()) return false;
+    for (const auto& p : options_.allow)
+      if (glob_match(p, name)) return true;
+    return false;
+  }
+
+  void judge(const std::string& path, const dynamic_link& link, file_report& out) {
+    const auto& objects = link.objects;
+    if (objects.empty()) return;
+    const loaded_object& main = objects[0];
+    for (const auto& w : main.warnings) out.warnings.push_back(w);
+    out.relocations = link.relocations;
+    // Missing: every NEEDED that resolved nowhere, once, under its first requester.
+    std::vector<char> reported(objects.size(), 0);
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      const auto& o = objects[id];
+      for (std::uint32_t dep : o.needed_objects) {
+        if (dep == no_object || dep >= objects.size() || objects[dep].found() || reported[dep]) continue;
+        reported[dep] = 1;
+        out.missing.push_back({objects[dep].name, o.path, id == 0});
+      }
+    }
+    // What the file binds, per target object (distinct name[@version] labels).
+    std::vector<std::vector<std::string>> bound(objects.size());
+    std::set<std::string> undefined;
+    for (const symbol_binding& b : link.bindings) {
+      if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
+      std::string label(b.symbol);
+      if (!b.version.empty()) label.append("@").append(b.version);
+      auto& v = bound[b.to];
+      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
+    }
+    for (const undefined_reference& u : link.undefined) {
+      if (u.from != 0) continue;
+      std::string label(u.symbol);
+      if (!u.version.empty()) label.append("@").append(u.version);
+      undefined.insert(std::move(label));
+    }
+    out.undefined.assign(undefined.begin(), undefined.end());
+    // NEEDED entries.
+    std::vector<char> direct(objects.size(), 0);
+    direct[0] = 1;
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
+      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
+        const loaded_object& o = objects[dep];
+        direct[dep] = 1;
+        n.path = o.path;
+        n.file = o.file;
+        n.via = o.via;
+        n.in_prefix = path_within(canonical(o.file), prefix_);
+        n.symbols = bound[dep].size();
+        n.used = n.symbols != 0;
+        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(o.soname);
+      } else {
+        n.allowed = allowed(n.name);
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // Overlinking: bindings to objects that are not direct dependencies.
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      if (direct[id] || bound[id].empty() || !objects[id].found()) continue;
+      const loaded_object& o = objects[id];
+      overlink_entry e;
+      e.path = o.path;
+      e.soname = std::string(o.soname);
+      e.via = requester(objects, static_cast<std::uint32_t>(id));
+      e.allowed = allowed(base_name(e.path)) || allowed(e.soname);
+      e.symbols = std::move(bound[id]);
+      std::sort(e.symbols.begin(), e.symbols.end());
+      out.overlinked.push_back(std::move(e));
+    }
+    // RPATH / RUNPATH entries.
+    const std::string origin = origin_of(path, cwd_);
+    auto check_paths = [&](std::string_view list, const char* tag) {
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t colon = list.find(':', start);
+        const std::string_view item =
+            list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        rpath_entry r;
+        r.tag = tag;
+        r.entry = std::string(item);
+        if (item.empty()) {
+          r.outside = true;  // ld.so reads an empty entry as the current directory
+        } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
+          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+        } else {
+          r.outside = true;
+        }
+        out.rpaths.push_back(std::move(r));
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+      }
+    };
+    if (main.has_rpath) check_paths(main.rpath, "RPATH");
+    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
+  }
+
+ private:
+  // The object that caused `id` to load. ld.so maps the interpreter itself,
+  // so for it this is the first object whose DT_NEEDED names it.
+  static std::string requester(const std::vector<loaded_object>& objects, std::uint32_t id) {
+    const std::uint32_t loader = objects[id].loader;
+    if (loader != no_object && loader < objects.size()) return objects[loader].path;
+    for (const auto& o : objects)
+      for (std::uint32_t dep : o.needed_objects)
+        if (dep == id) return o.path;
+    return {};
+  }
+
+  const std::string& canonical(const std::string& file) {
+    auto it = canonical_.find(file);
+    if (it != canonical_.end()) return it->second;
+    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
+  }
+
+  const prefix_options& options_;
+  std::string prefix_;
+  std::string cwd_;
+  std::unordered_map<std::string, std::string> canonical_;
+};
+
 }  // namespace detail
 
-// Check every dynamically linked ELF file under `prefix` (or options.files).
-// (A template only so that a translation unit that does not call it does not
-// compile it: D is never given.)
-template <class D = void>
-result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string&, D> prefix_arg,
-                                   const prefix_options& options = {}) {
+LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
   namespace fs = std::filesystem;
   prefix_report report;
   std::error_code ec;
@@ -12741,17 +12850,18 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
   report.prefix = prefix;
   const std::string prefix_canonical = detail::canonical_or_normal(prefix);
 
+  // Walk.
   std::vector<std::string> files;
   std::vector<std::string> explicit_files = options.files;
   if (!options.package.empty()) {
-    auto owners = conda_owners<D>(prefix, &report.warnings);
+    auto owners = conda_owners(prefix, &report.warnings);
     if (!owners) return owners.error();
     for (const auto& [rel, name] : *owners) {
       if (name != options.package) continue;
       std::error_code e2;
       if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
-      auto mapped = mapped_file::open(prefix + "/" + rel);
-      if (mapped && detail::sniff_elf<D>(mapped->bytes()) == 1) explicit_files.push_back(prefix + "/" + rel);
+      if (detail::sniff_elf_file(prefix + "/" + rel, nullptr) == detail::walk_kind::dynamic)
+        explicit_files.push_back(prefix + "/" + rel);
     }
     if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
@@ -12760,43 +12870,49 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
     for (const auto& f : explicit_files) {
       const std::string p = fs::absolute(f, ec).lexically_normal().string();
-      auto mapped = mapped_file::open(p);
-      if (mapped && !seen.insert({mapped->device(), mapped->inode()}).second) {
+      const auto id = detail::file_identity(p);
+      if (id && !seen.insert(*id).second) {
         ++report.skipped_symlinks;
         continue;
       }
       files.push_back(p);
     }
   } else {
-    files = detail::walk_prefix<D>(prefix, report);
+    files = detail::walk_prefix(prefix, report);
   }
 
-  detail::prefix_linker<linkscope::detail::deferred<elf::elf64le, D>> l64le(options, prefix_canonical);
-  detail::prefix_linker<linkscope::detail::deferred<elf::elf64be, D>> l64be(options, prefix_canonical);
-  detail::prefix_linker<linkscope::detail::deferred<elf::elf32le, D>> l32le(options, prefix_canonical);
-  detail::prefix_linker<linkscope::detail::deferred<elf::elf32be, D>> l32be(options, prefix_canonical);
+  // Link each file and judge it.
+  dynamic_options link_options;
+  link_options.search = options.search;
+  const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
+  detail::file_verdicts verdicts(options, prefix_canonical, cwd);
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed;
   for (const auto& f : files) {
     file_report fr;
-    auto mapped = mapped_file::open(f);
-    if (!mapped) {
-      fr.path = f;
-      fr.warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-    } else {
-      auto kind = elf::identify_elf(mapped->bytes());
-      if (!kind) {
-        fr.path = f;
-        fr.warnings.push_back(std::string("not ELF: ") + kind.error().message);
-      } else if (kind->is64) {
-        fr = kind->big_endian ? l64be.analyse(f) : l64le.analyse(f);
-      } else {
-        fr = kind->big_endian ? l32be.analyse(f) : l32le.analyse(f);
+    fr.path = f;
+    auto link = link_dynamic(f, link_options);
+    if (!link) {
+      // The file itself is unreadable or no ELF file ld.so would map.
+      const error& e = link.error();
+      std::string w = e.code == errc::bad_magic || e.code == errc::bad_field ? "not ELF: "
+                      : e.has_offset()                                      ? ""
+                                                                            : "cannot read: ";
+      w += e.message;
+      if (e.has_offset()) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+        w += buf;
       }
+      fr.warnings.push_back(std::move(w));
+    } else {
+      verdicts.judge(f, *link, fr);
+      report.lookups += link->lookups;
+      for (const auto& m : link->files) parsed.insert({m->device(), m->inode()});
     }
     fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
     report.files.push_back(std::move(fr));
   }
-  report.objects_parsed = l64le.objects_parsed() + l64be.objects_parsed() + l32le.objects_parsed() + l32be.objects_parsed();
-  report.lookups = l64le.lookups() + l64be.lookups() + l32le.lookups() + l32be.lookups();
+  report.objects_parsed = parsed.size();
 
   // Ownership of every needed DSO and of the analysed files.
   std::unordered_map<std::string, std::string> conda;
@@ -12804,7 +12920,7 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
     std::error_code e2;
     if (fs::is_directory(prefix + "/conda-meta", e2)) {
       report.have_conda = true;
-      auto owners = conda_owners<D>(prefix, &report.warnings);
+      auto owners = conda_owners(prefix, &report.warnings);
       if (owners) conda = std::move(*owners);
     }
   }
@@ -12837,7 +12953,7 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
     }
   }
   std::unordered_map<std::string, package_owner> dpkg;
-  if (report.have_dpkg) dpkg = dpkg_owners<D>(dpkg_paths, options.dpkg_info_dir);
+  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
   auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
     if (in_prefix) {
       if (auto c = conda_lookup(file)) return *c;
@@ -12913,10 +13029,12 @@ result<prefix_report> check_prefix(linkscope::detail::deferred<const std::string
   report.findings += report.undeclared.size() + report.unused_declared.size() + report.unowned.size();
   return report;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+// ---- end linkscope/resolve/check.hpp ----
 // ---- end linkscope/resolve/prefix_check.hpp ----
 // ---- begin linkscope/resolve/static.hpp ----
 // linkscope/resolve/static.hpp — which archive members a static link pulls
