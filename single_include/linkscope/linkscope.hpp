@@ -11475,9 +11475,12 @@ inline result<link_line> parse_link_args(const std::vector<std::string>& args, l
 
 enum class input_format : std::uint8_t { unknown, elf, archive, thin_archive, script };
 
+// What the linker makes of a file: ELF is recognised by elf/ (its kind is
+// elf::identify's answer), archives by their magic, anything else textual is
+// read as a linker script.
 inline input_format sniff_format(byte_view bytes) noexcept {
   const auto* p = bytes.data();
-  if (bytes.size() >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return input_format::elf;
+  if (elf::is_elf(bytes)) return input_format::elf;
   if (bytes.size() >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
   if (bytes.size() >= 8 && std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
   // A linker script is text: no NUL in the first bytes.
