@@ -40,8 +40,11 @@
 #include "linkscope/coff/pe.hpp"
 #include "linkscope/coff/types.hpp"
 
+#include "linkscope/macho/binds.hpp"
+#include "linkscope/macho/exports.hpp"
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
+#include "linkscope/macho/leb128.hpp"
 #include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/types.hpp"
 

@@ -6673,30 +6673,75 @@ static_assert(symbol_source<image>);
 }  // namespace linkscope
 // ---- end linkscope/coff/pe.hpp ----
 
-// ---- begin linkscope/macho/fat.hpp ----
-// linkscope/macho/fat.hpp — universal ("fat") files: several Mach-O slices in one.
+// ---- begin linkscope/macho/binds.hpp ----
+// linkscope/macho/binds.hpp — what an image imports: dyld's bind opcodes and chained-fixup imports.
 //
-// Layout (<mach-o/fat.h>), always big-endian whatever the slices are:
-//   offset 0   fat_header {magic, nfat_arch}; magic FAT_MAGIC (0xcafebabe) or
-//              FAT_MAGIC_64 (0xcafebabf)
-//   offset 8   nfat_arch records: fat_arch {cputype, cpusubtype, offset, size,
-//              align} (20 bytes) with FAT_MAGIC, fat_arch_64 (32 bytes, 64-bit
-//              offset and size) with FAT_MAGIC_64
-//   slices     each [offset, offset + size) is a whole Mach-O image (or a
-//              static archive of Mach-O members), aligned to 2^align.
+// Two encodings exist (<mach-o/loader.h>, <mach-o/fixup-chains.h>):
 //
-// Java class files share the magic 0xcafebabe; their next word (the class
-// version, 45 and up) would be nfat_arch, so — as LLVM and file(1) do — a
-// FAT_MAGIC file with more than 42 slices is taken as not universal.
+// 1. LC_DYLD_INFO(_ONLY) bind streams: byte opcodes (high nibble; the low
+//    nibble is an immediate) that drive a small state machine — the library
+//    ordinal (SET_DYLIB_ORDINAL_IMM/_ULEB, SET_DYLIB_SPECIAL_IMM for 0 self,
+//    -1 main executable, -2 flat lookup, -3 weak lookup), the symbol name and
+//    flags (SET_SYMBOL_TRAILING_FLAGS_IMM: WEAK_IMPORT 0x1,
+//    NON_WEAK_DEFINITION 0x8), the type (pointer, text absolute32, text
+//    pcrel32), the addend (SLEB128) and the location (segment index and
+//    offset); DO_BIND* record a bind at the location and advance it by a
+//    pointer plus a skip. There are three streams: regular binds, weak binds
+//    (coalesced by name across images: no library ordinal) and lazy binds
+//    (one entry per stub, each ending with DONE).
+// 2. LC_DYLD_CHAINED_FIXUPS: a dyld_chained_fixups_header {fixups_version,
+//    starts_offset, imports_offset, symbols_offset, imports_count,
+//    imports_format, symbols_format}, then imports_count imports in one of
+//    three formats — DYLD_CHAINED_IMPORT (u32: lib_ordinal:8,
+//    weak_import:1, name_offset:23), DYLD_CHAINED_IMPORT_ADDEND (the same +
+//    an i32 addend) and DYLD_CHAINED_IMPORT_ADDEND64 (u64: lib_ordinal:16,
+//    weak_import:1, reserved:15, name_offset:32; + a u64 addend) — and the
+//    names at symbols_offset. An 8- or 16-bit ordinal above 0xf0 / 0xfff0
+//    is a negative special ordinal.
 //
-// `fat_file::open` checks that the records lie in the file, that every slice
-// lies in the file, does not overlap the headers or another slice, and that
-// align is sane. `slices()` lists them; `find(cputype, cpusubtype)` picks one
-// (the capability bits of the subtype are ignored, as lipo does).
+// Both come out as one list of `import_entry` (library ordinal, symbol, weak
+// import, addend, kind). Bind-opcode entries also carry their location.
+// Every stream read is bounded by its stream; a bind outside its segment,
+// an opcode the format does not define, a ULEB128 past the end or over 64
+// bits are errors with the offset. Behaviour follows LLVM's
+// MachOBindEntry::moveNext and MachOChainedFixupEntry.
 
-#include <algorithm>
-#include <optional>
+#include <cstdint>
 #include <string_view>
+#include <vector>
+
+// ---- begin linkscope/macho/file.hpp ----
+// linkscope/macho/file.hpp — a lazy, bounds-checked view of one Mach-O image.
+//
+// Layout (<mach-o/loader.h>): the mach_header, then `ncmds` load commands in
+// the `sizeofcmds` bytes right after it. Every command starts with
+// {cmd, cmdsize}; cmdsize includes the command's trailing data (a segment's
+// section records, a dylib's name) and is a multiple of 8 in 64-bit files
+// and of 4 in 32-bit files. A string in a command (lc_str) is an offset from
+// the command's start and must end, with a NUL, before the command does.
+// Tables and streams elsewhere in the file are (offset, size) pairs relative
+// to the start of the image (the slice, in a universal file).
+//
+// `file<MT>::open(bytes)` checks the header and walks the command headers
+// once (ncmds is bounded by sizeofcmds / 8, itself inside the bytes): each
+// cmdsize must be aligned, at least 8 and inside sizeofcmds. Nothing else is
+// decoded until asked. The accessors each check what they read — the command
+// is at least as big as its record, the strings lie inside their command,
+// every (offset, size) lies inside the file — and return the record, a view
+// or an error carrying the offset of the offending field. Checks follow
+// LLVM's MachOObjectFile.cpp (checkSymtabCommand, checkDyldInfoCommand,
+// checkLinkeditDataCommand, parseSegmentLoadCommand), which is what
+// llvm-nm/llvm-objdump reject as "truncated or malformed object".
+//
+// `visit_macho(bytes, f)` reads the magic once and calls f with the matching
+// file<macho32le/macho32be/macho64le/macho64be>.
+
+#include <array>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 // ---- begin linkscope/macho/types.hpp ----
@@ -7158,145 +7203,6 @@ struct packed_version {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/types.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace macho {
-
-inline constexpr u32 fat_max_java_ambiguous = 42;
-
-inline bool is_fat(byte_view bytes) noexcept {
-  if (bytes.size() < 8) return false;
-  const u32 magic = load<u32, std::endian::big>(bytes.data());
-  if (magic == FAT_MAGIC_64) return true;
-  return magic == FAT_MAGIC && load<u32, std::endian::big>(bytes.data() + 4) <= fat_max_java_ambiguous;
-}
-
-struct fat_slice {
-  u32 cputype = 0;
-  u32 cpusubtype = 0;
-  u64 offset = 0;  // of the slice in the universal file
-  u64 size = 0;
-  u32 align = 0;   // log2
-  byte_view bytes; // the slice; bytes.base() is its offset in the outermost file
-};
-
-// A short architecture name as llvm-nm/lipo print it (x86_64, arm64, ...), or "".
-constexpr const char* arch_name(u32 cputype, u32 cpusubtype) noexcept {
-  const u32 sub = cpusubtype & ~CPU_SUBTYPE_MASK;
-  switch (cputype) {
-    case CPU_TYPE_X86: return "i386";
-    case CPU_TYPE_X86_64: return sub == CPU_SUBTYPE_X86_64_H ? "x86_64h" : "x86_64";
-    case CPU_TYPE_ARM64: return sub == CPU_SUBTYPE_ARM64E ? "arm64e" : "arm64";
-    case CPU_TYPE_ARM64_32: return "arm64_32";
-    case CPU_TYPE_ARM: return "arm";
-    case CPU_TYPE_POWERPC: return "ppc";
-    case CPU_TYPE_POWERPC64: return "ppc64";
-    default: return "";
-  }
-}
-
-class fat_file {
- public:
-  fat_file() = default;
-
-  static result<fat_file> open(byte_view bytes) {
-    fat_file f;
-    LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
-    const u32 magic = header.magic;
-    if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
-    const bool is64 = magic == FAT_MAGIC_64;
-    const u64 count = header.nfat_arch;
-    const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
-    u64 table = 0;
-    if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
-      return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
-    const u64 headers_end = sizeof(fat_header) + table;
-    f.slices_.reserve(static_cast<std::size_t>(count));
-    for (u64 i = 0; i < count; ++i) {
-      const u64 at = sizeof(fat_header) + i * record;
-      fat_slice s;
-      if (is64) {
-        const auto a = bytes.read_unchecked<fat_arch_64>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      } else {
-        const auto a = bytes.read_unchecked<fat_arch>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      }
-      if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
-      if (!bytes.contains(s.offset, s.size))
-        return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
-      if (s.offset < headers_end && s.size != 0)
-        return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
-      s.bytes = bytes.sub_unchecked(s.offset, s.size);
-      for (const auto& other : f.slices_) {
-        if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
-          return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
-        if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
-          return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
-      }
-      f.slices_.push_back(s);
-    }
-    return f;
-  }
-
-  const std::vector<fat_slice>& slices() const noexcept { return slices_; }
-
-  // The slice for (cputype, cpusubtype); capability bits of the subtype are ignored.
-  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept {
-    for (const auto& s : slices_)
-      if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
-    return std::nullopt;
-  }
-  // The slice whose arch_name() is `name` ("x86_64", "arm64", ...).
-  std::optional<fat_slice> find(std::string_view name) const noexcept {
-    for (const auto& s : slices_)
-      if (name == arch_name(s.cputype, s.cpusubtype)) return s;
-    return std::nullopt;
-  }
-
- private:
-  std::vector<fat_slice> slices_;
-};
-
-}  // namespace macho
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/macho/fat.hpp ----
-// ---- begin linkscope/macho/file.hpp ----
-// linkscope/macho/file.hpp — a lazy, bounds-checked view of one Mach-O image.
-//
-// Layout (<mach-o/loader.h>): the mach_header, then `ncmds` load commands in
-// the `sizeofcmds` bytes right after it. Every command starts with
-// {cmd, cmdsize}; cmdsize includes the command's trailing data (a segment's
-// section records, a dylib's name) and is a multiple of 8 in 64-bit files
-// and of 4 in 32-bit files. A string in a command (lc_str) is an offset from
-// the command's start and must end, with a NUL, before the command does.
-// Tables and streams elsewhere in the file are (offset, size) pairs relative
-// to the start of the image (the slice, in a universal file).
-//
-// `file<MT>::open(bytes)` checks the header and walks the command headers
-// once (ncmds is bounded by sizeofcmds / 8, itself inside the bytes): each
-// cmdsize must be aligned, at least 8 and inside sizeofcmds. Nothing else is
-// decoded until asked. The accessors each check what they read — the command
-// is at least as big as its record, the strings lie inside their command,
-// every (offset, size) lies inside the file — and return the record, a view
-// or an error carrying the offset of the offending field. Checks follow
-// LLVM's MachOObjectFile.cpp (checkSymtabCommand, checkDyldInfoCommand,
-// checkLinkeditDataCommand, parseSegmentLoadCommand), which is what
-// llvm-nm/llvm-objdump reject as "truncated or malformed object".
-//
-// `visit_macho(bytes, f)` reads the magic once and calls f with the matching
-// file<macho32le/macho32be/macho64le/macho64be>.
-
-#include <array>
-#include <cstring>
-#include <optional>
-#include <type_traits>
-#include <string_view>
-#include <utility>
-#include <vector>
-
 
 namespace linkscope {
 inline namespace v0 {
@@ -7765,6 +7671,649 @@ auto visit_macho(byte_view bytes, F&& f) -> decltype(f(std::declval<const file<m
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/file.hpp ----
+// ---- begin linkscope/macho/leb128.hpp ----
+// linkscope/macho/leb128.hpp — LEB128 numbers, as dyld's streams spell them.
+//
+// The export trie, the bind/rebase opcode streams and LC_FUNCTION_STARTS
+// store integers as (U|S)LEB128: 7 bits per byte, least significant group
+// first, the high bit set on every byte but the last; SLEB128 sign-extends
+// from bit 6 of the last byte. A number that runs past the end of its
+// stream, or that needs more than 64 bits, is an error at the offset of its
+// first byte (LLVM's decodeULEB128 calls these "malformed uleb128, extends
+// past end" and "uleb128 too big for uint64").
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+// Read a ULEB128 at `offset` in `bytes`, advancing `offset` past it.
+inline result<u64> read_uleb128(byte_view bytes, u64& offset) noexcept {
+  const u64 start = offset;
+  u64 value = 0;
+  unsigned shift = 0;
+  for (;;) {
+    if (offset >= bytes.size()) return bytes.fail(errc::truncated, start, "uleb128 runs past end of stream");
+    const u8 byte = bytes.data()[offset++];
+    const u64 low = byte & 0x7f;
+    if (shift >= 64) {
+      if (low != 0) return bytes.fail(errc::overflow, start, "uleb128 too big for 64 bits");
+    } else {
+      if (shift > 57 && (low >> (64 - shift)) != 0) return bytes.fail(errc::overflow, start, "uleb128 too big for 64 bits");
+      value |= low << shift;
+    }
+    if ((byte & 0x80) == 0) return value;
+    shift += 7;
+  }
+}
+
+inline result<i64> read_sleb128(byte_view bytes, u64& offset) noexcept {
+  const u64 start = offset;
+  u64 value = 0;
+  unsigned shift = 0;
+  u8 byte = 0;
+  do {
+    if (offset >= bytes.size()) return bytes.fail(errc::truncated, start, "sleb128 runs past end of stream");
+    byte = bytes.data()[offset++];
+    const u64 low = byte & 0x7f;
+    if (shift >= 64) {
+      // only sign-extension padding may follow the 64th bit
+      const bool negative = (value >> 63) != 0;
+      if (low != (negative ? 0x7fu : 0u)) return bytes.fail(errc::overflow, start, "sleb128 too big for 64 bits");
+    } else {
+      value |= low << shift;
+    }
+    shift += 7;
+  } while ((byte & 0x80) != 0);
+  if (shift < 64 && (byte & 0x40) != 0) value |= ~u64{0} << shift;
+  return static_cast<i64>(value);
+}
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/leb128.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+inline constexpr u8 BIND_OPCODE_MASK = 0xf0, BIND_IMMEDIATE_MASK = 0x0f;
+inline constexpr u8 BIND_OPCODE_DONE = 0x00, BIND_OPCODE_SET_DYLIB_ORDINAL_IMM = 0x10,
+                    BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB = 0x20, BIND_OPCODE_SET_DYLIB_SPECIAL_IMM = 0x30,
+                    BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM = 0x40, BIND_OPCODE_SET_TYPE_IMM = 0x50,
+                    BIND_OPCODE_SET_ADDEND_SLEB = 0x60, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB = 0x70,
+                    BIND_OPCODE_ADD_ADDR_ULEB = 0x80, BIND_OPCODE_DO_BIND = 0x90,
+                    BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB = 0xa0, BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED = 0xb0,
+                    BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB = 0xc0, BIND_OPCODE_THREADED = 0xd0;
+inline constexpr u8 BIND_SYMBOL_FLAGS_WEAK_IMPORT = 0x1, BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION = 0x8;
+inline constexpr u8 BIND_TYPE_POINTER = 1, BIND_TYPE_TEXT_ABSOLUTE32 = 2, BIND_TYPE_TEXT_PCREL32 = 3;
+inline constexpr u32 DYLD_CHAINED_IMPORT = 1, DYLD_CHAINED_IMPORT_ADDEND = 2, DYLD_CHAINED_IMPORT_ADDEND64 = 3;
+// Binds one stream may record: a DO_BIND_ULEB_TIMES count is also bounded by its segment.
+inline constexpr u64 bind_max_entries = u64{1} << 24;
+
+enum class import_source : u8 { bind, weak_bind, lazy_bind, chained_fixup };
+constexpr const char* to_string(import_source k) noexcept {
+  switch (k) {
+    case import_source::bind: return "bind";
+    case import_source::weak_bind: return "weak-bind";
+    case import_source::lazy_bind: return "lazy-bind";
+    case import_source::chained_fixup: return "chained-fixup";
+  }
+  return "?";
+}
+
+struct import_entry {
+  std::string_view symbol;
+  i64 library_ordinal = 0;  // 1..n the n-th dylib; 0 self, -1 main executable, -2 flat, -3 weak
+  i64 addend = 0;
+  import_source kind = import_source::bind;
+  bool weak_import = false;
+  bool non_weak_definition = false;  // weak-bind stream: a strong definition overriding weak ones
+  u8 type = BIND_TYPE_POINTER;       // bind opcodes only
+  u32 segment_index = 0;             // bind opcodes only: LC_SEGMENT(_64) ordinal, 0-based
+  u64 segment_offset = 0;
+  u64 address = 0;                   // bind opcodes only: segment vmaddr + offset
+  u32 import_index = 0;              // chained fixups: index in the import table
+};
+
+namespace detail {
+struct segment_extent {
+  u64 vmaddr, vmsize;
+};
+}  // namespace detail
+
+// Decode one bind-opcode stream; callback(const import_entry&) -> void.
+template <class MT, class F>
+result<void> for_each_bind_in(const file<MT>& f, byte_view stream, import_source kind, F&& callback) {
+  if (stream.empty()) return ok();
+  LINKSCOPE_TRY(segments, f.segments());
+  std::vector<detail::segment_extent> extents;
+  extents.reserve(segments.size());
+  for (const auto& s : segments) extents.push_back({s.segment.vmaddr, s.segment.vmsize});
+  constexpr u64 pointer_size = MT::is64 ? 8 : 4;
+
+  import_entry state;
+  state.kind = kind;
+  bool have_segment = false;
+  bool have_symbol = false;
+  u64 emitted = 0;
+  u64 at = 0;
+  auto emit = [&](u64 opcode_at) -> result<void> {
+    if (!have_symbol) return stream.fail(errc::malformed, opcode_at, "bind without a symbol name");
+    if (!have_segment) return stream.fail(errc::malformed, opcode_at, "bind without a segment");
+    const auto& seg = extents[state.segment_index];
+    if (state.segment_offset >= seg.vmsize) return stream.fail(errc::out_of_range, opcode_at, "bind past end of its segment");
+    if (++emitted > bind_max_entries) return stream.fail(errc::too_large, opcode_at, "too many binds in one stream");
+    state.address = seg.vmaddr + state.segment_offset;
+    callback(static_cast<const import_entry&>(state));
+    return ok();
+  };
+  while (at < stream.size()) {
+    const u64 opcode_at = at;
+    const u8 byte = stream.data()[at++];
+    const u8 opcode = byte & BIND_OPCODE_MASK;
+    const u8 immediate = byte & BIND_IMMEDIATE_MASK;
+    switch (opcode) {
+      case BIND_OPCODE_DONE:
+        // Lazy binds are separate entries each ended by DONE; the other streams end here.
+        if (kind != import_source::lazy_bind) return ok();
+        break;
+      case BIND_OPCODE_SET_DYLIB_ORDINAL_IMM:
+        state.library_ordinal = immediate;
+        break;
+      case BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB: {
+        LINKSCOPE_TRY(ordinal, read_uleb128(stream, at));
+        if (ordinal > 0xffff) return stream.fail(errc::out_of_range, opcode_at, "bind library ordinal too big");
+        state.library_ordinal = static_cast<i64>(ordinal);
+        break;
+      }
+      case BIND_OPCODE_SET_DYLIB_SPECIAL_IMM:
+        // The immediate is a 4-bit negative number: 0 self, 0xf -1, 0xe -2, 0xd -3.
+        state.library_ordinal = immediate == 0 ? 0 : static_cast<i64>(static_cast<std::int8_t>(BIND_OPCODE_MASK | immediate));
+        break;
+      case BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM: {
+        LINKSCOPE_TRY(name, stream.cstring(at, "bind symbol name not terminated"));
+        state.symbol = name;
+        at += name.size() + 1;
+        state.weak_import = (immediate & BIND_SYMBOL_FLAGS_WEAK_IMPORT) != 0;
+        state.non_weak_definition = (immediate & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION) != 0;
+        have_symbol = true;
+        break;
+      }
+      case BIND_OPCODE_SET_TYPE_IMM:
+        if (immediate < BIND_TYPE_POINTER || immediate > BIND_TYPE_TEXT_PCREL32)
+          return stream.fail(errc::bad_field, opcode_at, "unknown bind type");
+        state.type = immediate;
+        break;
+      case BIND_OPCODE_SET_ADDEND_SLEB: {
+        LINKSCOPE_TRY(addend, read_sleb128(stream, at));
+        state.addend = addend;
+        break;
+      }
+      case BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB: {
+        if (immediate >= extents.size()) return stream.fail(errc::out_of_range, opcode_at, "bind segment index past the segments");
+        LINKSCOPE_TRY(offset, read_uleb128(stream, at));
+        state.segment_index = immediate;
+        state.segment_offset = offset;
+        have_segment = true;
+        break;
+      }
+      case BIND_OPCODE_ADD_ADDR_ULEB: {
+        LINKSCOPE_TRY(delta, read_uleb128(stream, at));
+        state.segment_offset += delta;  // wraps as dyld's does; checked at the next bind
+        break;
+      }
+      case BIND_OPCODE_DO_BIND:
+        LINKSCOPE_CHECK(emit(opcode_at));
+        state.segment_offset += pointer_size;
+        break;
+      case BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB: {
+        LINKSCOPE_CHECK(emit(opcode_at));
+        LINKSCOPE_TRY(delta, read_uleb128(stream, at));
+        state.segment_offset += delta + pointer_size;
+        break;
+      }
+      case BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED:
+        LINKSCOPE_CHECK(emit(opcode_at));
+        state.segment_offset += u64{immediate} * pointer_size + pointer_size;
+        break;
+      case BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB: {
+        LINKSCOPE_TRY(count, read_uleb128(stream, at));
+        LINKSCOPE_TRY(skip, read_uleb128(stream, at));
+        // Each bind must land in the segment, so count is bounded by it; emit() checks each.
+        for (u64 i = 0; i < count; ++i) {
+          LINKSCOPE_CHECK(emit(opcode_at));
+          state.segment_offset += skip + pointer_size;
+        }
+        break;
+      }
+      case BIND_OPCODE_THREADED:
+        return stream.fail(errc::unsupported, opcode_at, "threaded binds (arm64e) are not read");
+      default:
+        return stream.fail(errc::malformed, opcode_at, "unknown bind opcode");
+    }
+  }
+  return ok();
+}
+
+// The chained-fixups header (<mach-o/fixup-chains.h>), in the image's byte order.
+template <std::endian E>
+struct dyld_chained_fixups_header {
+  endian<u32, E> fixups_version;
+  endian<u32, E> starts_offset;
+  endian<u32, E> imports_offset;
+  endian<u32, E> symbols_offset;
+  endian<u32, E> imports_count;
+  endian<u32, E> imports_format;
+  endian<u32, E> symbols_format;  // 0 plain, 1 zlib
+};
+static_assert(sizeof(dyld_chained_fixups_header<std::endian::little>) == 28);
+
+// DYLD_CHAINED_IMPORT and DYLD_CHAINED_IMPORT_ADDEND share the first word.
+template <std::endian E>
+struct dyld_chained_import {
+  endian<u32, E> raw;
+  u32 lib_ordinal() const noexcept { return raw & 0xffu; }
+  bool weak_import() const noexcept { return ((raw >> 8) & 1u) != 0; }
+  u32 name_offset() const noexcept { return raw >> 9; }
+};
+template <std::endian E>
+struct dyld_chained_import_addend {
+  dyld_chained_import<E> import;
+  endian<i32, E> addend;
+};
+template <std::endian E>
+struct dyld_chained_import_addend64 {
+  endian<u64, E> raw;
+  endian<u64, E> addend;
+  u32 lib_ordinal() const noexcept { return static_cast<u32>(raw & 0xffffu); }
+  bool weak_import() const noexcept { return ((raw >> 16) & 1u) != 0; }
+  u32 name_offset() const noexcept { return static_cast<u32>(raw >> 32); }
+};
+static_assert(sizeof(dyld_chained_import<std::endian::little>) == 4);
+static_assert(sizeof(dyld_chained_import_addend<std::endian::little>) == 8);
+static_assert(sizeof(dyld_chained_import_addend64<std::endian::little>) == 16);
+
+// An 8- or 16-bit chained-import ordinal as a signed library ordinal.
+constexpr i64 chained_ordinal(u32 raw, bool wide) noexcept {
+  if (!wide) return raw > 0xf0 ? static_cast<i64>(static_cast<std::int8_t>(raw)) : static_cast<i64>(raw);
+  return raw > 0xfff0 ? static_cast<i64>(static_cast<std::int16_t>(raw)) : static_cast<i64>(raw);
+}
+
+// The imports of a LC_DYLD_CHAINED_FIXUPS blob; callback(const import_entry&).
+template <std::endian E, class F>
+result<void> for_each_chained_import(byte_view blob, F&& callback) {
+  using header_t = dyld_chained_fixups_header<E>;
+  LINKSCOPE_TRY(header, blob.template read<header_t>(0, "chained fixups header truncated"));
+  if (header.fixups_version != 0u) return blob.fail(errc::unsupported, 0, "chained fixups version is not 0");
+  if (header.symbols_format != 0u) return blob.fail(errc::unsupported, 24, "compressed chained-fixup symbols are not read");
+  const u32 format = header.imports_format;
+  u64 record = 0;
+  switch (format) {
+    case DYLD_CHAINED_IMPORT: record = sizeof(dyld_chained_import<E>); break;
+    case DYLD_CHAINED_IMPORT_ADDEND: record = sizeof(dyld_chained_import_addend<E>); break;
+    case DYLD_CHAINED_IMPORT_ADDEND64: record = sizeof(dyld_chained_import_addend64<E>); break;
+    default: return blob.fail(errc::bad_field, 20, "unknown chained imports format");
+  }
+  const u64 count = header.imports_count;
+  u64 bytes = 0;
+  if (!checked_mul(count, record, bytes) || !blob.contains(header.imports_offset, bytes))
+    return blob.fail(errc::truncated, 8, "chained imports (imports_offset + imports_count) past end of fixups");
+  if (header.symbols_offset > blob.size())
+    return blob.fail(errc::truncated, 12, "chained import names (symbols_offset) past end of fixups");
+  const byte_view names = blob.sub_unchecked(header.symbols_offset, blob.size() - header.symbols_offset);
+  for (u64 i = 0; i < count; ++i) {
+    const u64 at = header.imports_offset + i * record;
+    import_entry e;
+    e.kind = import_source::chained_fixup;
+    e.import_index = static_cast<u32>(i);
+    u32 name_offset = 0;
+    if (format == DYLD_CHAINED_IMPORT_ADDEND64) {
+      const auto imp = blob.template read_unchecked<dyld_chained_import_addend64<E>>(at);
+      e.library_ordinal = chained_ordinal(imp.lib_ordinal(), true);
+      e.weak_import = imp.weak_import();
+      e.addend = static_cast<i64>(static_cast<u64>(imp.addend));
+      name_offset = imp.name_offset();
+    } else {
+      const auto imp = blob.template read_unchecked<dyld_chained_import<E>>(at);
+      e.library_ordinal = chained_ordinal(imp.lib_ordinal(), false);
+      e.weak_import = imp.weak_import();
+      name_offset = imp.name_offset();
+      if (format == DYLD_CHAINED_IMPORT_ADDEND)
+        e.addend = blob.template read_unchecked<dyld_chained_import_addend<E>>(at).addend;
+    }
+    if (name_offset >= names.size()) return blob.fail(errc::out_of_range, at, "chained import name offset past the names");
+    LINKSCOPE_TRY(name, names.cstring(name_offset, "chained import name not terminated"));
+    e.symbol = name;
+    callback(static_cast<const import_entry&>(e));
+  }
+  return ok();
+}
+
+// Every import of an image, in this order: the bind, weak-bind and lazy-bind
+// streams of LC_DYLD_INFO(_ONLY), then the LC_DYLD_CHAINED_FIXUPS imports.
+template <class MT, class F>
+result<void> for_each_import(const file<MT>& f, F&& callback) {
+  LINKSCOPE_TRY(info, f.dyld_info());
+  if (info) {
+    LINKSCOPE_CHECK(for_each_bind_in(f, info->bind, import_source::bind, callback));
+    LINKSCOPE_CHECK(for_each_bind_in(f, info->weak_bind, import_source::weak_bind, callback));
+    LINKSCOPE_CHECK(for_each_bind_in(f, info->lazy_bind, import_source::lazy_bind, callback));
+  }
+  LINKSCOPE_TRY(chained, f.linkedit_data(LC_DYLD_CHAINED_FIXUPS));
+  if (chained) LINKSCOPE_CHECK(for_each_chained_import<MT::endianness>(*chained, callback));
+  return ok();
+}
+
+// The imports as one list.
+template <class MT>
+result<std::vector<import_entry>> imports(const file<MT>& f) {
+  std::vector<import_entry> out;
+  LINKSCOPE_CHECK(for_each_import(f, [&](const import_entry& e) { out.push_back(e); }));
+  return out;
+}
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/binds.hpp ----
+// ---- begin linkscope/macho/exports.hpp ----
+// linkscope/macho/exports.hpp — the export trie of a dylib, bundle or executable.
+//
+// dyld looks exported symbols up in a prefix trie (<mach-o/loader.h>, "The
+// symbols exported by a dylib are encoded in a trie"), found through
+// LC_DYLD_EXPORTS_TRIE or LC_DYLD_INFO(_ONLY).export_off/export_size. Each
+// node, at an offset from the start of the trie, is
+//   terminal_size   ULEB128; 0 if no symbol ends here, else the byte size of:
+//     flags         ULEB128: kind (EXPORT_SYMBOL_FLAGS_KIND_MASK: regular 0,
+//                   thread-local 1, absolute 2), WEAK_DEFINITION 0x4,
+//                   REEXPORT 0x8, STUB_AND_RESOLVER 0x10, STATIC_RESOLVER 0x20
+//     REEXPORT:     library ordinal ULEB128, then the imported name as a C
+//                   string (empty: the same name)
+//     else:         the address (image offset) ULEB128, and with
+//                   STUB_AND_RESOLVER the resolver's offset ULEB128
+//   child_count     one byte, then per child: the edge's characters as a C
+//                   string and the child node's offset ULEB128.
+// A symbol's name is the concatenation of the edges from the root.
+//
+// `for_each_export` walks the trie depth-first, in the order llvm-objdump
+// --exports-trie prints it. Every read is bounded by the trie; a node
+// reached twice (a cycle, or a shared node no linker writes) is an error, so
+// the walk does at most one visit per byte of trie; the depth is bounded by
+// export_max_depth; the terminal data must fit in its terminal_size.
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+inline constexpr u64 EXPORT_SYMBOL_FLAGS_KIND_MASK = 0x03, EXPORT_SYMBOL_FLAGS_KIND_REGULAR = 0x00,
+                     EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL = 0x01, EXPORT_SYMBOL_FLAGS_KIND_ABSOLUTE = 0x02,
+                     EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION = 0x04, EXPORT_SYMBOL_FLAGS_REEXPORT = 0x08,
+                     EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER = 0x10, EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER = 0x20;
+inline constexpr std::size_t export_max_depth = 4096;
+
+enum class export_kind : u8 { regular, thread_local_, absolute, unknown };
+
+struct export_entry {
+  std::string_view name;         // valid during the callback only (the walk's buffer)
+  u64 flags = 0;
+  u64 address = 0;               // not for re-exports
+  u64 resolver = 0;              // STUB_AND_RESOLVER: the resolver; address is then the stub
+  u64 library_ordinal = 0;       // REEXPORT: the dylib (1-based, as a bind's ordinal)
+  std::string_view import_name;  // REEXPORT: the name in that dylib (empty: the same name)
+  u64 node_offset = 0;           // of the terminal node in the trie
+
+  export_kind kind() const noexcept {
+    switch (flags & EXPORT_SYMBOL_FLAGS_KIND_MASK) {
+      case EXPORT_SYMBOL_FLAGS_KIND_REGULAR: return export_kind::regular;
+      case EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL: return export_kind::thread_local_;
+      case EXPORT_SYMBOL_FLAGS_KIND_ABSOLUTE: return export_kind::absolute;
+      default: return export_kind::unknown;
+    }
+  }
+  bool weak_definition() const noexcept { return (flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION) != 0; }
+  bool reexport() const noexcept { return (flags & EXPORT_SYMBOL_FLAGS_REEXPORT) != 0; }
+  bool stub_and_resolver() const noexcept { return (flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER) != 0; }
+  bool static_resolver() const noexcept { return (flags & EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER) != 0; }
+  // The name to look up in the re-exported library.
+  std::string_view target_name() const noexcept { return import_name.empty() ? name : import_name; }
+};
+
+namespace detail {
+// A C string inside `bytes` at `offset`; advances past its NUL.
+inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept {
+  if (offset >= bytes.size()) return bytes.fail(errc::truncated, offset, what);
+  const void* nul = std::memchr(bytes.data() + offset, 0, bytes.size() - static_cast<std::size_t>(offset));
+  if (nul == nullptr) return bytes.fail(errc::malformed, offset, what);
+  const char* first = reinterpret_cast<const char*>(bytes.data() + offset);
+  const auto len = static_cast<std::size_t>(static_cast<const char*>(nul) - first);
+  offset += len + 1;
+  return std::string_view(first, len);
+}
+}  // namespace detail
+
+// Visit every exported symbol: callback(const export_entry&) -> void or bool (false stops).
+template <class F>
+result<void> for_each_export(byte_view trie, F&& callback) {
+  if (trie.empty()) return ok();
+  struct frame {
+    u64 children;      // offset of the next child record to read
+    u64 remaining;     // children left
+    std::size_t name;  // name length at this node
+  };
+  std::vector<frame> stack;
+  std::vector<bool> visited(trie.size(), false);
+  std::string name;
+  // Enter node `offset`: report its terminal, push its children.
+  auto enter = [&](u64 offset) -> result<bool> {
+    if (offset >= trie.size()) return trie.fail(errc::out_of_range, offset, "export trie node past end of trie");
+    if (visited[static_cast<std::size_t>(offset)])
+      return trie.fail(errc::malformed, offset, "export trie node reached twice (cycle)");
+    visited[static_cast<std::size_t>(offset)] = true;
+    if (stack.size() >= export_max_depth) return trie.fail(errc::too_large, offset, "export trie too deep");
+    u64 at = offset;
+    LINKSCOPE_TRY(terminal_size, read_uleb128(trie, at));
+    const u64 terminal_start = at;
+    if (!trie.contains(terminal_start, terminal_size))
+      return trie.fail(errc::truncated, offset, "export trie terminal info past end of trie");
+    const u64 children_at = terminal_start + terminal_size;
+    if (terminal_size != 0) {
+      const byte_view info = trie.sub_unchecked(0, children_at);  // terminal data may not run past its size
+      export_entry e;
+      e.node_offset = offset;
+      LINKSCOPE_TRY(flags, read_uleb128(info, at));
+      e.flags = flags;
+      if (e.reexport()) {
+        LINKSCOPE_TRY(ordinal, read_uleb128(info, at));
+        e.library_ordinal = ordinal;
+        LINKSCOPE_TRY(imported, detail::trie_string(info, at, "export trie re-export name not terminated in its node"));
+        e.import_name = imported;
+      } else {
+        LINKSCOPE_TRY(address, read_uleb128(info, at));
+        e.address = address;
+        if (e.stub_and_resolver()) {
+          LINKSCOPE_TRY(resolver, read_uleb128(info, at));
+          e.resolver = resolver;
+        }
+      }
+      e.name = name;
+      bool go_on = true;
+      if constexpr (std::is_same_v<std::invoke_result_t<F&, const export_entry&>, bool>)
+        go_on = callback(e);
+      else
+        callback(e);
+      if (!go_on) return false;
+    }
+    if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
+    const u8 count = trie.data()[children_at];
+    stack.push_back({children_at + 1, count, name.size()});
+    return true;
+  };
+  LINKSCOPE_TRY(first, enter(0));
+  if (!first) return ok();
+  while (!stack.empty()) {
+    frame& top = stack.back();
+    if (top.remaining == 0) {
+      stack.pop_back();
+      continue;
+    }
+    --top.remaining;
+    u64 at = top.children;
+    name.resize(top.name);
+    LINKSCOPE_TRY(edge, detail::trie_string(trie, at, "export trie edge not terminated"));
+    LINKSCOPE_TRY(child, read_uleb128(trie, at));
+    top.children = at;
+    if (child == 0) return trie.fail(errc::malformed, at, "export trie child points at the root");
+    name.append(edge);
+    LINKSCOPE_TRY(more, enter(child));
+    if (!more) return ok();
+  }
+  return ok();
+}
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/exports.hpp ----
+// ---- begin linkscope/macho/fat.hpp ----
+// linkscope/macho/fat.hpp — universal ("fat") files: several Mach-O slices in one.
+//
+// Layout (<mach-o/fat.h>), always big-endian whatever the slices are:
+//   offset 0   fat_header {magic, nfat_arch}; magic FAT_MAGIC (0xcafebabe) or
+//              FAT_MAGIC_64 (0xcafebabf)
+//   offset 8   nfat_arch records: fat_arch {cputype, cpusubtype, offset, size,
+//              align} (20 bytes) with FAT_MAGIC, fat_arch_64 (32 bytes, 64-bit
+//              offset and size) with FAT_MAGIC_64
+//   slices     each [offset, offset + size) is a whole Mach-O image (or a
+//              static archive of Mach-O members), aligned to 2^align.
+//
+// Java class files share the magic 0xcafebabe; their next word (the class
+// version, 45 and up) would be nfat_arch, so — as LLVM and file(1) do — a
+// FAT_MAGIC file with more than 42 slices is taken as not universal.
+//
+// `fat_file::open` checks that the records lie in the file, that every slice
+// lies in the file, does not overlap the headers or another slice, and that
+// align is sane. `slices()` lists them; `find(cputype, cpusubtype)` picks one
+// (the capability bits of the subtype are ignored, as lipo does).
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+inline constexpr u32 fat_max_java_ambiguous = 42;
+
+inline bool is_fat(byte_view bytes) noexcept {
+  if (bytes.size() < 8) return false;
+  const u32 magic = load<u32, std::endian::big>(bytes.data());
+  if (magic == FAT_MAGIC_64) return true;
+  return magic == FAT_MAGIC && load<u32, std::endian::big>(bytes.data() + 4) <= fat_max_java_ambiguous;
+}
+
+struct fat_slice {
+  u32 cputype = 0;
+  u32 cpusubtype = 0;
+  u64 offset = 0;  // of the slice in the universal file
+  u64 size = 0;
+  u32 align = 0;   // log2
+  byte_view bytes; // the slice; bytes.base() is its offset in the outermost file
+};
+
+// A short architecture name as llvm-nm/lipo print it (x86_64, arm64, ...), or "".
+constexpr const char* arch_name(u32 cputype, u32 cpusubtype) noexcept {
+  const u32 sub = cpusubtype & ~CPU_SUBTYPE_MASK;
+  switch (cputype) {
+    case CPU_TYPE_X86: return "i386";
+    case CPU_TYPE_X86_64: return sub == CPU_SUBTYPE_X86_64_H ? "x86_64h" : "x86_64";
+    case CPU_TYPE_ARM64: return sub == CPU_SUBTYPE_ARM64E ? "arm64e" : "arm64";
+    case CPU_TYPE_ARM64_32: return "arm64_32";
+    case CPU_TYPE_ARM: return "arm";
+    case CPU_TYPE_POWERPC: return "ppc";
+    case CPU_TYPE_POWERPC64: return "ppc64";
+    default: return "";
+  }
+}
+
+class fat_file {
+ public:
+  fat_file() = default;
+
+  static result<fat_file> open(byte_view bytes) {
+    fat_file f;
+    LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
+    const u32 magic = header.magic;
+    if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
+    const bool is64 = magic == FAT_MAGIC_64;
+    const u64 count = header.nfat_arch;
+    const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
+    u64 table = 0;
+    if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
+      return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
+    const u64 headers_end = sizeof(fat_header) + table;
+    f.slices_.reserve(static_cast<std::size_t>(count));
+    for (u64 i = 0; i < count; ++i) {
+      const u64 at = sizeof(fat_header) + i * record;
+      fat_slice s;
+      if (is64) {
+        const auto a = bytes.read_unchecked<fat_arch_64>(at);
+        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+      } else {
+        const auto a = bytes.read_unchecked<fat_arch>(at);
+        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+      }
+      if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
+      if (!bytes.contains(s.offset, s.size))
+        return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
+      if (s.offset < headers_end && s.size != 0)
+        return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
+      s.bytes = bytes.sub_unchecked(s.offset, s.size);
+      for (const auto& other : f.slices_) {
+        if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
+          return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
+        if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
+          return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
+      }
+      f.slices_.push_back(s);
+    }
+    return f;
+  }
+
+  const std::vector<fat_slice>& slices() const noexcept { return slices_; }
+
+  // The slice for (cputype, cpusubtype); capability bits of the subtype are ignored.
+  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept {
+    for (const auto& s : slices_)
+      if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
+    return std::nullopt;
+  }
+  // The slice whose arch_name() is `name` ("x86_64", "arm64", ...).
+  std::optional<fat_slice> find(std::string_view name) const noexcept {
+    for (const auto& s : slices_)
+      if (name == arch_name(s.cputype, s.cpusubtype)) return s;
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<fat_slice> slices_;
+};
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/fat.hpp ----
 // ---- begin linkscope/macho/symbols.hpp ----
 // linkscope/macho/symbols.hpp — nlist symbols as the one symbol model.
 //
