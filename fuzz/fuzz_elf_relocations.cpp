@@ -21,10 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto dynsym = elf::read_dynsym(f, dyn);
     const std::size_t count = dynsym ? dynsym->size() : 0;
     std::size_t visited = 0;
+    const elf::reloc_classifier classes = elf::reloc_classifier::of(f);
     auto each = [&](const elf::dynamic_relocation& rel) {
       sink(rel.offset + rel.file_offset + static_cast<u64>(rel.addend) + rel.symbol + rel.type);
       sink(elf::to_string(rel.kind));
-      sink(static_cast<u64>(elf::needs_symbol_lookup(rel.kind)) + static_cast<u64>(elf::rtype_class_of(rel.kind)) +
+      sink(static_cast<u64>(elf::needs_symbol_lookup(rel.kind)) + static_cast<u64>(classes.lookup_class(rel.type) + 1) +
            static_cast<u64>(rel.table));
       if (dynsym && rel.symbol < dynsym->size()) linkscope_fuzz::sink_result(dynsym->name(rel.symbol));
       ++visited;

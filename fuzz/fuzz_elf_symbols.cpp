@@ -41,6 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     linkscope_fuzz::sink_result(elf::read_dynsym(f, *dyn), [](const auto& v) { walk(v); });
     linkscope_fuzz::sink_result(elf::read_dynsym_from_dynamic(*dyn), [](const auto& v) { walk(v); });
     linkscope_fuzz::sink_result(elf::dynsym_count_from_hash(*dyn));
+    if (auto at = dyn->offset_of(dyn->symtab(), 0)) linkscope_fuzz::sink_result(elf::dynsym_count(*dyn, *at));
     return {};
   });
   linkscope_fuzz::sink_result(r);

@@ -320,6 +320,11 @@ TEST_CASE("GNU hash with every bucket empty and symoffset below the undefined sy
     LINKSCOPE_TRY(table, elf::hash_table<ET>::open(dyn, dynsym, versions));
     CHECK(table.has_gnu());
     CHECK(dynsym.size() > table.gnu_symoffset());
+    // What ld.so indexes through DT_SYMTAB: the SHT_DYNSYM count, larger than the hash tables' (symoffset).
+    LINKSCOPE_TRY(via_dynamic, elf::read_dynsym_from_dynamic(dyn));
+    CHECK(via_dynamic.size() == dynsym.size());
+    LINKSCOPE_TRY(hashed, elf::dynsym_count_from_hash(dyn));
+    CHECK(hashed == table.gnu_symoffset());
     for (std::size_t i = 1; i < dynsym.size(); ++i) {
       LINKSCOPE_TRY(name, dynsym.name(i));
       LINKSCOPE_TRY(hit, table.lookup(name));

@@ -7,10 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/fixtures.hpp"
 #include "support/ld_so_trace.hpp"
@@ -218,6 +221,51 @@ TEST_CASE("dynamic: every binding matches ld.so (versions, interposition, weak, 
     CHECK(link->objects[ip.definers[2]].name == "libbase.so.1");
   }
   CHECK(seen);
+}
+
+TEST_CASE("dynamic: one object_cache for several roots: the same answers as ld.so, each file read once") {
+  const auto& fx = features();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so, gcc or g++ here; skipped");
+    return;
+  }
+  dynamic_options opts;
+  opts.search.use_env = false;
+  opts.search.cwd = fx.dir;
+  object_cache cache;
+  const std::vector<std::string> roots = {fx.dir + "/main", fx.dir + "/lib/libinter.so", fx.dir + "/lib/libu2.so",
+                                          fx.dir + "/main"};
+  std::set<std::pair<std::uint64_t, std::uint64_t>> distinct;
+  for (const auto& root : roots) {
+    INFO(root);
+    auto cached = link_dynamic(root, opts, cache);
+    REQUIRE(cached);
+    const auto theirs = ld_so_bindings(fx.dir, root);
+    const auto ours = our_bindings(*cached);
+    INFO(diff(ours, theirs));
+    CHECK(ours == theirs);
+    for (const auto& o : cached->objects) {
+      struct ::stat st {};
+      if (o.found() && ::stat(o.file.c_str(), &st) == 0) distinct.insert({st.st_dev, st.st_ino});
+    }
+    // Only the root's relocations: exactly ld.so's rows from the root.
+    dynamic_options main_only = opts;
+    main_only.bind_dependencies = false;
+    main_only.interposition = false;
+    auto root_only = link_dynamic(root, main_only, cache);
+    REQUIRE(root_only);
+    std::set<std::string> from_root;
+    for (const auto& row : theirs)
+      if (row.rfind(cached->objects[0].path + "\t", 0) == 0) from_root.insert(row);
+    const auto ours_root = our_bindings(*root_only);
+    INFO(diff(ours_root, from_root));
+    CHECK(ours_root == from_root);
+    CHECK(root_only->unused == cached->unused);
+    CHECK(root_only->objects.size() == cached->objects.size());
+  }
+  // Every distinct file of the closures (the interpreter among them) was mapped once.
+  CHECK(cache.files() == distinct.size());
+  CHECK(cache.hits() > 0);
 }
 
 TEST_CASE("dynamic: rpath inheritance, runpath, LD_LIBRARY_PATH, missing libraries and cycles match ld.so") {

@@ -223,19 +223,114 @@ class file {
   mutable bool names_checked_ = false;
 };
 
-// The class and byte order of an ELF file: 0 = not ELF / invalid.
-struct elf_kind {
-  bool is64 = false;
-  bool big_endian = false;
+// What kind of ELF file this is: the one answer to "what is this file?" for
+// every loader, linker and sniffer (elf::identify). It reads e_ident and the
+// Ehdr, then, when the program header table lies in `bytes`, the segments:
+//   relocatable  ET_REL (an object for a static link)
+//   executable   ET_EXEC
+//   pie          ET_DYN whose DT_FLAGS_1 has DF_1_PIE (what file(1) and
+//                readelf call a "position-independent executable"; a PIE
+//                linked before binutils 2.26 lacks the flag and is `shared`)
+//   shared       any other ET_DYN (a DSO; libc.so.6 is one although it has
+//                PT_INTERP and runs)
+//   core         ET_CORE;  other: anything else (ET_NONE, OS/processor types)
+// `dynamic` is "has PT_DYNAMIC" (ld.so maps it with its dependencies; an
+// ET_EXEC without it is statically linked). Given only the first bytes of a
+// file (a search candidate's 64-byte header), the header fields are exact and
+// `segments_read` is false.
+enum class file_kind : u8 { relocatable, executable, pie, shared, core, other };
+
+constexpr const char* to_string(file_kind k) noexcept {
+  switch (k) {
+    case file_kind::relocatable: return "relocatable";
+    case file_kind::executable: return "executable";
+    case file_kind::pie: return "pie";
+    case file_kind::shared: return "shared";
+    case file_kind::core: return "core";
+    case file_kind::other: return "other";
+  }
+  return "?";
+}
+
+struct identity {
+  u8 elf_class = 0;   // EI_CLASS: elfclass32 or elfclass64
+  u8 data = 0;        // EI_DATA: elfdata2lsb or elfdata2msb
+  u8 version = 0;     // EI_VERSION (1 = EV_CURRENT)
+  u8 osabi = 0;       // EI_OSABI
+  u16 type = 0;       // e_type
+  u16 machine = 0;    // e_machine
+  file_kind kind = file_kind::other;
+  bool segments_read = false;  // the program headers were in `bytes` and read
+  bool dynamic = false;        // PT_DYNAMIC present
+  bool interpreter = false;    // PT_INTERP present
+
+  constexpr bool is64() const noexcept { return elf_class == elfclass64; }
+  constexpr bool big_endian() const noexcept { return data == elfdata2msb; }
+  // ET_EXEC or ET_DYN: what ld.so's open_verify accepts as a loadable object.
+  constexpr bool loadable() const noexcept { return type == ET_EXEC || type == ET_DYN; }
+  // A loadable object that ld.so links dynamically (has PT_DYNAMIC).
+  constexpr bool dynamically_linked() const noexcept { return loadable() && dynamic; }
 };
-inline result<elf_kind> identify_elf(byte_view bytes) noexcept {
+
+namespace detail {
+template <class ET>
+result<identity> identify_as(byte_view bytes, identity id) noexcept {
+  using Ehdr = typename ET::Ehdr;
+  using Phdr = typename ET::Phdr;
+  using Dyn = typename ET::Dyn;
+  LINKSCOPE_TRY(ehdr, bytes.read<Ehdr>(0, "ELF header truncated"));
+  id.type = ehdr.e_type;
+  id.machine = ehdr.e_machine;
+  switch (id.type) {
+    case ET_REL: id.kind = file_kind::relocatable; break;
+    case ET_EXEC: id.kind = file_kind::executable; break;
+    case ET_DYN: id.kind = file_kind::shared; break;
+    case ET_CORE: id.kind = file_kind::core; break;
+    default: id.kind = file_kind::other; break;
+  }
+  const u64 phoff = ehdr.e_phoff;
+  const u64 phnum = ehdr.e_phnum;
+  u64 table_bytes = 0;
+  if (phoff == 0 || phnum == 0 || ehdr.e_phentsize != sizeof(Phdr) || phnum == 0xffff /* PN_XNUM */ ||
+      !checked_mul(phnum, sizeof(Phdr), table_bytes) || !fits(phoff, table_bytes, bytes.size())) {
+    id.segments_read = phoff == 0 || phnum == 0;  // no table at all: nothing more to read
+    return id;
+  }
+  id.segments_read = true;
+  const record_array<Phdr> phdrs(bytes.data() + phoff, static_cast<std::size_t>(phnum));
+  for (const Phdr& ph : phdrs) {
+    const u32 t = ph.p_type;
+    if (t == PT_INTERP) id.interpreter = true;
+    if (t != PT_DYNAMIC || id.dynamic) continue;
+    id.dynamic = true;
+    if (id.type != ET_DYN) continue;
+    const u64 off = ph.p_offset;
+    const u64 size = ph.p_filesz;
+    if (!fits(off, size, bytes.size())) continue;
+    const record_array<Dyn> dyns(bytes.data() + off, static_cast<std::size_t>(size / sizeof(Dyn)));
+    for (const Dyn& d : dyns) {
+      const i64 tag = static_cast<i64>(d.d_tag);
+      if (tag == DT_NULL) break;
+      if (tag == DT_FLAGS_1 && (static_cast<u64>(d.d_val) & DF_1_PIE) != 0) id.kind = file_kind::pie;
+    }
+  }
+  return id;
+}
+}  // namespace detail
+
+inline result<identity> identify(byte_view bytes) noexcept {
   if (!is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "not an ELF file");
   if (bytes.size() < ei_nident) return bytes.fail(errc::truncated, 0, "ELF identification truncated");
-  const u8 cls = bytes.data()[ei_class];
-  const u8 data = bytes.data()[ei_data];
-  if (cls != elfclass32 && cls != elfclass64) return bytes.fail(errc::bad_field, ei_class, "bad ELF class");
-  if (data != elfdata2lsb && data != elfdata2msb) return bytes.fail(errc::bad_field, ei_data, "bad ELF data encoding");
-  return elf_kind{cls == elfclass64, data == elfdata2msb};
+  identity id;
+  id.elf_class = bytes.data()[ei_class];
+  id.data = bytes.data()[ei_data];
+  id.version = bytes.data()[ei_version];
+  id.osabi = bytes.data()[ei_osabi];
+  if (id.elf_class != elfclass32 && id.elf_class != elfclass64)
+    return bytes.fail(errc::bad_field, ei_class, "bad ELF class");
+  if (id.data != elfdata2lsb && id.data != elfdata2msb) return bytes.fail(errc::bad_field, ei_data, "bad ELF data encoding");
+  if (id.is64()) return id.big_endian() ? detail::identify_as<elf64be>(bytes, id) : detail::identify_as<elf64le>(bytes, id);
+  return id.big_endian() ? detail::identify_as<elf32be>(bytes, id) : detail::identify_as<elf32le>(bytes, id);
 }
 
 // Open `bytes` as the right file<ET> and call f(const file<ET>&). f must
@@ -248,7 +343,7 @@ auto visit_elf(byte_view bytes, F&& f) -> std::invoke_result_t<F&, const file<el
                     std::is_same_v<R, std::invoke_result_t<F&, const file<elf32be>&>> &&
                     std::is_same_v<R, std::invoke_result_t<F&, const file<elf64be>&>>,
                 "visit_elf: f must return the same type for every ELF variant");
-  auto kind = identify_elf(bytes);
+  auto kind = identify(bytes);
   if (!kind) return R(kind.error());
   auto run = [&](auto tag) -> R {
     using ET = decltype(tag);
@@ -256,8 +351,8 @@ auto visit_elf(byte_view bytes, F&& f) -> std::invoke_result_t<F&, const file<el
     if (!opened) return R(opened.error());
     return f(*opened);
   };
-  if (kind->is64) return kind->big_endian ? run(elf64be{}) : run(elf64le{});
-  return kind->big_endian ? run(elf32be{}) : run(elf32le{});
+  if (kind->is64()) return kind->big_endian() ? run(elf64be{}) : run(elf64le{});
+  return kind->big_endian() ? run(elf32be{}) : run(elf32le{});
 }
 
 }  // namespace elf

@@ -58,10 +58,6 @@ struct version_request {
   }
 };
 
-// ld.so's ELF_RTYPE_CLASS_*.
-inline constexpr int rtype_class_plt = 1;   // undefined symbols never match
-inline constexpr int rtype_class_copy = 2;  // (the resolver skips the executable)
-
 struct lookup_options {
   const version_request* version = nullptr;
   int type_class = 0;
@@ -252,8 +248,8 @@ class hash_table {
     lookup_result r;
     r.index = index;
     r.matched = true;
-    const u8 vis = st_visibility(sym.st_other);
-    const u8 bind = st_bind(sym.st_info);
+    const u8 vis = sym.st_visibility();
+    const u8 bind = sym.st_bind();
     r.found = vis != STV_HIDDEN && vis != STV_INTERNAL &&
               (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE);
     return r;
@@ -262,7 +258,7 @@ class hash_table {
   result<lookup_result> check_match(std::string_view name, u32 index, const lookup_options& options,
                                     lookup_state& state) const noexcept {
     const Sym sym = dynsym_[index];
-    const u8 type = st_type(sym.st_info);
+    const u8 type = sym.st_type();
     const u32 shndx = sym.st_shndx;
     if ((sym.st_value == 0 && shndx != SHN_ABS && type != STT_TLS) ||
         ((options.type_class & rtype_class_plt) != 0 && shndx == SHN_UNDEF))

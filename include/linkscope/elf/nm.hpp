@@ -44,6 +44,7 @@
 #endif
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
@@ -201,8 +202,8 @@ class nm_classifier {
 
   // nm's letter for a symbol whose real section index is `shndx`.
   char letter(const Sym& sym, u32 shndx) const noexcept {
-    const u8 bind = st_bind(sym.st_info);
-    const u8 type = st_type(sym.st_info);
+    const u8 bind = sym.st_bind();
+    const u8 type = sym.st_type();
     const u16 machine = file_->machine();
     if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
       return 'C';
@@ -236,7 +237,7 @@ class nm_classifier {
 
   // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
   bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
-    const u8 type = st_type(sym.st_info);
+    const u8 type = sym.st_type();
     if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
     if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
     return true;
@@ -245,7 +246,7 @@ class nm_classifier {
  private:
   // No section headers: classify by the PT_LOAD segment holding the value.
   char segment_letter(const Sym& sym) const noexcept {
-    if (st_type(sym.st_info) == STT_TLS) return 'd';
+    if (sym.st_type() == STT_TLS) return 'd';
     const u64 v = sym.st_value;
     for (const auto& ph : file_->program_headers()) {
       if (ph.p_type != PT_LOAD) continue;
@@ -305,7 +306,7 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     LINKSCOPE_TRY(stored_name, table.name(i));
     std::string_view name = stored_name;
     // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
-    if (sym.st_name == 0 && st_type(sym.st_info) == STT_SECTION && shndx < f.section_count()) {
+    if (sym.st_name == 0 && sym.st_type() == STT_SECTION && shndx < f.section_count()) {
       LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
       name = section_name;
     }
@@ -316,7 +317,7 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     if (options.undefined_only && !undefined) continue;
     if (options.defined_only && undefined) continue;
     if (options.external_only && !options.undefined_only) {
-      const u8 bind = st_bind(sym.st_info);
+      const u8 bind = sym.st_bind();
       const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
                           e.type == 'C' || e.type == 'c';
       if (!global) continue;
@@ -335,13 +336,15 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
   return listing;
 }
 
-// The same for raw bytes of any ELF variant. (A template only so that a
-// translation unit that does not call it does not instantiate it.)
-template <class D = void>
-result<nm_listing> nm_symbols(linkscope::detail::deferred<byte_view, D> bytes, const nm_options& options,
-                              std::vector<nm_entry>& out) {
+// The same for raw bytes of any ELF variant (compiled once in src/ in
+// compiled mode, core/config.hpp).
+result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
   return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
 }
+#endif
 
 }  // namespace elf
 }  // namespace v0

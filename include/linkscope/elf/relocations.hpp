@@ -15,7 +15,10 @@
 // TLS module/offset/TP-offset/descriptor, RELATIVE and IRELATIVE (no symbol
 // lookup). `classify_relocation(machine, type)` gives that class for x86-64,
 // i386, AArch64, ARM, RISC-V, PowerPC64 and s390x; unknown types are
-// `reloc_class::other`.
+// `reloc_class::other`. What ld.so does with the lookup is machine-specific:
+// `elf_machine_type_class` / `reloc_classifier` give its ELF_RTYPE_CLASS_*
+// bits exactly as glibc defines them per machine (the TLS types are PLT class
+// on x86-64, ...).
 //
 // `for_each_dynamic_relocation(dyn, f)` visits DT_RELA, DT_REL, then DT_JMPREL
 // (the order ld.so processes them; RELR entries are relative and have no
@@ -72,12 +75,6 @@ constexpr const char* to_string(reloc_class c) noexcept {
 // True for classes whose symbol ld.so looks up.
 constexpr bool needs_symbol_lookup(reloc_class c) noexcept {
   return c != reloc_class::none && c != reloc_class::relative && c != reloc_class::irelative;
-}
-
-// The ld.so lookup class (ELF_RTYPE_CLASS_*) of a relocation class:
-// 1 = PLT (undefined symbols with a PLT address do not satisfy it), 2 = COPY.
-constexpr int rtype_class_of(reloc_class c) noexcept {
-  return c == reloc_class::plt ? 1 : c == reloc_class::copy ? 2 : 0;
 }
 
 constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
@@ -189,6 +186,112 @@ constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
   }
 }
 
+// The ld.so lookup class of a relocation type: glibc's per-machine
+// elf_machine_type_class (sysdeps/<machine>/dl-machine.h, glibc 2.36), the
+// bits ELF_RTYPE_CLASS_PLT (1: an undefined symbol with a PLT address does not
+// satisfy the lookup) and ELF_RTYPE_CLASS_COPY (2: the lookup skips the
+// executable). -1 means ld.so looks no symbol up (NONE, RELATIVE, IRELATIVE).
+//   x86-64   PLT: JUMP_SLOT, DTPMOD64, DTPOFF64, TPOFF64, TLSDESC; COPY: COPY
+//   i386     PLT: JMP_SLOT, TLS_DTPMOD32, TLS_DTPOFF32, TLS_TPOFF32, TLS_TPOFF, TLS_DESC
+//   AArch64  PLT: JUMP_SLOT, TLS_DTPMOD, TLS_DTPREL, TLS_TPREL, TLSDESC (LP64)
+//   ARM      PLT: JUMP_SLOT, TLS_DTPMOD32, TLS_DTPOFF32, TLS_TPOFF32, TLS_DESC
+//   RISC-V   PLT: JUMP_SLOT and the TLS DTPMOD/DTPREL/TPREL of the file's XLEN
+//   PPC64    ELFv2 (e_flags & 3 == 2): PLT: JMP_SLOT, ADDR24 and the TLS types
+//            (R_PPC64_TLS..DTPREL16_HIGHESTA, TPREL16_HIGH..DTPREL16_HIGHA);
+//            ELFv1: every type is PLT class ("the linker won't emit SHN_UNDEF
+//            symbols with non-zero values"), COPY is PLT|COPY
+//   s390     PLT: JMP_SLOT, TLS_DTPMOD, TLS_DTPOFF, TLS_TPOFF
+// Other machines: COPY is not known, every lookup is class 0.
+namespace reloc {
+// x86-64 (psABI)
+inline constexpr u32 X86_64_COPY = 5, X86_64_JUMP_SLOT = 7, X86_64_DTPMOD64 = 16, X86_64_DTPOFF64 = 17,
+                     X86_64_TPOFF64 = 18, X86_64_TLSDESC = 36;
+// i386
+inline constexpr u32 I386_TLS_TPOFF = 14, I386_COPY = 5, I386_JMP_SLOT = 7, I386_TLS_DTPMOD32 = 35,
+                     I386_TLS_DTPOFF32 = 36, I386_TLS_TPOFF32 = 37, I386_TLS_DESC = 41;
+// AArch64 (LP64)
+inline constexpr u32 AARCH64_COPY = 1024, AARCH64_JUMP_SLOT = 1026, AARCH64_TLS_DTPMOD = 1028,
+                     AARCH64_TLS_DTPREL = 1029, AARCH64_TLS_TPREL = 1030, AARCH64_TLSDESC = 1031;
+// ARM
+inline constexpr u32 ARM_TLS_DESC = 13, ARM_TLS_DTPMOD32 = 17, ARM_TLS_DTPOFF32 = 18, ARM_TLS_TPOFF32 = 19,
+                     ARM_COPY = 20, ARM_JUMP_SLOT = 22;
+// RISC-V
+inline constexpr u32 RISCV_COPY = 4, RISCV_JUMP_SLOT = 5, RISCV_TLS_DTPMOD32 = 6, RISCV_TLS_DTPMOD64 = 7,
+                     RISCV_TLS_DTPREL32 = 8, RISCV_TLS_DTPREL64 = 9, RISCV_TLS_TPREL32 = 10,
+                     RISCV_TLS_TPREL64 = 11;
+// PowerPC64
+inline constexpr u32 PPC64_ADDR24 = 2, PPC64_COPY = 19, PPC64_JMP_SLOT = 21, PPC64_TLS = 67,
+                     PPC64_DTPREL16_HIGHESTA = 106, PPC64_TPREL16_HIGH = 112, PPC64_DTPREL16_HIGHA = 115;
+inline constexpr u32 EF_PPC64_ABI = 3;  // e_flags: 1 = ELFv1, 2 = ELFv2
+// s390 / s390x
+inline constexpr u32 S390_COPY = 9, S390_JMP_SLOT = 11, S390_TLS_DTPMOD = 54, S390_TLS_DTPOFF = 55,
+                     S390_TLS_TPOFF = 56;
+}  // namespace reloc
+
+constexpr int elf_machine_type_class(u16 machine, bool is64, u32 e_flags, u32 type) noexcept {
+  using namespace reloc;
+  constexpr int plt = rtype_class_plt, copy = rtype_class_copy;
+  switch (machine) {
+    case EM_X86_64:
+      if (type == X86_64_COPY) return copy;
+      return (type == X86_64_JUMP_SLOT || type == X86_64_DTPMOD64 || type == X86_64_DTPOFF64 ||
+              type == X86_64_TPOFF64 || type == X86_64_TLSDESC) ? plt : 0;
+    case EM_386:
+      if (type == I386_COPY) return copy;
+      return (type == I386_JMP_SLOT || type == I386_TLS_DTPMOD32 || type == I386_TLS_DTPOFF32 ||
+              type == I386_TLS_TPOFF32 || type == I386_TLS_TPOFF || type == I386_TLS_DESC) ? plt : 0;
+    case EM_AARCH64:
+      if (type == AARCH64_COPY) return copy;
+      return (type == AARCH64_JUMP_SLOT || type == AARCH64_TLS_DTPMOD || type == AARCH64_TLS_DTPREL ||
+              type == AARCH64_TLS_TPREL || type == AARCH64_TLSDESC) ? plt : 0;
+    case EM_ARM:
+      if (type == ARM_COPY) return copy;
+      return (type == ARM_JUMP_SLOT || type == ARM_TLS_DTPMOD32 || type == ARM_TLS_DTPOFF32 ||
+              type == ARM_TLS_TPOFF32 || type == ARM_TLS_DESC) ? plt : 0;
+    case EM_RISCV:
+      if (type == RISCV_COPY) return copy;
+      if (type == RISCV_JUMP_SLOT) return plt;
+      if (is64) return (type == RISCV_TLS_DTPMOD64 || type == RISCV_TLS_DTPREL64 || type == RISCV_TLS_TPREL64) ? plt : 0;
+      return (type == RISCV_TLS_DTPMOD32 || type == RISCV_TLS_DTPREL32 || type == RISCV_TLS_TPREL32) ? plt : 0;
+    case EM_PPC64:
+      if ((e_flags & EF_PPC64_ABI) != 2) return type == PPC64_COPY ? (plt | copy) : plt;
+      if (type == PPC64_COPY) return copy;
+      return (type == PPC64_JMP_SLOT || type == PPC64_ADDR24 ||
+              (type >= PPC64_TLS && type <= PPC64_DTPREL16_HIGHESTA) ||
+              (type >= PPC64_TPREL16_HIGH && type <= PPC64_DTPREL16_HIGHA)) ? plt : 0;
+    case EM_S390:
+      if (type == S390_COPY) return copy;
+      return (type == S390_JMP_SLOT || type == S390_TLS_DTPMOD || type == S390_TLS_DTPOFF ||
+              type == S390_TLS_TPOFF) ? plt : 0;
+    default:
+      return 0;
+  }
+}
+
+// The relocation classes of one file's machine and ABI: the lookup class of
+// each type, or -1 when ld.so looks no symbol up for it (classify_relocation
+// says none, relative or irelative).
+class reloc_classifier {
+ public:
+  constexpr reloc_classifier() noexcept = default;
+  constexpr reloc_classifier(u16 machine, bool is64, u32 e_flags) noexcept
+      : machine_(machine), is64_(is64), flags_(e_flags) {}
+  template <class ET>
+  static reloc_classifier of(const file<ET>& f) noexcept {
+    return reloc_classifier(f.machine(), ET::is64, static_cast<u32>(f.header().e_flags));
+  }
+  constexpr int lookup_class(u32 type) const noexcept {
+    if (!needs_symbol_lookup(classify_relocation(machine_, type))) return -1;
+    return elf_machine_type_class(machine_, is64_, flags_, type);
+  }
+  constexpr u16 machine() const noexcept { return machine_; }
+
+ private:
+  u16 machine_ = 0;
+  bool is64_ = false;
+  u32 flags_ = 0;
+};
+
 // Which table a relocation came from.
 enum class reloc_table : u8 { rela, rel, jmprel, relr };
 
@@ -240,19 +343,18 @@ result<void> for_each_dynamic_relocation(const dynamic_info<ET>& dyn, F&& f, std
       dynamic_relocation r;
       r.file_offset = at;
       r.table = which;
-      u64 info = 0;
       if (is_rela) {
         const Rela rec = bytes.read_unchecked<Rela>(at);
         r.offset = rec.r_offset;
-        info = rec.r_info;
         r.addend = static_cast<i64>(rec.r_addend);
+        r.symbol = rec.r_sym();
+        r.type = rec.r_type();
       } else {
         const Rel rec = bytes.read_unchecked<Rel>(at);
         r.offset = rec.r_offset;
-        info = rec.r_info;
+        r.symbol = rec.r_sym();
+        r.type = rec.r_type();
       }
-      r.symbol = ET::r_sym(static_cast<typename ET::uword>(info));
-      r.type = ET::r_type(static_cast<typename ET::uword>(info));
       r.kind = classify_relocation(machine, r.type);
       if (symbol_count != 0 && r.symbol >= symbol_count)
         return bytes.fail(errc::out_of_range, at, "relocation symbol index past the dynamic symbol table");

@@ -42,13 +42,13 @@ symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
   // are stored back as their 16-bit st_shndx (SHN_ABS, SHN_COMMON ...).
   out.section = shndx > 0xffff ? static_cast<u16>(shndx & 0xffff) : static_cast<u16>(shndx);
   out.defined = shndx != SHN_UNDEF;
-  switch (st_bind(sym.st_info)) {
+  switch (sym.st_bind()) {
     case STB_LOCAL: out.bind = binding::local; break;
     case STB_WEAK: out.bind = binding::weak; break;
     case STB_GNU_UNIQUE: out.bind = binding::unique; break;
     default: out.bind = binding::global; break;
   }
-  switch (st_type(sym.st_info)) {
+  switch (sym.st_type()) {
     case STT_NOTYPE: out.kind = symbol_kind::notype; break;
     case STT_OBJECT: out.kind = symbol_kind::object; break;
     case STT_FUNC: out.kind = symbol_kind::func; break;
@@ -60,7 +60,7 @@ symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
     default: out.kind = symbol_kind::other; break;
   }
   if (shndx == SHNX_COMMON) out.kind = symbol_kind::common;
-  switch (st_visibility(sym.st_other)) {
+  switch (sym.st_visibility()) {
     case STV_INTERNAL: out.vis = visibility::internal; break;
     case STV_HIDDEN: out.vis = visibility::hidden; break;
     case STV_PROTECTED: out.vis = visibility::protected_; break;

@@ -8,8 +8,9 @@
 // SHT_SYMTAB_SHNDX section (one Word per symbol, sh_link = the symtab).
 //
 // The dynamic symbol count is not stored in the dynamic section. With section
-// headers it is .dynsym's sh_size / sh_entsize. Without them (stripped
-// section headers) it is derived as ld.so tools do:
+// headers it is .dynsym's sh_size / sh_entsize. Through the dynamic section
+// (what ld.so sees; read_dynsym_from_dynamic, dynsym_count) it is derived as
+// ld.so tools do, and a SHT_DYNSYM header of the same table counts when larger:
 //   - DT_HASH: nchain (the second word) equals the number of symbols;
 //   - DT_GNU_HASH: the highest symbol index reachable from any bucket, then
 //     that chain is walked to its end (low bit set): count = last index + 1.
@@ -172,15 +173,42 @@ result<u64> dynsym_count_from_hash(const dynamic_info<ET>& dyn) noexcept {
   return error{errc::not_found, dyn.offset(), "no DT_HASH or DT_GNU_HASH to count dynamic symbols"};
 }
 
+// The number of dynamic symbols ld.so can index at DT_SYMTAB (file offset
+// `symtab_offset`): the hash tables' count, except that a SHT_DYNSYM section
+// header that describes the same table (same offset, Sym-sized entries) is
+// believed when it counts more. A GNU hash table says nothing of the
+// undefined symbols after its chains: GNU ld gives a DSO that defines nothing
+// (libtorch_global_deps) symoffset 1 and empty buckets although its
+// relocations name the undefined symbols 1..4, and ld.so indexes .dynsym by
+// the relocation without a bound. Without either hash table, the section's
+// count is taken; with neither, it is an error.
+template <class ET>
+result<u64> dynsym_count(const dynamic_info<ET>& dyn, u64 symtab_offset) noexcept {
+  using Sym = typename ET::Sym;
+  const file<ET>& f = dyn.elf();
+  auto from_hash = dynsym_count_from_hash(dyn);
+  if (!from_hash && from_hash.error().code != errc::not_found) return from_hash.error();
+  const u64 hashed = from_hash ? *from_hash : 0;
+  if (auto sec = f.find_section(SHT_DYNSYM)) {
+    const auto& sh = sec->second;
+    if (static_cast<u64>(sh.sh_offset) == symtab_offset && static_cast<u64>(sh.sh_entsize) == sizeof(Sym)) {
+      const u64 n = static_cast<u64>(sh.sh_size) / sizeof(Sym);
+      if (n > hashed && fits(symtab_offset, n * sizeof(Sym), f.bytes().size())) return n;
+    }
+  }
+  return from_hash;
+}
+
 // The dynamic symbol table located through the dynamic section only
-// (DT_SYMTAB, DT_STRTAB, count from the hash tables): what ld.so sees.
+// (DT_SYMTAB, DT_STRTAB, count from dynsym_count): what ld.so sees.
 template <class ET>
 result<symbol_table_view<ET>> read_dynsym_from_dynamic(const dynamic_info<ET>& dyn) noexcept {
   using Sym = typename ET::Sym;
   if (!dyn.present() || !dyn.symtab()) return symbol_table_view<ET>();
   if (dyn.syment() && dyn.syment().value != sizeof(Sym))
     return error{errc::bad_field, dyn.syment().at, "DT_SYMENT is not the Sym size"};
-  LINKSCOPE_TRY(count, dynsym_count_from_hash(dyn));
+  LINKSCOPE_TRY(start, dyn.offset_of(dyn.symtab(), 0));
+  LINKSCOPE_TRY(count, dynsym_count(dyn, start));
   u64 bytes_needed = 0;
   if (!checked_mul(count, sizeof(Sym), bytes_needed))
     return error{errc::overflow, dyn.symtab().at, "dynamic symbol count overflows"};

@@ -110,6 +110,10 @@ inline constexpr u64 DF_1_NOW = 0x1, DF_1_GLOBAL = 0x2, DF_1_GROUP = 0x4, DF_1_N
                      DF_1_INITFIRST = 0x20, DF_1_NOOPEN = 0x40, DF_1_ORIGIN = 0x80, DF_1_DIRECT = 0x100,
                      DF_1_INTERPOSE = 0x400, DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x8000000;
 
+// ld.so's lookup classes (ELF_RTYPE_CLASS_*; relocations.hpp maps relocation types to them)
+inline constexpr int rtype_class_plt = 1;   // undefined symbols (PLT addresses) never match
+inline constexpr int rtype_class_copy = 2;  // the lookup skips the executable
+
 // Versioning
 inline constexpr u16 VER_NDX_LOCAL = 0, VER_NDX_GLOBAL = 1, VERSYM_HIDDEN = 0x8000, VERSYM_VERSION = 0x7fff;
 inline constexpr u16 VER_FLG_BASE = 0x1, VER_FLG_WEAK = 0x2;
@@ -192,6 +196,14 @@ struct elf_types {
     unsigned char st_info;
     unsigned char st_other;
     half st_shndx;
+    u8 st_bind() const noexcept { return elf::st_bind(st_info); }
+    u8 st_type() const noexcept { return elf::st_type(st_info); }
+    u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
+    bool binds_locally() const noexcept {
+      return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
+    }
   };
   struct Sym64 {
     word st_name;
@@ -200,6 +212,14 @@ struct elf_types {
     half st_shndx;
     addr st_value;
     xword st_size;
+    u8 st_bind() const noexcept { return elf::st_bind(st_info); }
+    u8 st_type() const noexcept { return elf::st_type(st_info); }
+    u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
+    bool binds_locally() const noexcept {
+      return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
+    }
   };
   using Sym = std::conditional_t<Is64, Sym64, Sym32>;
   static_assert(sizeof(Sym) == (Is64 ? 24 : 16));
@@ -210,19 +230,6 @@ struct elf_types {
   };
   static_assert(sizeof(Dyn) == (Is64 ? 16 : 8));
 
-  struct Rel {
-    addr r_offset;
-    addr r_info;
-  };
-  struct Rela {
-    addr r_offset;
-    addr r_info;
-    sxword r_addend;
-  };
-  static_assert(sizeof(Rel) == (Is64 ? 16 : 8));
-  static_assert(sizeof(Rela) == (Is64 ? 24 : 12));
-  using Relr = addr;
-
   static constexpr u32 r_sym(uword info) noexcept {
     if constexpr (Is64) return static_cast<u32>(info >> 32);
     else return static_cast<u32>(info >> 8);
@@ -231,6 +238,23 @@ struct elf_types {
     if constexpr (Is64) return static_cast<u32>(info & 0xffffffffu);
     else return static_cast<u32>(info & 0xffu);
   }
+
+  struct Rel {
+    addr r_offset;
+    addr r_info;
+    u32 r_sym() const noexcept { return elf_types::r_sym(r_info); }
+    u32 r_type() const noexcept { return elf_types::r_type(r_info); }
+  };
+  struct Rela {
+    addr r_offset;
+    addr r_info;
+    sxword r_addend;
+    u32 r_sym() const noexcept { return elf_types::r_sym(r_info); }
+    u32 r_type() const noexcept { return elf_types::r_type(r_info); }
+  };
+  static_assert(sizeof(Rel) == (Is64 ? 16 : 8));
+  static_assert(sizeof(Rela) == (Is64 ? 24 : 12));
+  using Relr = addr;
 
   // Versioning records have the same layout in both classes.
   struct Verdef {

@@ -50,6 +50,9 @@ struct version_entry {
   u16 flags = 0;          // vd_flags or vna_flags
   bool defined = false;   // from verdef
   bool needed = false;    // from verneed
+  bool hidden = false;    // verneed: vna_other's hidden bit (the reference accepts no unversioned definition)
+  bool base() const noexcept { return defined && (flags & VER_FLG_BASE) != 0; }
+  bool weak() const noexcept { return needed && (flags & VER_FLG_WEAK) != 0; }
 };
 
 // The decoded version of one symbol.
@@ -78,6 +81,31 @@ class version_tables {
   // the DT_VERSYM/DT_VERDEF/DT_VERNEED tags (like ld.so). No versym -> an
   // empty, valid object (present() == false).
   static result<version_tables> read(const file<ET>& f, const dynamic_info<ET>& dyn, std::size_t dynsym_count) {
+    return read_from(f, dyn, dynsym_count, f.section_count() > 0);
+  }
+  // The tables as ld.so reads them (dl-version.c): DT_VERSYM, DT_VERDEF and
+  // DT_VERNEED only, whatever the section headers say.
+  static result<version_tables> read_dynamic(const dynamic_info<ET>& dyn, std::size_t dynsym_count) {
+    return read_from(dyn.elf(), dyn, dynsym_count, false);
+  }
+
+  bool present() const noexcept { return present_; }
+  std::size_t size() const noexcept { return versym_.size(); }
+  // The versym array (one Half per dynamic symbol; empty when absent).
+  const record_array<Versym>& versym() const noexcept { return versym_; }
+  // Highest vd_ndx in verdef (bfd's cverdefs).
+  u16 max_verdef_index() const noexcept { return max_verdef_; }
+  const std::vector<version_entry>& entries() const noexcept { return entries_; }
+
+  // What version index `n` means (an empty entry when unused).
+  version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
+
+  // The raw versym value of symbol `index` (0 when there is no versym).
+  u16 raw(std::size_t index) const noexcept { return index < versym_.size() ? static_cast<u16>(versym_[index]) : 0; }
+
+ private:
+  static result<version_tables> read_from(const file<ET>& f, const dynamic_info<ET>& dyn, std::size_t dynsym_count,
+                                          bool use_sections) {
     version_tables v;
     const byte_view bytes = f.bytes();
     byte_view strings;
@@ -85,7 +113,7 @@ class version_tables {
     byte_view versym_bytes, verdef_bytes, verneed_bytes;
     u64 verdef_count = 0, verneed_count = 0;
     bool have_versym = false, have_verdef = false, have_verneed = false;
-    if (f.section_count() > 0) {
+    if (use_sections) {
       for (std::size_t i = 0; i < f.section_count(); ++i) {
         const auto sh = f.section_headers()[i];
         const u32 type = sh.sh_type;
@@ -151,26 +179,15 @@ class version_tables {
     return v;
   }
 
-  bool present() const noexcept { return present_; }
-  std::size_t size() const noexcept { return versym_.size(); }
-  // Highest vd_ndx in verdef (bfd's cverdefs).
-  u16 max_verdef_index() const noexcept { return max_verdef_; }
-  const std::vector<version_entry>& entries() const noexcept { return entries_; }
-
-  // What version index `n` means (an empty entry when unused).
-  version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
-
-  // The raw versym value of symbol `index` (0 when there is no versym).
-  u16 raw(std::size_t index) const noexcept { return index < versym_.size() ? static_cast<u16>(versym_[index]) : 0; }
-
+ public:
   // The version of dynamic symbol `index` with the given name, as GNU nm
   // prints it (see the header comment). `defined` is st_shndx != SHN_UNDEF.
   result<symbol_version> of(std::size_t index, std::string_view symbol_name, bool defined) const noexcept {
     symbol_version out;
     if (!present_ || !has_definitions_or_needs_ || index >= versym_.size()) return out;
     const u16 raw_value = versym_[index];
-    out.index = raw_value & VERSYM_VERSION;
-    out.hidden = (raw_value & VERSYM_HIDDEN) != 0;
+    out.index = versym_index(raw_value);
+    out.hidden = versym_hidden(raw_value);
     const u16 n = out.index;
     if (n == 0) return out;
     if (n == 1 && (n > max_verdef_ || (n < entries_.size() && entries_[n].defined && (entries_[n].flags & VER_FLG_BASE))))
@@ -205,7 +222,7 @@ class version_tables {
     if (count > limit) return table.fail(errc::too_large, 0, "verdef count exceeds what the table can hold");
     for (u64 i = 0; i < count; ++i) {
       LINKSCOPE_TRY(vd, table.template read<Verdef>(pos, "verdef record past end of table"));
-      const u16 ndx = static_cast<u16>(vd.vd_ndx & VERSYM_VERSION);
+      const u16 ndx = versym_index(vd.vd_ndx);
       if (ndx == 0) return table.fail(errc::bad_field, pos, "verdef index 0");
       std::string_view name;
       if (vd.vd_cnt > 0) {
@@ -251,7 +268,7 @@ class version_tables {
         const Vernaux vna = table.template read_unchecked<Vernaux>(aux_pos);
         auto name = strings.cstring(vna.vna_name);
         if (!name) return table.fail(errc::out_of_range, aux_pos, "vernaux name outside the string table");
-        const u16 other = static_cast<u16>(vna.vna_other & VERSYM_VERSION);
+        const u16 other = versym_index(vna.vna_other);
         if (other != 0) {
           version_entry& e = slot(other);
           if (!e.defined) {
@@ -260,6 +277,7 @@ class version_tables {
             e.flags = vna.vna_flags;
             e.hash = vna.vna_hash;
             e.needed = true;
+            e.hidden = versym_hidden(vna.vna_other);
           }
         }
         if (vna.vna_next == 0) break;

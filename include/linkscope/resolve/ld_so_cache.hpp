@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 
 namespace linkscope {
@@ -139,11 +140,9 @@ class ld_so_cache {
 
   // Parse the bytes of a cache file. Every offset is checked; an entry whose strings
   // fall outside the file is an error (ld.so silently ignores such a cache: callers
-  // that want ld.so's behaviour treat any error as "no cache"). (A template on
-  // a never-given D only so that a translation unit that parses no cache does
-  // not instantiate both byte orders of the reader.)
-  template <class D = void>
-  static result<ld_so_cache> parse(linkscope::detail::deferred<byte_view, D> bytes);
+  // that want ld.so's behaviour treat any error as "no cache"). Compiled once
+  // in src/ in compiled mode (core/config.hpp).
+  static result<ld_so_cache> parse(byte_view bytes);
   static result<ld_so_cache> parse(std::string_view) = delete;
 
   ld_so_cache_format format() const noexcept { return format_; }
@@ -278,8 +277,8 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-template <class D>
-result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D> bytes) {
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   using namespace detail;
   ld_so_cache cache;
   const std::string_view text = bytes.chars();
@@ -326,6 +325,7 @@ result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D>
   }
   return cache;
 }
+#endif
 
 inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
   // dl-cache.c search_cache: binary search with ints, then walk back to the first

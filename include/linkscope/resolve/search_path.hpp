@@ -38,6 +38,7 @@
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/file.hpp"
 #include "linkscope/resolve/ld_so_cache.hpp"
 
 #if !defined(_WIN32)
@@ -297,13 +298,9 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 }
 
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
-// A template on a never-given D (use the alias `library_search`) only so that
-// its members, the ld.so.cache reader among them, are compiled in the
-// translation units that search, not in every one that includes the header.
-template <class D = void>
-class basic_library_search {
+class library_search {
  public:
-  explicit basic_library_search(search_options options) : options_(std::move(options)) {
+  explicit library_search(search_options options) : options_(std::move(options)) {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
     isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
     if (options_.target.machine == 62 && options_.target.elf_class == 2) {
@@ -367,7 +364,7 @@ class basic_library_search {
           if (file.error().code != errc::not_found) cache_error_ = file.error();
         } else {
           cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse<D>(cache_file_->bytes());
+          auto parsed = ld_so_cache::parse(cache_file_->bytes());
           if (!parsed)
             cache_error_ = parsed.error();
           else
@@ -485,18 +482,13 @@ class basic_library_search {
   }
 
   candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
-    if (size < 20 || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return candidate_status::bad_file;
-    if (h[4] != options_.target.elf_class) return candidate_status::other_class;
-    const std::size_t ehdr_size = h[4] == 2 ? 64 : 52;
-    if (size < ehdr_size || h[5] != options_.target.elf_data || h[6] != 1) return candidate_status::bad_file;
-    if (h[7] != 0 && h[7] != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
-    const bool le = h[5] == 1;
-    const std::uint16_t machine = le ? static_cast<std::uint16_t>(h[18] | (h[19] << 8))
-                                     : static_cast<std::uint16_t>((h[18] << 8) | h[19]);
-    if (machine != options_.target.machine) return candidate_status::other_machine;
-    const std::uint16_t type = le ? static_cast<std::uint16_t>(h[16] | (h[17] << 8))
-                                  : static_cast<std::uint16_t>((h[16] << 8) | h[17]);
-    if (type != 2 && type != 3) return candidate_status::bad_file;
+    auto id = elf::identify(byte_view(h, size));
+    if (!id) return candidate_status::bad_file;
+    if (id->elf_class != options_.target.elf_class) return candidate_status::other_class;
+    if (id->data != options_.target.elf_data || id->version != 1) return candidate_status::bad_file;
+    if (id->osabi != 0 && id->osabi != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
+    if (id->machine != options_.target.machine) return candidate_status::other_machine;
+    if (!id->loadable()) return candidate_status::bad_file;
     return candidate_status::ok;
   }
 
@@ -595,7 +587,6 @@ class basic_library_search {
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };
-using library_search = basic_library_search<>;
 
 }  // namespace resolve
 }  // namespace v0

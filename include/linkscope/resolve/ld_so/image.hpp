@@ -1,0 +1,251 @@
+// linkscope/resolve/ld_so/image.hpp — one object as the ld.so emulator reads
+// it (object_image), and the cache of them shared by every root of a run
+// (object_cache).
+//
+// An object_image is what ld.so takes from a file, read once through elf/
+// and never changed afterwards: the ELF views (elf::file, elf::dynamic_info),
+// .dynsym as ld.so indexes it (elf::read_dynsym_from_dynamic: DT_SYMTAB, the
+// hash tables' count, the SHT_DYNSYM rule), .dynstr, the version tables as
+// dl-version.c reads them (elf::version_tables::read_dynamic), projected to
+// ld.so's l_versions, the DT_NEEDED/SONAME/RPATH/RUNPATH strings, PT_INTERP
+// and the relocation classes of its machine. A malformed part becomes a
+// warning and the object keeps what could be read.
+//
+// Loader cache API — object_cache: a run that links many roots (a package
+// check: every executable and DSO of a prefix) passes one object_cache to
+// link_dynamic(program, options, cache) for every root. Each file is then
+// mapped, parsed and pre-faulted once per run, however many closures it
+// joins; a file is known by the host path it was opened as and by its
+// device+inode (two paths of one file give one image). Results keep the
+// mappings they point into alive (dynamic_link::files holds shared
+// pointers), so a result may outlive the cache. Not thread-safe: one cache
+// per thread. `files()` counts the distinct files parsed, `hits()` the opens
+// answered from the cache.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/dynamic.hpp"
+#include "linkscope/elf/file.hpp"
+#include "linkscope/elf/relocations.hpp"
+#include "linkscope/elf/symbols.hpp"
+#include "linkscope/elf/types.hpp"
+#include "linkscope/elf/versions.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// One entry of ld.so's l_versions (by versym index): what a reference asks
+// for, or what a definition is.
+struct version_entry {
+  std::string_view name;
+  std::string_view filename;  // verneed file; empty for verdef
+  std::uint32_t hash = 0;
+  bool hidden = false;
+  bool weak = false;
+};
+
+template <class ET>
+struct object_image {
+  using Sym = typename ET::Sym;
+  std::shared_ptr<const mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  record_array<Sym> dynsym;
+  byte_view dynstr;
+  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<version_entry> defined_versions;  // every verdef, the base included
+  elf::reloc_classifier classes;
+  // What the loader needs of the dynamic section and the program headers.
+  std::string_view soname, rpath, runpath;
+  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
+  std::vector<std::string_view> needed;
+  std::string interpreter;            // PT_INTERP; empty when none
+  std::vector<std::string> warnings;  // malformed parts, with the reason
+  std::uint64_t device = 0, inode = 0;
+  bool ok = false;
+
+  bool has_versym() const noexcept { return !versym.empty(); }
+  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
+  std::string_view name_of(const Sym& s) const noexcept {
+    auto n = dynstr.cstring(s.st_name);
+    return n ? *n : std::string_view{};
+  }
+};
+
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+inline std::string with_offset(const error& e) {
+  std::string w = e.message;
+  if (e.has_offset()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+    w += buf;
+  }
+  return w;
+}
+
+// Open and parse one object; errors become warnings on the image.
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+  auto img = std::make_unique<object_image<ET>>();
+  img->mapped = std::move(mapped);
+  img->device = img->mapped->device();
+  img->inode = img->mapped->inode();
+  auto note = [&](const error& e) { img->warnings.push_back(with_offset(e)); };
+  auto f = elf::file<ET>::open(img->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return img;
+  }
+  img->elf = *f;
+  img->classes = elf::reloc_classifier::of(img->elf);
+  for (const auto& ph : img->elf.program_headers()) {
+    if (ph.p_type != elf::PT_INTERP) continue;
+    auto s = img->elf.bytes().cstring(ph.p_offset);
+    if (s && !s->empty()) img->interpreter = std::string(*s);
+  }
+  auto dyn = elf::dynamic_info<ET>::read(img->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return img;
+  }
+  img->dyn = *dyn;
+  img->ok = true;
+  const auto& d = img->dyn;
+  img->dynstr = d.strings();
+  if (auto s = d.soname()) img->soname = *s; else note(s.error());
+  img->has_rpath = d.has_rpath();
+  img->has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
+  img->symbolic = d.symbolic();
+  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  img->needed.reserve(d.needed_count());
+  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
+  if (!needed) note(needed.error());
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
+    note(v.error());
+  } else if (v->present()) {
+    img->versym = v->versym();
+    const auto& entries = v->entries();
+    img->versions.resize(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const elf::version_entry& e = entries[i];
+      if (e.name.empty()) continue;
+      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
+      if (e.defined) img->defined_versions.push_back(entry);
+      // The base version (the SONAME) is not available for matching (dl-version.c).
+      if (!e.base()) img->versions[i] = entry;
+    }
+  }
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  const unsigned char* base = img->elf.bytes().data();
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  return img;
+}
+
+}  // namespace detail
+
+class object_cache {
+ public:
+  object_cache() = default;
+  object_cache(const object_cache&) = delete;
+  object_cache& operator=(const object_cache&) = delete;
+  object_cache(object_cache&&) = default;
+  object_cache& operator=(object_cache&&) = default;
+
+  // Distinct files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The image of the file at host path `file` (parsed on first use). An
+  // unreadable file gives an image with ok == false, no mapping and the
+  // reason in its warnings (also cached). The image never changes.
+  template <class ET>
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    store<ET>& s = std::get<store<ET>>(stores_);
+    auto it = s.by_path.find(file);
+    if (it != s.by_path.end()) {
+      ++hits_;
+      return it->second;
+    }
+    std::shared_ptr<const detail::object_image<ET>> img;
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::object_image<ET>>();
+      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+      img = std::move(failed);
+    } else {
+      const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+      auto same = s.by_file.find(key);
+      if (same != s.by_file.end()) {
+        ++hits_;
+        img = same->second;
+      } else {
+        ++files_;
+        img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+        s.by_file.emplace(key, img);
+      }
+    }
+    s.by_path.emplace(file, img);
+    return img;
+  }
+
+ private:
+  template <class ET>
+  struct store {
+    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+  };
+  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
