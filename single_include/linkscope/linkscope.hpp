@@ -2684,6 +2684,10 @@ inline constexpr u64 DF_1_NOW = 0x1, DF_1_GLOBAL = 0x2, DF_1_GROUP = 0x4, DF_1_N
                      DF_1_INITFIRST = 0x20, DF_1_NOOPEN = 0x40, DF_1_ORIGIN = 0x80, DF_1_DIRECT = 0x100,
                      DF_1_INTERPOSE = 0x400, DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x8000000;
 
+// ld.so's lookup classes (ELF_RTYPE_CLASS_*; relocations.hpp maps relocation types to them)
+inline constexpr int rtype_class_plt = 1;   // undefined symbols (PLT addresses) never match
+inline constexpr int rtype_class_copy = 2;  // the lookup skips the executable
+
 // Versioning
 inline constexpr u16 VER_NDX_LOCAL = 0, VER_NDX_GLOBAL = 1, VERSYM_HIDDEN = 0x8000, VERSYM_VERSION = 0x7fff;
 inline constexpr u16 VER_FLG_BASE = 0x1, VER_FLG_WEAK = 0x2;
@@ -2766,6 +2770,14 @@ struct elf_types {
     unsigned char st_info;
     unsigned char st_other;
     half st_shndx;
+    u8 st_bind() const noexcept { return elf::st_bind(st_info); }
+    u8 st_type() const noexcept { return elf::st_type(st_info); }
+    u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
+    bool binds_locally() const noexcept {
+      return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
+    }
   };
   struct Sym64 {
     word st_name;
@@ -2774,6 +2786,14 @@ struct elf_types {
     half st_shndx;
     addr st_value;
     xword st_size;
+    u8 st_bind() const noexcept { return elf::st_bind(st_info); }
+    u8 st_type() const noexcept { return elf::st_type(st_info); }
+    u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
+    bool binds_locally() const noexcept {
+      return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
+    }
   };
   using Sym = std::conditional_t<Is64, Sym64, Sym32>;
   static_assert(sizeof(Sym) == (Is64 ? 24 : 16));
@@ -2784,19 +2804,6 @@ struct elf_types {
   };
   static_assert(sizeof(Dyn) == (Is64 ? 16 : 8));
 
-  struct Rel {
-    addr r_offset;
-    addr r_info;
-  };
-  struct Rela {
-    addr r_offset;
-    addr r_info;
-    sxword r_addend;
-  };
-  static_assert(sizeof(Rel) == (Is64 ? 16 : 8));
-  static_assert(sizeof(Rela) == (Is64 ? 24 : 12));
-  using Relr = addr;
-
   static constexpr u32 r_sym(uword info) noexcept {
     if constexpr (Is64) return static_cast<u32>(info >> 32);
     else return static_cast<u32>(info >> 8);
@@ -2805,6 +2812,23 @@ struct elf_types {
     if constexpr (Is64) return static_cast<u32>(info & 0xffffffffu);
     else return static_cast<u32>(info & 0xffu);
   }
+
+  struct Rel {
+    addr r_offset;
+    addr r_info;
+    u32 r_sym() const noexcept { return elf_types::r_sym(r_info); }
+    u32 r_type() const noexcept { return elf_types::r_type(r_info); }
+  };
+  struct Rela {
+    addr r_offset;
+    addr r_info;
+    sxword r_addend;
+    u32 r_sym() const noexcept { return elf_types::r_sym(r_info); }
+    u32 r_type() const noexcept { return elf_types::r_type(r_info); }
+  };
+  static_assert(sizeof(Rel) == (Is64 ? 16 : 8));
+  static_assert(sizeof(Rela) == (Is64 ? 24 : 12));
+  using Relr = addr;
 
   // Versioning records have the same layout in both classes.
   struct Verdef {
@@ -3051,19 +3075,114 @@ class file {
   mutable bool names_checked_ = false;
 };
 
-// The class and byte order of an ELF file: 0 = not ELF / invalid.
-struct elf_kind {
-  bool is64 = false;
-  bool big_endian = false;
+// What kind of ELF file this is: the one answer to "what is this file?" for
+// every loader, linker and sniffer (elf::identify). It reads e_ident and the
+// Ehdr, then, when the program header table lies in `bytes`, the segments:
+//   relocatable  ET_REL (an object for a static link)
+//   executable   ET_EXEC
+//   pie          ET_DYN whose DT_FLAGS_1 has DF_1_PIE (what file(1) and
+//                readelf call a "position-independent executable"; a PIE
+//                linked before binutils 2.26 lacks the flag and is `shared`)
+//   shared       any other ET_DYN (a DSO; libc.so.6 is one although it has
+//                PT_INTERP and runs)
+//   core         ET_CORE;  other: anything else (ET_NONE, OS/processor types)
+// `dynamic` is "has PT_DYNAMIC" (ld.so maps it with its dependencies; an
+// ET_EXEC without it is statically linked). Given only the first bytes of a
+// file (a search candidate's 64-byte header), the header fields are exact and
+// `segments_read` is false.
+enum class file_kind : u8 { relocatable, executable, pie, shared, core, other };
+
+constexpr const char* to_string(file_kind k) noexcept {
+  switch (k) {
+    case file_kind::relocatable: return "relocatable";
+    case file_kind::executable: return "executable";
+    case file_kind::pie: return "pie";
+    case file_kind::shared: return "shared";
+    case file_kind::core: return "core";
+    case file_kind::other: return "other";
+  }
+  return "?";
+}
+
+struct identity {
+  u8 elf_class = 0;   // EI_CLASS: elfclass32 or elfclass64
+  u8 data = 0;        // EI_DATA: elfdata2lsb or elfdata2msb
+  u8 version = 0;     // EI_VERSION (1 = EV_CURRENT)
+  u8 osabi = 0;       // EI_OSABI
+  u16 type = 0;       // e_type
+  u16 machine = 0;    // e_machine
+  file_kind kind = file_kind::other;
+  bool segments_read = false;  // the program headers were in `bytes` and read
+  bool dynamic = false;        // PT_DYNAMIC present
+  bool interpreter = false;    // PT_INTERP present
+
+  constexpr bool is64() const noexcept { return elf_class == elfclass64; }
+  constexpr bool big_endian() const noexcept { return data == elfdata2msb; }
+  // ET_EXEC or ET_DYN: what ld.so's open_verify accepts as a loadable object.
+  constexpr bool loadable() const noexcept { return type == ET_EXEC || type == ET_DYN; }
+  // A loadable object that ld.so links dynamically (has PT_DYNAMIC).
+  constexpr bool dynamically_linked() const noexcept { return loadable() && dynamic; }
 };
-inline result<elf_kind> identify_elf(byte_view bytes) noexcept {
+
+namespace detail {
+template <class ET>
+result<identity> identify_as(byte_view bytes, identity id) noexcept {
+  using Ehdr = typename ET::Ehdr;
+  using Phdr = typename ET::Phdr;
+  using Dyn = typename ET::Dyn;
+  LINKSCOPE_TRY(ehdr, bytes.read<Ehdr>(0, "ELF header truncated"));
+  id.type = ehdr.e_type;
+  id.machine = ehdr.e_machine;
+  switch (id.type) {
+    case ET_REL: id.kind = file_kind::relocatable; break;
+    case ET_EXEC: id.kind = file_kind::executable; break;
+    case ET_DYN: id.kind = file_kind::shared; break;
+    case ET_CORE: id.kind = file_kind::core; break;
+    default: id.kind = file_kind::other; break;
+  }
+  const u64 phoff = ehdr.e_phoff;
+  const u64 phnum = ehdr.e_phnum;
+  u64 table_bytes = 0;
+  if (phoff == 0 || phnum == 0 || ehdr.e_phentsize != sizeof(Phdr) || phnum == 0xffff /* PN_XNUM */ ||
+      !checked_mul(phnum, sizeof(Phdr), table_bytes) || !fits(phoff, table_bytes, bytes.size())) {
+    id.segments_read = phoff == 0 || phnum == 0;  // no table at all: nothing more to read
+    return id;
+  }
+  id.segments_read = true;
+  const record_array<Phdr> phdrs(bytes.data() + phoff, static_cast<std::size_t>(phnum));
+  for (const Phdr& ph : phdrs) {
+    const u32 t = ph.p_type;
+    if (t == PT_INTERP) id.interpreter = true;
+    if (t != PT_DYNAMIC || id.dynamic) continue;
+    id.dynamic = true;
+    if (id.type != ET_DYN) continue;
+    const u64 off = ph.p_offset;
+    const u64 size = ph.p_filesz;
+    if (!fits(off, size, bytes.size())) continue;
+    const record_array<Dyn> dyns(bytes.data() + off, static_cast<std::size_t>(size / sizeof(Dyn)));
+    for (const Dyn& d : dyns) {
+      const i64 tag = static_cast<i64>(d.d_tag);
+      if (tag == DT_NULL) break;
+      if (tag == DT_FLAGS_1 && (static_cast<u64>(d.d_val) & DF_1_PIE) != 0) id.kind = file_kind::pie;
+    }
+  }
+  return id;
+}
+}  // namespace detail
+
+inline result<identity> identify(byte_view bytes) noexcept {
   if (!is_elf(bytes)) return bytes.fail(errc::bad_magic, 0, "not an ELF file");
   if (bytes.size() < ei_nident) return bytes.fail(errc::truncated, 0, "ELF identification truncated");
-  const u8 cls = bytes.data()[ei_class];
-  const u8 data = bytes.data()[ei_data];
-  if (cls != elfclass32 && cls != elfclass64) return bytes.fail(errc::bad_field, ei_class, "bad ELF class");
-  if (data != elfdata2lsb && data != elfdata2msb) return bytes.fail(errc::bad_field, ei_data, "bad ELF data encoding");
-  return elf_kind{cls == elfclass64, data == elfdata2msb};
+  identity id;
+  id.elf_class = bytes.data()[ei_class];
+  id.data = bytes.data()[ei_data];
+  id.version = bytes.data()[ei_version];
+  id.osabi = bytes.data()[ei_osabi];
+  if (id.elf_class != elfclass32 && id.elf_class != elfclass64)
+    return bytes.fail(errc::bad_field, ei_class, "bad ELF class");
+  if (id.data != elfdata2lsb && id.data != elfdata2msb) return bytes.fail(errc::bad_field, ei_data, "bad ELF data encoding");
+  if (id.is64()) return id.big_endian() ? detail::identify_as<elf64be>(bytes, id) : detail::identify_as<elf64le>(bytes, id);
+  return id.big_endian() ? detail::identify_as<elf32be>(bytes, id) : detail::identify_as<elf32le>(bytes, id);
 }
 
 // Open `bytes` as the right file<ET> and call f(const file<ET>&). f must
@@ -3076,7 +3195,7 @@ auto visit_elf(byte_view bytes, F&& f) -> std::invoke_result_t<F&, const file<el
                     std::is_same_v<R, std::invoke_result_t<F&, const file<elf32be>&>> &&
                     std::is_same_v<R, std::invoke_result_t<F&, const file<elf64be>&>>,
                 "visit_elf: f must return the same type for every ELF variant");
-  auto kind = identify_elf(bytes);
+  auto kind = identify(bytes);
   if (!kind) return R(kind.error());
   auto run = [&](auto tag) -> R {
     using ET = decltype(tag);
@@ -3084,8 +3203,8 @@ auto visit_elf(byte_view bytes, F&& f) -> std::invoke_result_t<F&, const file<el
     if (!opened) return R(opened.error());
     return f(*opened);
   };
-  if (kind->is64) return kind->big_endian ? run(elf64be{}) : run(elf64le{});
-  return kind->big_endian ? run(elf32be{}) : run(elf32le{});
+  if (kind->is64()) return kind->big_endian() ? run(elf64be{}) : run(elf64le{});
+  return kind->big_endian() ? run(elf32be{}) : run(elf32le{});
 }
 
 }  // namespace elf
@@ -3371,8 +3490,9 @@ class dynamic_info {
 // SHT_SYMTAB_SHNDX section (one Word per symbol, sh_link = the symtab).
 //
 // The dynamic symbol count is not stored in the dynamic section. With section
-// headers it is .dynsym's sh_size / sh_entsize. Without them (stripped
-// section headers) it is derived as ld.so tools do:
+// headers it is .dynsym's sh_size / sh_entsize. Through the dynamic section
+// (what ld.so sees; read_dynsym_from_dynamic, dynsym_count) it is derived as
+// ld.so tools do, and a SHT_DYNSYM header of the same table counts when larger:
 //   - DT_HASH: nchain (the second word) equals the number of symbols;
 //   - DT_GNU_HASH: the highest symbol index reachable from any bucket, then
 //     that chain is walked to its end (low bit set): count = last index + 1.
@@ -3529,15 +3649,42 @@ result<u64> dynsym_count_from_hash(const dynamic_info<ET>& dyn) noexcept {
   return error{errc::not_found, dyn.offset(), "no DT_HASH or DT_GNU_HASH to count dynamic symbols"};
 }
 
+// The number of dynamic symbols ld.so can index at DT_SYMTAB (file offset
+// `symtab_offset`): the hash tables' count, except that a SHT_DYNSYM section
+// header that describes the same table (same offset, Sym-sized entries) is
+// believed when it counts more. A GNU hash table says nothing of the
+// undefined symbols after its chains: GNU ld gives a DSO that defines nothing
+// (libtorch_global_deps) symoffset 1 and empty buckets although its
+// relocations name the undefined symbols 1..4, and ld.so indexes .dynsym by
+// the relocation without a bound. Without either hash table, the section's
+// count is taken; with neither, it is an error.
+template <class ET>
+result<u64> dynsym_count(const dynamic_info<ET>& dyn, u64 symtab_offset) noexcept {
+  using Sym = typename ET::Sym;
+  const file<ET>& f = dyn.elf();
+  auto from_hash = dynsym_count_from_hash(dyn);
+  if (!from_hash && from_hash.error().code != errc::not_found) return from_hash.error();
+  const u64 hashed = from_hash ? *from_hash : 0;
+  if (auto sec = f.find_section(SHT_DYNSYM)) {
+    const auto& sh = sec->second;
+    if (static_cast<u64>(sh.sh_offset) == symtab_offset && static_cast<u64>(sh.sh_entsize) == sizeof(Sym)) {
+      const u64 n = static_cast<u64>(sh.sh_size) / sizeof(Sym);
+      if (n > hashed && fits(symtab_offset, n * sizeof(Sym), f.bytes().size())) return n;
+    }
+  }
+  return from_hash;
+}
+
 // The dynamic symbol table located through the dynamic section only
-// (DT_SYMTAB, DT_STRTAB, count from the hash tables): what ld.so sees.
+// (DT_SYMTAB, DT_STRTAB, count from dynsym_count): what ld.so sees.
 template <class ET>
 result<symbol_table_view<ET>> read_dynsym_from_dynamic(const dynamic_info<ET>& dyn) noexcept {
   using Sym = typename ET::Sym;
   if (!dyn.present() || !dyn.symtab()) return symbol_table_view<ET>();
   if (dyn.syment() && dyn.syment().value != sizeof(Sym))
     return error{errc::bad_field, dyn.syment().at, "DT_SYMENT is not the Sym size"};
-  LINKSCOPE_TRY(count, dynsym_count_from_hash(dyn));
+  LINKSCOPE_TRY(start, dyn.offset_of(dyn.symtab(), 0));
+  LINKSCOPE_TRY(count, dynsym_count(dyn, start));
   u64 bytes_needed = 0;
   if (!checked_mul(count, sizeof(Sym), bytes_needed))
     return error{errc::overflow, dyn.symtab().at, "dynamic symbol count overflows"};
@@ -3609,6 +3756,9 @@ struct version_entry {
   u16 flags = 0;          // vd_flags or vna_flags
   bool defined = false;   // from verdef
   bool needed = false;    // from verneed
+  bool hidden = false;    // verneed: vna_other's hidden bit (the reference accepts no unversioned definition)
+  bool base() const noexcept { return defined && (flags & VER_FLG_BASE) != 0; }
+  bool weak() const noexcept { return needed && (flags & VER_FLG_WEAK) != 0; }
 };
 
 // The decoded version of one symbol.
@@ -3637,6 +3787,31 @@ class version_tables {
   // the DT_VERSYM/DT_VERDEF/DT_VERNEED tags (like ld.so). No versym -> an
   // empty, valid object (present() == false).
   static result<version_tables> read(const file<ET>& f, const dynamic_info<ET>& dyn, std::size_t dynsym_count) {
+    return read_from(f, dyn, dynsym_count, f.section_count() > 0);
+  }
+  // The tables as ld.so reads them (dl-version.c): DT_VERSYM, DT_VERDEF and
+  // DT_VERNEED only, whatever the section headers say.
+  static result<version_tables> read_dynamic(const dynamic_info<ET>& dyn, std::size_t dynsym_count) {
+    return read_from(dyn.elf(), dyn, dynsym_count, false);
+  }
+
+  bool present() const noexcept { return present_; }
+  std::size_t size() const noexcept { return versym_.size(); }
+  // The versym array (one Half per dynamic symbol; empty when absent).
+  const record_array<Versym>& versym() const noexcept { return versym_; }
+  // Highest vd_ndx in verdef (bfd's cverdefs).
+  u16 max_verdef_index() const noexcept { return max_verdef_; }
+  const std::vector<version_entry>& entries() const noexcept { return entries_; }
+
+  // What version index `n` means (an empty entry when unused).
+  version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
+
+  // The raw versym value of symbol `index` (0 when there is no versym).
+  u16 raw(std::size_t index) const noexcept { return index < versym_.size() ? static_cast<u16>(versym_[index]) : 0; }
+
+ private:
+  static result<version_tables> read_from(const file<ET>& f, const dynamic_info<ET>& dyn, std::size_t dynsym_count,
+                                          bool use_sections) {
     version_tables v;
     const byte_view bytes = f.bytes();
     byte_view strings;
@@ -3644,7 +3819,7 @@ class version_tables {
     byte_view versym_bytes, verdef_bytes, verneed_bytes;
     u64 verdef_count = 0, verneed_count = 0;
     bool have_versym = false, have_verdef = false, have_verneed = false;
-    if (f.section_count() > 0) {
+    if (use_sections) {
       for (std::size_t i = 0; i < f.section_count(); ++i) {
         const auto sh = f.section_headers()[i];
         const u32 type = sh.sh_type;
@@ -3710,26 +3885,15 @@ class version_tables {
     return v;
   }
 
-  bool present() const noexcept { return present_; }
-  std::size_t size() const noexcept { return versym_.size(); }
-  // Highest vd_ndx in verdef (bfd's cverdefs).
-  u16 max_verdef_index() const noexcept { return max_verdef_; }
-  const std::vector<version_entry>& entries() const noexcept { return entries_; }
-
-  // What version index `n` means (an empty entry when unused).
-  version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
-
-  // The raw versym value of symbol `index` (0 when there is no versym).
-  u16 raw(std::size_t index) const noexcept { return index < versym_.size() ? static_cast<u16>(versym_[index]) : 0; }
-
+ public:
   // The version of dynamic symbol `index` with the given name, as GNU nm
   // prints it (see the header comment). `defined` is st_shndx != SHN_UNDEF.
   result<symbol_version> of(std::size_t index, std::string_view symbol_name, bool defined) const noexcept {
     symbol_version out;
     if (!present_ || !has_definitions_or_needs_ || index >= versym_.size()) return out;
     const u16 raw_value = versym_[index];
-    out.index = raw_value & VERSYM_VERSION;
-    out.hidden = (raw_value & VERSYM_HIDDEN) != 0;
+    out.index = versym_index(raw_value);
+    out.hidden = versym_hidden(raw_value);
     const u16 n = out.index;
     if (n == 0) return out;
     if (n == 1 && (n > max_verdef_ || (n < entries_.size() && entries_[n].defined && (entries_[n].flags & VER_FLG_BASE))))
@@ -3764,7 +3928,7 @@ class version_tables {
     if (count > limit) return table.fail(errc::too_large, 0, "verdef count exceeds what the table can hold");
     for (u64 i = 0; i < count; ++i) {
       LINKSCOPE_TRY(vd, table.template read<Verdef>(pos, "verdef record past end of table"));
-      const u16 ndx = static_cast<u16>(vd.vd_ndx & VERSYM_VERSION);
+      const u16 ndx = versym_index(vd.vd_ndx);
       if (ndx == 0) return table.fail(errc::bad_field, pos, "verdef index 0");
       std::string_view name;
       if (vd.vd_cnt > 0) {
@@ -3810,7 +3974,7 @@ class version_tables {
         const Vernaux vna = table.template read_unchecked<Vernaux>(aux_pos);
         auto name = strings.cstring(vna.vna_name);
         if (!name) return table.fail(errc::out_of_range, aux_pos, "vernaux name outside the string table");
-        const u16 other = static_cast<u16>(vna.vna_other & VERSYM_VERSION);
+        const u16 other = versym_index(vna.vna_other);
         if (other != 0) {
           version_entry& e = slot(other);
           if (!e.defined) {
@@ -3819,6 +3983,7 @@ class version_tables {
             e.flags = vna.vna_flags;
             e.hash = vna.vna_hash;
             e.needed = true;
+            e.hidden = versym_hidden(vna.vna_other);
           }
         }
         if (vna.vna_next == 0) break;
@@ -3859,10 +4024,6 @@ struct version_request {
     return version_request{name, sysv_hash(name), hidden};
   }
 };
-
-// ld.so's ELF_RTYPE_CLASS_*.
-inline constexpr int rtype_class_plt = 1;   // undefined symbols never match
-inline constexpr int rtype_class_copy = 2;  // (the resolver skips the executable)
 
 struct lookup_options {
   const version_request* version = nullptr;
@@ -4054,8 +4215,8 @@ class hash_table {
     lookup_result r;
     r.index = index;
     r.matched = true;
-    const u8 vis = st_visibility(sym.st_other);
-    const u8 bind = st_bind(sym.st_info);
+    const u8 vis = sym.st_visibility();
+    const u8 bind = sym.st_bind();
     r.found = vis != STV_HIDDEN && vis != STV_INTERNAL &&
               (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE);
     return r;
@@ -4064,7 +4225,7 @@ class hash_table {
   result<lookup_result> check_match(std::string_view name, u32 index, const lookup_options& options,
                                     lookup_state& state) const noexcept {
     const Sym sym = dynsym_[index];
-    const u8 type = st_type(sym.st_info);
+    const u8 type = sym.st_type();
     const u32 shndx = sym.st_shndx;
     if ((sym.st_value == 0 && shndx != SHN_ABS && type != STT_TLS) ||
         ((options.type_class & rtype_class_plt) != 0 && shndx == SHN_UNDEF))
@@ -4304,8 +4465,8 @@ class nm_classifier {
 
   // nm's letter for a symbol whose real section index is `shndx`.
   char letter(const Sym& sym, u32 shndx) const noexcept {
-    const u8 bind = st_bind(sym.st_info);
-    const u8 type = st_type(sym.st_info);
+    const u8 bind = sym.st_bind();
+    const u8 type = sym.st_type();
     const u16 machine = file_->machine();
     if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
       return 'C';
@@ -4339,7 +4500,7 @@ class nm_classifier {
 
   // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
   bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
-    const u8 type = st_type(sym.st_info);
+    const u8 type = sym.st_type();
     if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
     if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
     return true;
@@ -4348,7 +4509,7 @@ class nm_classifier {
  private:
   // No section headers: classify by the PT_LOAD segment holding the value.
   char segment_letter(const Sym& sym) const noexcept {
-    if (st_type(sym.st_info) == STT_TLS) return 'd';
+    if (sym.st_type() == STT_TLS) return 'd';
     const u64 v = sym.st_value;
     for (const auto& ph : file_->program_headers()) {
       if (ph.p_type != PT_LOAD) continue;
@@ -4408,7 +4569,7 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     LINKSCOPE_TRY(stored_name, table.name(i));
     std::string_view name = stored_name;
     // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
-    if (sym.st_name == 0 && st_type(sym.st_info) == STT_SECTION && shndx < f.section_count()) {
+    if (sym.st_name == 0 && sym.st_type() == STT_SECTION && shndx < f.section_count()) {
       LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
       name = section_name;
     }
@@ -4419,7 +4580,7 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
     if (options.undefined_only && !undefined) continue;
     if (options.defined_only && undefined) continue;
     if (options.external_only && !options.undefined_only) {
-      const u8 bind = st_bind(sym.st_info);
+      const u8 bind = sym.st_bind();
       const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
                           e.type == 'C' || e.type == 'c';
       if (!global) continue;
@@ -4438,13 +4599,15 @@ result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std:
   return listing;
 }
 
-// The same for raw bytes of any ELF variant. (A template only so that a
-// translation unit that does not call it does not instantiate it.)
-template <class D = void>
-result<nm_listing> nm_symbols(linkscope::detail::deferred<byte_view, D> bytes, const nm_options& options,
-                              std::vector<nm_entry>& out) {
+// The same for raw bytes of any ELF variant (compiled once in src/ in
+// compiled mode, core/config.hpp).
+result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
   return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
 }
+#endif
 
 }  // namespace elf
 }  // namespace v0
@@ -4468,7 +4631,10 @@ result<nm_listing> nm_symbols(linkscope::detail::deferred<byte_view, D> bytes, c
 // TLS module/offset/TP-offset/descriptor, RELATIVE and IRELATIVE (no symbol
 // lookup). `classify_relocation(machine, type)` gives that class for x86-64,
 // i386, AArch64, ARM, RISC-V, PowerPC64 and s390x; unknown types are
-// `reloc_class::other`.
+// `reloc_class::other`. What ld.so does with the lookup is machine-specific:
+// `elf_machine_type_class` / `reloc_classifier` give its ELF_RTYPE_CLASS_*
+// bits exactly as glibc defines them per machine (the TLS types are PLT class
+// on x86-64, ...).
 //
 // `for_each_dynamic_relocation(dyn, f)` visits DT_RELA, DT_REL, then DT_JMPREL
 // (the order ld.so processes them; RELR entries are relative and have no
@@ -4519,12 +4685,6 @@ constexpr const char* to_string(reloc_class c) noexcept {
 // True for classes whose symbol ld.so looks up.
 constexpr bool needs_symbol_lookup(reloc_class c) noexcept {
   return c != reloc_class::none && c != reloc_class::relative && c != reloc_class::irelative;
-}
-
-// The ld.so lookup class (ELF_RTYPE_CLASS_*) of a relocation class:
-// 1 = PLT (undefined symbols with a PLT address do not satisfy it), 2 = COPY.
-constexpr int rtype_class_of(reloc_class c) noexcept {
-  return c == reloc_class::plt ? 1 : c == reloc_class::copy ? 2 : 0;
 }
 
 constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
@@ -4636,6 +4796,112 @@ constexpr reloc_class classify_relocation(u16 machine, u32 type) noexcept {
   }
 }
 
+// The ld.so lookup class of a relocation type: glibc's per-machine
+// elf_machine_type_class (sysdeps/<machine>/dl-machine.h, glibc 2.36), the
+// bits ELF_RTYPE_CLASS_PLT (1: an undefined symbol with a PLT address does not
+// satisfy the lookup) and ELF_RTYPE_CLASS_COPY (2: the lookup skips the
+// executable). -1 means ld.so looks no symbol up (NONE, RELATIVE, IRELATIVE).
+//   x86-64   PLT: JUMP_SLOT, DTPMOD64, DTPOFF64, TPOFF64, TLSDESC; COPY: COPY
+//   i386     PLT: JMP_SLOT, TLS_DTPMOD32, TLS_DTPOFF32, TLS_TPOFF32, TLS_TPOFF, TLS_DESC
+//   AArch64  PLT: JUMP_SLOT, TLS_DTPMOD, TLS_DTPREL, TLS_TPREL, TLSDESC (LP64)
+//   ARM      PLT: JUMP_SLOT, TLS_DTPMOD32, TLS_DTPOFF32, TLS_TPOFF32, TLS_DESC
+//   RISC-V   PLT: JUMP_SLOT and the TLS DTPMOD/DTPREL/TPREL of the file's XLEN
+//   PPC64    ELFv2 (e_flags & 3 == 2): PLT: JMP_SLOT, ADDR24 and the TLS types
+//            (R_PPC64_TLS..DTPREL16_HIGHESTA, TPREL16_HIGH..DTPREL16_HIGHA);
+//            ELFv1: every type is PLT class ("the linker won't emit SHN_UNDEF
+//            symbols with non-zero values"), COPY is PLT|COPY
+//   s390     PLT: JMP_SLOT, TLS_DTPMOD, TLS_DTPOFF, TLS_TPOFF
+// Other machines: COPY is not known, every lookup is class 0.
+namespace reloc {
+// x86-64 (psABI)
+inline constexpr u32 X86_64_COPY = 5, X86_64_JUMP_SLOT = 7, X86_64_DTPMOD64 = 16, X86_64_DTPOFF64 = 17,
+                     X86_64_TPOFF64 = 18, X86_64_TLSDESC = 36;
+// i386
+inline constexpr u32 I386_TLS_TPOFF = 14, I386_COPY = 5, I386_JMP_SLOT = 7, I386_TLS_DTPMOD32 = 35,
+                     I386_TLS_DTPOFF32 = 36, I386_TLS_TPOFF32 = 37, I386_TLS_DESC = 41;
+// AArch64 (LP64)
+inline constexpr u32 AARCH64_COPY = 1024, AARCH64_JUMP_SLOT = 1026, AARCH64_TLS_DTPMOD = 1028,
+                     AARCH64_TLS_DTPREL = 1029, AARCH64_TLS_TPREL = 1030, AARCH64_TLSDESC = 1031;
+// ARM
+inline constexpr u32 ARM_TLS_DESC = 13, ARM_TLS_DTPMOD32 = 17, ARM_TLS_DTPOFF32 = 18, ARM_TLS_TPOFF32 = 19,
+                     ARM_COPY = 20, ARM_JUMP_SLOT = 22;
+// RISC-V
+inline constexpr u32 RISCV_COPY = 4, RISCV_JUMP_SLOT = 5, RISCV_TLS_DTPMOD32 = 6, RISCV_TLS_DTPMOD64 = 7,
+                     RISCV_TLS_DTPREL32 = 8, RISCV_TLS_DTPREL64 = 9, RISCV_TLS_TPREL32 = 10,
+                     RISCV_TLS_TPREL64 = 11;
+// PowerPC64
+inline constexpr u32 PPC64_ADDR24 = 2, PPC64_COPY = 19, PPC64_JMP_SLOT = 21, PPC64_TLS = 67,
+                     PPC64_DTPREL16_HIGHESTA = 106, PPC64_TPREL16_HIGH = 112, PPC64_DTPREL16_HIGHA = 115;
+inline constexpr u32 EF_PPC64_ABI = 3;  // e_flags: 1 = ELFv1, 2 = ELFv2
+// s390 / s390x
+inline constexpr u32 S390_COPY = 9, S390_JMP_SLOT = 11, S390_TLS_DTPMOD = 54, S390_TLS_DTPOFF = 55,
+                     S390_TLS_TPOFF = 56;
+}  // namespace reloc
+
+constexpr int elf_machine_type_class(u16 machine, bool is64, u32 e_flags, u32 type) noexcept {
+  using namespace reloc;
+  constexpr int plt = rtype_class_plt, copy = rtype_class_copy;
+  switch (machine) {
+    case EM_X86_64:
+      if (type == X86_64_COPY) return copy;
+      return (type == X86_64_JUMP_SLOT || type == X86_64_DTPMOD64 || type == X86_64_DTPOFF64 ||
+              type == X86_64_TPOFF64 || type == X86_64_TLSDESC) ? plt : 0;
+    case EM_386:
+      if (type == I386_COPY) return copy;
+      return (type == I386_JMP_SLOT || type == I386_TLS_DTPMOD32 || type == I386_TLS_DTPOFF32 ||
+              type == I386_TLS_TPOFF32 || type == I386_TLS_TPOFF || type == I386_TLS_DESC) ? plt : 0;
+    case EM_AARCH64:
+      if (type == AARCH64_COPY) return copy;
+      return (type == AARCH64_JUMP_SLOT || type == AARCH64_TLS_DTPMOD || type == AARCH64_TLS_DTPREL ||
+              type == AARCH64_TLS_TPREL || type == AARCH64_TLSDESC) ? plt : 0;
+    case EM_ARM:
+      if (type == ARM_COPY) return copy;
+      return (type == ARM_JUMP_SLOT || type == ARM_TLS_DTPMOD32 || type == ARM_TLS_DTPOFF32 ||
+              type == ARM_TLS_TPOFF32 || type == ARM_TLS_DESC) ? plt : 0;
+    case EM_RISCV:
+      if (type == RISCV_COPY) return copy;
+      if (type == RISCV_JUMP_SLOT) return plt;
+      if (is64) return (type == RISCV_TLS_DTPMOD64 || type == RISCV_TLS_DTPREL64 || type == RISCV_TLS_TPREL64) ? plt : 0;
+      return (type == RISCV_TLS_DTPMOD32 || type == RISCV_TLS_DTPREL32 || type == RISCV_TLS_TPREL32) ? plt : 0;
+    case EM_PPC64:
+      if ((e_flags & EF_PPC64_ABI) != 2) return type == PPC64_COPY ? (plt | copy) : plt;
+      if (type == PPC64_COPY) return copy;
+      return (type == PPC64_JMP_SLOT || type == PPC64_ADDR24 ||
+              (type >= PPC64_TLS && type <= PPC64_DTPREL16_HIGHESTA) ||
+              (type >= PPC64_TPREL16_HIGH && type <= PPC64_DTPREL16_HIGHA)) ? plt : 0;
+    case EM_S390:
+      if (type == S390_COPY) return copy;
+      return (type == S390_JMP_SLOT || type == S390_TLS_DTPMOD || type == S390_TLS_DTPOFF ||
+              type == S390_TLS_TPOFF) ? plt : 0;
+    default:
+      return 0;
+  }
+}
+
+// The relocation classes of one file's machine and ABI: the lookup class of
+// each type, or -1 when ld.so looks no symbol up for it (classify_relocation
+// says none, relative or irelative).
+class reloc_classifier {
+ public:
+  constexpr reloc_classifier() noexcept = default;
+  constexpr reloc_classifier(u16 machine, bool is64, u32 e_flags) noexcept
+      : machine_(machine), is64_(is64), flags_(e_flags) {}
+  template <class ET>
+  static reloc_classifier of(const file<ET>& f) noexcept {
+    return reloc_classifier(f.machine(), ET::is64, static_cast<u32>(f.header().e_flags));
+  }
+  constexpr int lookup_class(u32 type) const noexcept {
+    if (!needs_symbol_lookup(classify_relocation(machine_, type))) return -1;
+    return elf_machine_type_class(machine_, is64_, flags_, type);
+  }
+  constexpr u16 machine() const noexcept { return machine_; }
+
+ private:
+  u16 machine_ = 0;
+  bool is64_ = false;
+  u32 flags_ = 0;
+};
+
 // Which table a relocation came from.
 enum class reloc_table : u8 { rela, rel, jmprel, relr };
 
@@ -4687,19 +4953,18 @@ result<void> for_each_dynamic_relocation(const dynamic_info<ET>& dyn, F&& f, std
       dynamic_relocation r;
       r.file_offset = at;
       r.table = which;
-      u64 info = 0;
       if (is_rela) {
         const Rela rec = bytes.read_unchecked<Rela>(at);
         r.offset = rec.r_offset;
-        info = rec.r_info;
         r.addend = static_cast<i64>(rec.r_addend);
+        r.symbol = rec.r_sym();
+        r.type = rec.r_type();
       } else {
         const Rel rec = bytes.read_unchecked<Rel>(at);
         r.offset = rec.r_offset;
-        info = rec.r_info;
+        r.symbol = rec.r_sym();
+        r.type = rec.r_type();
       }
-      r.symbol = ET::r_sym(static_cast<typename ET::uword>(info));
-      r.type = ET::r_type(static_cast<typename ET::uword>(info));
       r.kind = classify_relocation(machine, r.type);
       if (symbol_count != 0 && r.symbol >= symbol_count)
         return bytes.fail(errc::out_of_range, at, "relocation symbol index past the dynamic symbol table");
@@ -4781,13 +5046,13 @@ symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
   // are stored back as their 16-bit st_shndx (SHN_ABS, SHN_COMMON ...).
   out.section = shndx > 0xffff ? static_cast<u16>(shndx & 0xffff) : static_cast<u16>(shndx);
   out.defined = shndx != SHN_UNDEF;
-  switch (st_bind(sym.st_info)) {
+  switch (sym.st_bind()) {
     case STB_LOCAL: out.bind = binding::local; break;
     case STB_WEAK: out.bind = binding::weak; break;
     case STB_GNU_UNIQUE: out.bind = binding::unique; break;
     default: out.bind = binding::global; break;
   }
-  switch (st_type(sym.st_info)) {
+  switch (sym.st_type()) {
     case STT_NOTYPE: out.kind = symbol_kind::notype; break;
     case STT_OBJECT: out.kind = symbol_kind::object; break;
     case STT_FUNC: out.kind = symbol_kind::func; break;
@@ -4799,7 +5064,7 @@ symbol to_symbol(const typename ET::Sym& sym, u32 shndx, u32 index) noexcept {
     default: out.kind = symbol_kind::other; break;
   }
   if (shndx == SHNX_COMMON) out.kind = symbol_kind::common;
-  switch (st_visibility(sym.st_other)) {
+  switch (sym.st_visibility()) {
     case STV_INTERNAL: out.vis = visibility::internal; break;
     case STV_HIDDEN: out.vis = visibility::hidden; break;
     case STV_PROTECTED: out.vis = visibility::protected_; break;
@@ -8860,9 +9125,310 @@ class json_writer {
 // linkscope/resolve/dynamic.hpp — ld.so emulation: what a program would load and
 // where every symbol reference would bind, computed from the files alone.
 //
-// Nothing is executed, dlopened or mapped as code. The emulation follows glibc 2.36:
+// Nothing is executed, dlopened or mapped as code. The emulation follows
+// glibc 2.36, in three phases, one file each:
+//   ld_so/load.hpp   the closure: main, preloads, BFS over DT_NEEDED through the
+//                    library search (search_path.hpp, ld_so_cache.hpp); the
+//                    version check of dl-version.c
+//   ld_so/bind.hpp   every relocation's symbol looked up as _dl_lookup_symbol_x
+//                    does, under LD_BIND_NOW; ldd -u; interposed names
+//   load.hpp's report()  the result in load order (ld_so/result.hpp)
+// Every object is read once through elf/ into an object image
+// (ld_so/image.hpp), taken from an object_cache: pass one cache to
+// link_dynamic for every root of a run and each file is mapped and parsed
+// once per run (see ld_so/image.hpp, "Loader cache API").
+
+#include <string>
+
+// ---- begin linkscope/resolve/ld_so/bind.hpp ----
+// linkscope/resolve/ld_so/bind.hpp — the bind phase of the ld.so emulator:
+// where every symbol reference of the closure binds (glibc 2.36
+// elf/dl-reloc.c RESOLVE_MAP, elf/dl-lookup.c _dl_lookup_symbol_x,
+// do_lookup_x, check_match), for every relocation with a symbol, in every
+// object but the interpreter, as under LD_BIND_NOW:
+//   - the relocation's lookup class is ld.so's elf_machine_type_class for the
+//     object's machine (elf::reloc_classifier); NONE/RELATIVE/IRELATIVE look
+//     nothing up;
+//   - a reference to a STB_LOCAL or hidden/internal symbol binds locally, unseen;
+//   - the scope is the global search list (the BFS order), preceded by the object
+//     itself when it has DT_SYMBOLIC / DF_SYMBOLIC;
+//   - a definition matches when st_value != 0 (or SHN_ABS, or STT_TLS), its type is
+//     NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC, and — for PLT-class lookups — it is
+//     not SHN_UNDEF (an executable's undefined symbol with a PLT address does
+//     satisfy GLOB_DAT references);
+//   - versions: a versioned reference (verneed index) matches the same name+hash,
+//     or an unversioned definition unless the reference is hidden or the definition
+//     has the hidden bit; an unversioned reference takes versym index 1/2, or the
+//     single non-hidden versioned definition of that object;
+//   - STB_WEAK binds like STB_GLOBAL; hidden definitions are skipped; STB_GNU_UNIQUE
+//     binds to the first definition that was bound;
+//   - a COPY-class lookup skips the executable;
+//   - a reference whose own symbol is STV_PROTECTED binds to itself when the lookup
+//     found another object ("protected symbol" in LD_DEBUG output);
+//   - an unresolved non-weak reference is "undefined" (ldd -r); weak ones vanish.
+// The lookup goes through one index of all definitions of all loaded objects,
+// grouped by name in scope order (built in one pass; no per-object hash walks).
+// Then ldd -u's unused direct dependencies, and the interposed names.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+// ---- begin linkscope/resolve/ld_so/image.hpp ----
+// linkscope/resolve/ld_so/image.hpp — one object as the ld.so emulator reads
+// it (object_image), and the cache of them shared by every root of a run
+// (object_cache).
 //
-// Loading (elf/dl-deps.c _dl_map_object_deps, elf/dl-load.c _dl_map_object):
+// An object_image is what ld.so takes from a file, read once through elf/
+// and never changed afterwards: the ELF views (elf::file, elf::dynamic_info),
+// .dynsym as ld.so indexes it (elf::read_dynsym_from_dynamic: DT_SYMTAB, the
+// hash tables' count, the SHT_DYNSYM rule), .dynstr, the version tables as
+// dl-version.c reads them (elf::version_tables::read_dynamic), projected to
+// ld.so's l_versions, the DT_NEEDED/SONAME/RPATH/RUNPATH strings, PT_INTERP
+// and the relocation classes of its machine. A malformed part becomes a
+// warning and the object keeps what could be read.
+//
+// Loader cache API — object_cache: a run that links many roots (a package
+// check: every executable and DSO of a prefix) passes one object_cache to
+// link_dynamic(program, options, cache) for every root. Each file is then
+// mapped, parsed and pre-faulted once per run, however many closures it
+// joins; a file is known by the host path it was opened as and by its
+// device+inode (two paths of one file give one image). Results keep the
+// mappings they point into alive (dynamic_link::files holds shared
+// pointers), so a result may outlive the cache. Not thread-safe: one cache
+// per thread. `files()` counts the distinct files parsed, `hits()` the opens
+// answered from the cache.
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// One entry of ld.so's l_versions (by versym index): what a reference asks
+// for, or what a definition is.
+struct version_entry {
+  std::string_view name;
+  std::string_view filename;  // verneed file; empty for verdef
+  std::uint32_t hash = 0;
+  bool hidden = false;
+  bool weak = false;
+};
+
+template <class ET>
+struct object_image {
+  using Sym = typename ET::Sym;
+  std::shared_ptr<const mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  record_array<Sym> dynsym;
+  byte_view dynstr;
+  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<version_entry> defined_versions;  // every verdef, the base included
+  elf::reloc_classifier classes;
+  // What the loader needs of the dynamic section and the program headers.
+  std::string_view soname, rpath, runpath;
+  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
+  std::vector<std::string_view> needed;
+  std::string interpreter;            // PT_INTERP; empty when none
+  std::vector<std::string> warnings;  // malformed parts, with the reason
+  std::uint64_t device = 0, inode = 0;
+  bool ok = false;
+
+  bool has_versym() const noexcept { return !versym.empty(); }
+  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
+  std::string_view name_of(const Sym& s) const noexcept {
+    auto n = dynstr.cstring(s.st_name);
+    return n ? *n : std::string_view{};
+  }
+};
+
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+inline std::string with_offset(const error& e) {
+  std::string w = e.message;
+  if (e.has_offset()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
+    w += buf;
+  }
+  return w;
+}
+
+// Open and parse one object; errors become warnings on the image.
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+  auto img = std::make_unique<object_image<ET>>();
+  img->mapped = std::move(mapped);
+  img->device = img->mapped->device();
+  img->inode = img->mapped->inode();
+  auto note = [&](const error& e) { img->warnings.push_back(with_offset(e)); };
+  auto f = elf::file<ET>::open(img->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return img;
+  }
+  img->elf = *f;
+  img->classes = elf::reloc_classifier::of(img->elf);
+  for (const auto& ph : img->elf.program_headers()) {
+    if (ph.p_type != elf::PT_INTERP) continue;
+    auto s = img->elf.bytes().cstring(ph.p_offset);
+    if (s && !s->empty()) img->interpreter = std::string(*s);
+  }
+  auto dyn = elf::dynamic_info<ET>::read(img->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return img;
+  }
+  img->dyn = *dyn;
+  img->ok = true;
+  const auto& d = img->dyn;
+  img->dynstr = d.strings();
+  if (auto s = d.soname()) img->soname = *s; else note(s.error());
+  img->has_rpath = d.has_rpath();
+  img->has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
+  img->symbolic = d.symbolic();
+  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  img->needed.reserve(d.needed_count());
+  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
+  if (!needed) note(needed.error());
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
+    note(v.error());
+  } else if (v->present()) {
+    img->versym = v->versym();
+    const auto& entries = v->entries();
+    img->versions.resize(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const elf::version_entry& e = entries[i];
+      if (e.name.empty()) continue;
+      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
+      if (e.defined) img->defined_versions.push_back(entry);
+      // The base version (the SONAME) is not available for matching (dl-version.c).
+      if (!e.base()) img->versions[i] = entry;
+    }
+  }
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  const unsigned char* base = img->elf.bytes().data();
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  return img;
+}
+
+}  // namespace detail
+
+class object_cache {
+ public:
+  object_cache() = default;
+  object_cache(const object_cache&) = delete;
+  object_cache& operator=(const object_cache&) = delete;
+  object_cache(object_cache&&) = default;
+  object_cache& operator=(object_cache&&) = default;
+
+  // Distinct files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The image of the file at host path `file` (parsed on first use). An
+  // unreadable file gives an image with ok == false, no mapping and the
+  // reason in its warnings (also cached). The image never changes.
+  template <class ET>
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    store<ET>& s = std::get<store<ET>>(stores_);
+    auto it = s.by_path.find(file);
+    if (it != s.by_path.end()) {
+      ++hits_;
+      return it->second;
+    }
+    std::shared_ptr<const detail::object_image<ET>> img;
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::object_image<ET>>();
+      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+      img = std::move(failed);
+    } else {
+      const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+      auto same = s.by_file.find(key);
+      if (same != s.by_file.end()) {
+        ++hits_;
+        img = same->second;
+      } else {
+        ++files_;
+        img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+        s.by_file.emplace(key, img);
+      }
+    }
+    s.by_path.emplace(file, img);
+    return img;
+  }
+
+ private:
+  template <class ET>
+  struct store {
+    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+  };
+  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/image.hpp ----
+// ---- begin linkscope/resolve/ld_so/load.hpp ----
+// linkscope/resolve/ld_so/load.hpp — the load phase of the ld.so emulator:
+// which objects a program brings in, in which order, found how
+// (glibc 2.36 elf/dl-deps.c _dl_map_object_deps, elf/dl-load.c _dl_map_object,
+// elf/rtld.c), then the version check (elf/dl-version.c).
+//
 //   the main program, then --preload objects, then breadth-first over DT_NEEDED.
 //   A name is first matched against what is loaded (every name an object was
 //   requested by, its path, its DT_SONAME); a newly found file is matched by
@@ -8870,43 +9436,39 @@ class json_writer {
 //   path and SONAME) and joins the list where the BFS first needs it. A name that
 //   is not found becomes a placeholder, as ld.so's trace mode fakes one.
 //   Candidates of the wrong class or machine are skipped (search_path.hpp).
+// The search list is the BFS without placeholders; the load order (l_next) is
+// the BFS with the interpreter moved right after its predecessor in the search
+// list. Objects are numbered in BFS order here; report() renumbers them in
+// load order for the result.
 //
-// Binding (elf/dl-reloc.c RESOLVE_MAP, elf/dl-lookup.c _dl_lookup_symbol_x,
-// do_lookup_x, check_match) for every relocation with a symbol, in every object
-// but the interpreter, as under LD_BIND_NOW:
-//   - a reference to a STB_LOCAL or hidden/internal symbol binds locally, unseen;
-//   - the scope is the global search list (the BFS order), preceded by the object
-//     itself when it has DT_SYMBOLIC / DF_SYMBOLIC;
-//   - a definition matches when st_value != 0 (or SHN_ABS, or STT_TLS), its type is
-//     NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC, and — for PLT-class relocations
-//     (JUMP_SLOT and the TLS ones) — it is not SHN_UNDEF (an executable's undefined
-//     symbol with a PLT address does satisfy GLOB_DAT references);
-//   - versions: a versioned reference (verneed index) matches the same name+hash,
-//     or an unversioned definition unless the reference is hidden or the definition
-//     has the hidden bit; an unversioned reference takes versym index 1/2, or the
-//     single non-hidden versioned definition of that object;
-//   - STB_WEAK binds like STB_GLOBAL; hidden definitions are skipped; STB_GNU_UNIQUE
-//     binds to the first definition that was bound;
-//   - a COPY relocation's lookup skips the executable;
-//   - a reference whose own symbol is STV_PROTECTED binds to itself when the lookup
-//     found another object ("protected symbol" in LD_DEBUG output);
-//   - an unresolved non-weak reference is "undefined" (ldd -r); weak ones vanish.
-// The lookup goes through one index of all definitions of all loaded objects,
-// grouped by name in scope order (built in one pass; no per-object hash walks).
+// Every object comes from the object_cache (ld_so/image.hpp), so a file is
+// read once per run however many roots load it.
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
+
+// ---- begin linkscope/resolve/ld_so/result.hpp ----
+// linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
+// what it answers: dynamic_options in, dynamic_link out (the closure, the
+// bindings, the undefined references, the unused NEEDED entries).
+//
+// Objects are numbered in load order (ld.so's l_next chain); every other
+// struct refers to them by that number. The string_views point into the
+// mapped files that `dynamic_link::files` keeps alive (shared with an
+// object_cache when one was given), so a result outlives the cache.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 // ---- begin linkscope/resolve/search_path.hpp ----
@@ -9085,11 +9647,9 @@ class ld_so_cache {
 
   // Parse the bytes of a cache file. Every offset is checked; an entry whose strings
   // fall outside the file is an error (ld.so silently ignores such a cache: callers
-  // that want ld.so's behaviour treat any error as "no cache"). (A template on
-  // a never-given D only so that a translation unit that parses no cache does
-  // not instantiate both byte orders of the reader.)
-  template <class D = void>
-  static result<ld_so_cache> parse(linkscope::detail::deferred<byte_view, D> bytes);
+  // that want ld.so's behaviour treat any error as "no cache"). Compiled once
+  // in src/ in compiled mode (core/config.hpp).
+  static result<ld_so_cache> parse(byte_view bytes);
   static result<ld_so_cache> parse(std::string_view) = delete;
 
   ld_so_cache_format format() const noexcept { return format_; }
@@ -9224,8 +9784,8 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-template <class D>
-result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D> bytes) {
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   using namespace detail;
   ld_so_cache cache;
   const std::string_view text = bytes.chars();
@@ -9272,6 +9832,7 @@ result<ld_so_cache> ld_so_cache::parse(linkscope::detail::deferred<byte_view, D>
   }
   return cache;
 }
+#endif
 
 inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
   // dl-cache.c search_cache: binary search with ints, then walk back to the first
@@ -9629,13 +10190,9 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 }
 
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
-// A template on a never-given D (use the alias `library_search`) only so that
-// its members, the ld.so.cache reader among them, are compiled in the
-// translation units that search, not in every one that includes the header.
-template <class D = void>
-class basic_library_search {
+class library_search {
  public:
-  explicit basic_library_search(search_options options) : options_(std::move(options)) {
+  explicit library_search(search_options options) : options_(std::move(options)) {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
     isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
     if (options_.target.machine == 62 && options_.target.elf_class == 2) {
@@ -9699,7 +10256,7 @@ class basic_library_search {
           if (file.error().code != errc::not_found) cache_error_ = file.error();
         } else {
           cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse<D>(cache_file_->bytes());
+          auto parsed = ld_so_cache::parse(cache_file_->bytes());
           if (!parsed)
             cache_error_ = parsed.error();
           else
@@ -9817,18 +10374,13 @@ class basic_library_search {
   }
 
   candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
-    if (size < 20 || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return candidate_status::bad_file;
-    if (h[4] != options_.target.elf_class) return candidate_status::other_class;
-    const std::size_t ehdr_size = h[4] == 2 ? 64 : 52;
-    if (size < ehdr_size || h[5] != options_.target.elf_data || h[6] != 1) return candidate_status::bad_file;
-    if (h[7] != 0 && h[7] != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
-    const bool le = h[5] == 1;
-    const std::uint16_t machine = le ? static_cast<std::uint16_t>(h[18] | (h[19] << 8))
-                                     : static_cast<std::uint16_t>((h[18] << 8) | h[19]);
-    if (machine != options_.target.machine) return candidate_status::other_machine;
-    const std::uint16_t type = le ? static_cast<std::uint16_t>(h[16] | (h[17] << 8))
-                                  : static_cast<std::uint16_t>((h[16] << 8) | h[17]);
-    if (type != 2 && type != 3) return candidate_status::bad_file;
+    auto id = elf::identify(byte_view(h, size));
+    if (!id) return candidate_status::bad_file;
+    if (id->elf_class != options_.target.elf_class) return candidate_status::other_class;
+    if (id->data != options_.target.elf_data || id->version != 1) return candidate_status::bad_file;
+    if (id->osabi != 0 && id->osabi != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
+    if (id->machine != options_.target.machine) return candidate_status::other_machine;
+    if (!id->loadable()) return candidate_status::bad_file;
     return candidate_status::ok;
   }
 
@@ -9927,7 +10479,6 @@ class basic_library_search {
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };
-using library_search = basic_library_search<>;
 
 }  // namespace resolve
 }  // namespace v0
@@ -9944,7 +10495,10 @@ struct dynamic_options {
   search_options search;
   std::vector<std::string> preload;                       // LD_PRELOAD names, in order
   std::string default_interpreter = "/lib64/ld-linux-x86-64.so.2";
-  bool bindings = true;                                   // resolve every relocation
+  bool bindings = true;             // resolve relocations (else only the closure and versions)
+  bool bind_dependencies = true;    // relocate every object (ld.so); false: only the main program's
+                                    // relocations (what a package check asks of each root)
+  bool interposition = true;        // fill dynamic_link::interposed
 };
 
 // One object of the closure (a link_map).
@@ -9984,9 +10538,9 @@ struct undefined_reference {
 
 struct missing_version {
   std::uint32_t from = 0;
-  std::uint32_t target = no_object;  // the object named by vn_file
-  std::string_view file;     // vn_file
-  std::string_view version;  // vna_name
+  std::uint32_t target = no_object;  // the object named by the verneed file
+  std::string_view file;     // the verneed file name
+  std::string_view version;  // the needed version's name
   bool weak = false;
 };
 
@@ -10008,8 +10562,9 @@ struct dynamic_link {
   std::size_t relocations = 0;             // relocations with a symbol examined
   std::size_t index_bytes = 0;             // memory of the definition index
   std::size_t index_entries = 0;           // definitions in it
-  // The bytes that the string_views above point into.
-  std::vector<std::unique_ptr<mapped_file>> files;
+  // The bytes that the string_views above point into (shared with the
+  // object_cache, if one was given).
+  std::vector<std::shared_ptr<const mapped_file>> files;
 
   bool any_missing() const noexcept {
     for (const auto& o : objects)
@@ -10018,180 +10573,283 @@ struct dynamic_link {
   }
 };
 
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/result.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
 namespace detail {
 
-// Relocation type classes (elf_machine_type_class): 1 = PLT, 2 = COPY, 0 = other;
-// -1 = no symbol lookup (NONE, RELATIVE ...).
-inline int reloc_type_class(std::uint16_t machine, std::uint32_t type) noexcept {
-  switch (machine) {
-    case 62:  // EM_X86_64
-      if (type == 0 || type == 8 || type == 37) return -1;
-      if (type == 7 || type == 16 || type == 17 || type == 18 || type == 36) return 1;
-      return type == 5 ? 2 : 0;
-    case 3:  // EM_386
-      if (type == 0 || type == 8 || type == 42) return -1;
-      if (type == 7 || type == 35 || type == 36 || type == 37 || type == 14 || type == 41) return 1;
-      return type == 5 ? 2 : 0;
-    case 183:  // EM_AARCH64
-      if (type == 0 || type == 1027 || type == 1032) return -1;
-      if (type == 1026 || type == 1028 || type == 1029 || type == 1030 || type == 1031) return 1;
-      return type == 1024 ? 2 : 0;
-    default:
-      return 0;
-  }
+// What the loader copies from an image into the object it describes.
+template <class ET>
+void describe(const object_image<ET>& img, loaded_object& obj) {
+  obj.soname = img.soname;
+  obj.rpath = img.rpath;
+  obj.runpath = img.runpath;
+  obj.has_rpath = img.has_rpath;
+  obj.has_runpath = img.has_runpath;
+  obj.symbolic = img.symbolic;
+  obj.nodeflib = img.nodeflib;
+  obj.needed = img.needed;
+  obj.warnings.insert(obj.warnings.end(), img.warnings.begin(), img.warnings.end());
 }
 
-struct version_entry {
-  std::string_view name;
-  std::string_view filename;  // verneed file; empty for verdef
-  std::uint32_t hash = 0;
-  bool hidden = false;
-  bool weak = false;
-};
-
 template <class ET>
-struct object_image {
-  using Sym = typename ET::Sym;
-  std::unique_ptr<mapped_file> mapped;
-  elf::file<ET> elf;
-  elf::dynamic_info<ET> dyn;
-  record_array<Sym> dynsym;
-  byte_view dynstr;
-  const unsigned char* versym = nullptr;  // u16 per dynsym entry (ET's byte order)
-  std::vector<version_entry> versions;          // l_versions: by versym index
-  std::vector<version_entry> defined_versions;  // every verdef, the base included
-  std::uint64_t device = 0, inode = 0;
-  bool ok = false;
+class loader {
+ public:
+  using image_ptr = std::shared_ptr<const object_image<ET>>;
 
-  std::uint16_t versym_at(std::size_t i) const noexcept {
-    return load<u16, ET::endianness>(versym + 2 * i);
-  }
-  std::string_view name_of(const Sym& s) const noexcept {
-    auto n = dynstr.cstring(s.st_name);
-    return n ? *n : std::string_view{};
-  }
-};
+  loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
+      : options_(options), out_(out), cache_(cache), search_(options.search) {}
 
-// Number of .dynsym entries from DT_HASH (nchain) or DT_GNU_HASH (last chain end),
-// as tools that read no section headers do; bounded by the bytes present.
-template <class ET>
-result<std::size_t> dynsym_count_from_hash(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn,
-                                           u64 symtab_offset) {
-  const byte_view bytes = f.bytes();
-  const std::size_t max_syms = (bytes.size() - symtab_offset) / sizeof(typename ET::Sym);
-  if (dyn.hash().present()) {
-    LINKSCOPE_TRY(off, dyn.offset_of(dyn.hash(), 8));
-    const u64 nchain = load<u32, ET::endianness>(bytes.data() + off + 4);
-    return static_cast<std::size_t>(std::min<u64>(nchain, max_syms));
-  }
-  if (dyn.gnu_hash().present()) {
-    LINKSCOPE_TRY(off, dyn.offset_of(dyn.gnu_hash(), 16));
-    LINKSCOPE_TRY(header, bytes.read<typename ET::GnuHashHeader>(off));
-    const u64 nbuckets = header.nbuckets;
-    const u64 symoffset = header.symoffset;
-    const u64 bloom = header.bloom_size;
-    u64 buckets_at = 0;
-    if (!checked_add(off + 16, bloom * sizeof(typename ET::uword), buckets_at) || bloom > bytes.size())
-      return bytes.fail(errc::overflow, off, "GNU hash bloom size overflows");
-    LINKSCOPE_TRY(buckets, bytes.template array<typename ET::word>(buckets_at, nbuckets, 4, "GNU hash buckets past end"));
-    u64 last = 0;
-    for (std::size_t b = 0; b < buckets.size(); ++b) last = std::max<u64>(last, buckets[b]);
-    if (last < symoffset) return static_cast<std::size_t>(std::min<u64>(symoffset, max_syms));
-    const u64 chains_at = buckets_at + 4 * nbuckets;
-    for (u64 i = last;; ++i) {
-      const u64 at = chains_at + 4 * (i - symoffset);
-      if (!fits(at, 4, bytes.size()) || i >= max_syms) return bytes.fail(errc::truncated, at, "GNU hash chain runs past the end");
-      if (load<u32, ET::endianness>(bytes.data() + at) & 1u) return static_cast<std::size_t>(i + 1);
+  // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
+  void load(const std::string& program, image_ptr main_image, loaded_object main) {
+    const std::string& cwd = search_.options().cwd;
+    main.is_main = true;
+    main.via = found_via::main_program;
+    describe(*main_image, main);
+    add_object(std::move(main), std::move(main_image), program, cwd);
+    // The interpreter: known from the start, in the list only once needed.
+    const std::string interp =
+        images_[0]->interpreter.empty() ? options_.default_interpreter : images_[0]->interpreter;
+    {
+      loaded_object rtld;
+      rtld.name = interp;
+      rtld.path = interp;
+      rtld.file = search_.options().root + interp;
+      rtld.via = found_via::interpreter;
+      rtld.is_interpreter = true;
+      image_ptr img = cache_.template open<ET>(rtld.file);
+      describe(*img, rtld);
+      interpreter_ = std::move(rtld);
+      interpreter_image_ = std::move(img);
+      if (interpreter_image_->ok) {
+        by_name_.emplace(interpreter_->path, interp_marker);
+        if (!interpreter_->soname.empty()) by_name_.emplace(std::string(interpreter_->soname), interp_marker);
+        by_file_.emplace(file_key(*interpreter_image_), interp_marker);
+      }
+    }
+    // Preloads, then BFS.
+    for (const auto& p : options_.preload) {
+      const std::uint32_t id = map_object(p, 0);
+      if (id != no_object && !in_list_[id]) {
+        objects_[id].preloaded = true;
+        append_to_list(id);
+      }
+    }
+    for (std::size_t i = 0; i < bfs_.size(); ++i) {
+      const std::uint32_t id = bfs_[i];
+      const std::size_t n = objects_[id].needed.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::string name(objects_[id].needed[k]);
+        const std::uint32_t dep = map_object(name, id);
+        objects_[id].needed_objects.push_back(dep);
+        if (dep != no_object && !in_list_[dep]) append_to_list(dep);
+      }
+    }
+    if (auto e = search_.cache_error())
+      out_.warnings.push_back(std::string(search_.options().cache_file) + ": ignored: " + e->message);
+    // The search list is the BFS without placeholders (dl-deps.c drops faked maps);
+    // the load order (l_next) is the BFS with the interpreter moved right after its
+    // predecessor in the search list (rtld.c).
+    for (std::uint32_t id : bfs_)
+      if (objects_[id].found()) out_.search_list.push_back(id);
+    load_order_ = bfs_;
+    if (interp_id_ != no_object) {
+      load_order_.erase(std::find(load_order_.begin(), load_order_.end(), interp_id_));
+      auto at = std::find(out_.search_list.begin(), out_.search_list.end(), interp_id_);
+      if (at != out_.search_list.begin() && at != out_.search_list.end()) {
+        auto prev = std::find(load_order_.begin(), load_order_.end(), *(at - 1));
+        load_order_.insert(prev + 1, interp_id_);
+      } else {
+        load_order_.push_back(interp_id_);
+      }
     }
   }
-  return std::size_t{0};
-}
 
-// The .dynsym count the resolver uses. A GNU hash table says nothing of the undefined symbols after its chains (GNU
-// ld gives a DSO that defines nothing symoffset 1 and empty buckets, although
-// its relocations name the undefined symbols 1..4; ld.so indexes .dynsym by the
-// relocation without a bound). So when a SHT_DYNSYM section header describes
-// the same table, its count is taken when it is larger.
-template <class ET>
-result<std::size_t> dynsym_count(const elf::file<ET>& f, const elf::dynamic_info<ET>& dyn, u64 symtab_offset) {
-  LINKSCOPE_TRY(from_dynamic, dynsym_count_from_hash(f, dyn, symtab_offset));
-  const std::size_t max_syms = (f.bytes().size() - symtab_offset) / sizeof(typename ET::Sym);
-  if (auto sec = f.find_section(elf::SHT_DYNSYM)) {
-    const auto& sh = sec->second;
-    if (static_cast<u64>(sh.sh_offset) == symtab_offset && static_cast<u64>(sh.sh_entsize) == sizeof(typename ET::Sym)) {
-      const u64 n = std::min<u64>(static_cast<u64>(sh.sh_size) / sizeof(typename ET::Sym), max_syms);
-      if (n > from_dynamic) return static_cast<std::size_t>(n);
+  // dl-version.c: every verneed entry must be defined by the object it names.
+  void check_versions() {
+    for (std::uint32_t id : out_.search_list) {
+      const auto& img = *images_[id];
+      for (const auto& v : img.versions) {
+        if (v.filename.empty() || v.hash == 0) continue;
+        const std::uint32_t target = lookup_loaded(std::string(v.filename));
+        if (target == no_object || !objects_[target].found()) continue;  // missing lib reported already
+        bool have = false;
+        for (const auto& dv : images_[target]->defined_versions)
+          have = have || (dv.hash == v.hash && dv.name == v.name);
+        if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
+      }
     }
   }
-  return from_dynamic;
-}
 
-template <class ET>
-result<void> read_versions(object_image<ET>& img) {
-  const byte_view bytes = img.elf.bytes();
-  auto put = [&](std::size_t ndx, const version_entry& v) {
-    if (ndx > 0xffff) return;
-    if (img.versions.size() <= ndx) img.versions.resize(ndx + 1);
-    img.versions[ndx] = v;
+  // The result in load order: renumber so that out_.objects is the l_next chain,
+  // and keep the mappings the result points into.
+  void report() {
+    std::vector<std::uint32_t> renum(objects_.size(), no_object);
+    std::vector<loaded_object> ordered;
+    ordered.reserve(load_order_.size());
+    for (std::uint32_t id : load_order_) {
+      renum[id] = static_cast<std::uint32_t>(ordered.size());
+      ordered.push_back(std::move(objects_[id]));
+    }
+    auto fix = [&](std::uint32_t& v) {
+      if (v != no_object) v = renum[v];
+    };
+    for (auto& o : ordered) {
+      fix(o.loader);
+      for (auto& n : o.needed_objects) fix(n);
+    }
+    for (auto& v : out_.search_list) fix(v);
+    for (auto& b : out_.bindings) {
+      fix(b.from);
+      fix(b.to);
+    }
+    for (auto& u : out_.undefined) fix(u.from);
+    for (auto& u : out_.unused) fix(u);
+    for (auto& m : out_.missing_versions) {
+      fix(m.from);
+      fix(m.target);
+    }
+    for (auto& ip : out_.interposed)
+      for (auto& d : ip.definers) fix(d);
+    out_.objects = std::move(ordered);
+    for (const auto& img : images_)
+      if (img && img->mapped) out_.files.push_back(img->mapped);
+    if (interpreter_image_ && interpreter_image_->mapped) out_.files.push_back(interpreter_image_->mapped);
+  }
+
+ protected:
+  static constexpr std::uint32_t interp_marker = no_object - 1;
+
+  static std::pair<std::uint64_t, std::uint64_t> file_key(const object_image<ET>& img) {
+    return {img.device, img.inode};
+  }
+  struct pair_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
+      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+    }
   };
-  if (img.dyn.verdef().present()) {
-    LINKSCOPE_TRY(off, img.dyn.offset_of(img.dyn.verdef(), sizeof(typename ET::Verdef)));
-    u64 at = off;
-    const u64 limit = img.dyn.verdefnum().present() ? img.dyn.verdefnum().value : 0xffff;
-    for (u64 n = 0; n < limit && n < 0x10000; ++n) {
-      LINKSCOPE_TRY(vd, bytes.read<typename ET::Verdef>(at, "verdef past end of file"));
-      if (vd.vd_cnt != 0) {
-        LINKSCOPE_TRY(aux, bytes.read<typename ET::Verdaux>(at + vd.vd_aux, "verdaux past end of file"));
-        LINKSCOPE_TRY(name, img.dynstr.cstring(aux.vda_name));
-        const version_entry v{name, {}, vd.vd_hash, false, false};
-        img.defined_versions.push_back(v);
-        // The base version (the SONAME) is not available for matching (dl-version.c).
-        if ((vd.vd_flags & elf::VER_FLG_BASE) == 0) put(vd.vd_ndx & 0x7fff, v);
-      }
-      if (vd.vd_next == 0) break;
-      at += vd.vd_next;
-    }
-  }
-  if (img.dyn.verneed().present()) {
-    LINKSCOPE_TRY(off, img.dyn.offset_of(img.dyn.verneed(), sizeof(typename ET::Verneed)));
-    u64 at = off;
-    const u64 limit = img.dyn.verneednum().present() ? img.dyn.verneednum().value : 0xffff;
-    for (u64 n = 0; n < limit && n < 0x10000; ++n) {
-      LINKSCOPE_TRY(vn, bytes.read<typename ET::Verneed>(at, "verneed past end of file"));
-      LINKSCOPE_TRY(file, img.dynstr.cstring(vn.vn_file));
-      u64 aux_at = at + vn.vn_aux;
-      for (u64 k = 0; k < vn.vn_cnt && k < 0x10000; ++k) {
-        LINKSCOPE_TRY(aux, bytes.read<typename ET::Vernaux>(aux_at, "vernaux past end of file"));
-        LINKSCOPE_TRY(name, img.dynstr.cstring(aux.vna_name));
-        put(aux.vna_other & 0x7fff, version_entry{name, file, aux.vna_hash, (aux.vna_other & 0x8000) != 0,
-                                                  (aux.vna_flags & elf::VER_FLG_WEAK) != 0});
-        if (aux.vna_next == 0) break;
-        aux_at += aux.vna_next;
-      }
-      if (vn.vn_next == 0) break;
-      at += vn.vn_next;
-    }
-  }
-  return ok();
-}
 
-// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
-// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
-// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
-// optimisation: failures (old kernels, non-Linux) are ignored.
-inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
-#if defined(__linux__)
-  if (!file.is_mapped() || size < 65536) return;
-  const auto page = static_cast<std::uintptr_t>(4096);
-  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
-#else
-  (void)file;
-  (void)data;
-  (void)size;
-#endif
-}
+  std::uint32_t add_object(loaded_object obj, image_ptr img, const std::string& path, const std::string& cwd) {
+    const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
+    obj.path = path;
+    search_objects_.push_back(std::make_unique<search_object>());
+    search_object& so = *search_objects_.back();
+    so.name = path;
+    so.origin = origin_of(path, cwd);
+    so.has_rpath = obj.has_rpath;
+    so.has_runpath = obj.has_runpath;
+    so.rpath = obj.rpath;
+    so.runpath = obj.runpath;
+    so.nodeflib = obj.nodeflib;
+    so.is_main = obj.is_main;
+    so.loader = obj.loader != no_object ? search_objects_[obj.loader].get() : nullptr;
+    if (!path.empty()) by_name_.emplace(path, id);
+    if (!obj.name.empty()) by_name_.emplace(obj.name, id);
+    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
+    if (img->mapped) by_file_.emplace(file_key(*img), id);
+    objects_.push_back(std::move(obj));
+    images_.push_back(std::move(img));
+    in_list_.push_back(0);
+    if (objects_.size() == 1) append_to_list(0);
+    return id;
+  }
+
+  void append_to_list(std::uint32_t id) {
+    in_list_[id] = 1;
+    bfs_.push_back(id);
+  }
+
+  std::uint32_t bring_in_interpreter() {
+    // The interpreter becomes a real object the first time something needs it.
+    if (interp_id_ != no_object) return interp_id_;
+    loaded_object rtld = std::move(*interpreter_);
+    image_ptr img = interpreter_image_;
+    interpreter_image_.reset();
+    const std::string path = rtld.path;
+    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd);
+    for (auto& [k, v] : by_name_)
+      if (v == interp_marker) v = interp_id_;
+    for (auto& [k, v] : by_file_)
+      if (v == interp_marker) v = interp_id_;
+    return interp_id_;
+  }
+
+  std::uint32_t lookup_loaded(const std::string& name) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) return no_object;
+    return it->second == interp_marker ? bring_in_interpreter() : it->second;
+  }
+
+  // _dl_map_object for `name` needed by `loader` (an object id).
+  std::uint32_t map_object(const std::string& name, std::uint32_t loader) {
+    if (std::uint32_t id = lookup_loaded(name); id != no_object) return id;
+    found_library found = search_.find(name, search_objects_[loader].get(), *search_objects_[0]);
+    loaded_object obj;
+    obj.name = name;
+    obj.loader = loader;
+    obj.rejected = std::move(found.rejected);
+    if (!found.found()) {
+      // Trace mode: a placeholder that later requests of the same name find.
+      obj.via = found_via::not_found;
+      const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
+      objects_.push_back(std::move(obj));
+      if (!placeholder_) placeholder_ = std::make_shared<const object_image<ET>>();
+      images_.push_back(placeholder_);
+      search_objects_.push_back(std::make_unique<search_object>());
+      in_list_.push_back(0);
+      by_name_.emplace(name, id);
+      return id;
+    }
+    obj.via = found.via;
+    obj.subdir = std::move(found.subdir);
+    obj.where = std::move(found.where);
+    obj.file = found.file;
+    image_ptr img = cache_.template open<ET>(found.file);
+    if (img->mapped) {
+      auto same = by_file_.find(file_key(*img));
+      if (same != by_file_.end()) {
+        const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
+        by_name_.emplace(name, id);
+        return id;
+      }
+    }
+    describe(*img, obj);
+    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd);
+  }
+
+  const dynamic_options& options_;
+  dynamic_link& out_;
+  object_cache& cache_;
+  library_search search_;
+  std::vector<loaded_object> objects_;
+  std::vector<image_ptr> images_;
+  std::vector<std::unique_ptr<search_object>> search_objects_;
+  std::vector<char> in_list_;
+  std::vector<std::uint32_t> bfs_;
+  std::vector<std::uint32_t> load_order_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
+  std::optional<loaded_object> interpreter_;
+  image_ptr interpreter_image_;
+  image_ptr placeholder_;
+  std::uint32_t interp_id_ = no_object;
+};
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/load.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
 
 inline void prefetch([[maybe_unused]] const void* p) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -10213,86 +10871,6 @@ void reserve_populated(std::vector<T>& v, std::size_t n) {
   const auto end = (reinterpret_cast<std::uintptr_t>(v.data()) + bytes) & ~(page - 1);
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
 #endif
-}
-
-// Open and parse one object; errors become warnings on `obj` (the object stays in
-// the closure, with what could be read).
-template <class ET>
-std::unique_ptr<object_image<ET>> open_image(const std::string& file, loaded_object& obj) {
-  auto img = std::make_unique<object_image<ET>>();
-  auto mapped = mapped_file::open(file);
-  if (!mapped) {
-    obj.warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-    return img;
-  }
-  img->mapped = std::make_unique<mapped_file>(std::move(*mapped));
-  img->device = img->mapped->device();
-  img->inode = img->mapped->inode();
-  auto note = [&](const error& e) {
-    std::string w = e.message;
-    if (e.has_offset()) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-      w += buf;
-    }
-    obj.warnings.push_back(std::move(w));
-  };
-  auto f = elf::file<ET>::open(img->mapped->bytes());
-  if (!f) {
-    note(f.error());
-    return img;
-  }
-  img->elf = *f;
-  auto dyn = elf::dynamic_info<ET>::read(img->elf);
-  if (!dyn) {
-    note(dyn.error());
-    return img;
-  }
-  img->dyn = *dyn;
-  img->ok = true;
-  auto& d = img->dyn;
-  img->dynstr = d.strings();
-  if (auto s = d.soname()) obj.soname = *s; else note(s.error());
-  obj.has_rpath = d.has_rpath();
-  obj.has_runpath = d.has_runpath();
-  if (auto s = d.rpath()) obj.rpath = *s; else note(s.error());
-  if (auto s = d.runpath()) obj.runpath = *s; else note(s.error());
-  obj.symbolic = d.symbolic();
-  obj.nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
-  auto needed = d.for_each_needed([&](std::string_view n) { obj.needed.push_back(n); });
-  if (!needed) note(needed.error());
-  if (d.symtab().present()) {
-    auto off = d.offset_of(d.symtab(), sizeof(typename ET::Sym));
-    if (!off) {
-      note(off.error());
-    } else {
-      auto count = dynsym_count(img->elf, d, *off);
-      if (!count) {
-        note(count.error());
-      } else {
-        auto syms = img->elf.bytes().template array<typename ET::Sym>(*off, *count);
-        if (syms) img->dynsym = *syms; else note(syms.error());
-      }
-    }
-  }
-  if (d.versym().present() && !img->dynsym.empty()) {
-    auto off = d.offset_of(d.versym(), 2 * img->dynsym.size());
-    if (off) img->versym = img->elf.bytes().data() + *off; else note(off.error());
-  }
-  if (auto v = read_versions(*img); !v) note(v.error());
-  // Everything below is read in full by the resolver.
-  const mapped_file& m = *img->mapped;
-  prefault(m, img->dynstr.data(), img->dynstr.size());
-  if (!img->dynsym.empty())
-    prefault(m, img->elf.bytes().data() + (d.offset_of(d.symtab(), 0).value_or(0)),
-             img->dynsym.size() * sizeof(typename ET::Sym));
-  if (img->versym != nullptr) prefault(m, img->versym, 2 * img->dynsym.size());
-  for (auto table : {d.rela_table(), d.rel_table()})
-    if (table && table->present) prefault(m, img->elf.bytes().data() + table->offset, table->size);
-  bool rela = true;
-  if (auto table = d.jmprel_table(rela); table && table->present)
-    prefault(m, img->elf.bytes().data() + table->offset, table->size);
-  return img;
 }
 
 // All definitions of the closure, grouped by name, each group in scope order.
@@ -10357,81 +10935,21 @@ struct definition_index {
 };
 
 template <class ET>
-class linker {
+class binder : public loader<ET> {
+  using base = loader<ET>;
+  using base::images_;
+  using base::objects_;
+  using base::options_;
+  using base::out_;
+  using base::load_order_;
+
  public:
   using Sym = typename ET::Sym;
+  using base::base;
 
-  linker(const dynamic_options& options, dynamic_link& out) : options_(options), out_(out), search_(options.search) {}
-
-  void load(const std::string& program, std::unique_ptr<object_image<ET>> main_image, loaded_object main) {
-    const std::string& cwd = search_.options().cwd;
-    main.is_main = true;
-    main.via = found_via::main_program;
-    add_object(std::move(main), std::move(main_image), program, cwd);
-    machine_ = images_[0]->elf.machine();
-    // The interpreter: known from the start, in the list only once needed.
-    std::string interp = options_.default_interpreter;
-    for (const auto& ph : images_[0]->elf.program_headers()) {
-      if (ph.p_type != elf::PT_INTERP) continue;
-      auto s = images_[0]->elf.bytes().cstring(ph.p_offset);
-      if (s && !s->empty()) interp = std::string(*s);
-    }
-    interpreter_path_ = interp;
-    {
-      loaded_object rtld;
-      rtld.name = interp;
-      rtld.path = interp;
-      rtld.file = search_.options().root + interp;
-      rtld.via = found_via::interpreter;
-      rtld.is_interpreter = true;
-      auto img = open_image<ET>(rtld.file, rtld);
-      interpreter_ = std::move(rtld);
-      interpreter_image_ = std::move(img);
-      if (interpreter_image_->ok) {
-        by_name_.emplace(interpreter_->path, interp_marker);
-        if (!interpreter_->soname.empty()) by_name_.emplace(std::string(interpreter_->soname), interp_marker);
-        by_file_.emplace(file_key(*interpreter_image_), interp_marker);
-      }
-    }
-    // Preloads, then BFS.
-    for (const auto& p : options_.preload) {
-      const std::uint32_t id = map_object(p, 0);
-      if (id != no_object && !in_list_[id]) {
-        objects()[id].preloaded = true;
-        append_to_list(id);
-      }
-    }
-    for (std::size_t i = 0; i < bfs_.size(); ++i) {
-      const std::uint32_t id = bfs_[i];
-      const std::size_t n = objects()[id].needed.size();
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::string name(objects()[id].needed[k]);
-        const std::uint32_t dep = map_object(name, id);
-        objects()[id].needed_objects.push_back(dep);
-        if (dep != no_object && !in_list_[dep]) append_to_list(dep);
-      }
-    }
-    if (auto e = search_.cache_error())
-      out_.warnings.push_back(std::string(search_.options().cache_file) + ": ignored: " + e->message);
-    // The search list is the BFS without placeholders (dl-deps.c drops faked maps);
-    // the load order (l_next) is the BFS with the interpreter moved right after its
-    // predecessor in the search list (rtld.c).
-    for (std::uint32_t id : bfs_)
-      if (objects_[id].found()) out_.search_list.push_back(id);
-    load_order_ = bfs_;
-    if (interp_id_ != no_object) {
-      load_order_.erase(std::find(load_order_.begin(), load_order_.end(), interp_id_));
-      auto at = std::find(out_.search_list.begin(), out_.search_list.end(), interp_id_);
-      if (at != out_.search_list.begin() && at != out_.search_list.end()) {
-        auto prev = std::find(load_order_.begin(), load_order_.end(), *(at - 1));
-        load_order_.insert(prev + 1, interp_id_);
-      } else {
-        load_order_.push_back(interp_id_);
-      }
-    }
-  }
-
-  void resolve() {
+  // Every relocation of the closure (or of the main program only, when
+  // options.bind_dependencies is false), then ldd -u and the interposed names.
+  void bind() {
     build_index();
     // Bindings: at most one per relocation with a symbol, and in practice about
     // one per .dynsym entry (each (symbol, class) pair binds once per object).
@@ -10440,6 +10958,7 @@ class linker {
     // 7 MB of bindings.
     std::size_t relocs = 0, symbols = 0;
     for (std::uint32_t id : out_.search_list) {
+      if (!options_.bind_dependencies && id != 0) continue;
       const auto& d = images_[id]->dyn;
       symbols += images_[id]->dynsym.size();
       for (auto table : {d.rela_table(), d.rel_table()})
@@ -10449,160 +10968,33 @@ class linker {
     // Relocate every object but the interpreter and placeholders.
     for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) {
       const std::uint32_t id = out_.search_list[pos];
-      if (objects()[id].is_interpreter || !images_[id]->ok) continue;
-      relocate(id, pos, false);
+      if (objects_[id].is_interpreter || !images_[id]->ok) continue;
+      if (!options_.bind_dependencies && id != 0) continue;
+      relocate(id);
     }
     // Unused direct dependencies (ldd -u): relocate main only, walk NEEDED against the
     // load order as rtld.c does.
-    std::vector<char> used(objects().size(), 0);
+    std::vector<char> used(objects_.size(), 0);
     for (const symbol_binding& b : main_bindings_) used[b.to] = 1;
     std::size_t next = 1;
-    for (std::size_t k = 0; k < objects()[0].needed.size(); ++k) {
+    for (std::size_t k = 0; k < objects_[0].needed.size(); ++k) {
       if (next >= load_order_.size()) break;
       const std::uint32_t id = load_order_[next++];
-      if (!used[id] && objects()[id].found()) out_.unused.push_back(id);
+      if (!used[id] && objects_[id].found()) out_.unused.push_back(id);
     }
-    find_interposed();
-  }
-
-  // dl-version.c: every verneed entry must be defined by the object it names.
-  void check_versions() { find_missing_versions(); }
-
-  void finish() {
-    // Objects in load order: renumber so that out_.objects is the l_next chain.
-    std::vector<std::uint32_t> renum(objects().size(), no_object);
-    std::vector<loaded_object> ordered;
-    ordered.reserve(load_order_.size());
-    for (std::uint32_t id : load_order_) {
-      renum[id] = static_cast<std::uint32_t>(ordered.size());
-      ordered.push_back(std::move(objects()[id]));
-    }
-    auto fix = [&](std::uint32_t& v) {
-      if (v != no_object) v = renum[v];
-    };
-    for (auto& o : ordered) {
-      fix(o.loader);
-      for (auto& n : o.needed_objects) fix(n);
-    }
-    for (auto& v : out_.search_list) fix(v);
-    for (auto& b : out_.bindings) {
-      fix(b.from);
-      fix(b.to);
-    }
-    for (auto& u : out_.undefined) fix(u.from);
-    for (auto& u : out_.unused) fix(u);
-    for (auto& m : out_.missing_versions) {
-      fix(m.from);
-      fix(m.target);
-    }
-    for (auto& ip : out_.interposed)
-      for (auto& d : ip.definers) fix(d);
-    out_.objects = std::move(ordered);
+    if (options_.interposition) find_interposed();
     out_.index_bytes = index_.memory_bytes();
     out_.index_entries = index_.entries.size();
-    for (auto& img : images_)
-      if (img && img->mapped) out_.files.push_back(std::move(img->mapped));
-    if (interpreter_image_ && interpreter_image_->mapped) out_.files.push_back(std::move(interpreter_image_->mapped));
   }
 
  private:
-  static constexpr std::uint32_t interp_marker = no_object - 1;
-  std::vector<loaded_object>& objects() { return objects_; }
-
-  static std::pair<std::uint64_t, std::uint64_t> file_key(const object_image<ET>& img) {
-    return {img.device, img.inode};
+  // A definition ld.so can find (check_match's first tests): st_value != 0,
+  // SHN_ABS or STT_TLS.
+  static bool has_value(const Sym& s) noexcept {
+    return s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || s.st_type() == elf::STT_TLS;
   }
-  struct pair_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
-      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
-    }
-  };
-
-  std::uint32_t add_object(loaded_object obj, std::unique_ptr<object_image<ET>> img, const std::string& path,
-                           const std::string& cwd) {
-    const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
-    obj.path = path;
-    search_objects_.push_back(std::make_unique<search_object>());
-    search_object& so = *search_objects_.back();
-    so.name = path;
-    so.origin = origin_of(path, cwd);
-    so.has_rpath = obj.has_rpath;
-    so.has_runpath = obj.has_runpath;
-    so.rpath = obj.rpath;
-    so.runpath = obj.runpath;
-    so.nodeflib = obj.nodeflib;
-    so.is_main = obj.is_main;
-    so.loader = obj.loader != no_object ? search_objects_[obj.loader].get() : nullptr;
-    if (!path.empty()) by_name_.emplace(path, id);
-    if (!obj.name.empty()) by_name_.emplace(obj.name, id);
-    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
-    if (img->mapped) by_file_.emplace(file_key(*img), id);
-    objects_.push_back(std::move(obj));
-    images_.push_back(std::move(img));
-    in_list_.push_back(0);
-    if (objects_.size() == 1) append_to_list(0);
-    return id;
-  }
-
-  void append_to_list(std::uint32_t id) {
-    in_list_[id] = 1;
-    bfs_.push_back(id);
-  }
-
-  std::uint32_t bring_in_interpreter() {
-    // The interpreter becomes a real object the first time something needs it.
-    if (interp_id_ != no_object) return interp_id_;
-    loaded_object rtld = std::move(*interpreter_);
-    auto img = std::move(interpreter_image_);
-    const std::string path = rtld.path;
-    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd);
-    for (auto& [k, v] : by_name_)
-      if (v == interp_marker) v = interp_id_;
-    for (auto& [k, v] : by_file_)
-      if (v == interp_marker) v = interp_id_;
-    return interp_id_;
-  }
-
-  std::uint32_t lookup_loaded(const std::string& name) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) return no_object;
-    return it->second == interp_marker ? bring_in_interpreter() : it->second;
-  }
-
-  // _dl_map_object for `name` needed by `loader` (an object id).
-  std::uint32_t map_object(const std::string& name, std::uint32_t loader) {
-    if (std::uint32_t id = lookup_loaded(name); id != no_object) return id;
-    found_library found = search_.find(name, search_objects_[loader].get(), *search_objects_[0]);
-    loaded_object obj;
-    obj.name = name;
-    obj.loader = loader;
-    obj.rejected = std::move(found.rejected);
-    if (!found.found()) {
-      // Trace mode: a placeholder that later requests of the same name find.
-      obj.via = found_via::not_found;
-      const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
-      objects_.push_back(std::move(obj));
-      images_.push_back(std::make_unique<object_image<ET>>());
-      search_objects_.push_back(std::make_unique<search_object>());
-      in_list_.push_back(0);
-      by_name_.emplace(name, id);
-      return id;
-    }
-    obj.via = found.via;
-    obj.subdir = std::move(found.subdir);
-    obj.where = std::move(found.where);
-    obj.file = found.file;
-    auto img = open_image<ET>(found.file, obj);
-    if (img->mapped) {
-      auto same = by_file_.find(file_key(*img));
-      if (same != by_file_.end()) {
-        const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
-        by_name_.emplace(name, id);
-        return id;
-      }
-    }
-    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd);
-  }
+  static constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
+                                          (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
 
   void build_index() {
     const auto& list = out_.search_list;
@@ -10613,10 +11005,7 @@ class linker {
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
       scope_pos_[list[pos]] = pos;
       const auto& img = *images_[list[pos]];
-      for (std::size_t i = 1; i < img.dynsym.size(); ++i) {
-        const Sym s = img.dynsym[i];
-        total += (s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || (s.st_info & 0xf) == elf::STT_TLS);
-      }
+      for (std::size_t i = 1; i < img.dynsym.size(); ++i) total += has_value(img.dynsym[i]);
     }
     index_.reserve(total);
     struct pending {
@@ -10637,11 +11026,8 @@ class linker {
           if (at < img.dynstr.size()) prefetch(img.dynstr.data() + at);
         }
         const Sym s = img.dynsym[i];
-        const unsigned stt = s.st_info & 0xf;
-        const u64 value = s.st_value;
-        const u32 shndx = s.st_shndx;
-        if (value == 0 && shndx != elf::SHN_ABS && stt != elf::STT_TLS) continue;
-        if (((1u << stt) & allowed_stt) == 0) continue;
+        if (!has_value(s)) continue;
+        if (((1u << s.st_type()) & allowed_stt) == 0) continue;
         const std::string_view name = img.name_of(s);
         if (name.empty()) continue;
         all.push_back({0, pos, static_cast<std::uint32_t>(i), index_hash(name), name});
@@ -10662,8 +11048,6 @@ class linker {
     for (const auto& p : all) index_.entries[fill[p.group]++] = {p.object, p.symidx};
   }
 
-  static constexpr unsigned allowed_stt = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 10);
-
   struct found_def {
     std::uint32_t object = no_object;  // object id
     std::uint32_t symidx = 0;
@@ -10673,19 +11057,19 @@ class linker {
   int check_match(const object_image<ET>& def, std::uint32_t symidx, const version_entry* want, int type_class,
                   std::uint32_t& num_versions, std::uint32_t& versioned) const {
     const Sym s = def.dynsym[symidx];
-    if ((type_class & 1) && static_cast<u32>(s.st_shndx) == elf::SHN_UNDEF) return 0;
-    if (def.versym == nullptr) return 1;
+    if ((type_class & elf::rtype_class_plt) && s.is_undefined()) return 0;
+    if (!def.has_versym()) return 1;
     const std::uint16_t raw = def.versym_at(symidx);
-    const std::uint16_t ndx = raw & 0x7fff;
+    const std::uint16_t ndx = elf::versym_index(raw);
     if (want != nullptr) {
       const version_entry* have = ndx < def.versions.size() ? &def.versions[ndx] : nullptr;
       const bool same = have != nullptr && have->hash == want->hash && have->name == want->name;
       const std::uint32_t have_hash = have != nullptr ? have->hash : 0;
-      if (!same && (want->hidden || have_hash != 0 || (raw & 0x8000))) return 0;
+      if (!same && (want->hidden || have_hash != 0 || elf::versym_hidden(raw))) return 0;
       return 1;
     }
     if (ndx >= 3) {
-      if ((raw & 0x8000) == 0 && num_versions++ == 0) versioned = symidx;
+      if (!elf::versym_hidden(raw) && num_versions++ == 0) versioned = symidx;
       return 0;
     }
     return 1;
@@ -10717,20 +11101,20 @@ class linker {
         while (end != last && end->object == c->object) ++end;
         const std::uint32_t pos = c->object;
         const std::uint32_t id = out_.search_list[pos];
-        if ((only_pos == no_object || pos == only_pos) && !((type_class & 2) && objects_[id].is_main)) {
+        if ((only_pos == no_object || pos == only_pos) &&
+            !((type_class & elf::rtype_class_copy) && objects_[id].is_main)) {
           const std::uint32_t symidx = match_in_object(c, end, want, type_class);
           if (symidx != 0) {
             const Sym s = images_[id]->dynsym[symidx];
-            const unsigned vis = s.st_other & 3;
-            const unsigned bind = s.st_info >> 4;
-            if (vis != elf::STV_HIDDEN && vis != elf::STV_INTERNAL) {
+            const unsigned bind = s.st_bind();
+            if (!s.binds_locally()) {
               if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
                 result = {id, symidx};
                 return true;
               }
               if (bind == elf::STB_GNU_UNIQUE) {
                 auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
-                result = (type_class & 2) ? found_def{id, symidx} : it->second;
+                result = (type_class & elf::rtype_class_copy) ? found_def{id, symidx} : it->second;
                 (void)fresh;
                 return true;
               }
@@ -10747,11 +11131,16 @@ class linker {
     return {};
   }
 
-  void relocate(std::uint32_t id, std::uint32_t pos, bool) {
-    (void)pos;
-    auto& img = *images_[id];
+  struct reference {
+    std::uint32_t symidx, type_class, hash;
+    std::string_view name;
+  };
+
+  void relocate(std::uint32_t id) {
+    const auto& img = *images_[id];
     const auto& d = img.dyn;
     const bool symbolic = objects_[id].symbolic;
+    const elf::reloc_classifier classes = img.classes;
     // Which (symidx, class) pairs were already looked up: the result is the same.
     std::vector<std::uint8_t> done(img.dynsym.size(), 0);
     // Three passes so that the cache misses overlap: collect the (symbol,
@@ -10759,11 +11148,8 @@ class linker {
     // hashes (names are scattered over .dynstr); then the lookups, fetching
     // the index slot a few references ahead.
     refs_.clear();
-    auto handle = [&](u64 info) {
-      const u32 type = ET::r_type(static_cast<typename ET::uword>(info));
-      const u32 symidx = ET::r_sym(static_cast<typename ET::uword>(info));
-      if (symidx == 0) return;
-      const int type_class = reloc_type_class(machine_, type);
+    auto handle = [&](u32 symidx, u32 type) {
+      const int type_class = classes.lookup_class(type);
       if (type_class < 0) return;
       ++out_.relocations;
       if (symidx >= img.dynsym.size()) {
@@ -10774,9 +11160,7 @@ class linker {
       if (done[symidx] & bit) return;
       done[symidx] |= bit;
       const Sym ref = img.dynsym[symidx];
-      const unsigned bind = ref.st_info >> 4;
-      const unsigned vis = ref.st_other & 3;
-      if (bind == elf::STB_LOCAL || vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) return;
+      if (ref.st_bind() == elf::STB_LOCAL || ref.binds_locally()) return;
       refs_.push_back({symidx, static_cast<std::uint32_t>(type_class), 0, {}});
     };
     auto bind_all = [&] {
@@ -10797,26 +11181,25 @@ class linker {
         const u32 symidx = r.symidx;
         const int type_class = static_cast<int>(r.type_class);
         const Sym ref = img.dynsym[symidx];
-        const unsigned bind = ref.st_info >> 4;
-        const unsigned vis = ref.st_other & 3;
         const std::string_view name = r.name;
         const version_entry* want = nullptr;
-        if (img.versym != nullptr) {
-          const std::uint16_t ndx = img.versym_at(symidx) & 0x7fff;
+        if (img.has_versym()) {
+          const std::uint16_t ndx = elf::versym_index(img.versym_at(symidx));
           if (ndx < img.versions.size() && img.versions[ndx].hash != 0) want = &img.versions[ndx];
         }
         found_def def = lookup(name, r.hash, want, type_class, id, symbolic);
         if (def.object == no_object) {
-          if (bind != elf::STB_WEAK) out_.undefined.push_back({id, name, want ? want->name : std::string_view{}});
+          if (ref.st_bind() != elf::STB_WEAK)
+            out_.undefined.push_back({id, name, want ? want->name : std::string_view{}});
           continue;
         }
         bool is_protected = false;
-        if (vis == elf::STV_PROTECTED) {
+        if (ref.st_visibility() == elf::STV_PROTECTED) {
           is_protected = true;
-          if (type_class == 1) {
+          if (type_class == elf::rtype_class_plt) {
             if (def.object != id) def = {id, symidx};
           } else {
-            found_def plt = lookup(name, r.hash, want, 1, id, symbolic);
+            found_def plt = lookup(name, r.hash, want, elf::rtype_class_plt, id, symbolic);
             if (plt.object != no_object && plt.object != id) def = {id, symidx};
           }
         }
@@ -10836,19 +11219,20 @@ class linker {
       // Most entries of a big DSO are R_*_RELATIVE (symbol 0): skip them here,
       // without a call (2.3M of op_registration_test's 2.5M relocations).
       const std::size_t stride = table->entsize;
-      for (std::size_t i = 0; i < count; ++i) {
-        u64 info;
-        if (rela) {
+      if (rela) {
+        for (std::size_t i = 0; i < count; ++i) {
           typename ET::Rela r;
           std::memcpy(&r, base + i * stride, sizeof r);
-          info = r.r_info;
-        } else {
+          const u32 symidx = r.r_sym();
+          if (symidx != 0) handle(symidx, r.r_type());
+        }
+      } else {
+        for (std::size_t i = 0; i < count; ++i) {
           typename ET::Rel r;
           std::memcpy(&r, base + i * stride, sizeof r);
-          info = r.r_info;
+          const u32 symidx = r.r_sym();
+          if (symidx != 0) handle(symidx, r.r_type());
         }
-        if (ET::r_sym(static_cast<typename ET::uword>(info)) == 0) continue;
-        handle(info);
       }
     };
     run(d.rela_table(), true);
@@ -10857,27 +11241,6 @@ class linker {
     auto jmprel = d.jmprel_table(jmprel_rela);
     run(jmprel, jmprel_rela);
     bind_all();
-  }
-
-  struct reference {
-    std::uint32_t symidx, type_class, hash;
-    std::string_view name;
-  };
-  std::vector<reference> refs_;
-
-  void find_missing_versions() {
-    for (std::uint32_t id : out_.search_list) {
-      const auto& img = *images_[id];
-      for (const auto& v : img.versions) {
-        if (v.filename.empty() || v.hash == 0) continue;
-        const std::uint32_t target = lookup_loaded(std::string(v.filename));
-        if (target == no_object || !objects_[target].found()) continue;  // missing lib reported already
-        bool have = false;
-        for (const auto& dv : images_[target]->defined_versions)
-          have = have || (dv.hash == v.hash && dv.name == v.name);
-        if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
-      }
-    }
   }
 
   void find_interposed() {
@@ -10890,48 +11253,46 @@ class linker {
       ip.symbol = index_.group_name[g];
       for (const auto* c = first; c != last; ++c) {
         const std::uint32_t id = out_.search_list[c->object];
-        const Sym s = images_[id]->dynsym[c->symidx];
-        const unsigned bind = s.st_info >> 4;
-        const unsigned vis = s.st_other & 3;
-        if (static_cast<u32>(s.st_shndx) == elf::SHN_UNDEF) continue;
+        const auto& img = *images_[id];
+        const Sym s = img.dynsym[c->symidx];
+        const unsigned bind = s.st_bind();
+        if (s.is_undefined()) continue;
         if (bind != elf::STB_GLOBAL && bind != elf::STB_WEAK && bind != elf::STB_GNU_UNIQUE) continue;
-        if (vis == elf::STV_HIDDEN || vis == elf::STV_INTERNAL) continue;
-        if (images_[id]->versym != nullptr && (images_[id]->versym_at(c->symidx) & 0x8000)) continue;
+        if (s.binds_locally()) continue;
+        if (img.has_versym() && elf::versym_hidden(img.versym_at(c->symidx))) continue;
         if (ip.definers.empty() || ip.definers.back() != id) ip.definers.push_back(id);
       }
       if (ip.definers.size() > 1) out_.interposed.push_back(std::move(ip));
     }
   }
 
-  const dynamic_options& options_;
-  dynamic_link& out_;
-  library_search search_;
-  std::vector<loaded_object> objects_;
-  std::vector<std::unique_ptr<object_image<ET>>> images_;
-  std::vector<std::unique_ptr<search_object>> search_objects_;
-  std::vector<char> in_list_;
-  std::vector<std::uint32_t> bfs_;
-  std::vector<std::uint32_t> load_order_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
-  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
-  std::optional<loaded_object> interpreter_;
-  std::unique_ptr<object_image<ET>> interpreter_image_;
-  std::string interpreter_path_;
-  std::uint32_t interp_id_ = no_object;
-  std::uint16_t machine_ = 0;
   definition_index index_;
   std::vector<std::uint32_t> scope_pos_;
   std::unordered_map<std::string_view, found_def> unique_;
   std::vector<symbol_binding> main_bindings_;
+  std::vector<reference> refs_;
 };
 
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/bind.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// The pipeline for one root of ELF variant ET.
 template <class ET>
-result<void> link_with(const std::string& program, const dynamic_options& options, dynamic_link& out) {
+result<void> link_with(const std::string& program, const dynamic_options& options, object_cache& cache,
+                       dynamic_link& out) {
   loaded_object main;
   main.name = program;
   main.file = options.search.root.empty() || program.empty() || program[0] != '/' ? program
                                                                                   : options.search.root + program;
-  auto img = open_image<ET>(main.file, main);
+  auto img = cache.template open<ET>(main.file);
   if (!img->ok) {
     if (!img->mapped) return make_error(errc::not_found, no_offset, "cannot read the program");
     auto f = elf::file<ET>::open(img->mapped->bytes());
@@ -10940,14 +11301,18 @@ result<void> link_with(const std::string& program, const dynamic_options& option
     if (!d) return d.error();
   }
   dynamic_options opts = options;
-  opts.search.target.elf_class = ET::is64 ? 2 : 1;
-  opts.search.target.elf_data = ET::endianness == std::endian::little ? 1 : 2;
+  opts.search.target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
+  opts.search.target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
   opts.search.target.machine = img->elf.machine();
-  linker<ET> l(opts, out);
+  binder<ET> l(opts, out, cache);
+  // The closure: main, preloads, then breadth-first over DT_NEEDED.
   l.load(program, std::move(img), std::move(main));
+  // dl-version.c: every needed version is defined where it is needed from.
   l.check_versions();
-  if (options.bindings) l.resolve();
-  l.finish();
+  // Every relocation's symbol, as under LD_BIND_NOW.
+  if (options.bindings) l.bind();
+  // Objects in load order; the mappings stay with the result.
+  l.report();
   return ok();
 }
 
@@ -10956,25 +11321,38 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 // Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
 // to a bare name). Errors are only for an unreadable or non-ELF program; every
 // problem further down the closure is recorded on the objects and in warnings.
-template <class D = void>
-result<dynamic_link> link_dynamic(linkscope::detail::deferred<std::string, D> program, const dynamic_options& options = {}) {
+// With `cache`, the objects come from (and stay in) it: one cache for all the
+// roots of a run reads each file once.
+result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options = {});
+result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options, object_cache& cache);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program_arg, const dynamic_options& options,
+                                                 object_cache& cache) {
+  std::string program = program_arg;
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
   auto mapped = mapped_file::open(file);
   if (!mapped) return mapped.error();
-  auto kind = elf::identify_elf(mapped->bytes());
+  auto kind = elf::identify(mapped->bytes());
   if (!kind) return kind.error();
   dynamic_link out;
   result<void> r = ok();
-  if (kind->is64)
-    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf64be, D>>(program, options, out)
-                         : detail::link_with<linkscope::detail::deferred<elf::elf64le, D>>(program, options, out);
+  if (kind->is64())
+    r = kind->big_endian() ? detail::link_with<elf::elf64be>(program, options, cache, out)
+                           : detail::link_with<elf::elf64le>(program, options, cache, out);
   else
-    r = kind->big_endian ? detail::link_with<linkscope::detail::deferred<elf::elf32be, D>>(program, options, out)
-                         : detail::link_with<linkscope::detail::deferred<elf::elf32le, D>>(program, options, out);
+    r = kind->big_endian() ? detail::link_with<elf::elf32be>(program, options, cache, out)
+                           : detail::link_with<elf::elf32le>(program, options, cache, out);
   if (!r) return r.error();
   return out;
 }
+
+LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options) {
+  object_cache cache;
+  return link_dynamic(program, options, cache);
+}
+#endif
 
 }  // namespace resolve
 }  // namespace v0
