@@ -45,6 +45,7 @@
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
 #include "linkscope/macho/leb128.hpp"
+#include "linkscope/macho/nm.hpp"
 #include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/types.hpp"
 
