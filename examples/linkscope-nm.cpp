@@ -1,5 +1,6 @@
 // linkscope-nm: list symbols like GNU nm 2.40 (byte for byte for the options
-// below), for ELF objects, shared libraries, executables and archives of them.
+// below), for ELF objects, shared libraries, executables and archives of them;
+// Mach-O files (thin or universal) list as llvm-nm lists them (macho/nm.hpp).
 //
 //   linkscope-nm [-D] [-p] [-u] [-g] [-A|-o] [-P] [-S] [-s] [-a]
 //                [--defined-only] [--with-symbol-versions] [--json] FILE...
@@ -27,6 +28,7 @@
 #include <linkscope/ar/armap.hpp>
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/elf/nm.hpp>
+#include <linkscope/macho/nm.hpp>
 #include <linkscope/report/json.hpp>
 
 #include "cli/cli.hpp"
@@ -47,6 +49,7 @@ struct options {
   bool json = false;
   bool use_strcoll = false;
   ar::thin_options thin;  // --thin-confine
+  std::string arch;       // --arch=ARCH|all: the slices of a universal Mach-O file (llvm-nm's option)
   std::vector<std::string> files;
 };
 
@@ -158,6 +161,7 @@ int usage(std::FILE* out) {
       "  -P, --portability      Same as --format=posix\n"
       "  -f, --format=FORMAT    Use the output format FORMAT (bsd or posix)\n"
       "  -s, --print-armap      Include index for symbols from archive members\n"
+      "      --arch=ARCH|all    Mach-O universal files: the slices to list (as llvm-nm)\n"
       "  -S, --print-size       Print size of defined symbols\n"
       "      --special-syms     Include special symbols in the output\n"
       "  -u, --undefined-only   Display only undefined symbols\n"
@@ -213,6 +217,7 @@ class lister {
     }
     const byte_view bytes = mapped->bytes();
     if (ar::archive::is_archive(bytes)) return list_archive(path, bytes, per_file);
+    if (macho::is_macho(bytes) || macho::is_fat(bytes)) return list_macho(path, bytes, per_file);
     if (!elf::is_elf(bytes)) {
       out_.flush();
       cli::report(tool, path, "file format not recognized");
@@ -232,6 +237,30 @@ class lister {
     }
     object_context ctx{path, {}, false};
     return list_object(ctx, bytes);
+  }
+
+  // Mach-O (thin or universal) lists as llvm-nm does, nm on macOS (macho/nm.hpp).
+  bool list_macho(const std::string& path, byte_view bytes, bool per_file) {
+    if (opts_.json) {
+      out_.flush();
+      cli::report(tool, path, "--json is not supported for Mach-O files yet");
+      return false;
+    }
+    macho::nm_options options;
+    options.undefined_only = opts_.nm.undefined_only;
+    options.external_only = opts_.nm.external_only;
+    options.defined_only = opts_.nm.defined_only;
+    options.arch = opts_.arch;
+    std::string text;
+    if (per_file && !macho::is_fat(bytes)) text += "\n" + path + ":\n";
+    auto listed = macho::nm_file(bytes, path, options, text);
+    if (!listed) {
+      out_.flush();
+      cli::report(tool, path, listed.error());
+      return false;
+    }
+    out_.put(text);
+    return true;
   }
 
   bool list_archive(const std::string& path, byte_view bytes, bool per_file) {
@@ -711,6 +740,7 @@ int main(int argc, char** argv) {
       else if (arg == "--with-symbol-versions") opts.with_versions = true;
       else if (arg == "--without-symbol-versions") opts.with_versions = false;
       else if (arg == "--json") opts.json = true;
+      else if (arg.substr(0, 7) == "--arch=") opts.arch = std::string(arg.substr(7));
       else if (const char* v = cli::option_value(argc, argv, i, "--format")) {
         std::string_view f = v;
         if (f == "posix" || f == "p" || f == "P") opts.posix = true;
