@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <linkscope/core/error.hpp>
+#include <linkscope/report/diagnostic.hpp>
 
 #ifndef LINKSCOPE_VERSION_STRING
 #define LINKSCOPE_VERSION_STRING "0.1.0"
@@ -21,30 +22,30 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_finding = 1;  // the answer is a finding (missing symbols, archive needed ...)
 inline constexpr int exit_error = 2;    // usage or input error
 
-// `linkscope-X: FILE: error: MESSAGE (offset 0x...)` on stderr.
+// Diagnostics on stderr, `linkscope-X: FILE: error: MESSAGE (offset 0x...)`,
+// all through the library's one formatter (report/diagnostic.hpp).
+inline void report(std::string_view tool, const linkscope::diagnostic& d) { linkscope::print_diagnostic(tool, d); }
+
+// An error of the format layer about `file` (which may be "lib.a(member.o)"
+// when the caller has already joined the names).
 inline void report(std::string_view tool, std::string_view file, const linkscope::error& err) {
-  std::string line;
-  line.append(tool).append(": ");
-  if (!file.empty()) line.append(file).append(": ");
-  line.append("error: ").append(err.message);
-  if (err.message[0] == '\0') line.append(to_string(err.code));
-  if (err.has_offset()) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), " (offset 0x%llx)", static_cast<unsigned long long>(err.offset));
-    line.append(buf);
-  }
-  line.push_back('\n');
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  linkscope::print_diagnostic(tool, linkscope::diagnostic(err, std::string(file)));
 }
 
-inline void report(std::string_view tool, std::string_view file, std::string_view message) {
-  std::string line;
-  line.append(tool).append(": ");
-  if (!file.empty()) line.append(file).append(": ");
-  line.append("error: ").append(message).push_back('\n');
-  std::fwrite(line.data(), 1, line.size(), stderr);
+// A problem found by the CLI itself; `message` must be static text.
+inline void report(std::string_view tool, std::string_view file, const char* message) {
+  linkscope::print_diagnostic(tool, linkscope::diagnostic(linkscope::error{linkscope::errc::ok, linkscope::no_offset, message},
+                                                          std::string(file)));
 }
 
+inline void warn(std::string_view tool, const linkscope::diagnostic& d) {
+  linkscope::diagnostic w = d;
+  w.level = linkscope::severity::warning;
+  linkscope::print_diagnostic(tool, w);
+}
+
+// A warning with run-time text (a library name, a reason) that no static
+// message holds.
 inline void warn(std::string_view tool, std::string_view file, std::string_view message) {
   std::string line;
   line.append(tool).append(": ");
