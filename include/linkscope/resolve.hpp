@@ -12,6 +12,7 @@
 
 #include "linkscope/core/config.hpp"
 
+#include "linkscope/report/diagnostic.hpp"
 #include "linkscope/report/json.hpp"
 
 #include "linkscope/resolve/absorb.hpp"
