@@ -221,6 +221,7 @@ constexpr const char* to_string(errc code) noexcept {
   return "unknown";
 }
 
+<<<<<<< HEAD
 // The enumerator's own name ("io_error"), for JSON and for the table in
 // docs/errors.md.
 constexpr const char* name_of(errc code) noexcept {
@@ -262,6 +263,8 @@ template <class T, class D>
 using deferred = typename deferred_type<T, D>::type;
 }  // namespace detail
 
+=======
+>>>>>>> fb7e170 (core/error.hpp (helper diag's file; build helper's last step of the deferred removal): detail::deferred removed, nothing uses it any more (grep of include/ examples/ tests/ bench/ fuzz/). Checked: the umbrella compiles with g++ and clang++-14 -Werror in both modes)
 inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
 struct error {

@@ -138,24 +138,6 @@ constexpr const char* name_of(errc code) noexcept {
   return "unknown";
 }
 
-namespace detail {
-// `deferred<T, D>` is T, spelled so that it depends on D. An inline entry point
-// whose body would force heavy instantiation (visit_elf over four ELF
-// variants, sorts, big lambdas) is declared
-//   template <class D = void> R f(linkscope::detail::deferred<byte_view, D> bytes, ...)
-// Calls are unchanged (D is never deduced, so conversions still apply), but
-// the body and everything it instantiates is compiled only in a translation
-// unit that calls it. A bare `template <class = void>` is not enough: clang
-// instantiates the callees of non-dependent expressions in a template when it
-// parses the definition, so some parameter type has to depend on D.
-template <class T, class D>
-struct deferred_type {
-  using type = T;
-};
-template <class T, class D>
-using deferred = typename deferred_type<T, D>::type;
-}  // namespace detail
-
 inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
 struct error {
