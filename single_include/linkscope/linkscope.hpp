@@ -221,7 +221,6 @@ constexpr const char* to_string(errc code) noexcept {
   return "unknown";
 }
 
-<<<<<<< HEAD
 // The enumerator's own name ("io_error"), for JSON and for the table in
 // docs/errors.md.
 constexpr const char* name_of(errc code) noexcept {
@@ -245,26 +244,6 @@ constexpr const char* name_of(errc code) noexcept {
   return "unknown";
 }
 
-namespace detail {
-// `deferred<T, D>` is T, spelled so that it depends on D. An inline entry point
-// whose body would force heavy instantiation (visit_elf over four ELF
-// variants, sorts, big lambdas) is declared
-//   template <class D = void> R f(linkscope::detail::deferred<byte_view, D> bytes, ...)
-// Calls are unchanged (D is never deduced, so conversions still apply), but
-// the body and everything it instantiates is compiled only in a translation
-// unit that calls it. A bare `template <class = void>` is not enough: clang
-// instantiates the callees of non-dependent expressions in a template when it
-// parses the definition, so some parameter type has to depend on D.
-template <class T, class D>
-struct deferred_type {
-  using type = T;
-};
-template <class T, class D>
-using deferred = typename deferred_type<T, D>::type;
-}  // namespace detail
-
-=======
->>>>>>> fb7e170 (core/error.hpp (helper diag's file; build helper's last step of the deferred removal): detail::deferred removed, nothing uses it any more (grep of include/ examples/ tests/ bench/ fuzz/). Checked: the umbrella compiles with g++ and clang++-14 -Werror in both modes)
 inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
 struct error {
