@@ -47,6 +47,7 @@
 #include "linkscope/macho/leb128.hpp"
 #include "linkscope/macho/nm.hpp"
 #include "linkscope/macho/symbols.hpp"
+#include "linkscope/macho/tbd.hpp"
 #include "linkscope/macho/types.hpp"
 
 // The ELF class templates compiled once per variant in compiled mode.

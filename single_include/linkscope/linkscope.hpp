@@ -9095,6 +9095,414 @@ inline result<void> nm_file(byte_view bytes, std::string_view display, const nm_
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/nm.hpp ----
+// ---- begin linkscope/macho/tbd.hpp ----
+// linkscope/macho/tbd.hpp — text-based stubs (.tbd), TAPI v1 to v4.
+//
+// Apple's SDKs ship dylibs as YAML stubs that ld64 links against
+// (llvm/lib/TextAPI/TextStub.cpp reads and writes them). A file holds one or
+// more documents, each opened by a `---` line (v1: `---`; v2/v3:
+// `--- !tapi-tbd-v2` / `-v3`; v4: `--- !tapi-tbd` with `tbd-version: 4`) and
+// closed by `...`. The documents after the first are libraries the first
+// re-exports ("inlined"). Keys used here:
+//   v4:    targets [ARCH-PLATFORM...], install-name, current-version,
+//          compatibility-version, parent-umbrella [{targets, umbrella}],
+//          allowable-clients [{targets, clients}], reexported-libraries
+//          [{targets, libraries}], exports / reexports [{targets, symbols,
+//          weak-symbols, thread-local-symbols, objc-classes, objc-eh-types,
+//          objc-ivars}], undefineds (ignored)
+//   v1-3:  archs, platform, install-name, current-version,
+//          compatibility-version, parent-umbrella (a scalar), exports
+//          [{archs, symbols, weak-def-symbols, thread-local-symbols,
+//          objc-classes, objc-eh-types (v3), objc-ivars, re-exports,
+//          allowable-clients (v1: allowed-clients)}], undefineds (ignored)
+//
+// The reader accepts exactly the YAML these files use: block mappings and
+// block sequences by indentation (two spaces), `- ` items that are mappings,
+// flow sequences `[ a, 'b', "c" ]` that may span lines, plain and quoted
+// scalars without escapes, `#` comment lines. Anything else — a tab, a bad
+// indentation, an unterminated quote or flow sequence, an escape, a nesting
+// deeper than tbd_max_depth — is an error with the offset of its line.
+// Names are views into the text.
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+namespace tbd {
+
+inline constexpr std::size_t tbd_max_depth = 8;
+
+// One exports/reexports section, for the targets (or archs) it names.
+struct symbol_section {
+  std::vector<std::string_view> targets;  // v4 targets, or v1-3 archs
+  std::vector<std::string_view> symbols, weak_symbols, thread_local_symbols, objc_classes, objc_eh_types, objc_ivars;
+  std::vector<std::string_view> reexported_libraries;  // v1-3 re-exports
+  std::vector<std::string_view> allowable_clients;     // v1-3
+};
+
+struct document {
+  unsigned version = 0;  // 1..4
+  std::vector<std::string_view> targets;  // v4 targets, or v1-3 archs
+  std::string_view platform;              // v1-3
+  std::string_view install_name;
+  std::string_view current_version = "1.0";        // as written ("1311", "1.2.3")
+  std::string_view compatibility_version = "1.0";
+  std::vector<std::string_view> parent_umbrella;
+  std::vector<std::string_view> allowable_clients;
+  std::vector<std::string_view> reexported_libraries;
+  std::vector<symbol_section> exports;
+  std::vector<symbol_section> reexports;  // v4: symbols re-exported from other libraries
+  u64 offset = 0;                         // of the document's `---` line
+};
+
+namespace detail {
+
+struct line {
+  u64 offset;   // of the first character
+  std::size_t indent;
+  std::string_view text;  // after the indentation, trailing spaces removed
+};
+
+struct node {
+  enum kind_t : u8 { scalar, sequence, mapping } kind = scalar;
+  std::string_view value;                                // scalar
+  std::vector<node> items;             // sequence items, or a mapping's values
+  std::vector<std::string_view> keys;  // mapping keys (keys[i] names items[i])
+  u64 offset = 0;
+  const node* find(std::string_view key) const noexcept;
+};
+inline const node* node::find(std::string_view key) const noexcept {
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == key) return &items[i];
+  return nullptr;
+}
+
+class parser {
+ public:
+  parser(byte_view text, std::vector<line> lines) : text_(text), lines_(std::move(lines)) {}
+
+  result<node> parse_document() {
+    if (lines_.empty()) return node{node::mapping, {}, {}, {}, 0};
+    return block(lines_[0].indent, 0);
+  }
+
+ private:
+  error fail(u64 offset, const char* message) const { return text_.fail(errc::malformed, offset, message); }
+
+  result<node> block(std::size_t indent, std::size_t depth) {
+    if (depth > tbd_max_depth) return fail(lines_[pos_].offset, "tbd nesting too deep");
+    const line& first = lines_[pos_];
+    if (first.text.substr(0, 2) == "- " || first.text == "-") return sequence(indent, depth);
+    return mapping(indent, depth);
+  }
+
+  result<node> sequence(std::size_t indent, std::size_t depth) {
+    node out;
+    out.kind = node::sequence;
+    out.offset = lines_[pos_].offset;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent &&
+           (lines_[pos_].text.substr(0, 2) == "- " || lines_[pos_].text == "-")) {
+      line& l = lines_[pos_];
+      if (l.text == "-") return fail(l.offset, "empty tbd sequence item");
+      // The item's content becomes a line of its own, two columns in.
+      std::size_t skip = 2;
+      while (skip < l.text.size() && l.text[skip] == ' ') ++skip;
+      l.indent += skip;
+      l.offset += skip;
+      l.text = l.text.substr(skip);
+      if (is_mapping_line(l.text)) {
+        LINKSCOPE_TRY(item, mapping(l.indent, depth + 1));
+        out.items.push_back(std::move(item));
+      } else {
+        LINKSCOPE_TRY(item, value(l.text, l.offset, depth + 1));
+        out.items.push_back(std::move(item));
+      }
+    }
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) return fail(lines_[pos_].offset, "bad indentation in tbd");
+    return out;
+  }
+
+  static bool is_mapping_line(std::string_view t) noexcept {
+    if (t.empty() || t[0] == '[' || t[0] == '\'' || t[0] == '"') return false;
+    const auto colon = t.find(':');
+    return colon != std::string_view::npos && (colon + 1 == t.size() || t[colon + 1] == ' ');
+  }
+
+  result<node> mapping(std::size_t indent, std::size_t depth) {
+    node out;
+    out.kind = node::mapping;
+    out.offset = lines_[pos_].offset;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent) {
+      const line l = lines_[pos_];
+      if (!is_mapping_line(l.text)) return fail(l.offset, "expected 'key: value' in tbd");
+      const auto colon = l.text.find(':');
+      const std::string_view key = l.text.substr(0, colon);
+      std::string_view rest = colon + 1 < l.text.size() ? l.text.substr(colon + 2) : std::string_view();
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      const u64 rest_offset = l.offset + (l.text.size() - rest.size());
+      if (rest.empty()) {
+        ++pos_;
+        if (pos_ < lines_.size() && (lines_[pos_].indent > indent ||
+                                     (lines_[pos_].indent == indent && lines_[pos_].text.substr(0, 2) == "- "))) {
+          LINKSCOPE_TRY(child, block(lines_[pos_].indent, depth + 1));
+          out.keys.push_back(key);
+          out.items.push_back(std::move(child));
+        } else {
+          out.keys.push_back(key);
+          out.items.push_back(node{node::scalar, {}, {}, {}, l.offset});
+        }
+      } else {
+        LINKSCOPE_TRY(child, value(rest, rest_offset, depth + 1));
+        out.keys.push_back(key);
+          out.items.push_back(std::move(child));
+      }
+    }
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) return fail(lines_[pos_].offset, "bad indentation in tbd");
+    return out;
+  }
+
+  // A value on the current line: a flow sequence (maybe spanning lines) or a scalar.
+  result<node> value(std::string_view text, u64 offset, std::size_t depth) {
+    if (depth > tbd_max_depth) return fail(offset, "tbd nesting too deep");
+    if (text.front() != '[') {
+      ++pos_;
+      return scalar(text, offset);
+    }
+    // Scan the raw text from '[' to its ']' (quotes respected), across lines.
+    const std::string_view all = text_.chars();
+    node out;
+    out.kind = node::sequence;
+    out.offset = offset;
+    u64 at = offset + 1;
+    for (;;) {
+      while (at < all.size() && (all[at] == ' ' || all[at] == '\n' || all[at] == '\r')) ++at;
+      if (at >= all.size()) return fail(offset, "tbd flow sequence not closed");
+      if (all[at] == ']') break;
+      u64 end = at;
+      if (all[at] == '\'' || all[at] == '"') {
+        const auto close = all.find(all[at], at + 1);
+        if (close == std::string_view::npos) return fail(at, "tbd quoted string not closed");
+        end = close + 1;
+      } else {
+        while (end < all.size() && all[end] != ',' && all[end] != ']' && all[end] != '\n') ++end;
+        if (end < all.size() && all[end] == '\n') {
+          // a plain item may not run over a line end without a comma
+          u64 next = end;
+          while (next < all.size() && (all[next] == ' ' || all[next] == '\n' || all[next] == '\r')) ++next;
+          if (next < all.size() && all[next] != ',' && all[next] != ']') return fail(at, "tbd flow item without a comma");
+        }
+      }
+      std::string_view item = all.substr(at, end - at);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\r')) item.remove_suffix(1);
+      LINKSCOPE_TRY(s, scalar(item, at));
+      out.items.push_back(std::move(s));
+      at = end;
+      while (at < all.size() && (all[at] == ' ' || all[at] == '\n' || all[at] == '\r')) ++at;
+      if (at < all.size() && all[at] == ',') {
+        ++at;
+        continue;
+      }
+      if (at < all.size() && all[at] == ']') break;
+      if (at >= all.size()) return fail(offset, "tbd flow sequence not closed");
+      return fail(at, "expected ',' or ']' in tbd flow sequence");
+    }
+    // Go on after the line that holds the ']'; it must end there.
+    while (pos_ < lines_.size() && lines_[pos_].offset + lines_[pos_].text.size() <= at) ++pos_;
+    if (pos_ >= lines_.size() || lines_[pos_].offset + lines_[pos_].text.size() != at + 1)
+      return fail(at, "text after a tbd flow sequence");
+    ++pos_;
+    return out;
+  }
+
+  result<node> scalar(std::string_view text, u64 offset) const {
+    if (text.empty()) return fail(offset, "empty tbd value");
+    if (text.front() == '\'' || text.front() == '"') {
+      if (text.size() < 2 || text.back() != text.front()) return fail(offset, "tbd quoted string not closed");
+      text = text.substr(1, text.size() - 2);
+      if (text.find('\\') != std::string_view::npos || text.find('\'') != std::string_view::npos)
+        return text_.fail(errc::unsupported, offset, "escapes in tbd strings are not read");
+      return node{node::scalar, text, {}, {}, offset + 1};
+    }
+    return node{node::scalar, text, {}, {}, offset};
+  }
+
+  byte_view text_;
+  std::vector<line> lines_;
+  std::size_t pos_ = 0;
+};
+
+inline result<std::vector<std::string_view>> strings(const node* n, byte_view text) {
+  std::vector<std::string_view> out;
+  if (n == nullptr) return out;
+  if (n->kind == node::scalar) {
+    if (!n->value.empty()) out.push_back(n->value);
+    return out;
+  }
+  if (n->kind != node::sequence) return text.fail(errc::bad_field, n->offset, "tbd list expected");
+  for (const auto& item : n->items) {
+    if (item.kind != node::scalar) return text.fail(errc::bad_field, item.offset, "tbd list of names expected");
+    out.push_back(item.value);
+  }
+  return out;
+}
+
+inline result<std::string_view> string(const node* n, byte_view text) {
+  if (n == nullptr) return std::string_view();
+  if (n->kind != node::scalar) return text.fail(errc::bad_field, n->offset, "tbd scalar expected");
+  return n->value;
+}
+
+inline result<std::vector<symbol_section>> sections(const node* n, byte_view text, unsigned version) {
+  std::vector<symbol_section> out;
+  if (n == nullptr) return out;
+  if (n->kind != node::sequence) return text.fail(errc::bad_field, n->offset, "tbd exports must be a list");
+  for (const auto& item : n->items) {
+    if (item.kind != node::mapping) return text.fail(errc::bad_field, item.offset, "tbd export section must be a mapping");
+    symbol_section s;
+    LINKSCOPE_TRY(targets, strings(item.find(version >= 4 ? "targets" : "archs"), text));
+    s.targets = targets;
+    LINKSCOPE_TRY(symbols, strings(item.find("symbols"), text));
+    s.symbols = symbols;
+    LINKSCOPE_TRY(weak, strings(item.find(version >= 4 ? "weak-symbols" : "weak-def-symbols"), text));
+    s.weak_symbols = weak;
+    LINKSCOPE_TRY(tls, strings(item.find("thread-local-symbols"), text));
+    s.thread_local_symbols = tls;
+    LINKSCOPE_TRY(classes, strings(item.find("objc-classes"), text));
+    s.objc_classes = classes;
+    LINKSCOPE_TRY(eh, strings(item.find("objc-eh-types"), text));
+    s.objc_eh_types = eh;
+    LINKSCOPE_TRY(ivars, strings(item.find("objc-ivars"), text));
+    s.objc_ivars = ivars;
+    LINKSCOPE_TRY(reexports, strings(item.find("re-exports"), text));
+    s.reexported_libraries = reexports;
+    LINKSCOPE_TRY(clients, strings(item.find(version == 1 ? "allowed-clients" : "allowable-clients"), text));
+    s.allowable_clients = clients;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// v4 lists of {targets, KEY: [...]} (reexported-libraries, allowable-clients, parent-umbrella).
+inline result<std::vector<std::string_view>> targeted(const node* n, std::string_view key, byte_view text) {
+  std::vector<std::string_view> out;
+  if (n == nullptr) return out;
+  if (n->kind == node::scalar) return strings(n, text);
+  if (n->kind != node::sequence) return text.fail(errc::bad_field, n->offset, "tbd list expected");
+  for (const auto& item : n->items) {
+    if (item.kind != node::mapping) return text.fail(errc::bad_field, item.offset, "tbd mapping expected");
+    LINKSCOPE_TRY(values, strings(item.find(key), text));
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+inline result<document> to_document(const node& root, unsigned tag_version, u64 offset, byte_view text) {
+  if (root.kind != node::mapping) return text.fail(errc::bad_field, offset, "tbd document must be a mapping");
+  document d;
+  d.offset = offset;
+  d.version = tag_version;
+  if (const node* v = root.find("tbd-version")) {
+    u64 version = 0;
+    if (v->kind != node::scalar || !parse_ascii_number(v->value, version) || version < 1 || version > 4)
+      return text.fail(errc::bad_field, v->offset, "tbd-version is not 1 to 4");
+    d.version = static_cast<unsigned>(version);
+  }
+  LINKSCOPE_TRY(install, string(root.find("install-name"), text));
+  if (install.empty()) return text.fail(errc::bad_field, offset, "tbd document without install-name");
+  d.install_name = install;
+  LINKSCOPE_TRY(current, string(root.find("current-version"), text));
+  if (!current.empty()) d.current_version = current;
+  LINKSCOPE_TRY(compat, string(root.find("compatibility-version"), text));
+  if (!compat.empty()) d.compatibility_version = compat;
+  LINKSCOPE_TRY(targets, strings(root.find(d.version >= 4 ? "targets" : "archs"), text));
+  d.targets = targets;
+  LINKSCOPE_TRY(platform, string(root.find("platform"), text));
+  d.platform = platform;
+  LINKSCOPE_TRY(exports, sections(root.find("exports"), text, d.version));
+  d.exports = std::move(exports);
+  LINKSCOPE_TRY(reexports, sections(root.find("reexports"), text, d.version));
+  d.reexports = std::move(reexports);
+  LINKSCOPE_TRY(umbrella, targeted(root.find("parent-umbrella"), "umbrella", text));
+  d.parent_umbrella = umbrella;
+  LINKSCOPE_TRY(clients, targeted(root.find("allowable-clients"), "clients", text));
+  d.allowable_clients = clients;
+  LINKSCOPE_TRY(libraries, targeted(root.find("reexported-libraries"), "libraries", text));
+  d.reexported_libraries = libraries;
+  for (const auto& s : d.exports) {
+    d.reexported_libraries.insert(d.reexported_libraries.end(), s.reexported_libraries.begin(), s.reexported_libraries.end());
+    d.allowable_clients.insert(d.allowable_clients.end(), s.allowable_clients.begin(), s.allowable_clients.end());
+  }
+  return d;
+}
+
+}  // namespace detail
+
+// Every document of a .tbd file, in order (the first is the library itself).
+inline result<std::vector<document>> read(byte_view text) {
+  std::vector<document> out;
+  const std::string_view all = text.chars();
+  std::vector<detail::line> lines;
+  unsigned tag_version = 0;
+  u64 doc_offset = 0;
+  bool in_document = false;
+  auto finish = [&]() -> result<void> {
+    detail::parser p(text, std::move(lines));
+    lines.clear();
+    LINKSCOPE_TRY(root, p.parse_document());
+    LINKSCOPE_TRY(doc, detail::to_document(root, tag_version, doc_offset, text));
+    out.push_back(std::move(doc));
+    return ok();
+  };
+  u64 at = 0;
+  while (at < all.size()) {
+    u64 end = all.find('\n', at);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view raw = all.substr(at, end - at);
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    const u64 line_offset = at;
+    at = end + 1;
+    std::size_t indent = 0;
+    while (indent < raw.size() && raw[indent] == ' ') ++indent;
+    std::string_view body = raw.substr(indent);
+    while (!body.empty() && body.back() == ' ') body.remove_suffix(1);
+    if (body.empty() || body.front() == '#') continue;
+    if (body.front() == '\t')
+      return text.fail(errc::malformed, line_offset, "tab indentation in tbd");
+    if (indent == 0 && body.substr(0, 3) == "---") {
+      if (in_document) LINKSCOPE_CHECK(finish());
+      const std::string_view tag = body.substr(3);
+      if (tag.empty()) tag_version = 1;
+      else if (tag == " !tapi-tbd-v2") tag_version = 2;
+      else if (tag == " !tapi-tbd-v3") tag_version = 3;
+      else if (tag == " !tapi-tbd") tag_version = 4;
+      else return text.fail(errc::unsupported, line_offset, "unknown tbd document tag");
+      in_document = true;
+      doc_offset = line_offset;
+      continue;
+    }
+    if (indent == 0 && body == "...") {
+      if (!in_document) return text.fail(errc::malformed, line_offset, "'...' outside a tbd document");
+      LINKSCOPE_CHECK(finish());
+      in_document = false;
+      continue;
+    }
+    if (!in_document) return text.fail(errc::malformed, line_offset, "tbd text outside a document");
+    lines.push_back({line_offset + indent, indent, body});
+  }
+  if (in_document) LINKSCOPE_CHECK(finish());
+  if (out.empty()) return text.fail(errc::bad_magic, 0, "no tbd document");
+  return out;
+}
+
+}  // namespace tbd
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/tbd.hpp ----
 
 // The ELF class templates compiled once per variant in compiled mode.
 // LINKSCOPE_ELF_TEMPLATES(P, ET) expands to the explicit instantiation of
