@@ -120,6 +120,11 @@ class record_array {
   std::size_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
   std::size_t stride() const noexcept { return stride_; }
+  // The records from `first` on (none when first >= size()).
+  record_array drop_front(std::size_t first) const noexcept {
+    if (first >= count_) return record_array(data_, 0, stride_);
+    return record_array(data_ + first * stride_, count_ - first, stride_);
+  }
   T operator[](std::size_t i) const noexcept {
     T rec;
     std::memcpy(&rec, data_ + i * stride_, sizeof(T));

@@ -123,6 +123,52 @@ result<symbol_table_view<ET>> read_symtab(const file<ET>& f) noexcept {
   return detail::symbol_table_from_section(f, found->first, found->second);
 }
 
+// The index of .symtab's first non-local symbol: the section's sh_info (gABI:
+// "one greater than the symbol table index of the last local symbol"),
+// checked against the symbol count.
+template <class ET>
+result<std::size_t> first_global(const file<ET>& f, const symbol_table_view<ET>& symtab) noexcept {
+  if (symtab.empty() || symtab.is_dynamic()) return std::size_t{0};
+  LINKSCOPE_TRY(header, f.section(symtab.section()));
+  const u64 first = header.sh_info;
+  if (first > symtab.size())
+    return f.bytes().fail(errc::out_of_range, f.section_header_offset(symtab.section()), "symtab sh_info past the symbol count");
+  return static_cast<std::size_t>(first);
+}
+
+// COMDAT section groups (gABI "Section Groups"): an SHT_GROUP section is an
+// array of words, a flag word (GRP_COMDAT) and then the indexes of its member
+// sections; its sh_info names the signature symbol in `symtab` (its sh_link).
+// f(signature, members) is called for every COMDAT group, in section order,
+// with `members` the member section indexes, each checked to be a section of
+// the file. Groups without GRP_COMDAT are skipped.
+template <class ET>
+struct comdat_group {
+  std::string_view signature;
+  record_array<typename ET::word> members;  // member section indexes (the flag word excluded)
+};
+
+template <class ET, class F>
+result<void> for_each_comdat_group(const file<ET>& f, const symbol_table_view<ET>& symtab, F&& fn) {
+  using word = typename ET::word;
+  const u64 count = f.section_count();
+  for (u64 i = 0; i < count; ++i) {
+    const auto sh = f.section_headers()[static_cast<std::size_t>(i)];
+    if (sh.sh_type != SHT_GROUP) continue;
+    LINKSCOPE_TRY(words, f.template table<word>(sh, true));
+    if (words.empty()) return f.bytes().fail(errc::malformed, sh.sh_offset, "empty SHT_GROUP section");
+    if ((static_cast<u32>(words[0]) & GRP_COMDAT) == 0) continue;
+    if (sh.sh_info >= symtab.size())
+      return f.bytes().fail(errc::out_of_range, f.section_header_offset(i), "SHT_GROUP signature symbol out of range");
+    LINKSCOPE_TRY(signature, symtab.name(static_cast<std::size_t>(sh.sh_info)));
+    for (std::size_t w = 1; w < words.size(); ++w)
+      if (static_cast<u64>(static_cast<u32>(words[w])) >= count)
+        return f.bytes().fail(errc::out_of_range, sh.sh_offset + sizeof(word) * w, "SHT_GROUP member section out of range");
+    fn(comdat_group<ET>{signature, words.drop_front(1)});
+  }
+  return ok();
+}
+
 // Number of dynamic symbols from DT_HASH (nchain) or DT_GNU_HASH (walk the
 // last chain). Fails if neither table exists.
 template <class ET>
