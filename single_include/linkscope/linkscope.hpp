@@ -536,6 +536,11 @@ class record_array {
   std::size_t size() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
   std::size_t stride() const noexcept { return stride_; }
+  // The records from `first` on (none when first >= size()).
+  record_array drop_front(std::size_t first) const noexcept {
+    if (first >= count_) return record_array(data_, 0, stride_);
+    return record_array(data_ + first * stride_, count_ - first, stride_);
+  }
   T operator[](std::size_t i) const noexcept {
     T rec;
     std::memcpy(&rec, data_ + i * stride_, sizeof(T));
@@ -3698,6 +3703,52 @@ result<symbol_table_view<ET>> read_symtab(const file<ET>& f) noexcept {
   auto found = f.find_section(SHT_SYMTAB);
   if (!found) return symbol_table_view<ET>();
   return detail::symbol_table_from_section(f, found->first, found->second);
+}
+
+// The index of .symtab's first non-local symbol: the section's sh_info (gABI:
+// "one greater than the symbol table index of the last local symbol"),
+// checked against the symbol count.
+template <class ET>
+result<std::size_t> first_global(const file<ET>& f, const symbol_table_view<ET>& symtab) noexcept {
+  if (symtab.empty() || symtab.is_dynamic()) return std::size_t{0};
+  LINKSCOPE_TRY(header, f.section(symtab.section()));
+  const u64 first = header.sh_info;
+  if (first > symtab.size())
+    return f.bytes().fail(errc::out_of_range, f.section_header_offset(symtab.section()), "symtab sh_info past the symbol count");
+  return static_cast<std::size_t>(first);
+}
+
+// COMDAT section groups (gABI "Section Groups"): an SHT_GROUP section is an
+// array of words, a flag word (GRP_COMDAT) and then the indexes of its member
+// sections; its sh_info names the signature symbol in `symtab` (its sh_link).
+// f(signature, members) is called for every COMDAT group, in section order,
+// with `members` the member section indexes, each checked to be a section of
+// the file. Groups without GRP_COMDAT are skipped.
+template <class ET>
+struct comdat_group {
+  std::string_view signature;
+  record_array<typename ET::word> members;  // member section indexes (the flag word excluded)
+};
+
+template <class ET, class F>
+result<void> for_each_comdat_group(const file<ET>& f, const symbol_table_view<ET>& symtab, F&& fn) {
+  using word = typename ET::word;
+  const u64 count = f.section_count();
+  for (u64 i = 0; i < count; ++i) {
+    const auto sh = f.section_headers()[static_cast<std::size_t>(i)];
+    if (sh.sh_type != SHT_GROUP) continue;
+    LINKSCOPE_TRY(words, f.template table<word>(sh, true));
+    if (words.empty()) return f.bytes().fail(errc::malformed, sh.sh_offset, "empty SHT_GROUP section");
+    if ((static_cast<u32>(words[0]) & GRP_COMDAT) == 0) continue;
+    if (sh.sh_info >= symtab.size())
+      return f.bytes().fail(errc::out_of_range, f.section_header_offset(i), "SHT_GROUP signature symbol out of range");
+    LINKSCOPE_TRY(signature, symtab.name(static_cast<std::size_t>(sh.sh_info)));
+    for (std::size_t w = 1; w < words.size(); ++w)
+      if (static_cast<u64>(static_cast<u32>(words[w])) >= count)
+        return f.bytes().fail(errc::out_of_range, sh.sh_offset + sizeof(word) * w, "SHT_GROUP member section out of range");
+    fn(comdat_group<ET>{signature, words.drop_front(1)});
+  }
+  return ok();
 }
 
 // Number of dynamic symbols from DT_HASH (nchain) or DT_GNU_HASH (walk the
@@ -14961,37 +15012,23 @@ result<void> read_object_symbols(const elf::file<ET>& f, comdat_index* comdats,
   out.clear();
   LINKSCOPE_TRY(symtab, elf::read_symtab(f));
   if (symtab.empty()) return ok();
-  LINKSCOPE_TRY(symtab_header, f.section(symtab.section()));
-  std::size_t first_global = symtab_header.sh_info;
-  if (first_global > symtab.size()) return f.bytes().fail(errc::out_of_range, f.section_header_offset(symtab.section()), "symtab sh_info past the symbol count");
+  LINKSCOPE_TRY(first_global, elf::first_global(f, symtab));
   discarded.clear();
   bool any_discarded = false;
   if (comdats != nullptr) {
-    const auto count = f.section_count();
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto sh = f.section_headers()[i];
-      if (sh.sh_type != elf::SHT_GROUP) continue;
-      LINKSCOPE_TRY(words, f.template table<typename ET::word>(sh, true));
-      if (words.empty()) return f.bytes().fail(errc::malformed, sh.sh_offset, "empty SHT_GROUP section");
-      const std::uint32_t flags = words[0];
-      if ((flags & elf::GRP_COMDAT) == 0) continue;
-      if (sh.sh_info >= symtab.size())
-        return f.bytes().fail(errc::out_of_range, f.section_header_offset(i), "SHT_GROUP signature symbol out of range");
-      LINKSCOPE_TRY(signature, symtab.name(static_cast<std::size_t>(sh.sh_info)));
-      if (comdats->insert(signature).second) continue;
-      if (discarded.empty()) discarded.assign(count, 0);
-      for (std::size_t w = 1; w < words.size(); ++w) {
-        const std::uint32_t index = words[w];
-        if (index >= count) return f.bytes().fail(errc::out_of_range, sh.sh_offset + 4 * w, "SHT_GROUP member section out of range");
-        discarded[index] = 1;
-        any_discarded = true;
-      }
-    }
+    // A COMDAT group whose signature was seen before is discarded whole, with
+    // every symbol defined in its member sections (gABI "Section Groups").
+    LINKSCOPE_CHECK(elf::for_each_comdat_group(f, symtab, [&](const elf::comdat_group<ET>& group) {
+      if (comdats->insert(group.signature).second) return;
+      if (discarded.empty()) discarded.assign(f.section_count(), 0);
+      for (const auto index : group.members) discarded[static_cast<std::uint32_t>(index)] = 1;
+      any_discarded = any_discarded || !group.members.empty();
+    }));
   }
   out.reserve(symtab.size() - first_global);
   for (std::size_t i = first_global; i < symtab.size(); ++i) {
     const auto sym = symtab[i];
-    const std::uint8_t bind = elf::st_bind(sym.st_info);
+    const std::uint8_t bind = sym.st_bind();
     if (bind == elf::STB_LOCAL) continue;
     LINKSCOPE_TRY(name, symtab.name(i));
     // Reserved st_shndx values are read raw; only SHN_XINDEX needs the
@@ -15006,7 +15043,7 @@ result<void> read_object_symbols(const elf::file<ET>& f, comdat_index* comdats,
     s.name = name;
     s.value = sym.st_value;
     s.binding = bind;
-    s.visibility = elf::st_visibility(sym.st_other);
+    s.visibility = sym.st_visibility();
     if (raw == elf::SHN_UNDEF)
       s.kind = input_symbol::undefined;
     else if (raw == elf::SHN_COMMON || raw == elf::SHN_X86_64_LCOMMON)
@@ -15051,7 +15088,7 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
   out.reserve(dynsym.size() - first_global);
   for (std::size_t i = first_global; i < dynsym.size(); ++i) {
     const auto sym = dynsym[i];
-    const std::uint8_t bind = elf::st_bind(sym.st_info);
+    const std::uint8_t bind = sym.st_bind();
     if (bind == elf::STB_LOCAL) continue;
     const std::uint16_t ver = versym.empty() ? std::uint16_t{1} : static_cast<std::uint16_t>(versym[i]);
     const std::uint16_t index = elf::versym_index(ver);
@@ -15059,7 +15096,7 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
     input_symbol s;
     s.name = name;
     s.binding = bind;
-    s.visibility = elf::st_visibility(sym.st_other);
+    s.visibility = sym.st_visibility();
     if (sym.st_shndx == elf::SHN_UNDEF) {
       // lld names a versioned reference name@VER: it matches no archive symbol.
       if (index != elf::VER_NDX_LOCAL && index != elf::VER_NDX_GLOBAL) continue;
