@@ -1,6 +1,7 @@
 // hash_index: build and lookup, against a linear scan over the same names and
 // against the physical references (a strlen pass over the names; a memory
-// bandwidth pass). The figures that we steer by are the ratios.
+// bandwidth pass). The figures that we steer by are the ratios. keyed_index
+// (the same slots as a map, what the resolvers instantiate): insert and find.
 #include <linkscope/symbols/index.hpp>
 
 #include <benchmark/benchmark.h>
@@ -139,6 +140,34 @@ void BM_index_lookup(benchmark::State& state) {
   state.counters["lookups/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// keyed_index, the map the resolvers instantiate (the static linker's symbol
+// table): insert every name once from empty (growth included), then look
+// every name up again in a scattered order.
+void BM_keyed_insert(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  std::size_t memory = 0;
+  for (auto _ : state) {
+    keyed_index<std::string_view, std::uint64_t> map;
+    for (const symbol& sym : c.table) map[map.insert(sym.name).first] += 1;
+    memory = map.memory_bytes();
+    benchmark::DoNotOptimize(map);
+  }
+  state.counters["symbols/s"] = benchmark::Counter(static_cast<double>(c.table.size()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["B/symbol"] = static_cast<double>(memory) / static_cast<double>(c.table.size());
+}
+
+void BM_keyed_find(benchmark::State& state) {
+  const corpus& c = get(static_cast<std::size_t>(state.range(0)));
+  keyed_index<std::string_view> map;
+  for (const symbol& sym : c.table) map.insert(sym.name);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(map.find(c.table.name(static_cast<symbol_id>(i))));
+    i = (i + 7919) % c.table.size();
+  }
+  state.counters["lookups/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_linear_scan_lookup(benchmark::State& state) {
   const corpus& c = get(static_cast<std::size_t>(state.range(0)));
   std::size_t i = 0;
@@ -166,3 +195,5 @@ BENCHMARK(BM_reference_records)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMil
 BENCHMARK(BM_index_lookup)->Arg(100000)->Arg(1000000);
 BENCHMARK(BM_reference_random_reads)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_linear_scan_lookup)->Arg(100000);
+BENCHMARK(BM_keyed_insert)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_keyed_find)->Arg(100000)->Arg(1000000);
