@@ -44,16 +44,21 @@ struct skipped_member {
   error why;
 };
 
+// How a linker takes an ELF file, from elf::identify: a position-independent
+// executable (readelf's "DYN (Position-Independent Executable file)") is an
+// executable, any other ET_DYN a shared library.
 inline object_kind classify_elf(byte_view bytes) noexcept {
-  if (!elf::is_elf(bytes) || bytes.size() < 18) return object_kind::other;
-  const bool big = bytes.data()[elf::ei_data] == elf::elfdata2msb;
-  const u16 type = big ? load<u16, std::endian::big>(bytes.data() + 16) : load<u16, std::endian::little>(bytes.data() + 16);
-  switch (type) {
-    case elf::ET_REL: return object_kind::relocatable;
-    case elf::ET_DYN: return object_kind::shared;
-    case elf::ET_EXEC: return object_kind::executable;
-    default: return object_kind::other;
+  const auto id = elf::identify(bytes);
+  if (!id) return object_kind::other;
+  switch (id->kind) {
+    case elf::file_kind::relocatable: return object_kind::relocatable;
+    case elf::file_kind::shared: return object_kind::shared;
+    case elf::file_kind::executable:
+    case elf::file_kind::pie: return object_kind::executable;
+    case elf::file_kind::core:
+    case elf::file_kind::other: return object_kind::other;
   }
+  return object_kind::other;
 }
 
 // Visit the ELF objects of `path`. f(const elf_object&) may return bool (false stops).

@@ -17,6 +17,7 @@
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/elf/file.hpp"
 #include "linkscope/elf/types.hpp"
 #include "linkscope/resolve/link_line.hpp"
 #include "linkscope/resolve/static_load.hpp"
@@ -152,9 +153,9 @@ class static_linker : static_loader {
     f.name = in.path;
     f.bfd_name = f.name;
     f.input = index;
-    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
-    if (!kind) return fail(kind.error(), in.spec);
-    if (*kind == elf::ET_DYN) {
+    const auto identity = elf::identify(bytes->bytes());
+    if (!identity) return fail(identity.error(), in.spec);
+    if (identity->type == elf::ET_DYN) {  // a shared library or a PIE: its .dynsym
       f.role = file_role::shared;
       const file_id id = add_file(std::move(f));
       return lld_shared(id, bytes->bytes());
@@ -626,9 +627,9 @@ class static_linker : static_loader {
     f.name = input_path(in);
     f.bfd_name = f.name;
     f.input = index;
-    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
-    if (!kind) return fail(kind.error(), in.spec);
-    if (*kind == elf::ET_DYN) {
+    const auto identity = elf::identify(bytes->bytes());
+    if (!identity) return fail(identity.error(), in.spec);
+    if (identity->type == elf::ET_DYN) {  // a shared library or a PIE: its .dynsym
       f.role = file_role::shared;
       const file_id id = add_file(std::move(f));
       return bfd_shared(id, bytes->bytes(), in.as_needed);
