@@ -12187,16 +12187,21 @@ struct skipped_member {
   error why;
 };
 
+// How a linker takes an ELF file, from elf::identify: a position-independent
+// executable (readelf's "DYN (Position-Independent Executable file)") is an
+// executable, any other ET_DYN a shared library.
 inline object_kind classify_elf(byte_view bytes) noexcept {
-  if (!elf::is_elf(bytes) || bytes.size() < 18) return object_kind::other;
-  const bool big = bytes.data()[elf::ei_data] == elf::elfdata2msb;
-  const u16 type = big ? load<u16, std::endian::big>(bytes.data() + 16) : load<u16, std::endian::little>(bytes.data() + 16);
-  switch (type) {
-    case elf::ET_REL: return object_kind::relocatable;
-    case elf::ET_DYN: return object_kind::shared;
-    case elf::ET_EXEC: return object_kind::executable;
-    default: return object_kind::other;
+  const auto id = elf::identify(bytes);
+  if (!id) return object_kind::other;
+  switch (id->kind) {
+    case elf::file_kind::relocatable: return object_kind::relocatable;
+    case elf::file_kind::shared: return object_kind::shared;
+    case elf::file_kind::executable:
+    case elf::file_kind::pie: return object_kind::executable;
+    case elf::file_kind::core:
+    case elf::file_kind::other: return object_kind::other;
   }
+  return object_kind::other;
 }
 
 // Visit the ELF objects of `path`. f(const elf_object&) may return bool (false stops).
@@ -15451,9 +15456,9 @@ class static_linker : static_loader {
     f.name = in.path;
     f.bfd_name = f.name;
     f.input = index;
-    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
-    if (!kind) return fail(kind.error(), in.spec);
-    if (*kind == elf::ET_DYN) {
+    const auto identity = elf::identify(bytes->bytes());
+    if (!identity) return fail(identity.error(), in.spec);
+    if (identity->type == elf::ET_DYN) {  // a shared library or a PIE: its .dynsym
       f.role = file_role::shared;
       const file_id id = add_file(std::move(f));
       return lld_shared(id, bytes->bytes());
@@ -15925,9 +15930,9 @@ class static_linker : static_loader {
     f.name = input_path(in);
     f.bfd_name = f.name;
     f.input = index;
-    auto kind = elf::visit_elf(bytes->bytes(), [](const auto& elf) -> result<std::uint16_t> { return elf.type(); });
-    if (!kind) return fail(kind.error(), in.spec);
-    if (*kind == elf::ET_DYN) {
+    const auto identity = elf::identify(bytes->bytes());
+    if (!identity) return fail(identity.error(), in.spec);
+    if (identity->type == elf::ET_DYN) {  // a shared library or a PIE: its .dynsym
       f.role = file_role::shared;
       const file_id id = add_file(std::move(f));
       return bfd_shared(id, bytes->bytes(), in.as_needed);
