@@ -17,9 +17,9 @@ int main(int argc, char** argv) {
   }
   auto magic = self->bytes().sub(0, 4);
   if (!magic || magic->chars() != std::string_view("\x7f" "ELF", 4)) return 1;
-  auto kind = linkscope::elf::identify_elf(self->bytes());
+  auto kind = linkscope::elf::identify(self->bytes());
   if (!kind) return 1;
-  if (kind->is64 && !kind->big_endian) {
+  if (kind->is64() && !kind->big_endian()) {
     auto elf = linkscope::elf::file<linkscope::elf::elf64le>::open(self->bytes());
     if (!elf) return 1;
   }

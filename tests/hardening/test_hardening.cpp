@@ -280,7 +280,11 @@ TEST_CASE("every parser gives a value or an error for every prefix of every fixt
     }
     // The whole file is recognised by at least one parser (a test that can fail).
     const std::size_t values = exercise_copy(data, bytes.size(), sink);
-    if (path.find("/regressions/") == std::string::npos && path.find("link_line") == std::string::npos) {
+    // Text seeds (link lines, conda-meta JSON) and Mach-O seeds have no binary
+    // parser in this sweep; tests/macho and tests/resolve sweep their own.
+    if (path.find("/regressions/") == std::string::npos && path.find("link_line") == std::string::npos &&
+        path.find("conda_meta") == std::string::npos && path.find("/macho") == std::string::npos &&
+        path.find("/tbd") == std::string::npos) {
       INFO(path);
       CHECK(values > 0);
     }
