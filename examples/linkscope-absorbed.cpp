@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
 
   auto report = resolve::analyze_absorption(shared, archives, options);
   if (!report) {
-    cli::report(tool, shared, report.error());
+    cli::report(tool, report.error());  // names the input that failed
     return cli::exit_error;
   }
   const bool needed = report->any_needed();

@@ -140,6 +140,7 @@ void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
     w.key("warnings").begin_array();
     for (const auto& x : f.warnings) w.value(x);
     w.end_array();
+    w.field("error", f.failed() ? linkscope::describe(f.failure) : std::string());
     w.field("findings", f.findings);
     w.end_object();
   }
@@ -179,6 +180,7 @@ void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
   w.field("skipped_static", r.skipped_static);
   w.field("milliseconds", static_cast<long long>(seconds * 1000));
   w.end_object();
+  w.field("failed", r.failed);
   w.field("findings", r.findings);
   w.end_object();
   w.newline();
@@ -237,9 +239,10 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
       std::printf("package: %s (%s)%s%s: %zu DSO%s\n", p.name.c_str(), p.source.c_str(), p.self ? " self" : "",
                   p.declared ? " declared" : "", p.dsos.size(), p.dsos.size() == 1 ? "" : "s");
   for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
-  std::printf("%zu file%s checked, %zu finding%s (%zu objects parsed, %zu lookups, %.3f s)\n", r.files.size(),
-              r.files.size() == 1 ? "" : "s", r.findings, r.findings == 1 ? "" : "s", r.objects_parsed, r.lookups,
-              seconds);
+  std::printf("%zu file%s checked, %zu finding%s", r.files.size(), r.files.size() == 1 ? "" : "s", r.findings,
+              r.findings == 1 ? "" : "s");
+  if (r.failed != 0) std::printf(", %zu file%s not analysed", r.failed, r.failed == 1 ? "" : "s");
+  std::printf(" (%zu objects parsed, %zu lookups, %.3f s)\n", r.objects_parsed, r.lookups, seconds);
 }
 
 }  // namespace
@@ -300,10 +303,15 @@ int main(int argc, char** argv) {
     cli::report(tool, positional[0], report.error());
     return cli::exit_error;
   }
+  // A file that could not be analysed is an error of the run (exit 2), named
+  // on stderr in the one diagnostic format; the report still covers the rest.
+  for (const auto& f : report->files)
+    if (f.failed()) cli::report(tool, linkscope::diagnostic(f.failure, f.path));
   if (json)
     write_json(*report, seconds);
   else
     write_text(*report, verbose, seconds);
   std::fflush(stdout);
+  if (report->failed != 0) return cli::exit_error;
   return report->findings != 0 ? cli::exit_finding : cli::exit_ok;
 }

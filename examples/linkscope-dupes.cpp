@@ -64,13 +64,7 @@ int main(int argc, char** argv) {
   if (paths.size() < 2 && options.closure_root.empty()) return cli::usage_error(tool, "give at least two files");
   auto report = resolve::find_duplicates(paths, options);
   if (!report) {
-    // Name the file that failed: re-run the opening checks per path.
-    for (const auto& p : paths)
-      if (auto probe = resolve::find_duplicates({p}, {}); !probe) {
-        cli::report(tool, p, probe.error());
-        return cli::exit_error;
-      }
-    cli::report(tool, "", report.error());
+    cli::report(tool, report.error());  // names the file (and member) that failed
     return cli::exit_error;
   }
   std::size_t shown = 0;

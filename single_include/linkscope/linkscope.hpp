@@ -262,6 +262,28 @@ constexpr error make_error(errc code, std::uint64_t offset, const char* message)
   return error{code, offset, message};
 }
 
+// "MESSAGE (offset 0x1a4)": the message (or the errc's name when it is
+// empty) and, when there is one, the offset in hex. The one place that writes
+// "(offset 0x...)": report/diagnostic.hpp's formatter and the resolvers'
+// warnings (a string per problem) both use it.
+inline std::string describe(const error& e) {
+  std::string out = e.message[0] != '\0' ? e.message : to_string(e.code);
+  if (e.has_offset()) {
+    static constexpr char digits[] = "0123456789abcdef";
+    char buf[16];
+    int n = 0;
+    std::uint64_t v = e.offset;
+    do {
+      buf[n++] = digits[v & 0xf];
+      v >>= 4;
+    } while (v != 0);
+    out.append(" (offset 0x");
+    while (n > 0) out.push_back(buf[--n]);
+    out.push_back(')');
+  }
+  return out;
+}
+
 enum class severity : std::uint8_t { error, warning };
 
 // An error and the input it is about. See the comment at the top.
@@ -9603,7 +9625,8 @@ LINKSCOPE_ELF_TEMPLATES(extern, ::linkscope::elf::elf64be)
 // `lib.a(member.o)`. The offset is printed in hex, only when there is one, and
 // is an offset in the file a user can open (core/error.hpp says which).
 // MESSAGE is the static message, or the errc's name when it is empty.
-// No other code formats "(offset 0x...)".
+// The message and offset are core/error.hpp's describe(), the one function
+// that formats "(offset 0x...)".
 
 #include <cstdio>
 #include <string>
@@ -9622,20 +9645,7 @@ inline std::string format_diagnostic(std::string_view tool, const diagnostic& d)
     if (!d.member.empty()) line.append("(").append(d.member).append(")");
     line.append(": ");
   }
-  line.append(d.level == severity::warning ? "warning: " : "error: ").append(d.message());
-  if (d.has_offset()) {
-    static constexpr char digits[] = "0123456789abcdef";
-    char buf[16];
-    int n = 0;
-    std::uint64_t v = d.offset();
-    do {
-      buf[n++] = digits[v & 0xf];
-      v >>= 4;
-    } while (v != 0);
-    line.append(" (offset 0x");
-    while (n > 0) line.push_back(buf[--n]);
-    line.push_back(')');
-  }
+  line.append(d.level == severity::warning ? "warning: " : "error: ").append(describe(d.err));
   line.push_back('\n');
   if (!d.context.empty()) line.append(tool).append(": note: ").append(d.context).push_back('\n');
   return line;
@@ -10072,16 +10082,6 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
-inline std::string with_offset(const error& e) {
-  std::string w = e.message;
-  if (e.has_offset()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-    w += buf;
-  }
-  return w;
-}
-
 // Open and parse one object; errors become warnings on the image.
 template <class ET>
 std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
@@ -10089,7 +10089,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   img->mapped = std::move(mapped);
   img->device = img->mapped->device();
   img->inode = img->mapped->inode();
-  auto note = [&](const error& e) { img->warnings.push_back(with_offset(e)); };
+  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
   auto f = elf::file<ET>::open(img->mapped->bytes());
   if (!f) {
     note(f.error());
@@ -12255,17 +12255,41 @@ inline elf::symbol_table_kind linking_table(const elf_object& object) noexcept {
   return object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_ : elf::symbol_table_kind::dynamic;
 }
 
-// Visit the symbols of one object's `which` table; an error's offset is
-// rebased onto the archive when the object is a member.
+// Visit the symbols of one object's `which` table. An error's offset is
+// already one in the file a user can open: a member's bytes carry their
+// offset in the archive (byte_view::base), and a thin member's are its own
+// file's.
 template <class F>
 result<void> for_each_object_symbol(const elf_object& object, elf::symbol_table_kind which, F&& f) {
-  auto r = elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
-  if (!r) return r.error().rebased(object.member_offset);
-  return ok();
+  return elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
 }
 template <class F>
 result<void> for_each_object_symbol(const elf_object& object, F&& f) {
   return for_each_object_symbol(object, linking_table(object), std::forward<F>(f));
+}
+
+// for_each_elf_object for a resolver that reads each object and can fail on
+// one: f(const elf_object&) returns result<void>, and the first failure stops
+// the walk and comes back as a diagnostic naming the input — `path` and, for an
+// archive member, the member — so that no caller re-runs anything to learn
+// which file it was.
+template <class F>
+result<void, diagnostic> visit_elf_objects(const std::string& path, F&& f, std::vector<skipped_member>* skipped = nullptr,
+                                           ar::thin_options thin = {}) {
+  result<void> failed = ok();
+  std::string member;
+  auto walked = for_each_elf_object(
+      path,
+      [&](const elf_object& object) {
+        failed = f(object);
+        if (failed) return true;
+        member = std::string(object.member_name);
+        return false;
+      },
+      skipped, thin);
+  if (!walked) return diagnostic(walked.error(), path);
+  if (!failed) return diagnostic(failed.error(), path, std::move(member));
+  return {};
 }
 
 }  // namespace resolve
@@ -12340,8 +12364,9 @@ struct absorb_report {
   }
 };
 
-// Analyse S (a shared library or executable) against each archive.
-result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+// Analyse S (a shared library or executable) against each archive. A failure
+// names the input (S, a consumer, an archive or its member).
+result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
                                          const absorb_options& options = {});
 
 namespace detail {
@@ -12408,31 +12433,24 @@ LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const
 
 // Undefined references of the consumers that they do not define themselves
 // and that S does not export.
-LINKSCOPE_FUNC result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
-                                                                      const shared_view& shared,
-                                                                      const ar::thin_options& thin) {
+LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_needs(
+    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin) {
   std::unordered_set<std::string> undefined;
   std::unordered_set<std::string> defined;
   for (const std::string& path : consumers) {
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
-          auto r = for_each_object_symbol(object, [&](const symbol& sym) {
+          return for_each_object_symbol(object, [&](const symbol& sym) {
             if (!sym.is_global()) return;
             if (sym.defined)
               defined.emplace(sym.name);
             else if (sym.bind == ::linkscope::binding::global)
               undefined.emplace(sym.name);
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
-          return true;
         },
-        nullptr, thin));
-    LINKSCOPE_CHECK(status);
+        nullptr, thin);
+    if (!walked) return walked.error();
   }
   std::unordered_set<std::string> needs;
   for (const std::string& name : undefined)
@@ -12449,14 +12467,16 @@ inline void add_evidence(std::vector<std::string>& evidence, const std::vector<s
 
 }  // namespace detail
 
-LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& shared_path,
-                                                        const std::vector<std::string>& archives,
-                                                        const absorb_options& options) {
-  LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
-  const byte_view shared_bytes = shared_file.bytes();
-  if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
+LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path,
+                                                                    const std::vector<std::string>& archives,
+                                                                    const absorb_options& options) {
+  auto shared_file = mapped_file::open(shared_path);
+  if (!shared_file) return diagnostic(shared_file.error(), shared_path);
+  const byte_view shared_bytes = shared_file->bytes();
+  if (!elf::is_elf(shared_bytes))
+    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library"), shared_path);
   detail::shared_view shared;
-  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
   std::vector<std::string> missing_needed;
   std::unordered_set<std::string> provided;
   if (options.use_closure) {
@@ -12482,8 +12502,7 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
   for (const std::string& path : archives) {
     archive_report ar_report;
     ar_report.path = path;
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
           member_report member;
@@ -12512,10 +12531,7 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
                 absorbed.emplace_back(sym.name);
             }
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
+          if (!r) return r;
           if (!required.empty()) {
             member.status = member_status::required;
             member.symbols = std::move(required);
@@ -12530,10 +12546,10 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
             member.symbols = std::move(absorbed);
           }
           ar_report.members.push_back(std::move(member));
-          return true;
+          return ok();
         },
-        &ar_report.skipped, options.thin));
-    LINKSCOPE_CHECK(status);
+        &ar_report.skipped, options.thin);
+    if (!walked) return walked.error();
 
     auto members_with = [&](member_status s) {
       std::vector<const member_report*> out;
@@ -13183,15 +13199,7 @@ LINKSCOPE_FUNC result<std::unordered_map<std::string, std::string>> conda_owners
     }
     auto meta = read_conda_meta(file->bytes().chars());
     if (!meta) {
-      if (warnings) {
-        std::string w = record.string() + ": " + meta.error().message;
-        if (meta.error().has_offset()) {
-          char buf[40];
-          std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(meta.error().offset));
-          w += buf;
-        }
-        warnings->push_back(std::move(w));
-      }
+      if (warnings) warnings->push_back(record.string() + ": " + describe(meta.error()));
       continue;
     }
     if (meta->name.empty()) {
@@ -13354,8 +13362,12 @@ struct file_report {
   std::vector<rpath_entry> rpaths;
   std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
   std::vector<std::string> warnings;
+  // Why the file itself could not be analysed (unreadable, or no ELF file
+  // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
+  error failure{};
   std::size_t relocations = 0;
   std::size_t findings = 0;
+  bool failed() const noexcept { return failure.code != errc::ok; }
 };
 
 struct package_usage {
@@ -13377,6 +13389,7 @@ struct prefix_report {
   bool have_conda = false, have_dpkg = false;
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
+  std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
   std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
   std::size_t lookups = 0;
   std::size_t findings = 0;
@@ -13698,33 +13711,25 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   link_options.search = options.search;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
   detail::file_verdicts verdicts(options, prefix_canonical, cwd);
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed;
+  // One cache for every root: each DSO is mapped, parsed and indexed once per
+  // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
+  object_cache cache;
   for (const auto& f : files) {
     file_report fr;
     fr.path = f;
-    auto link = link_dynamic(f, link_options);
+    auto link = link_dynamic(f, link_options, cache);
     if (!link) {
       // The file itself is unreadable or no ELF file ld.so would map.
-      const error& e = link.error();
-      std::string w = e.code == errc::bad_magic || e.code == errc::bad_field ? "not ELF: "
-                      : e.has_offset()                                      ? ""
-                                                                            : "cannot read: ";
-      w += e.message;
-      if (e.has_offset()) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-        w += buf;
-      }
-      fr.warnings.push_back(std::move(w));
+      fr.failure = link.error();
+      ++report.failed;
     } else {
       verdicts.judge(f, *link, fr);
       report.lookups += link->lookups;
-      for (const auto& m : link->files) parsed.insert({m->device(), m->inode()});
     }
     fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
     report.files.push_back(std::move(fr));
   }
-  report.objects_parsed = parsed.size();
+  report.objects_parsed = cache.files();
 
   // Ownership of every needed DSO and of the analysed files.
   std::unordered_map<std::string, std::string> conda;
@@ -13924,11 +13929,14 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }  // namespace detail
 
 // (Declared here, defined below: compiled once in src/ in compiled mode.)
-result<duplicates_report> find_duplicates(const std::vector<std::string>& paths, const duplicates_options& options = {});
+// A failure names the input: the argument as given and, for an archive
+// member, the member (diagnostic::where() is "lib.a(member.o)").
+result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                      const duplicates_options& options = {});
 
 #if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
-                                                         const duplicates_options& options) {
+LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                                     const duplicates_options& options) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
   // How each argument that is a plain ELF file (not an archive) links.
@@ -13936,14 +13944,13 @@ LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::
 
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
           const bool from_archive = !object.member_name.empty();
           if (!from_archive) plain_kind[argument] = object.kind;
           std::string display(object.display_name);
-          auto r = for_each_object_symbol(object, [&](const symbol& s) {
+          return for_each_object_symbol(object, [&](const symbol& s) {
             if (!detail::strong_definition(s, object.kind)) return;
             auto& list = sites[std::string(s.name)];
             // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
@@ -13962,14 +13969,9 @@ LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::
             site.argument = argument;
             list.push_back(std::move(site));
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
-          return true;
         },
-        &report.skipped, options.thin));
-    LINKSCOPE_CHECK(status);
+        &report.skipped, options.thin);
+    if (!walked) return walked.error();
   }
 
   // Run-time order: the global scope of the closure of the root DSO/executable.

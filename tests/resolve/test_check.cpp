@@ -348,3 +348,32 @@ TEST_CASE("linkscope-check CLI: text, json, exit codes", "[check]") {
   CHECK(lt::capture(tool + " " + lt::shell_quote(fx.dir + "/nonexistent") + " 2>/dev/null").status == 2);
   CHECK(lt::capture(tool + " --package nosuch " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
 }
+
+TEST_CASE("a file given that is no ELF file ld.so would map is an error of the run, named with its offset", "[check]") {
+  const fixture& fx = make_prefix();
+  // Seven bytes: the ELF magic, class, data and version, and no more. The
+  // 16-byte identification that starts at offset 0 is cut short.
+  const std::string truncated = fx.dir + "/libtrunc.so.1";
+  lt::write_file(truncated, std::string("\x7f" "ELF\x02\x01\x01", 7));
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.files = {truncated, fx.prefix + "/lib/libB.so"};
+  auto report = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(report);
+  REQUIRE(report->files.size() == 2);
+  CHECK(report->failed == 1);
+  CHECK(report->files[0].failed());
+  CHECK(report->files[0].failure.code == errc::truncated);
+  CHECK(report->files[0].failure.offset == 0);
+  CHECK_FALSE(report->files[1].failed());  // the rest is still checked
+  CHECK(report->objects_parsed >= 2);      // libB and libC, each once
+
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (!std::filesystem::exists(tool)) return;
+  const std::string err = fx.dir + "/check-stderr.txt";
+  auto run = lt::capture(tool + " --no-dpkg " + lt::shell_quote(fx.prefix) + " " + lt::shell_quote(truncated) + " 2>" +
+                         lt::shell_quote(err));
+  CHECK(run.status == 2);
+  CHECK(lt::read_file(err) == "linkscope-check: " + truncated + ": error: ELF identification truncated (offset 0x0)\n");
+  CHECK(run.out.find("1 file checked, 0 findings, 1 file not analysed") != std::string::npos);
+}

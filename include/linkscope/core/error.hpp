@@ -156,6 +156,28 @@ constexpr error make_error(errc code, std::uint64_t offset, const char* message)
   return error{code, offset, message};
 }
 
+// "MESSAGE (offset 0x1a4)": the message (or the errc's name when it is
+// empty) and, when there is one, the offset in hex. The one place that writes
+// "(offset 0x...)": report/diagnostic.hpp's formatter and the resolvers'
+// warnings (a string per problem) both use it.
+inline std::string describe(const error& e) {
+  std::string out = e.message[0] != '\0' ? e.message : to_string(e.code);
+  if (e.has_offset()) {
+    static constexpr char digits[] = "0123456789abcdef";
+    char buf[16];
+    int n = 0;
+    std::uint64_t v = e.offset;
+    do {
+      buf[n++] = digits[v & 0xf];
+      v >>= 4;
+    } while (v != 0);
+    out.append(" (offset 0x");
+    while (n > 0) out.push_back(buf[--n]);
+    out.push_back(')');
+  }
+  return out;
+}
+
 enum class severity : std::uint8_t { error, warning };
 
 // An error and the input it is about. See the comment at the top.

@@ -11,7 +11,8 @@
 // `lib.a(member.o)`. The offset is printed in hex, only when there is one, and
 // is an offset in the file a user can open (core/error.hpp says which).
 // MESSAGE is the static message, or the errc's name when it is empty.
-// No other code formats "(offset 0x...)".
+// The message and offset are core/error.hpp's describe(), the one function
+// that formats "(offset 0x...)".
 #pragma once
 
 #include <cstdio>
@@ -32,20 +33,7 @@ inline std::string format_diagnostic(std::string_view tool, const diagnostic& d)
     if (!d.member.empty()) line.append("(").append(d.member).append(")");
     line.append(": ");
   }
-  line.append(d.level == severity::warning ? "warning: " : "error: ").append(d.message());
-  if (d.has_offset()) {
-    static constexpr char digits[] = "0123456789abcdef";
-    char buf[16];
-    int n = 0;
-    std::uint64_t v = d.offset();
-    do {
-      buf[n++] = digits[v & 0xf];
-      v >>= 4;
-    } while (v != 0);
-    line.append(" (offset 0x");
-    while (n > 0) line.push_back(buf[--n]);
-    line.push_back(')');
-  }
+  line.append(d.level == severity::warning ? "warning: " : "error: ").append(describe(d.err));
   line.push_back('\n');
   if (!d.context.empty()) line.append(tool).append(": note: ").append(d.context).push_back('\n');
   return line;

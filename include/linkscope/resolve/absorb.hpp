@@ -114,8 +114,9 @@ struct absorb_report {
   }
 };
 
-// Analyse S (a shared library or executable) against each archive.
-result<absorb_report> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+// Analyse S (a shared library or executable) against each archive. A failure
+// names the input (S, a consumer, an archive or its member).
+result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
                                          const absorb_options& options = {});
 
 namespace detail {
@@ -182,31 +183,24 @@ LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const
 
 // Undefined references of the consumers that they do not define themselves
 // and that S does not export.
-LINKSCOPE_FUNC result<std::unordered_set<std::string>> consumer_needs(const std::vector<std::string>& consumers,
-                                                                      const shared_view& shared,
-                                                                      const ar::thin_options& thin) {
+LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_needs(
+    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin) {
   std::unordered_set<std::string> undefined;
   std::unordered_set<std::string> defined;
   for (const std::string& path : consumers) {
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
-          auto r = for_each_object_symbol(object, [&](const symbol& sym) {
+          return for_each_object_symbol(object, [&](const symbol& sym) {
             if (!sym.is_global()) return;
             if (sym.defined)
               defined.emplace(sym.name);
             else if (sym.bind == ::linkscope::binding::global)
               undefined.emplace(sym.name);
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
-          return true;
         },
-        nullptr, thin));
-    LINKSCOPE_CHECK(status);
+        nullptr, thin);
+    if (!walked) return walked.error();
   }
   std::unordered_set<std::string> needs;
   for (const std::string& name : undefined)
@@ -223,14 +217,16 @@ inline void add_evidence(std::vector<std::string>& evidence, const std::vector<s
 
 }  // namespace detail
 
-LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& shared_path,
-                                                        const std::vector<std::string>& archives,
-                                                        const absorb_options& options) {
-  LINKSCOPE_TRY(shared_file, mapped_file::open(shared_path));
-  const byte_view shared_bytes = shared_file.bytes();
-  if (!elf::is_elf(shared_bytes)) return shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library");
+LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path,
+                                                                    const std::vector<std::string>& archives,
+                                                                    const absorb_options& options) {
+  auto shared_file = mapped_file::open(shared_path);
+  if (!shared_file) return diagnostic(shared_file.error(), shared_path);
+  const byte_view shared_bytes = shared_file->bytes();
+  if (!elf::is_elf(shared_bytes))
+    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library"), shared_path);
   detail::shared_view shared;
-  LINKSCOPE_CHECK(detail::load_shared(shared_bytes, shared));
+  if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
   std::vector<std::string> missing_needed;
   std::unordered_set<std::string> provided;
   if (options.use_closure) {
@@ -256,8 +252,7 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
   for (const std::string& path : archives) {
     archive_report ar_report;
     ar_report.path = path;
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
           member_report member;
@@ -286,10 +281,7 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
                 absorbed.emplace_back(sym.name);
             }
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
+          if (!r) return r;
           if (!required.empty()) {
             member.status = member_status::required;
             member.symbols = std::move(required);
@@ -304,10 +296,10 @@ LINKSCOPE_FUNC result<absorb_report> analyze_absorption(const std::string& share
             member.symbols = std::move(absorbed);
           }
           ar_report.members.push_back(std::move(member));
-          return true;
+          return ok();
         },
-        &ar_report.skipped, options.thin));
-    LINKSCOPE_CHECK(status);
+        &ar_report.skipped, options.thin);
+    if (!walked) return walked.error();
 
     auto members_with = [&](member_status s) {
       std::vector<const member_report*> out;

@@ -128,8 +128,12 @@ struct file_report {
   std::vector<rpath_entry> rpaths;
   std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
   std::vector<std::string> warnings;
+  // Why the file itself could not be analysed (unreadable, or no ELF file
+  // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
+  error failure{};
   std::size_t relocations = 0;
   std::size_t findings = 0;
+  bool failed() const noexcept { return failure.code != errc::ok; }
 };
 
 struct package_usage {
@@ -151,6 +155,7 @@ struct prefix_report {
   bool have_conda = false, have_dpkg = false;
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
+  std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
   std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
   std::size_t lookups = 0;
   std::size_t findings = 0;
@@ -472,33 +477,25 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   link_options.search = options.search;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
   detail::file_verdicts verdicts(options, prefix_canonical, cwd);
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed;
+  // One cache for every root: each DSO is mapped, parsed and indexed once per
+  // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
+  object_cache cache;
   for (const auto& f : files) {
     file_report fr;
     fr.path = f;
-    auto link = link_dynamic(f, link_options);
+    auto link = link_dynamic(f, link_options, cache);
     if (!link) {
       // The file itself is unreadable or no ELF file ld.so would map.
-      const error& e = link.error();
-      std::string w = e.code == errc::bad_magic || e.code == errc::bad_field ? "not ELF: "
-                      : e.has_offset()                                      ? ""
-                                                                            : "cannot read: ";
-      w += e.message;
-      if (e.has_offset()) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-        w += buf;
-      }
-      fr.warnings.push_back(std::move(w));
+      fr.failure = link.error();
+      ++report.failed;
     } else {
       verdicts.judge(f, *link, fr);
       report.lookups += link->lookups;
-      for (const auto& m : link->files) parsed.insert({m->device(), m->inode()});
     }
     fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
     report.files.push_back(std::move(fr));
   }
-  report.objects_parsed = parsed.size();
+  report.objects_parsed = cache.files();
 
   // Ownership of every needed DSO and of the analysed files.
   std::unordered_map<std::string, std::string> conda;

@@ -81,11 +81,14 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }  // namespace detail
 
 // (Declared here, defined below: compiled once in src/ in compiled mode.)
-result<duplicates_report> find_duplicates(const std::vector<std::string>& paths, const duplicates_options& options = {});
+// A failure names the input: the argument as given and, for an archive
+// member, the member (diagnostic::where() is "lib.a(member.o)").
+result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                      const duplicates_options& options = {});
 
 #if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::string>& paths,
-                                                         const duplicates_options& options) {
+LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                                     const duplicates_options& options) {
   duplicates_report report;
   std::unordered_map<std::string, std::vector<definition_site>> sites;
   // How each argument that is a plain ELF file (not an archive) links.
@@ -93,14 +96,13 @@ LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::
 
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
-    result<void> status = ok();
-    LINKSCOPE_CHECK(for_each_elf_object(
+    auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
           const bool from_archive = !object.member_name.empty();
           if (!from_archive) plain_kind[argument] = object.kind;
           std::string display(object.display_name);
-          auto r = for_each_object_symbol(object, [&](const symbol& s) {
+          return for_each_object_symbol(object, [&](const symbol& s) {
             if (!detail::strong_definition(s, object.kind)) return;
             auto& list = sites[std::string(s.name)];
             // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
@@ -119,14 +121,9 @@ LINKSCOPE_FUNC result<duplicates_report> find_duplicates(const std::vector<std::
             site.argument = argument;
             list.push_back(std::move(site));
           });
-          if (!r) {
-            status = r;
-            return false;
-          }
-          return true;
         },
-        &report.skipped, options.thin));
-    LINKSCOPE_CHECK(status);
+        &report.skipped, options.thin);
+    if (!walked) return walked.error();
   }
 
   // Run-time order: the global scope of the closure of the root DSO/executable.

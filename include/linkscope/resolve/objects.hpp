@@ -112,17 +112,41 @@ inline elf::symbol_table_kind linking_table(const elf_object& object) noexcept {
   return object.kind == object_kind::relocatable ? elf::symbol_table_kind::static_ : elf::symbol_table_kind::dynamic;
 }
 
-// Visit the symbols of one object's `which` table; an error's offset is
-// rebased onto the archive when the object is a member.
+// Visit the symbols of one object's `which` table. An error's offset is
+// already one in the file a user can open: a member's bytes carry their
+// offset in the archive (byte_view::base), and a thin member's are its own
+// file's.
 template <class F>
 result<void> for_each_object_symbol(const elf_object& object, elf::symbol_table_kind which, F&& f) {
-  auto r = elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
-  if (!r) return r.error().rebased(object.member_offset);
-  return ok();
+  return elf::symbols_source(object.bytes, which).for_each_symbol(std::forward<F>(f));
 }
 template <class F>
 result<void> for_each_object_symbol(const elf_object& object, F&& f) {
   return for_each_object_symbol(object, linking_table(object), std::forward<F>(f));
+}
+
+// for_each_elf_object for a resolver that reads each object and can fail on
+// one: f(const elf_object&) returns result<void>, and the first failure stops
+// the walk and comes back as a diagnostic naming the input — `path` and, for an
+// archive member, the member — so that no caller re-runs anything to learn
+// which file it was.
+template <class F>
+result<void, diagnostic> visit_elf_objects(const std::string& path, F&& f, std::vector<skipped_member>* skipped = nullptr,
+                                           ar::thin_options thin = {}) {
+  result<void> failed = ok();
+  std::string member;
+  auto walked = for_each_elf_object(
+      path,
+      [&](const elf_object& object) {
+        failed = f(object);
+        if (failed) return true;
+        member = std::string(object.member_name);
+        return false;
+      },
+      skipped, thin);
+  if (!walked) return diagnostic(walked.error(), path);
+  if (!failed) return diagnostic(failed.error(), path, std::move(member));
+  return {};
 }
 
 }  // namespace resolve

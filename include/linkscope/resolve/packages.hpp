@@ -117,15 +117,7 @@ LINKSCOPE_FUNC result<std::unordered_map<std::string, std::string>> conda_owners
     }
     auto meta = read_conda_meta(file->bytes().chars());
     if (!meta) {
-      if (warnings) {
-        std::string w = record.string() + ": " + meta.error().message;
-        if (meta.error().has_offset()) {
-          char buf[40];
-          std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(meta.error().offset));
-          w += buf;
-        }
-        warnings->push_back(std::move(w));
-      }
+      if (warnings) warnings->push_back(record.string() + ": " + describe(meta.error()));
       continue;
     }
     if (meta->name.empty()) {

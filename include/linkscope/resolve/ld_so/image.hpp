@@ -109,16 +109,6 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
-inline std::string with_offset(const error& e) {
-  std::string w = e.message;
-  if (e.has_offset()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " (offset 0x%llx)", static_cast<unsigned long long>(e.offset));
-    w += buf;
-  }
-  return w;
-}
-
 // Open and parse one object; errors become warnings on the image.
 template <class ET>
 std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
@@ -126,7 +116,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   img->mapped = std::move(mapped);
   img->device = img->mapped->device();
   img->inode = img->mapped->inode();
-  auto note = [&](const error& e) { img->warnings.push_back(with_offset(e)); };
+  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
   auto f = elf::file<ET>::open(img->mapped->bytes());
   if (!f) {
     note(f.error());
