@@ -3088,6 +3088,16 @@ class file {
   static constexpr bool is_big_endian() noexcept { return ET::endianness == std::endian::big; }
 
   const record_array<Phdr>& program_headers() const noexcept { return phdrs_; }
+  // The PT_INTERP path (the program interpreter ld.so is), "" when there is
+  // none or it does not read as a NUL-terminated string inside the file.
+  std::string_view interpreter() const noexcept {
+    for (const Phdr& ph : phdrs_) {
+      if (static_cast<u32>(ph.p_type) != PT_INTERP) continue;
+      auto path = bytes_.cstring(ph.p_offset);
+      return path ? *path : std::string_view{};
+    }
+    return {};
+  }
   const record_array<Shdr>& section_headers() const noexcept { return shdrs_; }
   // Real section count (extended numbering applied); 0 without section headers.
   std::size_t section_count() const noexcept { return shnum_; }
@@ -3738,6 +3748,22 @@ result<std::size_t> first_global(const file<ET>& f, const symbol_table_view<ET>&
   if (first > symtab.size())
     return f.bytes().fail(errc::out_of_range, f.section_header_offset(symtab.section()), "symtab sh_info past the symbol count");
   return static_cast<std::size_t>(first);
+}
+
+// The first non-local index of a table as the static linker takes it when it
+// reads a shared library's .dynsym (lld's ELFFileBase::init reads sh_info of
+// .symtab and .dynsym alike), forgiving where lld is: past the count clamps to
+// the count, 0 (or no section header: a table found through DT_SYMTAB) is 1,
+// skipping only the null symbol.
+template <class ET>
+std::size_t linker_first_global(const file<ET>& f, const symbol_table_view<ET>& table) noexcept {
+  if (table.empty()) return 0;
+  if (table.section() == 0) return 1;
+  auto header = f.section(table.section());
+  if (!header) return 1;
+  const u64 first = header->sh_info;
+  if (first > table.size()) return table.size();
+  return first == 0 ? 1 : static_cast<std::size_t>(first);
 }
 
 // COMDAT section groups (gABI "Section Groups"): an SHT_GROUP section is an
@@ -10097,11 +10123,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   }
   img->elf = *f;
   img->classes = elf::reloc_classifier::of(img->elf);
-  for (const auto& ph : img->elf.program_headers()) {
-    if (ph.p_type != elf::PT_INTERP) continue;
-    auto s = img->elf.bytes().cstring(ph.p_offset);
-    if (s && !s->empty()) img->interpreter = std::string(*s);
-  }
+  img->interpreter = std::string(img->elf.interpreter());
   auto dyn = elf::dynamic_info<ET>::read(img->elf);
   if (!dyn) {
     note(dyn.error());
@@ -13438,25 +13460,17 @@ inline walk_kind sniff_elf_file(const std::string& path, std::string* error_mess
   }
   const byte_view header(head, got);
   if (!elf::is_elf(header)) return walk_kind::not_elf;
-  auto kind = elf::visit_elf(header, [](const auto& f) -> result<walk_kind> {
-    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
-    for (const auto& ph : f.program_headers())
-      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
-    return walk_kind::other_elf;
-  });
-  if (kind) return *kind;
+  auto kind = [](const result<elf::identity>& id) {
+    return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
+  };
+  auto id = elf::identify(header);
+  if (id && id->segments_read) return kind(id);
   auto mapped = mapped_file::open(path);
   if (!mapped) {
     if (error_message) *error_message = mapped.error().message;
     return walk_kind::not_elf;
   }
-  auto full = elf::visit_elf(mapped->bytes(), [](const auto& f) -> result<walk_kind> {
-    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
-    for (const auto& ph : f.program_headers())
-      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
-    return walk_kind::other_elf;
-  });
-  return full ? *full : walk_kind::other_elf;
+  return kind(elf::identify(mapped->bytes()));
 }
 
 // The device and inode of a file (its identity, as ld.so sees it).
@@ -15080,18 +15094,12 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
   }
   LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, *dyn));
   if (dynsym.empty()) return ok();
-  std::size_t first_global = 1;
-  if (dynsym.section() != 0) {
-    LINKSCOPE_TRY(sh, f.section(dynsym.section()));
-    first_global = sh.sh_info;
-    if (first_global > dynsym.size()) first_global = dynsym.size();
-    if (first_global == 0) first_global = 1;
-  }
-  record_array<endian<std::uint16_t, ET::endianness>> versym;
-  if (auto found = f.find_section(elf::SHT_GNU_versym)) {
-    auto table = f.template table<endian<std::uint16_t, ET::endianness>>(found->second, true);
-    if (table && table->size() >= dynsym.size()) versym = *table;
-  }
+  const std::size_t first_global = elf::linker_first_global(f, dynsym);
+  // The versym array (elf/versions.hpp); a file whose version tables do not
+  // read is taken unversioned, as before.
+  record_array<typename ET::Versym> versym;
+  if (auto versions = elf::version_tables<ET>::read(f, *dyn, dynsym.size()); versions && versions->present())
+    versym = versions->versym();
   out.reserve(dynsym.size() - first_global);
   for (std::size_t i = first_global; i < dynsym.size(); ++i) {
     const auto sym = dynsym[i];

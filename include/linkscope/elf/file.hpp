@@ -108,6 +108,16 @@ class file {
   static constexpr bool is_big_endian() noexcept { return ET::endianness == std::endian::big; }
 
   const record_array<Phdr>& program_headers() const noexcept { return phdrs_; }
+  // The PT_INTERP path (the program interpreter ld.so is), "" when there is
+  // none or it does not read as a NUL-terminated string inside the file.
+  std::string_view interpreter() const noexcept {
+    for (const Phdr& ph : phdrs_) {
+      if (static_cast<u32>(ph.p_type) != PT_INTERP) continue;
+      auto path = bytes_.cstring(ph.p_offset);
+      return path ? *path : std::string_view{};
+    }
+    return {};
+  }
   const record_array<Shdr>& section_headers() const noexcept { return shdrs_; }
   // Real section count (extended numbering applied); 0 without section headers.
   std::size_t section_count() const noexcept { return shnum_; }

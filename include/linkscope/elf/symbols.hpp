@@ -136,6 +136,22 @@ result<std::size_t> first_global(const file<ET>& f, const symbol_table_view<ET>&
   return static_cast<std::size_t>(first);
 }
 
+// The first non-local index of a table as the static linker takes it when it
+// reads a shared library's .dynsym (lld's ELFFileBase::init reads sh_info of
+// .symtab and .dynsym alike), forgiving where lld is: past the count clamps to
+// the count, 0 (or no section header: a table found through DT_SYMTAB) is 1,
+// skipping only the null symbol.
+template <class ET>
+std::size_t linker_first_global(const file<ET>& f, const symbol_table_view<ET>& table) noexcept {
+  if (table.empty()) return 0;
+  if (table.section() == 0) return 1;
+  auto header = f.section(table.section());
+  if (!header) return 1;
+  const u64 first = header->sh_info;
+  if (first > table.size()) return table.size();
+  return first == 0 ? 1 : static_cast<std::size_t>(first);
+}
+
 // COMDAT section groups (gABI "Section Groups"): an SHT_GROUP section is an
 // array of words, a flag word (GRP_COMDAT) and then the indexes of its member
 // sections; its sh_info names the signature symbol in `symtab` (its sh_link).

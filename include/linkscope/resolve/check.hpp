@@ -204,25 +204,17 @@ inline walk_kind sniff_elf_file(const std::string& path, std::string* error_mess
   }
   const byte_view header(head, got);
   if (!elf::is_elf(header)) return walk_kind::not_elf;
-  auto kind = elf::visit_elf(header, [](const auto& f) -> result<walk_kind> {
-    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
-    for (const auto& ph : f.program_headers())
-      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
-    return walk_kind::other_elf;
-  });
-  if (kind) return *kind;
+  auto kind = [](const result<elf::identity>& id) {
+    return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
+  };
+  auto id = elf::identify(header);
+  if (id && id->segments_read) return kind(id);
   auto mapped = mapped_file::open(path);
   if (!mapped) {
     if (error_message) *error_message = mapped.error().message;
     return walk_kind::not_elf;
   }
-  auto full = elf::visit_elf(mapped->bytes(), [](const auto& f) -> result<walk_kind> {
-    if (f.type() != elf::ET_EXEC && f.type() != elf::ET_DYN) return walk_kind::other_elf;
-    for (const auto& ph : f.program_headers())
-      if (ph.p_type == elf::PT_DYNAMIC) return walk_kind::dynamic;
-    return walk_kind::other_elf;
-  });
-  return full ? *full : walk_kind::other_elf;
+  return kind(elf::identify(mapped->bytes()));
 }
 
 // The device and inode of a file (its identity, as ld.so sees it).

@@ -26,6 +26,7 @@
 #include "linkscope/elf/file.hpp"
 #include "linkscope/elf/symbols.hpp"
 #include "linkscope/elf/types.hpp"
+#include "linkscope/elf/versions.hpp"
 #include "linkscope/resolve/link_line.hpp"
 #include "linkscope/resolve/static_report.hpp"
 #include "linkscope/symbols/index.hpp"
@@ -117,18 +118,12 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
   }
   LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, *dyn));
   if (dynsym.empty()) return ok();
-  std::size_t first_global = 1;
-  if (dynsym.section() != 0) {
-    LINKSCOPE_TRY(sh, f.section(dynsym.section()));
-    first_global = sh.sh_info;
-    if (first_global > dynsym.size()) first_global = dynsym.size();
-    if (first_global == 0) first_global = 1;
-  }
-  record_array<endian<std::uint16_t, ET::endianness>> versym;
-  if (auto found = f.find_section(elf::SHT_GNU_versym)) {
-    auto table = f.template table<endian<std::uint16_t, ET::endianness>>(found->second, true);
-    if (table && table->size() >= dynsym.size()) versym = *table;
-  }
+  const std::size_t first_global = elf::linker_first_global(f, dynsym);
+  // The versym array (elf/versions.hpp); a file whose version tables do not
+  // read is taken unversioned, as before.
+  record_array<typename ET::Versym> versym;
+  if (auto versions = elf::version_tables<ET>::read(f, *dyn, dynsym.size()); versions && versions->present())
+    versym = versions->versym();
   out.reserve(dynsym.size() - first_global);
   for (std::size_t i = first_global; i < dynsym.size(); ++i) {
     const auto sym = dynsym[i];

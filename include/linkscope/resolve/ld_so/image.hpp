@@ -124,11 +124,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   }
   img->elf = *f;
   img->classes = elf::reloc_classifier::of(img->elf);
-  for (const auto& ph : img->elf.program_headers()) {
-    if (ph.p_type != elf::PT_INTERP) continue;
-    auto s = img->elf.bytes().cstring(ph.p_offset);
-    if (s && !s->empty()) img->interpreter = std::string(*s);
-  }
+  img->interpreter = std::string(img->elf.interpreter());
   auto dyn = elf::dynamic_info<ET>::read(img->elf);
   if (!dyn) {
     note(dyn.error());
