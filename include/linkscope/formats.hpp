@@ -1,8 +1,11 @@
 // linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff, macho.
 //
 // Everything that reads one file format, and nothing that resolves a link.
-// A program that only lists symbols or walks an archive includes this and
-// pays for neither the resolvers nor their standard headers.
+// A program that only reads symbols or walks an archive includes this and
+// pays for neither the resolvers nor their standard headers. The nm listings
+// (elf/nm.hpp, macho/nm.hpp: a tool's output format built on these readers)
+// are not part of it; <linkscope/linkscope.hpp> includes them, and a program
+// that prints nm's listing includes the one it needs.
 // <linkscope/linkscope.hpp> includes this and <linkscope/resolve.hpp>.
 //
 // In compiled mode (core/config.hpp) the ELF templates below are explicitly
@@ -28,7 +31,6 @@
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
 #include "linkscope/elf/hash_table.hpp"
-#include "linkscope/elf/nm.hpp"
 #include "linkscope/elf/relocations.hpp"
 #include "linkscope/elf/source.hpp"
 #include "linkscope/elf/symbols.hpp"
@@ -45,7 +47,6 @@
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
 #include "linkscope/macho/leb128.hpp"
-#include "linkscope/macho/nm.hpp"
 #include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/tbd.hpp"
 #include "linkscope/macho/types.hpp"
@@ -59,8 +60,7 @@
   P template class ::linkscope::elf::dynamic_info<ET>;    \
   P template class ::linkscope::elf::hash_table<ET>;      \
   P template class ::linkscope::elf::version_tables<ET>;  \
-  P template class ::linkscope::elf::symbol_table_view<ET>; \
-  P template class ::linkscope::elf::nm_classifier<ET>;
+  P template class ::linkscope::elf::symbol_table_view<ET>;
 
 // Every translation unit of compiled mode, the library's own included (its
 // src/elf_instances.cpp follows these declarations with the definitions).

@@ -13,4 +13,9 @@
 #define LINKSCOPE_VERSION_PATCH 0
 
 #include "linkscope/formats.hpp"
+
+// The nm listings, built on the format readers (not part of formats.hpp).
+#include "linkscope/elf/nm.hpp"
+#include "linkscope/macho/nm.hpp"
+
 #include "linkscope/resolve.hpp"

@@ -24,8 +24,11 @@
 // linkscope/formats.hpp — the format layer: core, symbols, ar, elf, coff, macho.
 //
 // Everything that reads one file format, and nothing that resolves a link.
-// A program that only lists symbols or walks an archive includes this and
-// pays for neither the resolvers nor their standard headers.
+// A program that only reads symbols or walks an archive includes this and
+// pays for neither the resolvers nor their standard headers. The nm listings
+// (elf/nm.hpp, macho/nm.hpp: a tool's output format built on these readers)
+// are not part of it; <linkscope/linkscope.hpp> includes them, and a program
+// that prints nm's listing includes the one it needs.
 // <linkscope/linkscope.hpp> includes this and <linkscope/resolve.hpp>.
 //
 // In compiled mode (core/config.hpp) the ELF templates below are explicitly
@@ -4470,349 +4473,6 @@ class hash_table {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/elf/hash_table.hpp ----
-// ---- begin linkscope/elf/nm.hpp ----
-// linkscope/elf/nm.hpp — the symbol listing of GNU nm 2.40, for ELF.
-//
-// GNU nm sees ELF through BFD. What it prints follows from three BFD steps,
-// reproduced here (binutils bfd/elf.c _bfd_elf_make_section_from_shdr,
-// bfd/elfcode.h elf_slurp_symbol_table, bfd/syms.c bfd_decode_symclass and
-// decode_section_type, binutils/nm.c filter_symbols and print_symname):
-//
-//  1. Section flags from each section header: HAS_CONTENTS unless NOBITS;
-//     ALLOC from SHF_ALLOC (LOAD if also not NOBITS); READONLY unless
-//     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
-//     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
-//     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
-//     SHF_MIPS_GPREL (with the MIPS backend only, see nm_options::all_backends). The section letter is then t (CODE), r/g/d (DATA:
-//     read-only / small / other), s/b (no contents: small / other),
-//     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
-//     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
-//     or a digit) take precedence. Sections BFD does not create (symtab,
-//     its string table, section names, SYMTAB_SHNDX, non-ALLOC REL/RELA)
-//     or a bad index make the symbol absolute.
-//  2. The symbol class (bfd_decode_symclass), in this order: common
-//     (SHN_COMMON, x86-64 LCOMMON, MIPS SCOMMON: 'C', or 'c' when small);
-//     undefined ('U', or weak 'v' for objects and 'w' otherwise); GNU_IFUNC
-//     'i'; weak 'V' (object) / 'W'; GNU_UNIQUE 'u'; a binding that is neither
-//     local nor global '?'; absolute 'a'; else the section letter. Global
-//     (STB_GLOBAL, defined, not common) upper-cases it.
-//  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
-//     listed (nm -a would); with the ARM/AArch64 backends, mapping symbols
-//     ($a, $d, $t, $x ...) are target-special and skipped.
-// Values: st_value, plus the section address in relocatable files; a common
-// symbol shows its size (BFD stores st_size as the value). Dynamic symbols
-// carry the version nm appends (versions.hpp). Entry 0 is never listed.
-//
-// A DSO without section headers (which nm cannot read) is listed from
-// PT_DYNAMIC; its letters then come from the PT_LOAD segment holding the
-// value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
-
-#include <cstdint>
-#include <cstring>
-#include <string_view>
-#include <vector>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace elf {
-
-struct nm_entry {
-  std::string_view name;     // the symbol's own name (the sort key)
-  std::string_view version;  // dynamic symbols: the version nm appends ("" for none)
-  u64 value = 0;             // value as nm prints it
-  u64 size = 0;              // st_size
-  u32 index = 0;             // index in its table
-  char type = '?';           // nm's letter
-  version_kind ver = version_kind::none;  // '@' (non_default) or '@@' (default_)
-  bool undefined() const noexcept { return type == 'U' || type == 'w' || type == 'v'; }
-};
-
-struct nm_options {
-  bool dynamic = false;         // -D
-  bool undefined_only = false;  // -u
-  bool external_only = false;   // -g
-  bool defined_only = false;    // --defined-only
-  bool debug_syms = false;      // -a
-  bool special_syms = false;    // --special-syms
-  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch or a
-  // native nm on ARM/AArch64/MIPS): hide ARM/AArch64 mapping symbols, MIPS
-  // small-data letters. The default emulates Debian's x86-64 nm, whose BFD
-  // reads other machines through the generic elf32/64-little/big backends.
-  bool all_backends = false;
-};
-
-// What listing a file gave.
-struct nm_listing {
-  bool is64 = false;
-  bool no_symbols = false;  // nm would say "FILE: no symbols"
-};
-
-namespace detail {
-
-// Pre-fault [p, p + bytes) for writing with one madvise(MADV_POPULATE_WRITE)
-// (Linux >= 5.14; ignored elsewhere or when it fails) instead of one page
-// fault per 4 KiB: 35k entries are 2 MB, 500 faults.
-inline void populate_for_write([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
-#if defined(__linux__)
-  if (bytes < (std::size_t{1} << 18)) return;
-  const auto page = static_cast<std::uintptr_t>(4096);
-  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
-#endif
-}
-
-inline void prefetch([[maybe_unused]] const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p, 0, 0);
-#endif
-}
-
-inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
-// bfd/syms.c coff_section_type: the name, then end, '.', '$' or a digit.
-inline char coff_section_letter(std::string_view name) noexcept {
-  struct pair {
-    std::string_view prefix;
-    char letter;
-  };
-  static constexpr pair table[] = {{".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
-  for (const pair& p : table) {
-    if (!starts_with(name, p.prefix)) continue;
-    if (name.size() == p.prefix.size()) return p.letter;
-    const char next = name[p.prefix.size()];
-    if (next == '.' || next == '$' || (next >= '0' && next <= '9')) return p.letter;
-  }
-  return '?';
-}
-
-inline bool is_debugging_section_name(std::string_view name) noexcept {
-  if (name.empty() || name[0] != '.') return false;
-  return starts_with(name, ".debug") || starts_with(name, ".gnu.debuglto_.debug_") ||
-         starts_with(name, ".gnu.linkonce.wi.") || starts_with(name, ".zdebug") || starts_with(name, ".line") ||
-         starts_with(name, ".stab") || name == ".gdb_index";
-}
-
-// ARM / AArch64 mapping and tag symbols (bfd_is_{arm,aarch64}_special_symbol_name).
-inline bool is_target_special(u16 machine, std::string_view name) noexcept {
-  if (name.size() < 2 || name[0] != '$') return false;
-  if (name.size() > 2 && name[2] != '.') return false;
-  const char c = name[1];
-  if (machine == EM_ARM) return c >= 'a' && c <= 'z';
-  if (machine == EM_AARCH64) return c == 'x' || c == 'd' || c == 'm' || c == 'f' || c == 'p';
-  return false;
-}
-
-}  // namespace detail
-
-// Per-file classification: one letter per section (lower case; 0 = no BFD
-// section, i.e. absolute).
-template <class ET>
-class nm_classifier {
- public:
-  using Sym = typename ET::Sym;
-  using Shdr = typename ET::Shdr;
-
-  static result<nm_classifier> make(const file<ET>& f, bool all_backends = false) {
-    nm_classifier c;
-    c.all_backends_ = all_backends;
-    c.file_ = &f;
-    c.relocatable_ = f.type() == ET_REL;
-    const std::size_t n = f.section_count();
-    c.letters_.assign(n, 0);
-    c.addresses_.assign(c.relocatable_ ? n : 0, 0);
-    u32 symtab_link = ~0u;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Shdr sh = f.section_headers()[i];
-      if (sh.sh_type == SHT_SYMTAB) symtab_link = sh.sh_link;
-    }
-    for (std::size_t i = 1; i < n; ++i) {
-      const Shdr sh = f.section_headers()[i];
-      const u32 type = sh.sh_type;
-      const u64 flags = sh.sh_flags;
-      if (c.relocatable_) c.addresses_[i] = sh.sh_addr;
-      if (type == SHT_NULL || type == SHT_SYMTAB || type == SHT_SYMTAB_SHNDX) continue;
-      if (type == SHT_STRTAB && (i == f.shstrndx() || i == symtab_link)) continue;
-      if ((type == SHT_REL || type == SHT_RELA) && (flags & SHF_ALLOC) == 0) continue;
-      LINKSCOPE_TRY(name, f.section_name(sh));
-      const bool has_contents = type != SHT_NOBITS;
-      const bool alloc = (flags & SHF_ALLOC) != 0;
-      const bool load = alloc && has_contents;
-      const bool readonly = (flags & SHF_WRITE) == 0;
-      const bool code = (flags & SHF_EXECINSTR) != 0;
-      const bool data = !code && load;
-      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
-      const bool debugging = !alloc && detail::is_debugging_section_name(name);
-      char letter = detail::coff_section_letter(name);
-      if (letter == '?') {
-        if (code) letter = 't';
-        else if (data) letter = readonly ? 'r' : small ? 'g' : 'd';
-        else if (!has_contents) letter = small ? 's' : 'b';
-        else if (debugging) letter = 'N';
-        else if (readonly) letter = 'n';
-        else letter = '?';
-      }
-      c.letters_[i] = letter;
-    }
-    return c;
-  }
-
-  // nm's letter for a symbol whose real section index is `shndx`.
-  char letter(const Sym& sym, u32 shndx) const noexcept {
-    const u8 bind = sym.st_bind();
-    const u8 type = sym.st_type();
-    const u16 machine = file_->machine();
-    if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
-      return 'C';
-    if (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SCOMMON)) return 'c';
-    const bool undefined =
-        shndx == SHN_UNDEF || (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SUNDEFINED));
-    if (undefined) {
-      if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'v' : 'w';
-      return 'U';
-    }
-    if (type == STT_GNU_IFUNC) return 'i';
-    if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'V' : 'W';
-    if (bind == STB_GNU_UNIQUE) return 'u';
-    if (bind != STB_LOCAL && bind != STB_GLOBAL) return '?';
-    char c = 'a';
-    if (is_reserved_shndx(shndx)) c = 'a';
-    else if (letters_.empty()) c = segment_letter(sym);
-    else if (shndx < letters_.size() && letters_[shndx] != 0) c = letters_[shndx];
-    if (bind == STB_GLOBAL && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return c;
-  }
-
-  // The value nm prints.
-  u64 value(const Sym& sym, u32 shndx) const noexcept {
-    if (shndx == SHNX_COMMON || (file_->machine() == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
-      return sym.st_size;
-    u64 v = sym.st_value;
-    if (relocatable_ && shndx < addresses_.size() && letters_[shndx] != 0) v += addresses_[shndx];
-    return v;
-  }
-
-  // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
-  bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
-    const u8 type = sym.st_type();
-    if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
-    if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
-    return true;
-  }
-
- private:
-  // No section headers: classify by the PT_LOAD segment holding the value.
-  char segment_letter(const Sym& sym) const noexcept {
-    if (sym.st_type() == STT_TLS) return 'd';
-    const u64 v = sym.st_value;
-    for (const auto& ph : file_->program_headers()) {
-      if (ph.p_type != PT_LOAD) continue;
-      const u64 start = ph.p_vaddr;
-      if (v < start || v - start >= static_cast<u64>(ph.p_memsz)) continue;
-      const u32 pf = ph.p_flags;
-      if (pf & 1u) return 't';
-      if (pf & 2u) return v - start >= static_cast<u64>(ph.p_filesz) ? 'b' : 'd';
-      return 'r';
-    }
-    return 'a';
-  }
-
-  const file<ET>* file_ = nullptr;
-  bool relocatable_ = false;
-  bool all_backends_ = false;
-  std::vector<char> letters_;
-  std::vector<u64> addresses_;
-};
-
-// Append nm's entries for one ELF file (unsorted, in table order) to `out`.
-template <class ET>
-result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
-  nm_listing listing;
-  listing.is64 = ET::is64;
-  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends));
-  symbol_table_view<ET> table;
-  version_tables<ET> versions;
-  if (options.dynamic) {
-    LINKSCOPE_TRY(dyn, dynamic_info<ET>::read(f));
-    LINKSCOPE_TRY(dynsym, read_dynsym(f, dyn));
-    table = dynsym;
-    LINKSCOPE_TRY(v, version_tables<ET>::read(f, dyn, table.size()));
-    versions = std::move(v);
-  } else {
-    LINKSCOPE_TRY(symtab, read_symtab(f));
-    table = symtab;
-  }
-  if (table.size() <= 1) {
-    listing.no_symbols = true;
-    return listing;
-  }
-  out.reserve(out.size() + table.size() - 1);
-  detail::populate_for_write(out.data() + out.size(), (table.size() - 1) * sizeof(nm_entry));
-  // Names sit in string-table order, not symbol order: at libtorch scale
-  // (35k names over 2.7 MB of .dynstr) each is a cache miss. Fetch the name
-  // a few symbols ahead so that the misses overlap.
-  const byte_view strings = table.strings();
-  constexpr std::size_t ahead = 8;
-  for (std::size_t i = 1; i < table.size(); ++i) {
-    if (i + ahead < table.size()) {
-      const u32 at = table[i + ahead].st_name;
-      if (at < strings.size()) detail::prefetch(strings.data() + at);
-    }
-    const auto sym = table[i];
-    LINKSCOPE_TRY(shndx, table.section_index(i, sym));
-    LINKSCOPE_TRY(stored_name, table.name(i));
-    std::string_view name = stored_name;
-    // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
-    if (sym.st_name == 0 && sym.st_type() == STT_SECTION && shndx < f.section_count()) {
-      LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
-      name = section_name;
-    }
-    if (!classifier.listed(sym, name, options)) continue;
-    nm_entry e;
-    e.type = classifier.letter(sym, shndx);
-    const bool undefined = e.undefined();
-    if (options.undefined_only && !undefined) continue;
-    if (options.defined_only && undefined) continue;
-    if (options.external_only && !options.undefined_only) {
-      const u8 bind = sym.st_bind();
-      const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
-                          e.type == 'C' || e.type == 'c';
-      if (!global) continue;
-    }
-    e.name = name;
-    e.index = static_cast<u32>(i);
-    e.value = classifier.value(sym, shndx);
-    e.size = sym.st_size;
-    if (versions.present()) {
-      LINKSCOPE_TRY(ver, versions.of(i, name, !undefined));
-      e.version = ver.name;
-      e.ver = ver.kind;
-    }
-    out.push_back(e);
-  }
-  return listing;
-}
-
-// The same for raw bytes of any ELF variant (compiled once in src/ in
-// compiled mode, core/config.hpp).
-result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out);
-
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
-  return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
-}
-#endif
-
-}  // namespace elf
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/elf/nm.hpp ----
 // ---- begin linkscope/elf/relocations.hpp ----
 // linkscope/elf/relocations.hpp — which dynamic symbols an object's dynamic
 // relocations reference, and how.
@@ -8779,35 +8439,6 @@ class fat_file {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/fat.hpp ----
-// ---- begin linkscope/macho/nm.hpp ----
-// linkscope/macho/nm.hpp — a Mach-O symbol listing as llvm-nm prints it.
-//
-// llvm-nm is what nm is on macOS, so it is the oracle for Mach-O. For each
-// nlist symbol that is not a stab it prints the value (16 hex digits in a
-// 64-bit image, 8 in a 32-bit one; blanks for an undefined symbol), the type
-// letter (symbols.hpp: nm_type_char) and the name, sorted by name (then by
-// value). `-m` (darwin_format) spells the type out instead:
-//   (SEG,SECT) | (undefined) | (absolute) | (indirect) | (prebound undefined)
-//   | (common) (alignment 2^N), then [referenced dynamically], then
-//   external / weak external / private external / non-external /
-//   non-external (was a private external), the name, and for an import of a
-//   two-level-namespace image "(from LIBRARY)", "(from executable)" or
-//   "(dynamically looked up)".
-// `-u` prints only the names of the undefined symbols; `-g` only the
-// external ones; `--defined-only` leaves the undefined out.
-//
-// A universal file lists one slice: the one named by `arch`, the host's
-// (x86_64 here) when `arch` is empty and it has one — with no header, as
-// llvm-nm 14 does — or, for "all" or a file without the host's slice, every
-// slice after a "\nFILE (for architecture ARCH):\n" header.
-
-#include <algorithm>
-#include <bit>
-#include <cstdio>
-#include <string>
-#include <string_view>
-#include <vector>
-
 // ---- begin linkscope/macho/symbols.hpp ----
 // linkscope/macho/symbols.hpp — nlist symbols as the one symbol model.
 //
@@ -9054,146 +8685,6 @@ static_assert(symbol_source<symbols_source>);
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/symbols.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace macho {
-
-struct nm_options {
-  bool darwin_format = false;   // -m
-  bool undefined_only = false;  // -u
-  bool external_only = false;   // -g
-  bool defined_only = false;    // --defined-only
-  std::string_view arch;        // --arch: "", "all" or an architecture name
-  std::string_view host_arch = "x86_64";
-};
-
-namespace detail {
-inline void append_hex(std::string& out, u64 value, int digits) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
-  out += buf;
-}
-}  // namespace detail
-
-// The listing of one thin image, appended to `out`.
-template <class MT>
-result<void> nm_image(const file<MT>& f, const nm_options& options, std::string& out) {
-  LINKSCOPE_TRY(sections, section_infos(f));
-  LINKSCOPE_TRY(dylibs, f.dylibs());
-  const bool linked = f.filetype() != MH_OBJECT;
-  const int digits = MT::is64 ? 16 : 8;
-  struct row {
-    std::string_view name;
-    u64 value;
-    std::string text;
-  };
-  std::vector<row> rows;
-  auto r = for_each_nlist(f, [&](const nlist_entry& e) {
-    if (e.is_stab()) return true;
-    const symbol s = to_symbol(e, sections, f.is_two_level(), linked);
-    if (options.undefined_only && s.defined) return true;
-    if (options.defined_only && !s.defined) return true;
-    if (options.external_only && !e.is_external()) return true;
-    row rw{s.name, s.value, {}};
-    std::string& t = rw.text;
-    if (options.undefined_only) {
-      t.assign(s.name);
-    } else {
-      if (!s.defined)
-        t.assign(static_cast<std::size_t>(digits), ' ');
-      else
-        detail::append_hex(t, s.kind == symbol_kind::common ? s.size : s.value, digits);
-      t += ' ';
-      if (!options.darwin_format) {
-        t += nm_type_char(e, sections);
-        t += ' ';
-      } else {
-        if (s.kind == symbol_kind::common) {
-          t += "(common) ";
-          if (s.value > 1) t += "(alignment 2^" + std::to_string(std::countr_zero(s.value)) + ") ";
-        } else if (e.type() == N_PBUD) {
-          t += "(prebound undefined) ";
-        } else if (!s.defined) {
-          t += "(undefined) ";
-        } else if (e.type() == N_ABS) {
-          t += "(absolute) ";
-        } else if (e.type() == N_INDR) {
-          t += "(indirect) ";
-        } else if (e.n_sect >= 1 && e.n_sect <= sections.size()) {
-          const auto& sec = sections[e.n_sect - 1u];
-          t += '(';
-          t += sec.segment;
-          t += ',';
-          t += sec.name;
-          t += ") ";
-        } else {
-          t += "(?,?) ";
-        }
-        if (e.is_external()) {
-          if (e.referenced_dynamically()) t += "[referenced dynamically] ";
-          if (e.is_private_external())
-            t += "private external ";
-          else
-            t += s.bind == binding::weak ? "weak external " : "external ";
-        } else {
-          t += e.is_private_external() ? "non-external (was a private external) " : "non-external ";
-        }
-      }
-      t += s.name;
-      if (options.darwin_format && !s.defined && s.library_ordinal != 0) {
-        if (s.library_ordinal > 0 && static_cast<std::size_t>(s.library_ordinal) <= dylibs.size()) {
-          t += " (from ";
-          t += library_short_name(dylibs[static_cast<std::size_t>(s.library_ordinal) - 1].name);
-          t += ')';
-        } else if (s.library_ordinal == library_ordinal_executable) {
-          t += " (from executable)";
-        } else if (s.library_ordinal == library_ordinal_flat_lookup) {
-          t += " (dynamically looked up)";
-        }
-      }
-    }
-    rows.push_back(std::move(rw));
-    return true;
-  });
-  if (!r) return r.error();
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const row& a, const row& b) { return a.name != b.name ? a.name < b.name : a.value < b.value; });
-  for (const auto& rw : rows) {
-    out += rw.text;
-    out += '\n';
-  }
-  return ok();
-}
-
-// The listing of a thin or universal file; `display` names it in slice headers.
-inline result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out) {
-  auto list_thin = [&](byte_view image) -> result<void> {
-    return visit_macho(image, [&](const auto& f) -> result<void> { return nm_image(f, options, out); });
-  };
-  if (!is_fat(bytes)) return list_thin(bytes);
-  LINKSCOPE_TRY(fat, fat_file::open(bytes));
-  const std::string_view wanted = options.arch.empty() && fat.find(options.host_arch) ? options.host_arch : options.arch;
-  if (!wanted.empty() && wanted != "all") {
-    auto slice = fat.find(wanted);
-    if (!slice) return error{errc::not_found, no_offset, "no slice for the requested architecture"};
-    return list_thin(slice->bytes);
-  }
-  for (const auto& slice : fat.slices()) {
-    out += '\n';
-    out += display;
-    out += " (for architecture ";
-    out += arch_name(slice.cputype, slice.cpusubtype);
-    out += "):\n";
-    LINKSCOPE_CHECK(list_thin(slice.bytes));
-  }
-  return ok();
-}
-
-}  // namespace macho
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/macho/nm.hpp ----
 // ---- begin linkscope/macho/tbd.hpp ----
 // linkscope/macho/tbd.hpp — text-based stubs (.tbd), TAPI v1 to v4.
 //
@@ -9612,8 +9103,7 @@ inline result<std::vector<document>> read(byte_view text) {
   P template class ::linkscope::elf::dynamic_info<ET>;    \
   P template class ::linkscope::elf::hash_table<ET>;      \
   P template class ::linkscope::elf::version_tables<ET>;  \
-  P template class ::linkscope::elf::symbol_table_view<ET>; \
-  P template class ::linkscope::elf::nm_classifier<ET>;
+  P template class ::linkscope::elf::symbol_table_view<ET>;
 
 // Every translation unit of compiled mode, the library's own included (its
 // src/elf_instances.cpp follows these declarations with the definitions).
@@ -9624,6 +9114,535 @@ LINKSCOPE_ELF_TEMPLATES(extern, ::linkscope::elf::elf64le)
 LINKSCOPE_ELF_TEMPLATES(extern, ::linkscope::elf::elf64be)
 #endif
 // ---- end linkscope/formats.hpp ----
+
+// The nm listings, built on the format readers (not part of formats.hpp).
+// ---- begin linkscope/elf/nm.hpp ----
+// linkscope/elf/nm.hpp — the symbol listing of GNU nm 2.40, for ELF.
+//
+// GNU nm sees ELF through BFD. What it prints follows from three BFD steps,
+// reproduced here (binutils bfd/elf.c _bfd_elf_make_section_from_shdr,
+// bfd/elfcode.h elf_slurp_symbol_table, bfd/syms.c bfd_decode_symclass and
+// decode_section_type, binutils/nm.c filter_symbols and print_symname):
+//
+//  1. Section flags from each section header: HAS_CONTENTS unless NOBITS;
+//     ALLOC from SHF_ALLOC (LOAD if also not NOBITS); READONLY unless
+//     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
+//     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
+//     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
+//     SHF_MIPS_GPREL (with the MIPS backend only, see nm_options::all_backends). The section letter is then t (CODE), r/g/d (DATA:
+//     read-only / small / other), s/b (no contents: small / other),
+//     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
+//     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
+//     or a digit) take precedence. Sections BFD does not create (symtab,
+//     its string table, section names, SYMTAB_SHNDX, non-ALLOC REL/RELA)
+//     or a bad index make the symbol absolute.
+//  2. The symbol class (bfd_decode_symclass), in this order: common
+//     (SHN_COMMON, x86-64 LCOMMON, MIPS SCOMMON: 'C', or 'c' when small);
+//     undefined ('U', or weak 'v' for objects and 'w' otherwise); GNU_IFUNC
+//     'i'; weak 'V' (object) / 'W'; GNU_UNIQUE 'u'; a binding that is neither
+//     local nor global '?'; absolute 'a'; else the section letter. Global
+//     (STB_GLOBAL, defined, not common) upper-cases it.
+//  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
+//     listed (nm -a would); with the ARM/AArch64 backends, mapping symbols
+//     ($a, $d, $t, $x ...) are target-special and skipped.
+// Values: st_value, plus the section address in relocatable files; a common
+// symbol shows its size (BFD stores st_size as the value). Dynamic symbols
+// carry the version nm appends (versions.hpp). Entry 0 is never listed.
+//
+// A DSO without section headers (which nm cannot read) is listed from
+// PT_DYNAMIC; its letters then come from the PT_LOAD segment holding the
+// value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace elf {
+
+struct nm_entry {
+  std::string_view name;     // the symbol's own name (the sort key)
+  std::string_view version;  // dynamic symbols: the version nm appends ("" for none)
+  u64 value = 0;             // value as nm prints it
+  u64 size = 0;              // st_size
+  u32 index = 0;             // index in its table
+  char type = '?';           // nm's letter
+  version_kind ver = version_kind::none;  // '@' (non_default) or '@@' (default_)
+  bool undefined() const noexcept { return type == 'U' || type == 'w' || type == 'v'; }
+};
+
+struct nm_options {
+  bool dynamic = false;         // -D
+  bool undefined_only = false;  // -u
+  bool external_only = false;   // -g
+  bool defined_only = false;    // --defined-only
+  bool debug_syms = false;      // -a
+  bool special_syms = false;    // --special-syms
+  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch or a
+  // native nm on ARM/AArch64/MIPS): hide ARM/AArch64 mapping symbols, MIPS
+  // small-data letters. The default emulates Debian's x86-64 nm, whose BFD
+  // reads other machines through the generic elf32/64-little/big backends.
+  bool all_backends = false;
+};
+
+// What listing a file gave.
+struct nm_listing {
+  bool is64 = false;
+  bool no_symbols = false;  // nm would say "FILE: no symbols"
+};
+
+namespace detail {
+
+// Pre-fault [p, p + bytes) for writing with one madvise(MADV_POPULATE_WRITE)
+// (Linux >= 5.14; ignored elsewhere or when it fails) instead of one page
+// fault per 4 KiB: 35k entries are 2 MB, 500 faults.
+inline void populate_for_write([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__linux__)
+  if (bytes < (std::size_t{1} << 18)) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, 23 /* MADV_POPULATE_WRITE */);
+#endif
+}
+
+inline void prefetch([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 0);
+#endif
+}
+
+inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// bfd/syms.c coff_section_type: the name, then end, '.', '$' or a digit.
+inline char coff_section_letter(std::string_view name) noexcept {
+  struct pair {
+    std::string_view prefix;
+    char letter;
+  };
+  static constexpr pair table[] = {{".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+  for (const pair& p : table) {
+    if (!starts_with(name, p.prefix)) continue;
+    if (name.size() == p.prefix.size()) return p.letter;
+    const char next = name[p.prefix.size()];
+    if (next == '.' || next == '$' || (next >= '0' && next <= '9')) return p.letter;
+  }
+  return '?';
+}
+
+inline bool is_debugging_section_name(std::string_view name) noexcept {
+  if (name.empty() || name[0] != '.') return false;
+  return starts_with(name, ".debug") || starts_with(name, ".gnu.debuglto_.debug_") ||
+         starts_with(name, ".gnu.linkonce.wi.") || starts_with(name, ".zdebug") || starts_with(name, ".line") ||
+         starts_with(name, ".stab") || name == ".gdb_index";
+}
+
+// ARM / AArch64 mapping and tag symbols (bfd_is_{arm,aarch64}_special_symbol_name).
+inline bool is_target_special(u16 machine, std::string_view name) noexcept {
+  if (name.size() < 2 || name[0] != '$') return false;
+  if (name.size() > 2 && name[2] != '.') return false;
+  const char c = name[1];
+  if (machine == EM_ARM) return c >= 'a' && c <= 'z';
+  if (machine == EM_AARCH64) return c == 'x' || c == 'd' || c == 'm' || c == 'f' || c == 'p';
+  return false;
+}
+
+}  // namespace detail
+
+// Per-file classification: one letter per section (lower case; 0 = no BFD
+// section, i.e. absolute).
+template <class ET>
+class nm_classifier {
+ public:
+  using Sym = typename ET::Sym;
+  using Shdr = typename ET::Shdr;
+
+  static result<nm_classifier> make(const file<ET>& f, bool all_backends = false) {
+    nm_classifier c;
+    c.all_backends_ = all_backends;
+    c.file_ = &f;
+    c.relocatable_ = f.type() == ET_REL;
+    const std::size_t n = f.section_count();
+    c.letters_.assign(n, 0);
+    c.addresses_.assign(c.relocatable_ ? n : 0, 0);
+    u32 symtab_link = ~0u;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      if (sh.sh_type == SHT_SYMTAB) symtab_link = sh.sh_link;
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      const Shdr sh = f.section_headers()[i];
+      const u32 type = sh.sh_type;
+      const u64 flags = sh.sh_flags;
+      if (c.relocatable_) c.addresses_[i] = sh.sh_addr;
+      if (type == SHT_NULL || type == SHT_SYMTAB || type == SHT_SYMTAB_SHNDX) continue;
+      if (type == SHT_STRTAB && (i == f.shstrndx() || i == symtab_link)) continue;
+      if ((type == SHT_REL || type == SHT_RELA) && (flags & SHF_ALLOC) == 0) continue;
+      LINKSCOPE_TRY(name, f.section_name(sh));
+      const bool has_contents = type != SHT_NOBITS;
+      const bool alloc = (flags & SHF_ALLOC) != 0;
+      const bool load = alloc && has_contents;
+      const bool readonly = (flags & SHF_WRITE) == 0;
+      const bool code = (flags & SHF_EXECINSTR) != 0;
+      const bool data = !code && load;
+      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
+      const bool debugging = !alloc && detail::is_debugging_section_name(name);
+      char letter = detail::coff_section_letter(name);
+      if (letter == '?') {
+        if (code) letter = 't';
+        else if (data) letter = readonly ? 'r' : small ? 'g' : 'd';
+        else if (!has_contents) letter = small ? 's' : 'b';
+        else if (debugging) letter = 'N';
+        else if (readonly) letter = 'n';
+        else letter = '?';
+      }
+      c.letters_[i] = letter;
+    }
+    return c;
+  }
+
+  // nm's letter for a symbol whose real section index is `shndx`.
+  char letter(const Sym& sym, u32 shndx) const noexcept {
+    const u8 bind = sym.st_bind();
+    const u8 type = sym.st_type();
+    const u16 machine = file_->machine();
+    if (shndx == SHNX_COMMON || (machine == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
+      return 'C';
+    if (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SCOMMON)) return 'c';
+    const bool undefined =
+        shndx == SHN_UNDEF || (all_backends_ && machine == EM_MIPS && shndx == resolved_shndx(SHN_MIPS_SUNDEFINED));
+    if (undefined) {
+      if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'v' : 'w';
+      return 'U';
+    }
+    if (type == STT_GNU_IFUNC) return 'i';
+    if (bind == STB_WEAK) return type == STT_OBJECT || type == STT_COMMON ? 'V' : 'W';
+    if (bind == STB_GNU_UNIQUE) return 'u';
+    if (bind != STB_LOCAL && bind != STB_GLOBAL) return '?';
+    char c = 'a';
+    if (is_reserved_shndx(shndx)) c = 'a';
+    else if (letters_.empty()) c = segment_letter(sym);
+    else if (shndx < letters_.size() && letters_[shndx] != 0) c = letters_[shndx];
+    if (bind == STB_GLOBAL && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return c;
+  }
+
+  // The value nm prints.
+  u64 value(const Sym& sym, u32 shndx) const noexcept {
+    if (shndx == SHNX_COMMON || (file_->machine() == EM_X86_64 && shndx == resolved_shndx(SHN_X86_64_LCOMMON)))
+      return sym.st_size;
+    u64 v = sym.st_value;
+    if (relocatable_ && shndx < addresses_.size() && letters_[shndx] != 0) v += addresses_[shndx];
+    return v;
+  }
+
+  // Whether nm lists the symbol (before the -u/-g/--defined-only filters).
+  bool listed(const Sym& sym, std::string_view name, const nm_options& options) const noexcept {
+    const u8 type = sym.st_type();
+    if (!options.debug_syms && (type == STT_SECTION || type == STT_FILE)) return false;
+    if (all_backends_ && !options.special_syms && detail::is_target_special(file_->machine(), name)) return false;
+    return true;
+  }
+
+ private:
+  // No section headers: classify by the PT_LOAD segment holding the value.
+  char segment_letter(const Sym& sym) const noexcept {
+    if (sym.st_type() == STT_TLS) return 'd';
+    const u64 v = sym.st_value;
+    for (const auto& ph : file_->program_headers()) {
+      if (ph.p_type != PT_LOAD) continue;
+      const u64 start = ph.p_vaddr;
+      if (v < start || v - start >= static_cast<u64>(ph.p_memsz)) continue;
+      const u32 pf = ph.p_flags;
+      if (pf & 1u) return 't';
+      if (pf & 2u) return v - start >= static_cast<u64>(ph.p_filesz) ? 'b' : 'd';
+      return 'r';
+    }
+    return 'a';
+  }
+
+  const file<ET>* file_ = nullptr;
+  bool relocatable_ = false;
+  bool all_backends_ = false;
+  std::vector<char> letters_;
+  std::vector<u64> addresses_;
+};
+
+// Append nm's entries for one ELF file (unsorted, in table order) to `out`.
+template <class ET>
+result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
+  nm_listing listing;
+  listing.is64 = ET::is64;
+  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends));
+  symbol_table_view<ET> table;
+  version_tables<ET> versions;
+  if (options.dynamic) {
+    LINKSCOPE_TRY(dyn, dynamic_info<ET>::read(f));
+    LINKSCOPE_TRY(dynsym, read_dynsym(f, dyn));
+    table = dynsym;
+    LINKSCOPE_TRY(v, version_tables<ET>::read(f, dyn, table.size()));
+    versions = std::move(v);
+  } else {
+    LINKSCOPE_TRY(symtab, read_symtab(f));
+    table = symtab;
+  }
+  if (table.size() <= 1) {
+    listing.no_symbols = true;
+    return listing;
+  }
+  out.reserve(out.size() + table.size() - 1);
+  detail::populate_for_write(out.data() + out.size(), (table.size() - 1) * sizeof(nm_entry));
+  // Names sit in string-table order, not symbol order: at libtorch scale
+  // (35k names over 2.7 MB of .dynstr) each is a cache miss. Fetch the name
+  // a few symbols ahead so that the misses overlap.
+  const byte_view strings = table.strings();
+  constexpr std::size_t ahead = 8;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (i + ahead < table.size()) {
+      const u32 at = table[i + ahead].st_name;
+      if (at < strings.size()) detail::prefetch(strings.data() + at);
+    }
+    const auto sym = table[i];
+    LINKSCOPE_TRY(shndx, table.section_index(i, sym));
+    LINKSCOPE_TRY(stored_name, table.name(i));
+    std::string_view name = stored_name;
+    // BFD names an unnamed section symbol after its section (bfd_elf_sym_name).
+    if (sym.st_name == 0 && sym.st_type() == STT_SECTION && shndx < f.section_count()) {
+      LINKSCOPE_TRY(section_name, f.section_name(f.section_headers()[shndx]));
+      name = section_name;
+    }
+    if (!classifier.listed(sym, name, options)) continue;
+    nm_entry e;
+    e.type = classifier.letter(sym, shndx);
+    const bool undefined = e.undefined();
+    if (options.undefined_only && !undefined) continue;
+    if (options.defined_only && undefined) continue;
+    if (options.external_only && !options.undefined_only) {
+      const u8 bind = sym.st_bind();
+      const bool global = bind == STB_WEAK || bind == STB_GNU_UNIQUE || (bind == STB_GLOBAL) || undefined ||
+                          e.type == 'C' || e.type == 'c';
+      if (!global) continue;
+    }
+    e.name = name;
+    e.index = static_cast<u32>(i);
+    e.value = classifier.value(sym, shndx);
+    e.size = sym.st_size;
+    if (versions.present()) {
+      LINKSCOPE_TRY(ver, versions.of(i, name, !undefined));
+      e.version = ver.name;
+      e.ver = ver.kind;
+    }
+    out.push_back(e);
+  }
+  return listing;
+}
+
+// The same for raw bytes of any ELF variant (compiled once in src/ in
+// compiled mode, core/config.hpp).
+result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<nm_listing> nm_symbols(byte_view bytes, const nm_options& options, std::vector<nm_entry>& out) {
+  return visit_elf(bytes, [&](const auto& f) -> result<nm_listing> { return nm_symbols(f, options, out); });
+}
+#endif
+
+}  // namespace elf
+}  // namespace v0
+}  // namespace linkscope
+
+// Compiled mode: nm_classifier is instantiated once, in src/elf_instances.cpp.
+#if LINKSCOPE_EXTERN_TEMPLATES || defined(LINKSCOPE_IMPLEMENTATION)
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf32le>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf32be>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf64le>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf64be>;
+#endif
+// ---- end linkscope/elf/nm.hpp ----
+// ---- begin linkscope/macho/nm.hpp ----
+// linkscope/macho/nm.hpp — a Mach-O symbol listing as llvm-nm prints it.
+//
+// llvm-nm is what nm is on macOS, so it is the oracle for Mach-O. For each
+// nlist symbol that is not a stab it prints the value (16 hex digits in a
+// 64-bit image, 8 in a 32-bit one; blanks for an undefined symbol), the type
+// letter (symbols.hpp: nm_type_char) and the name, sorted by name (then by
+// value). `-m` (darwin_format) spells the type out instead:
+//   (SEG,SECT) | (undefined) | (absolute) | (indirect) | (prebound undefined)
+//   | (common) (alignment 2^N), then [referenced dynamically], then
+//   external / weak external / private external / non-external /
+//   non-external (was a private external), the name, and for an import of a
+//   two-level-namespace image "(from LIBRARY)", "(from executable)" or
+//   "(dynamically looked up)".
+// `-u` prints only the names of the undefined symbols; `-g` only the
+// external ones; `--defined-only` leaves the undefined out.
+//
+// A universal file lists one slice: the one named by `arch`, the host's
+// (x86_64 here) when `arch` is empty and it has one — with no header, as
+// llvm-nm 14 does — or, for "all" or a file without the host's slice, every
+// slice after a "\nFILE (for architecture ARCH):\n" header.
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+struct nm_options {
+  bool darwin_format = false;   // -m
+  bool undefined_only = false;  // -u
+  bool external_only = false;   // -g
+  bool defined_only = false;    // --defined-only
+  std::string_view arch;        // --arch: "", "all" or an architecture name
+  std::string_view host_arch = "x86_64";
+};
+
+namespace detail {
+inline void append_hex(std::string& out, u64 value, int digits) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
+  out += buf;
+}
+}  // namespace detail
+
+// The listing of one thin image, appended to `out`.
+template <class MT>
+result<void> nm_image(const file<MT>& f, const nm_options& options, std::string& out) {
+  LINKSCOPE_TRY(sections, section_infos(f));
+  LINKSCOPE_TRY(dylibs, f.dylibs());
+  const bool linked = f.filetype() != MH_OBJECT;
+  const int digits = MT::is64 ? 16 : 8;
+  struct row {
+    std::string_view name;
+    u64 value;
+    std::string text;
+  };
+  std::vector<row> rows;
+  auto r = for_each_nlist(f, [&](const nlist_entry& e) {
+    if (e.is_stab()) return true;
+    const symbol s = to_symbol(e, sections, f.is_two_level(), linked);
+    if (options.undefined_only && s.defined) return true;
+    if (options.defined_only && !s.defined) return true;
+    if (options.external_only && !e.is_external()) return true;
+    row rw{s.name, s.value, {}};
+    std::string& t = rw.text;
+    if (options.undefined_only) {
+      t.assign(s.name);
+    } else {
+      if (!s.defined)
+        t.assign(static_cast<std::size_t>(digits), ' ');
+      else
+        detail::append_hex(t, s.kind == symbol_kind::common ? s.size : s.value, digits);
+      t += ' ';
+      if (!options.darwin_format) {
+        t += nm_type_char(e, sections);
+        t += ' ';
+      } else {
+        if (s.kind == symbol_kind::common) {
+          t += "(common) ";
+          if (s.value > 1) t += "(alignment 2^" + std::to_string(std::countr_zero(s.value)) + ") ";
+        } else if (e.type() == N_PBUD) {
+          t += "(prebound undefined) ";
+        } else if (!s.defined) {
+          t += "(undefined) ";
+        } else if (e.type() == N_ABS) {
+          t += "(absolute) ";
+        } else if (e.type() == N_INDR) {
+          t += "(indirect) ";
+        } else if (e.n_sect >= 1 && e.n_sect <= sections.size()) {
+          const auto& sec = sections[e.n_sect - 1u];
+          t += '(';
+          t += sec.segment;
+          t += ',';
+          t += sec.name;
+          t += ") ";
+        } else {
+          t += "(?,?) ";
+        }
+        if (e.is_external()) {
+          if (e.referenced_dynamically()) t += "[referenced dynamically] ";
+          if (e.is_private_external())
+            t += "private external ";
+          else
+            t += s.bind == binding::weak ? "weak external " : "external ";
+        } else {
+          t += e.is_private_external() ? "non-external (was a private external) " : "non-external ";
+        }
+      }
+      t += s.name;
+      if (options.darwin_format && !s.defined && s.library_ordinal != 0) {
+        if (s.library_ordinal > 0 && static_cast<std::size_t>(s.library_ordinal) <= dylibs.size()) {
+          t += " (from ";
+          t += library_short_name(dylibs[static_cast<std::size_t>(s.library_ordinal) - 1].name);
+          t += ')';
+        } else if (s.library_ordinal == library_ordinal_executable) {
+          t += " (from executable)";
+        } else if (s.library_ordinal == library_ordinal_flat_lookup) {
+          t += " (dynamically looked up)";
+        }
+      }
+    }
+    rows.push_back(std::move(rw));
+    return true;
+  });
+  if (!r) return r.error();
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const row& a, const row& b) { return a.name != b.name ? a.name < b.name : a.value < b.value; });
+  for (const auto& rw : rows) {
+    out += rw.text;
+    out += '\n';
+  }
+  return ok();
+}
+
+// The listing of a thin or universal file; `display` names it in slice headers.
+// (Compiled once in src/ in compiled mode, core/config.hpp.)
+result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options,
+                                    std::string& out) {
+  auto list_thin = [&](byte_view image) -> result<void> {
+    return visit_macho(image, [&](const auto& f) -> result<void> { return nm_image(f, options, out); });
+  };
+  if (!is_fat(bytes)) return list_thin(bytes);
+  LINKSCOPE_TRY(fat, fat_file::open(bytes));
+  const std::string_view wanted = options.arch.empty() && fat.find(options.host_arch) ? options.host_arch : options.arch;
+  if (!wanted.empty() && wanted != "all") {
+    auto slice = fat.find(wanted);
+    if (!slice) return error{errc::not_found, no_offset, "no slice for the requested architecture"};
+    return list_thin(slice->bytes);
+  }
+  for (const auto& slice : fat.slices()) {
+    out += '\n';
+    out += display;
+    out += " (for architecture ";
+    out += arch_name(slice.cputype, slice.cpusubtype);
+    out += "):\n";
+    LINKSCOPE_CHECK(list_thin(slice.bytes));
+  }
+  return ok();
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/nm.hpp ----
+
 // ---- begin linkscope/resolve.hpp ----
 // linkscope/resolve.hpp — the resolvers and their reports.
 //

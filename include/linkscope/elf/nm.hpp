@@ -349,3 +349,11 @@ LINKSCOPE_FUNC result<nm_listing> nm_symbols(byte_view bytes, const nm_options& 
 }  // namespace elf
 }  // namespace v0
 }  // namespace linkscope
+
+// Compiled mode: nm_classifier is instantiated once, in src/elf_instances.cpp.
+#if LINKSCOPE_EXTERN_TEMPLATES || defined(LINKSCOPE_IMPLEMENTATION)
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf32le>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf32be>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf64le>;
+extern template class ::linkscope::elf::nm_classifier<::linkscope::elf::elf64be>;
+#endif

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
@@ -145,7 +146,12 @@ result<void> nm_image(const file<MT>& f, const nm_options& options, std::string&
 }
 
 // The listing of a thin or universal file; `display` names it in slice headers.
-inline result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out) {
+// (Compiled once in src/ in compiled mode, core/config.hpp.)
+result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options,
+                                    std::string& out) {
   auto list_thin = [&](byte_view image) -> result<void> {
     return visit_macho(image, [&](const auto& f) -> result<void> { return nm_image(f, options, out); });
   };
@@ -167,6 +173,7 @@ inline result<void> nm_file(byte_view bytes, std::string_view display, const nm_
   }
   return ok();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace macho
 }  // namespace v0
