@@ -30,6 +30,7 @@
 #include <linkscope/elf/nm.hpp>
 #include <linkscope/macho/nm.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 
@@ -47,6 +48,7 @@ struct options {
   bool print_armap = false;
   bool with_versions = true;
   bool json = false;
+  bool demangle = false;  // -C, --demangle
   bool use_strcoll = false;
   ar::thin_options thin;  // --thin-confine
   std::string arch;       // --arch=ARCH|all: the slices of a universal Mach-O file (llvm-nm's option)
@@ -153,6 +155,8 @@ int usage(std::FILE* out) {
       " The options are:\n"
       "  -a, --debug-syms       Display debugger-only symbols\n"
       "  -A, --print-file-name  Print name of the input file before every symbol\n"
+      "  -C, --demangle         Decode low-level symbol names into user-level names\n"
+      "      --no-demangle      Do not demangle low-level symbol names\n"
       "  -D, --dynamic          Display dynamic symbols instead of normal symbols\n"
       "      --defined-only     Display only defined symbols\n"
       "  -g, --extern-only      Display only external symbols\n"
@@ -554,7 +558,8 @@ class lister {
       const std::size_t at = name.find('@');
       if (at != std::string_view::npos) name = name.substr(0, at);
     }
-    out_.put(name);
+    if (opts_.demangle) out_.put(symbols::demangle(name));
+    else out_.put(name);
     if (opts_.with_versions && !e.version.empty()) {
       out_.put(e.ver == version_kind::default_ ? "@@" : "@");
       out_.put(e.version);
@@ -565,7 +570,7 @@ class lister {
     const int width = is64 ? 16 : 8;
     // The common case (`nm` / `nm -D` of a 64-bit object): each line is
     // formatted in place with one bounds check.
-    const bool plain = is64 && !opts_.print_file_name && !opts_.print_size && opts_.with_versions;
+    const bool plain = is64 && !opts_.print_file_name && !opts_.print_size && opts_.with_versions && !opts_.demangle;
     for (std::size_t k = 0; k < entries_.size(); ++k) {
       prefetch_ahead(k);
       const elf::nm_entry& e = entry(k);
@@ -740,6 +745,8 @@ int main(int argc, char** argv) {
       else if (arg == "--with-symbol-versions") opts.with_versions = true;
       else if (arg == "--without-symbol-versions") opts.with_versions = false;
       else if (arg == "--json") opts.json = true;
+      else if (arg == "--demangle") opts.demangle = true;
+      else if (arg == "--no-demangle") opts.demangle = false;
       else if (arg.substr(0, 7) == "--arch=") opts.arch = std::string(arg.substr(7));
       else if (const char* v = cli::option_value(argc, argv, i, "--format")) {
         std::string_view f = v;
@@ -754,6 +761,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 1; k < arg.size(); ++k) {
       switch (arg[k]) {
         case 'D': opts.nm.dynamic = true; break;
+        case 'C': opts.demangle = true; break;
         case 'p': opts.no_sort = true; break;
         case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; break;
         case 'g': opts.nm.external_only = true; break;

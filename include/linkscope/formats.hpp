@@ -21,6 +21,7 @@
 #include "linkscope/core/hash.hpp"
 #include "linkscope/core/mapped_file.hpp"
 
+#include "linkscope/symbols/demangle.hpp"
 #include "linkscope/symbols/index.hpp"
 #include "linkscope/symbols/symbol.hpp"
 #include "linkscope/symbols/table.hpp"
