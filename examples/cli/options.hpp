@@ -1,0 +1,205 @@
+// The one option parser of the linkscope-* CLIs (issue 15 part 1).
+//
+// A CLI declares a table of option_spec; the table drives getopt_long's long
+// option array, its short option string, the generated --help text and the
+// exclusion of output modes. The parsing itself is glibc's getopt_long, the
+// parser GNU nm uses, so `--opt=value`, `--opt value`, bundled short flags
+// (`-gS`), unique-prefix abbreviations, permutation of operands and `--` behave
+// exactly as in nm. Its messages are glibc's own ("unrecognized option
+// '--bogus'", "option requires an argument -- 'x'"), printed with argv[0] set
+// to the tool name and followed by `Try 'linkscope-X --help' for more
+// information.`; the exit code is 2.
+//
+//   static constexpr cli::option_spec opts[] = {
+//     {"json", 0, cli::arg::none, nullptr, "write one JSON document", 1},
+//     {"tree", 0, cli::arg::none, nullptr, "print the closure as a tree", 1},
+//     {"root", 'r', cli::arg::required, "DIR", "resolve paths under DIR"},
+//   };
+//   cli::tool_spec spec{"linkscope-x", "[OPTION]... FILE...", "Says things.", opts, "  linkscope-x a.so\n"};
+//   cli::parsed p;
+//   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+//   if (p.has("json")) ...; for (auto& v : p.values("root")) ...; p.operands
+#pragma once
+
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef LINKSCOPE_VERSION_STRING
+#define LINKSCOPE_VERSION_STRING "0.1.0"
+#endif
+
+namespace linkscope::cli {
+
+enum class arg { none, required, optional };
+
+struct option_spec {
+  const char* long_name = nullptr;  // without the dashes; nullptr for a short-only option
+  char short_name = 0;              // 0 for a long-only option
+  arg argument = arg::none;
+  const char* arg_name = nullptr;   // "FILE", shown in --help
+  const char* help = "";
+  int group = 0;                    // options sharing a non-zero group exclude each other
+};
+
+struct tool_spec {
+  const char* name;         // "linkscope-ldd"
+  const char* usage;        // "[OPTION]... FILE..."
+  const char* description;  // one or more lines
+  std::span<const option_spec> options;
+  const char* examples;     // lines of the EXAMPLES section, each indented two spaces
+};
+
+struct parsed {
+  struct given {
+    const option_spec* spec;
+    std::string value;
+    bool has_value;
+  };
+  std::vector<given> options;  // in command-line order
+  std::vector<std::string> operands;
+
+  static bool same(const option_spec* s, std::string_view key) {
+    if (s->long_name && key == s->long_name) return true;
+    return key.size() == 1 && s->short_name && key[0] == s->short_name;
+  }
+  // key is the long name, or the one-character short name.
+  [[nodiscard]] bool has(std::string_view key) const {
+    for (const auto& g : options)
+      if (same(g.spec, key)) return true;
+    return false;
+  }
+  [[nodiscard]] std::size_t count(std::string_view key) const {
+    std::size_t n = 0;
+    for (const auto& g : options) n += same(g.spec, key) ? 1 : 0;
+    return n;
+  }
+  // The last value given (empty when absent).
+  [[nodiscard]] std::string value(std::string_view key, std::string fallback = {}) const {
+    for (auto it = options.rbegin(); it != options.rend(); ++it)
+      if (same(it->spec, key) && it->has_value) return it->value;
+    return fallback;
+  }
+  [[nodiscard]] std::vector<std::string> values(std::string_view key) const {
+    std::vector<std::string> out;
+    for (const auto& g : options)
+      if (same(g.spec, key) && g.has_value) out.push_back(g.value);
+    return out;
+  }
+};
+
+namespace detail {
+inline std::string option_display(const option_spec& s) {
+  if (s.long_name) return std::string("--") + s.long_name;
+  return std::string("-") + s.short_name;
+}
+}  // namespace detail
+
+inline void print_try(const tool_spec& t) { std::fprintf(stderr, "Try '%s --help' for more information.\n", t.name); }
+
+inline std::string help_text(const tool_spec& t) {
+  std::string out = std::string("Usage: ") + t.name + " " + t.usage + "\n" + t.description + "\n\nOptions:\n";
+  auto line = [&](char s, const char* l, arg a, const char* an, const char* help) {
+    std::string left = "  ";
+    left += s ? std::string("-") + s + (l ? ", " : "") : std::string(l ? "    " : "");
+    if (l) left += std::string("--") + l;
+    if (a == arg::required) left += std::string(l ? "=" : " ") + (an ? an : "ARG");
+    if (a == arg::optional) left += std::string(l ? "[=" : "[") + (an ? an : "ARG") + "]";
+    if (left.size() < 28) left.resize(28, ' ');
+    else left += "\n" + std::string(28, ' ');
+    out += left + help + "\n";
+  };
+  for (const auto& o : t.options) line(o.short_name, o.long_name, o.argument, o.arg_name, o.help);
+  line(0, "help", arg::none, nullptr, "display this help and exit");
+  line(0, "version", arg::none, nullptr, "output version information and exit");
+  out += "\nExit status: 0 ok, 1 a finding, 2 a usage or input error.\n";
+  out += "\nExamples:\n";
+  out += t.examples;
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
+}
+
+// Parses argv. Returns -1 when the tool should go on, otherwise the exit code
+// (0 after --help/--version, 2 after a usage error, already reported).
+inline int parse(const tool_spec& t, int argc, char** argv, parsed& out) {
+  constexpr int help_val = 0x10000, version_val = 0x10001, long_base = 0x1000;
+  std::vector<option> longs;
+  std::string shorts;
+  for (std::size_t i = 0; i < t.options.size(); ++i) {
+    const auto& o = t.options[i];
+    const int has = o.argument == arg::none ? no_argument : o.argument == arg::required ? required_argument : optional_argument;
+    if (o.long_name) longs.push_back(option{o.long_name, has, nullptr, o.short_name ? o.short_name : long_base + static_cast<int>(i)});
+    if (o.short_name) {
+      shorts += o.short_name;
+      if (o.argument != arg::none) shorts += ':';
+      if (o.argument == arg::optional) shorts += ':';
+    }
+  }
+  longs.push_back(option{"help", no_argument, nullptr, help_val});
+  longs.push_back(option{"version", no_argument, nullptr, version_val});
+  longs.push_back(option{nullptr, 0, nullptr, 0});
+
+  // getopt_long permutes its argv and names the program by argv[0].
+  std::vector<char*> args(argv, argv + argc);
+  std::string name = t.name;
+  if (args.empty()) args.push_back(name.data());
+  else args[0] = name.data();
+  args.push_back(nullptr);
+  const int n = static_cast<int>(args.size()) - 1;
+
+  optind = 0;  // glibc: full re-initialisation
+  opterr = 1;
+  std::vector<const option_spec*> group_first;
+  for (;;) {
+    const int c = getopt_long(n, args.data(), shorts.c_str(), longs.data(), nullptr);
+    if (c == -1) break;
+    if (c == '?' || c == ':') {
+      print_try(t);
+      return 2;
+    }
+    if (c == help_val) {
+      std::fputs(help_text(t).c_str(), stdout);
+      return 0;
+    }
+    if (c == version_val) {
+      std::printf("%s (linkscope) %s\n", t.name, LINKSCOPE_VERSION_STRING);
+      return 0;
+    }
+    const option_spec* spec = nullptr;
+    if (c >= long_base && c < long_base + static_cast<int>(t.options.size())) spec = &t.options[static_cast<std::size_t>(c - long_base)];
+    else
+      for (const auto& o : t.options)
+        if (o.short_name && o.short_name == c) spec = &o;
+    if (!spec) {
+      print_try(t);
+      return 2;
+    }
+    if (spec->group) {
+      for (const auto* g : group_first)
+        if (g->group == spec->group && g != spec) {
+          std::fprintf(stderr, "%s: options '%s' and '%s' exclude each other\n", t.name, detail::option_display(*g).c_str(),
+                       detail::option_display(*spec).c_str());
+          print_try(t);
+          return 2;
+        }
+      group_first.push_back(spec);
+    }
+    out.options.push_back(parsed::given{spec, optarg ? std::string(optarg) : std::string(), optarg != nullptr});
+  }
+  for (int i = optind; i < n; ++i) out.operands.emplace_back(args[static_cast<std::size_t>(i)]);
+  return -1;
+}
+
+// A usage error found after parsing (a missing operand ...): message + Try line, exit 2.
+inline int usage_error(const tool_spec& t, const char* message) {
+  std::fprintf(stderr, "%s: %s\n", t.name, message);
+  print_try(t);
+  return 2;
+}
+
+}  // namespace linkscope::cli
