@@ -52,6 +52,17 @@ for f in $files; do
   done
 done
 
+# The export trie and bind tables of the same files against llvm-objdump-14
+# (tests/macho/test_exports and test_binds, their [real] cases).
+real=""
+for f in $files; do real="$real$(pwd)/$f:"; done
+for t in test_exports test_binds; do
+  bin=$(dirname "$nm_ours")/../tests/$t
+  if [ -x "$bin" ]; then
+    LINKSCOPE_MACHO_REAL=$real "$bin" '[real]' >/dev/null 2>&1 && echo "same  $t [real]" || { echo "DIFF  $t [real]"; status=1; }
+  fi
+done
+
 vips=img-sharp-libvips-darwin-x64-1.3.5/package/lib/libvips-cpp.8.18.8.dylib
 if command -v hyperfine >/dev/null 2>&1; then
   hyperfine -N -w 3 -r 20 "$nm_ours $vips" "$nm_llvm $vips"

@@ -7427,15 +7427,25 @@ struct dylib_ref {
 
 // The short name llvm-nm -m and otool print for a dylib ("(from libSystem)"):
 // a framework's name (Foo.framework/Foo, Foo.framework/Versions/A/Foo), else
-// the file name up to its first '.', as LLVM's guessLibraryShortName does
+// the file name less ".dylib" and one version component (libSystem.B.dylib,
+// libvips-cpp.8.18.8.dylib -> libvips-cpp.8.18), else up to its first '.', as LLVM's guessLibraryShortName does
 // for the usual cases; a "_debug" or "_profile" suffix is dropped.
 inline std::string_view library_short_name(std::string_view install_name) noexcept {
   const auto slash = install_name.rfind('/');
   std::string_view base = slash == std::string_view::npos ? install_name : install_name.substr(slash + 1);
   const auto framework = install_name.find(".framework/");
   if (framework == std::string_view::npos) {
-    const auto dot = base.find('.');
-    if (dot != std::string_view::npos) base = base.substr(0, dot);
+    // libFoo.A.dylib -> libFoo; libvips-cpp.8.18.8.dylib -> libvips-cpp.8.18
+    // (the .dylib and one version component go, as llvm-objdump prints them).
+    constexpr std::string_view dylib = ".dylib";
+    if (base.size() > dylib.size() && base.substr(base.size() - dylib.size()) == dylib) {
+      base = base.substr(0, base.size() - dylib.size());
+      const auto dot = base.rfind('.');
+      if (dot != std::string_view::npos) base = base.substr(0, dot);
+    } else {
+      const auto dot = base.find('.');
+      if (dot != std::string_view::npos) base = base.substr(0, dot);
+    }
   }
   for (std::string_view suffix : {std::string_view("_debug"), std::string_view("_profile")})
     if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
@@ -8266,7 +8276,8 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
 }
 }  // namespace detail
 
-// Visit every exported symbol: callback(const export_entry&) -> void or bool (false stops).
+// Visit every exported symbol, a node after its children (llvm-objdump's order):
+// callback(const export_entry&) -> void or bool (false stops).
 template <class F>
 result<void> for_each_export(byte_view trie, F&& callback) {
   if (trie.empty()) return ok();
@@ -8274,6 +8285,8 @@ result<void> for_each_export(byte_view trie, F&& callback) {
     u64 children;      // offset of the next child record to read
     u64 remaining;     // children left
     std::size_t name;  // name length at this node
+    bool terminal;     // the node exports a symbol, reported after its children
+    export_entry entry;
   };
   std::vector<frame> stack;
   std::vector<bool> visited(trie.size(), false);
@@ -8310,24 +8323,32 @@ result<void> for_each_export(byte_view trie, F&& callback) {
           e.resolver = resolver;
         }
       }
-      e.name = name;
-      bool go_on = true;
-      if constexpr (std::is_same_v<std::invoke_result_t<F&, const export_entry&>, bool>)
-        go_on = callback(e);
-      else
-        callback(e);
-      if (!go_on) return false;
+      if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
+      stack.push_back({children_at + 1, trie.data()[children_at], name.size(), true, e});
+      return true;
     }
     if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
     const u8 count = trie.data()[children_at];
-    stack.push_back({children_at + 1, count, name.size()});
+    stack.push_back({children_at + 1, count, name.size(), false, {}});
     return true;
   };
-  LINKSCOPE_TRY(first, enter(0));
-  if (!first) return ok();
+  LINKSCOPE_CHECK(enter(0));
   while (!stack.empty()) {
     frame& top = stack.back();
     if (top.remaining == 0) {
+      // A terminal node is reported after its children, as llvm-objdump
+      // (LLVM's ExportEntry iterator) lists them: _f_s before _f_.
+      if (top.terminal) {
+        name.resize(top.name);
+        export_entry e = top.entry;
+        e.name = name;
+        bool go_on = true;
+        if constexpr (std::is_same_v<std::invoke_result_t<F&, const export_entry&>, bool>)
+          go_on = callback(e);
+        else
+          callback(e);
+        if (!go_on) return ok();
+      }
       stack.pop_back();
       continue;
     }

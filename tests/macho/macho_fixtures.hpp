@@ -4,6 +4,7 @@
 // its own copy in its own scratch folder (ctest may run them in parallel).
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -128,3 +129,24 @@ inline std::vector<std::string> macho_images() {
     return;                                                                        \
   }                                                                                \
   REQUIRE_FALSE((dir).empty())
+
+namespace linkscope_test {
+// Real macOS binaries given by the caller (bench/macho_fetch.sh sets
+// LINKSCOPE_MACHO_REAL to a ':'-separated list of the npm files it unpacked);
+// empty when the variable is unset, so the real-file cases are opt-in.
+inline std::vector<std::string> real_macho_files() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("LINKSCOPE_MACHO_REAL");
+  if (!env) return out;
+  std::string all = env;
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    const auto colon = all.find(':', start);
+    const std::string item = all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (!item.empty()) out.push_back(item);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return out;
+}
+}  // namespace linkscope_test

@@ -109,6 +109,33 @@ bind_rows render(const File& f) {
 }
 }  // namespace
 
+// Opt-in (LINKSCOPE_MACHO_REAL, set by bench/macho_fetch.sh): the npm files.
+TEST_CASE("macho bind opcodes of real files equal llvm-objdump-14", "[macho][real]") {
+  for (const auto& path : real_macho_files()) {
+    INFO(path);
+    auto mapped = mapped_file::open(path);
+    REQUIRE(mapped);
+    bind_rows ours;
+    auto r = macho::visit_macho(mapped->bytes(), [&](const auto& f) -> result<void> {
+      ours = render(f);
+      return ok();
+    });
+    REQUIRE(r);
+    // The first row that differs, so a mismatch on thousands of rows reads.
+    const auto first_difference = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+      std::size_t i = 0;
+      while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+      return std::pair<std::string, std::string>(i < a.size() ? a[i] : "(end)", i < b.size() ? b[i] : "(end)");
+    };
+    const auto bind = first_difference(ours.bind, objdump_table("--bind", path));
+    CHECK(bind.first == bind.second);
+    const auto lazy = first_difference(ours.lazy, objdump_table("--lazy-bind", path));
+    CHECK(lazy.first == lazy.second);
+    const auto weak = first_difference(ours.weak, objdump_table("--weak-bind", path));
+    CHECK(weak.first == weak.second);
+  }
+}
+
 TEST_CASE("macho bind opcodes: regular, lazy and weak binds equal llvm-objdump-14", "[macho]") {
   LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
   std::size_t binds = 0, lazy = 0, weak = 0;

@@ -65,6 +65,43 @@ std::vector<std::string> objdump_exports(const std::string& path) {
 }
 }  // namespace
 
+namespace {
+// Our rendering of PATH's export trie, lines as llvm-objdump-14 prints them.
+std::vector<std::string> our_exports(const std::string& path) {
+  auto mapped = mapped_file::open(path);
+  REQUIRE(mapped);
+  std::vector<std::string> ours;
+  auto r = macho::visit_macho(mapped->bytes(), [&](const auto& f) -> result<void> {
+    LINKSCOPE_TRY(trie, f.export_trie());
+    LINKSCOPE_TRY(dylibs, f.dylibs());
+    LINKSCOPE_TRY(segments, f.segments());
+    u64 base = 0;  // llvm-objdump adds the vmaddr of the segment that maps the file's start
+    for (const auto& s : segments)
+      if (static_cast<u64>(s.segment.fileoff) == 0 && static_cast<u64>(s.segment.filesize) != 0) {
+        base = s.segment.vmaddr;
+        break;
+      }
+    if (!trie) return ok();
+    return macho::for_each_export(*trie, [&](const macho::export_entry& e) { ours.push_back(render(e, base, dylibs)); });
+  });
+  REQUIRE(r);
+  return ours;
+}
+}  // namespace
+
+// Opt-in (LINKSCOPE_MACHO_REAL, set by bench/macho_fetch.sh): the npm files.
+TEST_CASE("macho export trie of real files equals llvm-objdump-14", "[macho][real]") {
+  for (const auto& path : real_macho_files()) {
+    INFO(path);
+    const auto ours = our_exports(path);
+    const auto expected = objdump_exports(path);
+    CHECK(ours.size() == expected.size());
+    std::size_t i = 0;
+    while (i < ours.size() && i < expected.size() && ours[i] == expected[i]) ++i;
+    CHECK((i < ours.size() ? ours[i] : std::string("(end)")) == (i < expected.size() ? expected[i] : std::string("(end)")));
+  }
+}
+
 TEST_CASE("macho export trie equals llvm-objdump-14 --exports-trie", "[macho]") {
   LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
   std::size_t with_exports = 0;

@@ -83,7 +83,8 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
 }
 }  // namespace detail
 
-// Visit every exported symbol: callback(const export_entry&) -> void or bool (false stops).
+// Visit every exported symbol, a node after its children (llvm-objdump's order):
+// callback(const export_entry&) -> void or bool (false stops).
 template <class F>
 result<void> for_each_export(byte_view trie, F&& callback) {
   if (trie.empty()) return ok();
@@ -91,6 +92,8 @@ result<void> for_each_export(byte_view trie, F&& callback) {
     u64 children;      // offset of the next child record to read
     u64 remaining;     // children left
     std::size_t name;  // name length at this node
+    bool terminal;     // the node exports a symbol, reported after its children
+    export_entry entry;
   };
   std::vector<frame> stack;
   std::vector<bool> visited(trie.size(), false);
@@ -127,24 +130,32 @@ result<void> for_each_export(byte_view trie, F&& callback) {
           e.resolver = resolver;
         }
       }
-      e.name = name;
-      bool go_on = true;
-      if constexpr (std::is_same_v<std::invoke_result_t<F&, const export_entry&>, bool>)
-        go_on = callback(e);
-      else
-        callback(e);
-      if (!go_on) return false;
+      if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
+      stack.push_back({children_at + 1, trie.data()[children_at], name.size(), true, e});
+      return true;
     }
     if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
     const u8 count = trie.data()[children_at];
-    stack.push_back({children_at + 1, count, name.size()});
+    stack.push_back({children_at + 1, count, name.size(), false, {}});
     return true;
   };
-  LINKSCOPE_TRY(first, enter(0));
-  if (!first) return ok();
+  LINKSCOPE_CHECK(enter(0));
   while (!stack.empty()) {
     frame& top = stack.back();
     if (top.remaining == 0) {
+      // A terminal node is reported after its children, as llvm-objdump
+      // (LLVM's ExportEntry iterator) lists them: _f_s before _f_.
+      if (top.terminal) {
+        name.resize(top.name);
+        export_entry e = top.entry;
+        e.name = name;
+        bool go_on = true;
+        if constexpr (std::is_same_v<std::invoke_result_t<F&, const export_entry&>, bool>)
+          go_on = callback(e);
+        else
+          callback(e);
+        if (!go_on) return ok();
+      }
       stack.pop_back();
       continue;
     }

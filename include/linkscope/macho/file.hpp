@@ -93,15 +93,25 @@ struct dylib_ref {
 
 // The short name llvm-nm -m and otool print for a dylib ("(from libSystem)"):
 // a framework's name (Foo.framework/Foo, Foo.framework/Versions/A/Foo), else
-// the file name up to its first '.', as LLVM's guessLibraryShortName does
+// the file name less ".dylib" and one version component (libSystem.B.dylib,
+// libvips-cpp.8.18.8.dylib -> libvips-cpp.8.18), else up to its first '.', as LLVM's guessLibraryShortName does
 // for the usual cases; a "_debug" or "_profile" suffix is dropped.
 inline std::string_view library_short_name(std::string_view install_name) noexcept {
   const auto slash = install_name.rfind('/');
   std::string_view base = slash == std::string_view::npos ? install_name : install_name.substr(slash + 1);
   const auto framework = install_name.find(".framework/");
   if (framework == std::string_view::npos) {
-    const auto dot = base.find('.');
-    if (dot != std::string_view::npos) base = base.substr(0, dot);
+    // libFoo.A.dylib -> libFoo; libvips-cpp.8.18.8.dylib -> libvips-cpp.8.18
+    // (the .dylib and one version component go, as llvm-objdump prints them).
+    constexpr std::string_view dylib = ".dylib";
+    if (base.size() > dylib.size() && base.substr(base.size() - dylib.size()) == dylib) {
+      base = base.substr(0, base.size() - dylib.size());
+      const auto dot = base.rfind('.');
+      if (dot != std::string_view::npos) base = base.substr(0, dot);
+    } else {
+      const auto dot = base.find('.');
+      if (dot != std::string_view::npos) base = base.substr(0, dot);
+    }
   }
   for (std::string_view suffix : {std::string_view("_debug"), std::string_view("_profile")})
     if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix)
