@@ -77,7 +77,8 @@ void check_same_all(const std::vector<std::string>& flag_sets, const std::string
 
 const std::vector<std::string> single_file_flags = {
     "",   "-D",  "-p", "-D -p", "-u", "-g", "-A", "-o", "-P", "-S", "--defined-only", "--with-symbol-versions",
-    "-a", "-D -S -P -A", "-g -u", "-D --defined-only -g", "-P -S", "-pgS", "-D -u", "-g --defined-only -S"};
+    "-a", "-D -S -P -A", "-g -u", "-D --defined-only -g", "-P -S", "-pgS", "-D -u", "-g --defined-only -S",
+    "-C", "-D -C", "-C -P -S", "--demangle -A"};
 
 }  // namespace
 
@@ -184,4 +185,24 @@ TEST_CASE("linkscope-nm --json and errors", "[nm][json]") {
   CHECK(missing.status == 2);
   auto usage = capture(ours_cmd("--bogus-option", "x"));
   CHECK(usage.status == 2);
+}
+
+TEST_CASE("linkscope-nm -C demangles as GNU nm -C", "[nm][demangle]") {
+  if (!have_tool("nm") || !have_tool("g++")) {
+    WARN("nm or g++ not installed");
+    return;
+  }
+  // A C++ object: constructors (C1/C2), a member function, a static
+  // initializer (_GLOBAL__sub_I_..., left as is) and a plain C name.
+  const std::string src = fx().dir + "/demangle.cpp";
+  auto made = capture("cd " + shell_quote(fx().dir) +
+                      " && printf '%s\\n' 'namespace n { struct S { S(); void f(int); }; S::S() {} void S::f(int) {} }'"
+                      " 'struct G { G(); }; G::G() {} static G g; extern \"C\" int plain() { return 0; }'"
+                      " 'template <class T> T twice(T t) { return t + t; } template long twice(long);' > demangle.cpp"
+                      " && g++ -c demangle.cpp -o demangle_cxx.o");
+  REQUIRE(made.status == 0);
+  check_same_all({"-C", "--demangle", "-C -P", "-C -S -A", "-C --no-demangle", ""}, "demangle_cxx.o");
+  // A C++ DSO with versioned dynamic symbols (name@@VER after the demangled name).
+  for (const char* lib : {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/aarch64-linux-gnu/libstdc++.so.6"})
+    if (capture(std::string("test -r ") + lib).status == 0) check_same_all({"-D -C", "-DC --without-symbol-versions"}, lib);
 }
