@@ -18,34 +18,31 @@
 #include <linkscope/symbols/table.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 
 constexpr std::string_view tool = "linkscope-ar";
 
-void print_help() {
-  std::fputs(
-      "Usage: linkscope-ar [OPTION]... OPERATION ARCHIVE\n"
-      "Read Unix ar archives (GNU, BSD, thin, COFF .lib, AIX big) without extracting them.\n"
-      "\n"
-      "Operations:\n"
-      "  t                   list the members (like `ar t`)\n"
-      "  tv                  list the members verbosely (like `ar tv`)\n"
-      "  -s, --print-armap   print the archive index (like the \"Archive index:\" part of `nm -s`)\n"
-      "  --find SYMBOL       print the member(s) whose armap entry defines SYMBOL\n"
-      "                      (exit status 1 when no member defines it)\n"
-      "\n"
-      "Options:\n"
-      "  --json              write JSON ({\"version\": 1, ...}) instead of text\n"
-      "  --thin-confine      do not follow thin-archive member paths that are absolute or\n"
-      "                      leave the archive's folder (they are listed as stored, with a warning)\n"
-      "  --help              display this help and exit\n"
-      "  --version           display version information and exit\n"
-      "\n"
-      "Thin archive members are named relative to the archive's folder, as GNU ar does.\n"
-      "Exit status: 0 ok, 1 symbol not found (--find), 2 usage or input error.\n",
-      stdout);
-}
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec options[] = {
+    {nullptr, 't', cli::arg::none, nullptr, "list the members (like `ar t`; also the operation word t)", 1},
+    {nullptr, 'v', cli::arg::none, nullptr, "with -t: list verbosely (like `ar tv`; also the word tv)"},
+    {"print-armap", 's', cli::arg::none, nullptr, "print the archive index (like the \"Archive index:\" part of `nm -s`)", 1},
+    {"find", 0, cli::arg::required, "SYMBOL", "print the member(s) whose armap entry defines SYMBOL (exit 1 when none)", 1},
+    {"json", 0, cli::arg::none, nullptr, "write JSON ({\"version\": 1, ...}) instead of text (one archive)"},
+    {"thin-confine", 0, cli::arg::none, nullptr, "do not follow thin-archive member paths that are absolute or leave the archive's folder"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-ar", "[OPTION]... OPERATION ARCHIVE...",
+    "Read Unix ar archives (GNU, BSD, thin, COFF .lib, AIX big) without extracting them.\n"
+    "OPERATION is t, tv, -t, -tv, --print-armap or --find SYMBOL. With several archives,\n"
+    "each listing is headed by a line `ARCHIVE:`, as nm does.",
+    options,
+    "  linkscope-ar t /usr/lib/x86_64-linux-gnu/libc.a\n"
+    "  linkscope-ar --find printf /usr/lib/x86_64-linux-gnu/libc.a\n"};
 
 enum class operation { none, list, list_verbose, print_armap, find };
 
@@ -287,48 +284,10 @@ int find(context& ctx, std::string_view symbol_name, bool json) {
   return found > 0 ? linkscope::cli::exit_ok : linkscope::cli::exit_finding;
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  linkscope::cli::fast_stdout();
-  operation op = operation::none;
-  bool json = false;
-  linkscope::ar::thin_options thin;
-  std::string symbol_name;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      print_help();
-      return linkscope::cli::exit_ok;
-    }
-    if (arg == "--version" || arg == "-V") return linkscope::cli::print_version(tool);
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--thin-confine") {
-      thin.confine_to_archive_dir = true;
-    } else if (arg == "--print-armap" || arg == "-s") {
-      op = operation::print_armap;
-    } else if (arg.substr(0, 6) == "--find") {
-      const char* value = linkscope::cli::option_value(argc, argv, i, "--find");
-      if (value == nullptr) return linkscope::cli::usage_error(tool, "option '--find' requires a symbol");
-      symbol_name = value;
-      op = operation::find;
-    } else if (op == operation::none && files.empty() && (arg == "t" || arg == "-t")) {
-      op = operation::list;
-    } else if (op == operation::none && files.empty() && (arg == "tv" || arg == "vt" || arg == "-tv" || arg == "-vt")) {
-      op = operation::list_verbose;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return linkscope::cli::usage_error(tool, "unrecognized option '" + std::string(arg) + "'");
-    } else {
-      files.emplace_back(arg);
-    }
-  }
-  if (op == operation::none) return linkscope::cli::usage_error(tool, "no operation given (t, tv, --print-armap, --find)");
-  if (files.size() != 1) return linkscope::cli::usage_error(tool, "exactly one archive is expected");
-
+int run(const std::string& path, operation op, bool json, const linkscope::ar::thin_options& thin, std::string_view symbol_name) {
   context ctx;
-  ctx.path = files[0];
+  ctx.path = path;
   ctx.thin = thin;
   auto file = linkscope::mapped_file::open(ctx.path);
   if (!file) {
@@ -341,14 +300,46 @@ int main(int argc, char** argv) {
     return linkscope::cli::exit_error;
   }
   ctx.archive = *archive;
-  int status = linkscope::cli::exit_ok;
   switch (op) {
-    case operation::list: status = list(ctx, false, json); break;
-    case operation::list_verbose: status = list(ctx, true, json); break;
-    case operation::print_armap: status = print_armap(ctx, json); break;
-    case operation::find: status = find(ctx, symbol_name, json); break;
+    case operation::list: return list(ctx, false, json);
+    case operation::list_verbose: return list(ctx, true, json);
+    case operation::print_armap: return print_armap(ctx, json);
+    case operation::find: return find(ctx, symbol_name, json);
     case operation::none: break;
   }
-  std::fflush(stdout);
+  return linkscope::cli::exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  linkscope::cli::fast_stdout();
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  operation op = operation::none;
+  if (p.has("t")) op = p.has("v") ? operation::list_verbose : operation::list;
+  if (p.has("print-armap")) op = operation::print_armap;
+  if (p.has("find")) op = operation::find;
+  std::vector<std::string> files = p.operands;
+  if (op == operation::none && !files.empty() && (files[0] == "t" || files[0] == "tv" || files[0] == "vt")) {
+    op = files[0] == "t" ? operation::list : operation::list_verbose;
+    files.erase(files.begin());
+  }
+  if (op == operation::none) return cli::usage_error(spec, "no operation given (t, tv, --print-armap, --find)");
+  if (files.empty()) return cli::usage_error(spec, "no archive given");
+  const bool json = p.has("json");
+  if (json && files.size() > 1) return cli::usage_error(spec, "--json takes one archive");
+  linkscope::ar::thin_options thin;
+  thin.confine_to_archive_dir = p.has("thin-confine");
+  const std::string symbol_name = p.value("find");
+  int status = linkscope::cli::exit_ok;
+  for (const auto& path : files) {
+    if (files.size() > 1) {
+      std::printf("\n%s:\n", path.c_str());
+    }
+    int rc = run(path, op, json, thin, symbol_name);
+    std::fflush(stdout);
+    if (rc > status) status = rc;
+  }
   return status;
 }

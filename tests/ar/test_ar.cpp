@@ -203,6 +203,20 @@ TEST_CASE("GNU ar archives: members equal ar t, armap equals nm -s", "[ar]") {
   }));
 }
 
+TEST_CASE("linkscope-ar: several archives in one run, and --", "[ar][cli]") {
+  const auto& o = elf_objects();
+  REQUIRE(o.ok);
+  REQUIRE(run_in(o.dir, std::string("rm -f one.a ./-x.a && ar rcs one.a ") + member_set + " && cp one.a ./-x.a") == 0);
+  const std::string one = o.dir + "/one.a";
+  // Like nm over several archives: each listing is headed by `\nARCHIVE:`; each list is `ar t`'s.
+  CHECK(cli("t " + shell_quote(one) + " " + shell_quote(one)) == "\n" + one + ":\n" + ar_t(one) + "\n" + one + ":\n" + ar_t(one));
+  // `--` ends the options: an archive named -x.a gets through, as with `ar t -- -x.a`.
+  CHECK(capture("cd " + shell_quote(o.dir) + " && " + shell_quote(tool_path("linkscope-ar")) + " t -- -x.a").out ==
+        capture("cd " + shell_quote(o.dir) + " && ar t -- -x.a").out);
+  CHECK(capture(shell_quote(tool_path("linkscope-ar")) + " --bogus 2>&1").status == 2);
+  CHECK(capture(shell_quote(tool_path("linkscope-ar")) + " --print-armap --find x " + shell_quote(one)).status == 2);
+}
+
 TEST_CASE("thin archive nesting a regular archive (/N:M names)", "[ar]") {
   const auto& o = elf_objects();
   REQUIRE(o.ok);
