@@ -7,59 +7,54 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 
+#include <linkscope/core/mapped_file.hpp>
+
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 constexpr std::string_view tool = "linkscope-dupes";
 
-void print_help() {
-  std::fputs(
-      "Usage: linkscope-dupes [OPTIONS] FILE...\n"
-      "\n"
-      "Lists the symbols with a strong definition in more than one of the FILEs\n"
-      "(shared libraries, objects, archives: each archive member counts apart).\n"
-      "For each: the definition ld.so uses at run time (global scope order of the\n"
-      "closure of the first DSO or executable given), the one a link takes, and\n"
-      "whether versions or sizes differ (a data symbol of another size is an ABI break).\n"
-      "\n"
-      "Options:\n"
-      "  --closure FILE   DSO or executable whose closure gives the run-time order\n"
-      "  --abi-only       list only size mismatches of data symbols\n"
-      "  --thin-confine   refuse thin-archive member paths that are absolute or leave\n"
-      "                   the archive's folder (default: open them as GNU ar/nm do)\n"
-      "  --json           machine-readable output\n"
-      "  --help, --version\n"
-      "\n"
-      "Exit status: 0 no duplicates, 1 duplicates found, 2 error.\n",
-      stdout);
-}
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec options[] = {
+    {"closure", 0, cli::arg::required, "FILE", "DSO or executable whose closure gives the run-time order"},
+    {"abi-only", 0, cli::arg::none, nullptr, "list only size mismatches of data symbols"},
+    {"thin-confine", 0, cli::arg::none, nullptr,
+     "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
+    {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-dupes", "[OPTION]... FILE...",
+    "Lists the symbols with a strong definition in more than one of the FILEs\n"
+    "(shared libraries, objects, archives: each archive member counts apart).\n"
+    "For each: the definition ld.so uses at run time (global scope order of the\n"
+    "closure of the first DSO or executable given), the one a link takes, and\n"
+    "whether versions or sizes differ (a data symbol of another size is an ABI break).\n"
+    "Exit status: 0 no duplicates, 1 duplicates found, 2 error.",
+    options,
+    "  linkscope-dupes libfmt.so libvendor.so\n"
+    "  linkscope-dupes --closure /usr/bin/python3 /usr/bin/python3 /lib/x86_64-linux-gnu/libc.so.6\n"};
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace linkscope;
   cli::fast_stdout();
-  bool json = false, abi_only = false;
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  const bool json = p.has("json"), abi_only = p.has("abi-only");
   resolve::duplicates_options options;
-  std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      print_help();
-      return cli::exit_ok;
+  options.thin.confine_to_archive_dir = p.has("thin-confine");
+  options.closure_root = p.value("closure");
+  std::vector<std::string> paths = p.operands;
+  if (p.has("closure")) {
+    // The closure root must be readable: a missing one is an error, not an empty order.
+    auto root = mapped_file::open(options.closure_root);
+    if (!root) {
+      cli::report(tool, options.closure_root, root.error());
+      return cli::exit_error;
     }
-    if (arg == "--version") return cli::print_version(tool);
-    if (arg == "--json")
-      json = true;
-    else if (arg == "--abi-only")
-      abi_only = true;
-    else if (arg == "--thin-confine")
-      options.thin.confine_to_archive_dir = true;
-    else if (const char* v = cli::option_value(argc, argv, i, "--closure"))
-      options.closure_root = v;
-    else if (arg.size() > 1 && arg[0] == '-')
-      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
-    else
-      paths.emplace_back(arg);
   }
   if (paths.size() < 2 && options.closure_root.empty()) return cli::usage_error(tool, "give at least two files");
   auto report = resolve::find_duplicates(paths, options);

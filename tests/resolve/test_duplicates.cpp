@@ -102,4 +102,10 @@ TEST_CASE("(e) vendored copy next to the shipped DSO: duplicates, winners, ABI b
   CHECK(cli.out.find("\"fmt_format\"") == std::string::npos);
   auto none = lt::capture(lt::tool_path("linkscope-dupes") + " " + dir + "/libfmt.so " + dir + "/main.o");
   CHECK(none.status == 0);
+  // --closure names a file that must exist: an error naming it, exit 2 (issue 15 part 6), in both spellings.
+  for (const char* opt : {" --closure /nonexistent ", " --closure=/nonexistent "}) {
+    auto bad = lt::capture(lt::tool_path("linkscope-dupes") + opt + dir + "/libfmt.so " + dir + "/main.o 2>&1");
+    CHECK(bad.status == 2);
+    CHECK(bad.out.rfind("linkscope-dupes: /nonexistent: error: ", 0) == 0);
+  }
 }
