@@ -351,15 +351,20 @@ int main(int argc, char** argv) {
   if (json) { w.begin_object(); w.field("version", 1); w.key("libraries").begin_array(); }
   for (const loaded_library& l : libs) {
     const auto dlls = l.library.identify_dlls(compat);
-    bool failed = false;
-    if (dlls.empty()) {
+    bool failed = false, input_error = false;
+    if (dlls.empty() && !ar::archive::open(l.file.bytes())) {
+      // Not an archive at all: an input error (exit 2), as dlltool -I says "is not a library".
+      cli::report(tool, l.path, "is not a library (not an archive)");
+      failed = true;
+      input_error = true;
+    } else if (dlls.empty()) {
       cli::report(tool, l.path, "unable to determine dll name (not an import library?)");
       failed = true;
     } else if (strict && dlls.size() > 1) {
       cli::report(tool, l.path, "import library specifies two or more dlls");
       failed = true;
     }
-    if (failed) status = cli::exit_finding;
+    if (failed && status != cli::exit_error) status = input_error ? cli::exit_error : cli::exit_finding;
     if (json) {
       w.begin_object();
       w.field("path", l.path);

@@ -284,6 +284,14 @@ TEST_CASE("short import members: every name type and bad input", "[implib][short
     CHECK(in_dir.out.find("error: unknown import machine (offset 0x") != std::string::npos);
     CHECK(in_dir.out.find("status=2") != std::string::npos);
   }
+  SECTION("a file that is not an archive is an input error (exit 2), as dlltool -I refuses it") {
+    const std::string dir = scratch_dir("implib_notlib");
+    write_file(dir + "/t.txt", "hello\n");
+    CHECK(capture("x86_64-w64-mingw32-dlltool -I " + shell_quote(dir + "/t.txt") + " 2>&1").out.find("is not a library") != std::string::npos);
+    auto ours = capture(implib_tool() + " " + shell_quote(dir + "/t.txt") + " 2>&1");
+    CHECK(ours.status == 2);
+    CHECK(ours.out.rfind("linkscope-implib: " + dir + "/t.txt: error: ", 0) == 0);
+  }
 }
 
 TEST_CASE("long (binutils) import libraries: records, DLLs across concatenated libraries", "[implib][long]") {
