@@ -145,6 +145,8 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Nothing to judge is a usage error, not a clean answer (issue 15 part 6).
+  if (archives.empty() && named.empty()) return cli::usage_error(tool, "no archive given (S.so A.a... or --cmake-libs)");
   auto report = resolve::analyze_absorption(shared, archives, options);
   if (!report) {
     cli::report(tool, report.error());  // names the input that failed

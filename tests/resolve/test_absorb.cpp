@@ -159,4 +159,8 @@ TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][c
   CHECK(bad.status == 2);
   CHECK(bad.out.find("linkscope-absorbed: ") == 0);
   CHECK(lt::capture(tool + " --bogus 2>&1").status == 2);
+  // S alone, no archive: a usage error (exit 2), not a clean exit 0.
+  auto none = lt::capture(tool + " " + hidden.dir + "/libS.so 2>&1");
+  CHECK(none.status == 2);
+  CHECK(none.out.find("linkscope-absorbed: ") == 0);
 }
