@@ -10,6 +10,8 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/check.hpp>
 
+#include <linkscope/core/mapped_file.hpp>
+
 #include "cli/cli.hpp"
 
 namespace {
@@ -296,6 +298,15 @@ int main(int argc, char** argv) {
   if (!default_allow) options.allow.clear();
   for (auto& a : extra_allow) options.allow.push_back(std::move(a));
   options.files.assign(positional.begin() + 1, positional.end());
+  // A FILE operand that cannot be opened is an input error of the run (exit 2),
+  // named in the one diagnostic format, not a warning in the report.
+  for (const auto& f : options.files) {
+    auto opened = mapped_file::open(f);
+    if (!opened) {
+      cli::report(tool, f, opened.error());
+      return cli::exit_error;
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   auto report = resolve::check_prefix(positional[0], options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

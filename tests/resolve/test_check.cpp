@@ -376,4 +376,10 @@ TEST_CASE("a file given that is no ELF file ld.so would map is an error of the r
   CHECK(run.status == 2);
   CHECK(lt::read_file(err) == "linkscope-check: " + truncated + ": error: ELF identification truncated (offset 0x0)\n");
   CHECK(run.out.find("1 file checked, 0 findings, 1 file not analysed") != std::string::npos);
+  // A FILE that does not exist: an error through cli::report with the tool's prefix, exit 2 (issue 15 part 6).
+  const std::string ghost = fx.dir + "/no-such-file.so";
+  auto missing = lt::capture(tool + " --no-dpkg " + lt::shell_quote(fx.prefix) + " " + lt::shell_quote(ghost) + " 2>" +
+                             lt::shell_quote(err));
+  CHECK(missing.status == 2);
+  CHECK(lt::read_file(err).rfind("linkscope-check: " + ghost + ": error: ", 0) == 0);
 }
