@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/dynamic.hpp>
 
@@ -374,6 +376,18 @@ int main(int argc, char** argv) {
     }
   }
   if (files.empty()) return cli::usage_error(tool, "missing file operand");
+  // A --root that is not a directory is blamed itself, not the input file (issue 15 part 6).
+  if (!options.search.root.empty()) {
+    struct stat st {};
+    if (::stat(options.search.root.c_str(), &st) != 0) {
+      cli::report(tool, options.search.root, "--root: no such directory");
+      return cli::exit_error;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      cli::report(tool, options.search.root, "--root: not a directory");
+      return cli::exit_error;
+    }
+  }
   options.bindings = what != mode::list && what != mode::tree && what != mode::dot;
 
   int status = cli::exit_ok;

@@ -285,3 +285,10 @@ TEST_CASE("linkscope-ldd --root with a private ld.so.cache matches ld.so in a ch
   auto baseline = ours(d, "--no-env --isa-level 1 --root " + shell_quote(root) + " /m");
   CHECK(baseline.out.find("libpriv.so.1 => /opt/priv/libpriv.so.1") != std::string::npos);
 }
+
+TEST_CASE("linkscope-ldd --root /nonexistent blames the root, not the input file") {
+  auto r = capture(shell_quote(ldd_tool()) + " --root /nonexistent-linkscope-root /bin/ls 2>&1");
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("linkscope-ldd: /nonexistent-linkscope-root: error: ", 0) == 0);
+  CHECK(r.out.find("/bin/ls") == std::string::npos);
+}
