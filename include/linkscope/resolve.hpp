@@ -20,9 +20,7 @@
 #include "linkscope/resolve/conda_meta.hpp"
 #include "linkscope/resolve/duplicates.hpp"
 #include "linkscope/resolve/dynamic.hpp"
-#include "linkscope/resolve/ld_so/bind.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
-#include "linkscope/resolve/ld_so/load.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
 #include "linkscope/resolve/ld_so_cache.hpp"
 #include "linkscope/resolve/link_line.hpp"
@@ -35,3 +33,10 @@
 #include "linkscope/resolve/static_load.hpp"
 #include "linkscope/resolve/static_report.hpp"
 #include "linkscope/resolve/windows.hpp"
+
+// The ld.so emulator's phases: implementation, parsed only where the
+// definitions are (header-only mode, and src/ in compiled mode).
+#if LINKSCOPE_DEFINITIONS
+#include "linkscope/resolve/ld_so/bind.hpp"
+#include "linkscope/resolve/ld_so/load.hpp"
+#endif

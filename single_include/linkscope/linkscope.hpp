@@ -10047,46 +10047,6 @@ class json_writer {
 
 #include <string>
 
-// ---- begin linkscope/resolve/ld_so/bind.hpp ----
-// linkscope/resolve/ld_so/bind.hpp — the bind phase of the ld.so emulator:
-// where every symbol reference of the closure binds (glibc 2.36
-// elf/dl-reloc.c RESOLVE_MAP, elf/dl-lookup.c _dl_lookup_symbol_x,
-// do_lookup_x, check_match), for every relocation with a symbol, in every
-// object but the interpreter, as under LD_BIND_NOW:
-//   - the relocation's lookup class is ld.so's elf_machine_type_class for the
-//     object's machine (elf::reloc_classifier); NONE/RELATIVE/IRELATIVE look
-//     nothing up;
-//   - a reference to a STB_LOCAL or hidden/internal symbol binds locally, unseen;
-//   - the scope is the global search list (the BFS order), preceded by the object
-//     itself when it has DT_SYMBOLIC / DF_SYMBOLIC;
-//   - a definition matches when st_value != 0 (or SHN_ABS, or STT_TLS), its type is
-//     NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC, and — for PLT-class lookups — it is
-//     not SHN_UNDEF (an executable's undefined symbol with a PLT address does
-//     satisfy GLOB_DAT references);
-//   - versions: a versioned reference (verneed index) matches the same name+hash,
-//     or an unversioned definition unless the reference is hidden or the definition
-//     has the hidden bit; an unversioned reference takes versym index 1/2, or the
-//     single non-hidden versioned definition of that object;
-//   - STB_WEAK binds like STB_GLOBAL; hidden definitions are skipped; STB_GNU_UNIQUE
-//     binds to the first definition that was bound;
-//   - a COPY-class lookup skips the executable;
-//   - a reference whose own symbol is STV_PROTECTED binds to itself when the lookup
-//     found another object ("protected symbol" in LD_DEBUG output);
-//   - an unresolved non-weak reference is "undefined" (ldd -r); weak ones vanish.
-// The lookup goes through one index of all definitions of all loaded objects,
-// grouped by name in scope order (built in one pass; no per-object hash walks).
-// Then ldd -u's unused direct dependencies, and the interposed names.
-
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 // ---- begin linkscope/resolve/ld_so/image.hpp ----
 // linkscope/resolve/ld_so/image.hpp — one object as the ld.so emulator reads
 // it (object_image), and the cache of them shared by every root of a run
@@ -10316,37 +10276,6 @@ class object_cache {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so/image.hpp ----
-// ---- begin linkscope/resolve/ld_so/load.hpp ----
-// linkscope/resolve/ld_so/load.hpp — the load phase of the ld.so emulator:
-// which objects a program brings in, in which order, found how
-// (glibc 2.36 elf/dl-deps.c _dl_map_object_deps, elf/dl-load.c _dl_map_object,
-// elf/rtld.c), then the version check (elf/dl-version.c).
-//
-//   the main program, then --preload objects, then breadth-first over DT_NEEDED.
-//   A name is first matched against what is loaded (every name an object was
-//   requested by, its path, its DT_SONAME); a newly found file is matched by
-//   device/inode. The PT_INTERP object is known from the start (matched by its
-//   path and SONAME) and joins the list where the BFS first needs it. A name that
-//   is not found becomes a placeholder, as ld.so's trace mode fakes one.
-//   Candidates of the wrong class or machine are skipped (search_path.hpp).
-// The search list is the BFS without placeholders; the load order (l_next) is
-// the BFS with the interpreter moved right after its predecessor in the search
-// list. Objects are numbered in BFS order here; report() renumbers them in
-// load order for the result.
-//
-// Every object comes from the object_cache (ld_so/image.hpp), so a file is
-// read once per run however many roots load it.
-
-#include <algorithm>
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
 // ---- begin linkscope/resolve/ld_so/result.hpp ----
 // linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
 // what it answers: dynamic_options in, dynamic_link out (the closure, the
@@ -11470,6 +11399,80 @@ struct dynamic_link {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so/result.hpp ----
+// The phases are the implementation: a TU of compiled mode that only calls
+// link_dynamic sees the declarations below and never parses them.
+#if LINKSCOPE_DEFINITIONS
+// ---- begin linkscope/resolve/ld_so/bind.hpp ----
+// linkscope/resolve/ld_so/bind.hpp — the bind phase of the ld.so emulator:
+// where every symbol reference of the closure binds (glibc 2.36
+// elf/dl-reloc.c RESOLVE_MAP, elf/dl-lookup.c _dl_lookup_symbol_x,
+// do_lookup_x, check_match), for every relocation with a symbol, in every
+// object but the interpreter, as under LD_BIND_NOW:
+//   - the relocation's lookup class is ld.so's elf_machine_type_class for the
+//     object's machine (elf::reloc_classifier); NONE/RELATIVE/IRELATIVE look
+//     nothing up;
+//   - a reference to a STB_LOCAL or hidden/internal symbol binds locally, unseen;
+//   - the scope is the global search list (the BFS order), preceded by the object
+//     itself when it has DT_SYMBOLIC / DF_SYMBOLIC;
+//   - a definition matches when st_value != 0 (or SHN_ABS, or STT_TLS), its type is
+//     NOTYPE/OBJECT/FUNC/COMMON/TLS/GNU_IFUNC, and — for PLT-class lookups — it is
+//     not SHN_UNDEF (an executable's undefined symbol with a PLT address does
+//     satisfy GLOB_DAT references);
+//   - versions: a versioned reference (verneed index) matches the same name+hash,
+//     or an unversioned definition unless the reference is hidden or the definition
+//     has the hidden bit; an unversioned reference takes versym index 1/2, or the
+//     single non-hidden versioned definition of that object;
+//   - STB_WEAK binds like STB_GLOBAL; hidden definitions are skipped; STB_GNU_UNIQUE
+//     binds to the first definition that was bound;
+//   - a COPY-class lookup skips the executable;
+//   - a reference whose own symbol is STV_PROTECTED binds to itself when the lookup
+//     found another object ("protected symbol" in LD_DEBUG output);
+//   - an unresolved non-weak reference is "undefined" (ldd -r); weak ones vanish.
+// The lookup goes through one index of all definitions of all loaded objects,
+// grouped by name in scope order (built in one pass; no per-object hash walks).
+// Then ldd -u's unused direct dependencies, and the interposed names.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+// ---- begin linkscope/resolve/ld_so/load.hpp ----
+// linkscope/resolve/ld_so/load.hpp — the load phase of the ld.so emulator:
+// which objects a program brings in, in which order, found how
+// (glibc 2.36 elf/dl-deps.c _dl_map_object_deps, elf/dl-load.c _dl_map_object,
+// elf/rtld.c), then the version check (elf/dl-version.c).
+//
+//   the main program, then --preload objects, then breadth-first over DT_NEEDED.
+//   A name is first matched against what is loaded (every name an object was
+//   requested by, its path, its DT_SONAME); a newly found file is matched by
+//   device/inode. The PT_INTERP object is known from the start (matched by its
+//   path and SONAME) and joins the list where the BFS first needs it. A name that
+//   is not found becomes a placeholder, as ld.so's trace mode fakes one.
+//   Candidates of the wrong class or machine are skipped (search_path.hpp).
+// The search list is the BFS without placeholders; the load order (l_next) is
+// the BFS with the interpreter moved right after its predecessor in the search
+// list. Objects are numbered in BFS order here; report() renumbers them in
+// load order for the result.
+//
+// Every object comes from the object_cache (ld_so/image.hpp), so a file is
+// read once per run however many roots load it.
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 
 namespace linkscope {
 inline namespace v0 {
@@ -12171,10 +12174,12 @@ class binder : public loader<ET> {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so/bind.hpp ----
+#endif
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 
 // The pipeline for one root of ELF variant ET.
@@ -12210,6 +12215,7 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 }
 
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
 // to a bare name). Errors are only for an unreadable or non-ELF program; every
@@ -16287,5 +16293,10 @@ LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/windows.hpp ----
+
+// The ld.so emulator's phases: implementation, parsed only where the
+// definitions are (header-only mode, and src/ in compiled mode).
+#if LINKSCOPE_DEFINITIONS
+#endif
 // ---- end linkscope/resolve.hpp ----
 // ---- end linkscope/linkscope.hpp ----

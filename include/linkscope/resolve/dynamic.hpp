@@ -21,15 +21,20 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
-#include "linkscope/resolve/ld_so/bind.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
-#include "linkscope/resolve/ld_so/load.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
 #include "linkscope/resolve/search_path.hpp"
+// The phases are the implementation: a TU of compiled mode that only calls
+// link_dynamic sees the declarations below and never parses them.
+#if LINKSCOPE_DEFINITIONS
+#include "linkscope/resolve/ld_so/bind.hpp"
+#include "linkscope/resolve/ld_so/load.hpp"
+#endif
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 
 // The pipeline for one root of ELF variant ET.
@@ -65,6 +70,7 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 }
 
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Emulate ld.so for `program` (spelled as on ld.so's command line; ldd adds "./"
 // to a bare name). Errors are only for an unreadable or non-ELF program; every
