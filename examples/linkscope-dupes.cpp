@@ -27,15 +27,16 @@ constexpr cli::option_spec options[] = {
 
 constexpr cli::tool_spec spec{
     "linkscope-dupes", "[OPTION]... FILE...",
+    "Find symbols defined in more than one file, and which definition wins.\n"
     "Lists the symbols with a strong definition in more than one of the FILEs\n"
     "(shared libraries, objects, archives: each archive member counts apart).\n"
     "For each: the definition ld.so uses at run time (global scope order of the\n"
     "closure of the first DSO or executable given), the one a link takes, and\n"
-    "whether versions or sizes differ (a data symbol of another size is an ABI break).\n"
-    "Exit status: 0 no duplicates, 1 duplicates found, 2 error.",
+    "whether versions or sizes differ (a data symbol of another size is an ABI break).",
     options,
     "  linkscope-dupes libfmt.so libvendor.so\n"
-    "  linkscope-dupes --closure /usr/bin/python3 /usr/bin/python3 /lib/x86_64-linux-gnu/libc.so.6\n"};
+    "  linkscope-dupes --closure /usr/bin/python3 /usr/bin/python3 /lib/x86_64-linux-gnu/libc.so.6\n",
+    "duplicates found"};
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -19,6 +19,11 @@
 //   cli::parsed p;
 //   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
 //   if (p.has("json")) ...; for (auto& v : p.values("root")) ...; p.operands
+//
+// --help and --version are built in. A tool whose classic counterpart also
+// takes short forms (nm's -h and -V) lists {"help", 'h', ...} and
+// {"version", 'V', ...} in its table: those entries then stand for the
+// built-in ones, with their short name and help text.
 #pragma once
 
 #include <getopt.h>
@@ -53,6 +58,7 @@ struct tool_spec {
   const char* description;  // one or more lines
   std::span<const option_spec> options;
   const char* examples;     // lines of the EXAMPLES section, each indented two spaces
+  const char* finding = nullptr;  // what exit status 1 means for this tool ("duplicates found")
 };
 
 struct parsed {
@@ -98,11 +104,52 @@ inline std::string option_display(const option_spec& s) {
   if (s.long_name) return std::string("--") + s.long_name;
   return std::string("-") + s.short_name;
 }
+
+// A table entry named "help" or "version" replaces the built-in option.
+inline bool is_builtin(const option_spec& s, const char* name) {
+  return s.long_name != nullptr && std::strcmp(s.long_name, name) == 0;
+}
+inline bool table_has(const tool_spec& t, const char* name) {
+  for (const auto& o : t.options)
+    if (is_builtin(o, name)) return true;
+  return false;
+}
 }  // namespace detail
 
 inline void print_try(const tool_spec& t) { std::fprintf(stderr, "Try '%s --help' for more information.\n", t.name); }
 
+namespace detail {
+// Appends `text` to `out` in lines of at most `width` columns, every line
+// after the first indented by `indent` spaces (words longer than a line stay whole).
+inline void wrap(std::string& out, std::string_view text, std::size_t column, std::size_t indent, std::size_t width = 79) {
+  bool first_word = true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!first_word && column + 1 + word.size() > width) {
+      out += '\n';
+      out.append(indent, ' ');
+      column = indent;
+    } else if (!first_word) {
+      out += ' ';
+      ++column;
+    }
+    out.append(word);
+    column += word.size();
+    first_word = false;
+  }
+}
+}  // namespace detail
+
+// The --help text, laid out as GNU tools do so that help2man turns it into a
+// man page: "Usage:" (SYNOPSIS), the description (its first line is the
+// summary the man page's NAME shows), "Options:" (OPTIONS, each help text
+// wrapped under column 28), "Exit status:" and "Examples:" (EXAMPLES, each
+// command shown as "  $ linkscope-X ...", which help2man sets verbatim).
 inline std::string help_text(const tool_spec& t) {
+  constexpr std::size_t column = 28;
   std::string out = std::string("Usage: ") + t.name + " " + t.usage + "\n" + t.description + "\n\nOptions:\n";
   auto line = [&](char s, const char* l, arg a, const char* an, const char* help) {
     std::string left = "  ";
@@ -110,17 +157,34 @@ inline std::string help_text(const tool_spec& t) {
     if (l) left += std::string("--") + l;
     if (a == arg::required) left += std::string(l ? "=" : " ") + (an ? an : "ARG");
     if (a == arg::optional) left += std::string(l ? "[=" : "[") + (an ? an : "ARG") + "]";
-    if (left.size() < 28) left.resize(28, ' ');
-    else left += "\n" + std::string(28, ' ');
-    out += left + help + "\n";
+    if (left.size() + 2 <= column) left.resize(column, ' ');
+    else left += "\n" + std::string(column, ' ');
+    out += left;
+    detail::wrap(out, help, column, column);
+    out += '\n';
   };
   for (const auto& o : t.options) line(o.short_name, o.long_name, o.argument, o.arg_name, o.help);
-  line(0, "help", arg::none, nullptr, "display this help and exit");
-  line(0, "version", arg::none, nullptr, "output version information and exit");
-  out += "\nExit status: 0 ok, 1 a finding, 2 a usage or input error.\n";
+  if (!detail::table_has(t, "help")) line(0, "help", arg::none, nullptr, "display this help and exit");
+  if (!detail::table_has(t, "version")) line(0, "version", arg::none, nullptr, "output version information and exit");
+  out += "\nExit status:\n  0   ok\n  1   a finding";
+  if (t.finding != nullptr) {
+    out += " (";
+    detail::wrap(out, t.finding, 17, 6);
+    out += ')';
+  }
+  out += "\n  2   a usage or input error\n";
   out += "\nExamples:\n";
-  out += t.examples;
-  if (!out.empty() && out.back() != '\n') out += '\n';
+  // Each command line gets help2man's "$ " marker; other lines stay as written.
+  const std::string command = std::string("  ") + t.name;
+  std::string_view ex = t.examples;
+  while (!ex.empty()) {
+    const std::size_t nl = ex.find('\n');
+    const std::string_view l = ex.substr(0, nl);
+    ex = nl == std::string_view::npos ? std::string_view() : ex.substr(nl + 1);
+    if (l.substr(0, command.size()) == command) out.append("  $ ").append(l.substr(2));
+    else out.append(l);
+    out += '\n';
+  }
   return out;
 }
 
@@ -140,8 +204,8 @@ inline int parse(const tool_spec& t, int argc, char** argv, parsed& out) {
       if (o.argument == arg::optional) shorts += ':';
     }
   }
-  longs.push_back(option{"help", no_argument, nullptr, help_val});
-  longs.push_back(option{"version", no_argument, nullptr, version_val});
+  if (!detail::table_has(t, "help")) longs.push_back(option{"help", no_argument, nullptr, help_val});
+  if (!detail::table_has(t, "version")) longs.push_back(option{"version", no_argument, nullptr, version_val});
   longs.push_back(option{nullptr, 0, nullptr, 0});
 
   // getopt_long permutes its argv and names the program by argv[0].
@@ -178,6 +242,14 @@ inline int parse(const tool_spec& t, int argc, char** argv, parsed& out) {
     if (!spec) {
       print_try(t);
       return 2;
+    }
+    if (detail::is_builtin(*spec, "help")) {
+      std::fputs(help_text(t).c_str(), stdout);
+      return 0;
+    }
+    if (detail::is_builtin(*spec, "version")) {
+      std::printf("%s (linkscope) %s\n", t.name, LINKSCOPE_VERSION_STRING);
+      return 0;
     }
     if (spec->group) {
       for (const auto* g : group_first)
