@@ -16,31 +16,42 @@
 #include <linkscope/resolve/windows.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 
 constexpr std::string_view tool = "linkscope-implib";
 
-int usage() {
-  std::fputs(
-      "Usage: linkscope-implib [OPTION]... LIB...\n"
-      "Print the DLL name(s) an import library (.lib, .a, .dll.a) stands for,\n"
-      "one per line, in the order `dlltool -I` prints them.\n\n"
-      "  --strict            fail when a library names two or more DLLs (dlltool --identify-strict)\n"
-      "  --dlltool-compat    read only the members GNU dlltool (x86-64 mingw) reads: i386/x86-64\n"
-      "  --symbols           TSV rows: dll, symbol, import_name, ordinal, hint, kind, name_type\n"
-      "  --pe FILE           list a PE image's imports, delay-load imports and exports\n"
-      "  --needs             with --consumer: which LIB satisfies each undefined symbol, the\n"
-      "                      minimal set of LIBs (direct DLLs only) and what stays unresolved;\n"
-      "                      a PE image as consumer: check each imported DLL against LIBs\n"
-      "  --consumer FILE     a COFF object, an archive of objects, or a PE image (repeatable)\n"
-      "  --json              one JSON object (\"version\": 1)\n"
-      "  --help, --version\n\n"
-      "Exit status: 0 ok, 1 finding (no DLL found, several under --strict, unresolved\n"
-      "symbols or uncovered imports), 2 usage or input error.\n",
-      stdout);
-  return linkscope::cli::exit_ok;
-}
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec options[] = {
+    {"strict", 0, cli::arg::none, nullptr, "fail when a library names two or more DLLs (dlltool --identify-strict)"},
+    {"identify-strict", 0, cli::arg::none, nullptr, "same as --strict"},
+    {"dlltool-compat", 0, cli::arg::none, nullptr, "read only the members GNU dlltool (x86-64 mingw) reads: i386/x86-64"},
+    {"symbols", 0, cli::arg::none, nullptr, "TSV rows: dll, symbol, import_name, ordinal, hint, kind, name_type", 1},
+    {"pe", 0, cli::arg::required, "FILE",
+     "list a PE image's imports, delay-load imports and exports (with --needs: a consumer)"},
+    {"needs", 0, cli::arg::none, nullptr,
+     "with --consumer: which LIB satisfies each undefined symbol, the minimal set of LIBs (direct DLLs only) and "
+     "what stays unresolved; a PE image as consumer: check each imported DLL against LIBs",
+     1},
+    {"consumer", 0, cli::arg::required, "FILE", "a COFF object, an archive of objects, or a PE image (repeatable)"},
+    {"json", 0, cli::arg::none, nullptr, "one JSON object (\"version\": 1)"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-implib", "[OPTION]... LIB...",
+    "Name the DLLs behind Windows import libraries and check Windows links.\n"
+    "Prints the DLL name(s) an import library (.lib, .a, .dll.a) stands for, one per\n"
+    "line, in the order `dlltool -I` prints them; with --symbols its import records;\n"
+    "with --pe a PE image's imports and exports; with --needs which import libraries\n"
+    "a Windows link needs.",
+    options,
+    "  linkscope-implib libkernel32.a\n"
+    "  linkscope-implib --symbols --json foo.lib\n"
+    "  linkscope-implib --pe app.exe\n"
+    "  linkscope-implib --needs --consumer main.obj libfoo.dll.a libbar.dll.a\n",
+    "no DLL found, several under --strict, unresolved symbols or uncovered imports"};
 
 void put(std::string& out, std::string_view s) { out.append(s); }
 void put_u(std::string& out, unsigned long long v) { out.append(std::to_string(v)); }
@@ -297,36 +308,17 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
 int main(int argc, char** argv) {
   using namespace linkscope;
   cli::fast_stdout();
-  bool strict = false, compat = false, symbols = false, json = false, needs = false;
-  std::string pe_path;
-  std::vector<std::string> inputs, consumers;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") return usage();
-    if (a == "--version" || a == "-V") return cli::print_version(tool);
-    if (a == "--strict" || a == "--identify-strict") strict = true;
-    else if (a == "--dlltool-compat") compat = true;
-    else if (a == "--symbols") symbols = true;
-    else if (a == "--json") json = true;
-    else if (a == "--needs") needs = true;
-    else if (a.substr(0, 4) == "--pe") {
-      const char* v = cli::option_value(argc, argv, i, "--pe");
-      if (v == nullptr) return cli::usage_error(tool, "option '--pe' requires a file");
-      pe_path = v;
-    } else if (a.substr(0, 10) == "--consumer") {
-      const char* v = cli::option_value(argc, argv, i, "--consumer");
-      if (v == nullptr) return cli::usage_error(tool, "option '--consumer' requires a file");
-      consumers.emplace_back(v);
-    } else if (a == "--") {
-      for (++i; i < argc; ++i) inputs.emplace_back(argv[i]);
-    } else if (a.size() > 1 && a[0] == '-') {
-      return cli::usage_error(tool, "unrecognized option '" + std::string(a) + "'");
-    } else {
-      inputs.emplace_back(a);
-    }
-  }
-  if (!pe_path.empty() && !needs) return run_pe(pe_path, json);
-  if (!pe_path.empty()) consumers.push_back(pe_path);
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  const bool strict = p.has("strict") || p.has("identify-strict"), compat = p.has("dlltool-compat");
+  const bool symbols = p.has("symbols"), json = p.has("json"), needs = p.has("needs");
+  const std::string pe_path = p.value("pe");
+  std::vector<std::string> consumers = p.values("consumer");
+  const std::vector<std::string>& inputs = p.operands;
+  // --pe alone lists an image: another output mode than --symbols.
+  if (p.has("pe") && symbols) return cli::usage_error(spec, "options '--symbols' and '--pe' exclude each other");
+  if (p.has("pe") && !needs) return run_pe(pe_path, json);
+  if (p.has("pe")) consumers.push_back(pe_path);
   if (needs && consumers.empty()) return cli::usage_error(tool, "--needs requires --consumer FILE");
   if (inputs.empty()) return cli::usage_error(tool, "no import library given");
 
