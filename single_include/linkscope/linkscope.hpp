@@ -5413,8 +5413,55 @@ inline constexpr u16 pe32plus_magic = 0x20b;
 namespace dir {
 inline constexpr u32 export_ = 0;
 inline constexpr u32 import = 1;
+inline constexpr u32 resource = 2;
+inline constexpr u32 bound_import = 11;
 inline constexpr u32 delay_import = 13;
+inline constexpr u32 clr_runtime_header = 14;
 }  // namespace dir
+
+// Optional-header fields at the same offset in PE32 and PE32+ (spec 3.4.1,
+// 3.4.2): the linker version, the OS / image / subsystem versions, the
+// subsystem and the DLL characteristics.
+struct optional_header_versions {
+  le<u16> magic;
+  u8 major_linker_version;
+  u8 minor_linker_version;
+  unsigned char code_sizes_and_bases[36];  // sizes, entry point, bases, alignments
+  le<u16> major_operating_system_version;  // offset 40
+  le<u16> minor_operating_system_version;
+  le<u16> major_image_version;
+  le<u16> minor_image_version;
+  le<u16> major_subsystem_version;
+  le<u16> minor_subsystem_version;
+  le<u32> win32_version_value;
+  le<u32> size_of_image;
+  le<u32> size_of_headers;
+  le<u32> checksum;
+  le<u16> subsystem;  // offset 68
+  le<u16> dll_characteristics;
+};
+static_assert(sizeof(optional_header_versions) == 72);
+
+// IMAGE_BOUND_IMPORT_DESCRIPTOR and IMAGE_BOUND_FORWARDER_REF (winnt.h):
+// both 8 bytes; names are offsets from the start of the bound import table.
+struct bound_import_descriptor {
+  le<u32> time_date_stamp;
+  le<u16> offset_module_name;
+  le<u16> number_of_module_forwarder_refs;  // the refs follow (same size)
+};
+static_assert(sizeof(bound_import_descriptor) == 8);
+
+// IMAGE_COR20_HEADER, the start (spec 6.10 "The .cormeta Section"; ECMA-335
+// II.25.3.3).
+struct clr_header {
+  le<u32> cb;
+  le<u16> major_runtime_version;
+  le<u16> minor_runtime_version;
+  le<u32> metadata_rva;
+  le<u32> metadata_size;
+  le<u32> flags;  // 1 ILONLY, 2 32BITREQUIRED, 0x20000 32BITPREFERRED
+};
+static_assert(sizeof(clr_header) == 20);
 
 struct export_directory {
   le<u32> characteristics;
@@ -6477,6 +6524,17 @@ LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m,
 //   set = ordinal in the low 16 bits, else the RVA of {u16 hint, name}.
 //   Delay-load directory: 32-byte descriptors (Attributes bit 0 = RVAs, else
 //   VAs from ImageBase), with the same thunk format in the name table.
+//   Bound import table (directory 11): its "RVA" is a file offset, usually in
+//   the headers; 8-byte descriptors {TimeDateStamp, OffsetModuleName,
+//   NumberOfModuleForwarderRefs} each followed by that many 8-byte forwarder
+//   refs, until an all-zero descriptor; names are offsets from the table.
+//   CLR runtime header (directory 14, spec 6.10): present = a managed (.NET)
+//   image; the loader hands it to mscoree, so its imports say little.
+//   Header fields (subsystem, OS and subsystem versions, DLL
+//   characteristics) sit at the same offsets in PE32 and PE32+.
+//   Forwarder strings are "MODULE.Name" or "MODULE.#ordinal"; the module is
+//   everything before the last '.', and gets ".dll" when it has no dot of
+//   its own (that is how the Windows and Wine loaders split them).
 
 #include <cstddef>
 #include <cstdint>
@@ -6498,7 +6556,38 @@ struct export_entry {
   u32 rva = 0;                 // function RVA (the forwarder string's RVA for forwarders)
   std::string_view forwarder;  // "DLL.name" or "DLL.#ord"; empty otherwise
   u32 hint = 0;                // index in the name pointer table (named exports)
+  bool data = false;           // not a forwarder, and not in a code section (DATA exports)
 };
+
+// A forwarder string split as the loader splits it.
+struct forwarder_target {
+  std::string_view module;  // "NTDLL", "api-ms-win-core-synch-l1-2-0" (no ".dll" added here)
+  std::string_view name;    // empty for an ordinal
+  std::optional<u16> ordinal;
+};
+
+// Split "MODULE.Name" / "MODULE.#N" at the last '.'. Empty module or
+// export, or a bad ordinal: std::nullopt.
+inline std::optional<forwarder_target> split_forwarder(std::string_view s) noexcept {
+  const std::size_t dot = s.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == s.size()) return std::nullopt;
+  forwarder_target t;
+  t.module = s.substr(0, dot);
+  const std::string_view rest = s.substr(dot + 1);
+  if (rest[0] == '#') {
+    if (rest.size() < 2 || rest.size() > 6) return std::nullopt;
+    u32 v = 0;
+    for (char c : rest.substr(1)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + static_cast<u32>(c - '0');
+    }
+    if (v > 0xffff) return std::nullopt;
+    t.ordinal = static_cast<u16>(v);
+  } else {
+    t.name = rest;
+  }
+  return t;
+}
 
 struct imported_function {
   std::string_view name;        // empty when imported by ordinal
@@ -6510,7 +6599,63 @@ struct imported_function {
 struct imported_dll {
   std::string_view name;
   bool delay_load = false;
+  u32 delay_attributes = 0;  // delay-load only: bit 0 set = RVAs (VC7+), clear = VAs
   std::vector<imported_function> functions;
+};
+
+// One entry of the bound import table (read, never used to resolve).
+struct bound_import {
+  std::string_view module;
+  u32 time_date_stamp = 0;
+  bool forwarder_ref = false;  // an IMAGE_BOUND_FORWARDER_REF of the entry before
+};
+
+// The header fields a loader or a floor check looks at.
+struct header_info {
+  u16 machine = 0;
+  u16 characteristics = 0;
+  bool pe32_plus = false;
+  u8 major_linker_version = 0, minor_linker_version = 0;
+  u16 major_os_version = 0, minor_os_version = 0;
+  u16 major_image_version = 0, minor_image_version = 0;
+  u16 major_subsystem_version = 0, minor_subsystem_version = 0;
+  u16 subsystem = 0;
+  u16 dll_characteristics = 0;
+};
+
+namespace subsystem {
+inline constexpr u16 native = 1;
+inline constexpr u16 windows_gui = 2;
+inline constexpr u16 windows_cui = 3;
+inline constexpr u16 efi_application = 10;
+}  // namespace subsystem
+
+// objdump -p's names for the subsystem field.
+constexpr const char* subsystem_name(u16 s) noexcept {
+  switch (s) {
+    case 0: return "unknown";
+    case 1: return "native";
+    case 2: return "Windows GUI";
+    case 3: return "Windows CUI";
+    case 5: return "OS/2 CUI";
+    case 7: return "POSIX CUI";
+    case 8: return "Native Win9x driver";
+    case 9: return "Windows CE GUI";
+    case 10: return "EFI application";
+    case 11: return "EFI boot service driver";
+    case 12: return "EFI runtime driver";
+    case 13: return "EFI ROM";
+    case 14: return "XBOX";
+    case 16: return "Boot Application";
+  }
+  return "?";
+}
+
+// The CLR header of a managed image.
+struct clr_info {
+  u16 major_runtime_version = 0, minor_runtime_version = 0;
+  u32 flags = 0;
+  bool il_only() const noexcept { return (flags & 1u) != 0; }
 };
 
 class image {
@@ -6528,6 +6673,8 @@ class image {
     LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
     img.machine_ = fh.machine;
     img.characteristics_ = fh.characteristics;
+    img.header_.machine = fh.machine;
+    img.header_.characteristics = fh.characteristics;
     const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
     const u64 opt_size = fh.size_of_optional_header;
     LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
@@ -6551,6 +6698,18 @@ class image {
       return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
     }
     img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
+    const auto versions = optional.read_unchecked<coff::optional_header_versions>(0);  // 72 <= 96 bytes
+    img.header_.pe32_plus = img.plus_;
+    img.header_.major_linker_version = versions.major_linker_version;
+    img.header_.minor_linker_version = versions.minor_linker_version;
+    img.header_.major_os_version = versions.major_operating_system_version;
+    img.header_.minor_os_version = versions.minor_operating_system_version;
+    img.header_.major_image_version = versions.major_image_version;
+    img.header_.minor_image_version = versions.minor_image_version;
+    img.header_.major_subsystem_version = versions.major_subsystem_version;
+    img.header_.minor_subsystem_version = versions.minor_subsystem_version;
+    img.header_.subsystem = versions.subsystem;
+    img.header_.dll_characteristics = versions.dll_characteristics;
     u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
     const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
     if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
@@ -6574,6 +6733,36 @@ class image {
   bool is_pe32_plus() const noexcept { return plus_; }
   bool is_dll() const noexcept { return (characteristics_ & 0x2000) != 0; }
   u64 image_base() const noexcept { return image_base_; }
+  const header_info& header() const noexcept { return header_; }
+  // A CLR header is present: a .NET assembly (mscoree loads it; its native
+  // imports are only _CorExeMain / _CorDllMain).
+  bool is_managed() const noexcept {
+    const data_directory d = directory(coff::dir::clr_runtime_header);
+    return d.virtual_address != 0 && d.size != 0;
+  }
+  result<clr_info> clr() const noexcept {
+    const data_directory d = directory(coff::dir::clr_runtime_header);
+    if (d.virtual_address == 0 || d.size == 0) return clr_info{};
+    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::clr_header), dirs_offset_ + 14 * 8,
+                               "CLR header RVA outside every section"));
+    const auto h = view.read_unchecked<coff::clr_header>(0);
+    clr_info c;
+    c.major_runtime_version = h.major_runtime_version;
+    c.minor_runtime_version = h.minor_runtime_version;
+    c.flags = h.flags;
+    return c;
+  }
+  // True if `rva` lies in a section that holds code (IMAGE_SCN_CNT_CODE or
+  // MEM_EXECUTE): an export elsewhere is data.
+  bool rva_is_code(u64 rva) const noexcept {
+    for (const section_header& s : sections_) {
+      const u64 va = s.virtual_address;
+      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+      if (rva < va || rva - va >= span) continue;
+      return (s.characteristics & (coff::scn::cnt_code | coff::scn::mem_execute)) != 0;
+    }
+    return false;
+  }
   std::size_t section_count() const noexcept { return sections_.size(); }
   section_header section(std::size_t i) const noexcept { return sections_[i]; }
   byte_view bytes() const noexcept { return bytes_; }
@@ -6723,6 +6912,7 @@ class image {
       };
       imported_dll dll;
       dll.delay_load = true;
+      dll.delay_attributes = desc.attributes;
       LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
       LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
       dll.name = name;
@@ -6732,6 +6922,32 @@ class image {
       out.push_back(std::move(dll));
     }
     return out;
+  }
+
+  // The bound import table. Its directory entry holds a file offset (the
+  // table normally sits in the headers, after the section table).
+  result<std::vector<bound_import>> bound_imports() const {
+    std::vector<bound_import> out;
+    const data_directory d = directory(coff::dir::bound_import);
+    if (d.virtual_address == 0 || d.size == 0) return out;
+    LINKSCOPE_TRY(table, bytes_.sub(d.virtual_address, d.size, "bound import table past end of file"));
+    const u64 count = table.size() / sizeof(coff::bound_import_descriptor);
+    u64 forwarders_left = 0;
+    for (u64 i = 0; i < count; ++i) {
+      const auto e = table.read_unchecked<coff::bound_import_descriptor>(i * sizeof(coff::bound_import_descriptor));
+      if (forwarders_left == 0 && e.time_date_stamp == 0 && e.offset_module_name == 0 &&
+          e.number_of_module_forwarder_refs == 0)
+        return out;
+      bound_import b;
+      b.time_date_stamp = e.time_date_stamp;
+      b.forwarder_ref = forwarders_left > 0;
+      LINKSCOPE_TRY(name, table.cstring(e.offset_module_name, "bound import module name past the table"));
+      b.module = name;
+      if (forwarders_left > 0) --forwarders_left;
+      else forwarders_left = e.number_of_module_forwarder_refs;
+      out.push_back(b);
+    }
+    return bytes_.fail(errc::malformed, d.virtual_address, "bound import table not terminated");
   }
 
   // symbol_source: exports as defined global symbols (forwarders included,
@@ -6782,6 +6998,8 @@ class image {
     if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
       LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
       e.forwarder = fwd;
+    } else {
+      e.data = !rva_is_code(rva);
     }
     return ok();
   }
@@ -6827,6 +7045,7 @@ class image {
   u64 dirs_offset_ = 0;
   u64 image_base_ = 0;
   u32 size_of_headers_ = 0;
+  header_info header_;
   u16 machine_ = 0;
   u16 characteristics_ = 0;
   bool plus_ = false;

@@ -299,8 +299,55 @@ inline constexpr u16 pe32plus_magic = 0x20b;
 namespace dir {
 inline constexpr u32 export_ = 0;
 inline constexpr u32 import = 1;
+inline constexpr u32 resource = 2;
+inline constexpr u32 bound_import = 11;
 inline constexpr u32 delay_import = 13;
+inline constexpr u32 clr_runtime_header = 14;
 }  // namespace dir
+
+// Optional-header fields at the same offset in PE32 and PE32+ (spec 3.4.1,
+// 3.4.2): the linker version, the OS / image / subsystem versions, the
+// subsystem and the DLL characteristics.
+struct optional_header_versions {
+  le<u16> magic;
+  u8 major_linker_version;
+  u8 minor_linker_version;
+  unsigned char code_sizes_and_bases[36];  // sizes, entry point, bases, alignments
+  le<u16> major_operating_system_version;  // offset 40
+  le<u16> minor_operating_system_version;
+  le<u16> major_image_version;
+  le<u16> minor_image_version;
+  le<u16> major_subsystem_version;
+  le<u16> minor_subsystem_version;
+  le<u32> win32_version_value;
+  le<u32> size_of_image;
+  le<u32> size_of_headers;
+  le<u32> checksum;
+  le<u16> subsystem;  // offset 68
+  le<u16> dll_characteristics;
+};
+static_assert(sizeof(optional_header_versions) == 72);
+
+// IMAGE_BOUND_IMPORT_DESCRIPTOR and IMAGE_BOUND_FORWARDER_REF (winnt.h):
+// both 8 bytes; names are offsets from the start of the bound import table.
+struct bound_import_descriptor {
+  le<u32> time_date_stamp;
+  le<u16> offset_module_name;
+  le<u16> number_of_module_forwarder_refs;  // the refs follow (same size)
+};
+static_assert(sizeof(bound_import_descriptor) == 8);
+
+// IMAGE_COR20_HEADER, the start (spec 6.10 "The .cormeta Section"; ECMA-335
+// II.25.3.3).
+struct clr_header {
+  le<u32> cb;
+  le<u16> major_runtime_version;
+  le<u16> minor_runtime_version;
+  le<u32> metadata_rva;
+  le<u32> metadata_size;
+  le<u32> flags;  // 1 ILONLY, 2 32BITREQUIRED, 0x20000 32BITPREFERRED
+};
+static_assert(sizeof(clr_header) == 20);
 
 struct export_directory {
   le<u32> characteristics;
