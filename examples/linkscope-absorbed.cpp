@@ -9,39 +9,41 @@
 #include <linkscope/resolve/absorb.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 constexpr std::string_view tool = "linkscope-absorbed";
 
-void print_help() {
-  std::fputs(
-      "Usage: linkscope-absorbed [OPTIONS] S.so A.a...\n"
-      "       linkscope-absorbed [OPTIONS] --cmake-libs \"kineto;fmt;...\" --prefix PREFIX S.so\n"
-      "\n"
-      "Says, for each static archive A, whether a consumer of the shared library S\n"
-      "still needs A at link time, from the files alone. For each member of A:\n"
-      "  re-exported  S exports some of its definitions (consumers get them from S;\n"
-      "               linking A as well duplicates them: an ODR risk)\n"
-      "  hidden       its definitions are in S but not exported\n"
-      "  absorbed     its definitions are in S as globals that S does not export\n"
-      "  required     S (or a --consumer) has undefined symbols that only A defines\n"
-      "  unused       none of the above\n"
-      "Verdict per archive: needed, re-exported, not-needed or unrelated.\n"
-      "\n"
-      "Options:\n"
-      "  --consumer FILE      an object, archive or DSO that links against S (repeatable)\n"
-      "  --cmake-libs LIST    library names as a CMake config lists them (';'-separated);\n"
-      "                       each is looked up under --prefix as find_library would\n"
-      "  --prefix DIR         install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)\n"
-      "  --members            list every member, not only the verdicts\n"
-      "  --thin-confine       refuse thin-archive member paths that are absolute or leave\n"
-      "                       the archive's folder (default: open them as GNU ar/nm do)\n"
-      "  --json               machine-readable output\n"
-      "  --help, --version\n"
-      "\n"
-      "Exit status: 0 no archive is needed, 1 some archive is needed, 2 error.\n",
-      stdout);
-}
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec options[] = {
+    {"consumer", 0, cli::arg::required, "FILE", "an object, archive or DSO that links against S (repeatable)"},
+    {"cmake-libs", 0, cli::arg::required, "LIST",
+     "library names as a CMake config lists them (';'-separated); each is looked up under --prefix as find_library would"},
+    {"prefix", 0, cli::arg::required, "DIR", "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)"},
+    {"members", 0, cli::arg::none, nullptr, "list every member, not only the verdicts"},
+    {"thin-confine", 0, cli::arg::none, nullptr,
+     "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
+    {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-absorbed", "[OPTION]... S.so A.a...\n  or:  linkscope-absorbed [OPTION]... --cmake-libs LIST --prefix PREFIX S.so",
+    "Say whether consumers of a shared library still need static archives at link time.\n"
+    "For each static archive A, whether a consumer of the shared library S still\n"
+    "needs A at link time, from the files alone. For each member of A:\n"
+    "  re-exported  S exports some of its definitions (consumers get them from S;\n"
+    "               linking A as well duplicates them: an ODR risk)\n"
+    "  hidden       its definitions are in S but not exported\n"
+    "  absorbed     its definitions are in S as globals that S does not export\n"
+    "  required     S (or a --consumer) has undefined symbols that only A defines\n"
+    "  unused       none of the above\n"
+    "Verdict per archive: needed, re-exported, not-needed or unrelated.",
+    options,
+    "  linkscope-absorbed libtorch_cpu.so libkineto.a\n"
+    "  linkscope-absorbed --members --consumer main.o libfoo.so libbar.a\n"
+    "  linkscope-absorbed --cmake-libs 'kineto;fmt' --prefix /usr libtorch_cpu.so\n",
+    "some archive is needed"};
 
 std::string join(const std::vector<std::string>& items, std::size_t max) {
   std::string out;
@@ -78,35 +80,14 @@ std::string find_cmake_library(const std::string& prefix, const std::string& nam
 int main(int argc, char** argv) {
   using namespace linkscope;
   cli::fast_stdout();
-  bool json = false, list_members = false;
-  std::string cmake_libs, prefix;
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  const bool json = p.has("json"), list_members = p.has("members");
+  const std::string cmake_libs = p.value("cmake-libs"), prefix = p.value("prefix");
   resolve::absorb_options options;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      print_help();
-      return cli::exit_ok;
-    }
-    if (arg == "--version") return cli::print_version(tool);
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--members") {
-      list_members = true;
-    } else if (arg == "--thin-confine") {
-      options.thin.confine_to_archive_dir = true;
-    } else if (const char* v = cli::option_value(argc, argv, i, "--consumer")) {
-      options.consumers.emplace_back(v);
-    } else if (const char* v2 = cli::option_value(argc, argv, i, "--cmake-libs")) {
-      cmake_libs = v2;
-    } else if (const char* v3 = cli::option_value(argc, argv, i, "--prefix")) {
-      prefix = v3;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
-    } else {
-      positional.emplace_back(arg);
-    }
-  }
+  options.thin.confine_to_archive_dir = p.has("thin-confine");
+  options.consumers = p.values("consumer");
+  const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing S.so");
   const std::string shared = positional[0];
 
