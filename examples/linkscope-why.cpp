@@ -16,50 +16,54 @@
 #include <linkscope/resolve/static.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 
 constexpr std::string_view tool = "linkscope-why";
 
-void print_help() {
-  std::printf(
-      "Usage: linkscope-why [OPTIONS] LINKER-ARGUMENTS...\n"
-      "Tell which archive members a static link pulls in and why, without linking.\n"
-      "The linker arguments are ld.lld's / GNU ld's (objects, archives, shared libraries,\n"
-      "-L, -l, -l:NAME, -Bstatic/-Bdynamic, -static, --start-group/--end-group, -( -),\n"
-      "--whole-archive, --as-needed, -u, -e, --defsym, --wrap, --sysroot, @response-files,\n"
-      "GNU ld scripts holding GROUP/INPUT/AS_NEEDED).\n"
-      "\n"
-      "Options:\n"
-      "  --semantics=lld|bfd    lld: archives stay available everywhere (default);\n"
-      "                         bfd: left to right, groups rescanned (GNU ld)\n"
-      "  --why-extract=FILE     write ld.lld's --why-extract TSV (mangled names); '-' = stdout\n"
-      "  --chain MEMBER         print why MEMBER (e.g. 'lib.a(m.o)') was pulled in, back to the start\n"
-      "  --print-map-includes   print GNU ld -Map's \"Archive member included\" section\n"
-      "  --json                 JSON report\n"
-      "  --stats                time and symbol counts of the resolution, on stderr\n"
-      "  --thin-confine         refuse thin-archive member paths that are absolute or leave\n"
-      "                         the archive's folder (default: open them as GNU ld does)\n"
-      "  --help, --version\n"
-      "\n"
-      "Exit status: 0 resolved, 1 undefined symbols or duplicate definitions remain, 2 error.\n"
-      "\n"
-      "Linker options accepted and ignored (they do not change which members are extracted):\n");
-  int column = 0;
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec option_table[] = {
+    {"semantics", 0, cli::arg::required, "lld|bfd",
+     "lld: archives stay available everywhere (default); bfd: left to right, groups rescanned (GNU ld)"},
+    {"why-extract", 0, cli::arg::required, "FILE", "write ld.lld's --why-extract TSV (mangled names); '-' = stdout"},
+    {"chain", 0, cli::arg::required, "MEMBER", "print why MEMBER (e.g. 'lib.a(m.o)') was pulled in, back to the start (repeatable)"},
+    {"print-map-includes", 0, cli::arg::none, nullptr, "print GNU ld -Map's \"Archive member included\" section"},
+    {"json", 0, cli::arg::none, nullptr, "JSON report"},
+    {"stats", 0, cli::arg::none, nullptr, "time and symbol counts of the resolution, on stderr"},
+    {"thin-confine", 0, cli::arg::none, nullptr,
+     "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ld does)"},
+};
+
+constexpr const char* description =
+    "Tell which archive members a static link pulls in and why, without linking.\n"
+    "The linker arguments are ld.lld's / GNU ld's (objects, archives, shared libraries,\n"
+    "-L, -l, -l:NAME, -Bstatic/-Bdynamic, -static, --start-group/--end-group, -( -),\n"
+    "--whole-archive, --as-needed, -u, -e, --defsym, --wrap, --sysroot, @response-files,\n"
+    "GNU ld scripts holding GROUP/INPUT/AS_NEEDED). Only this tool's own long options,\n"
+    "spelled in full, are taken from the command line; every other argument is the\n"
+    "linker's.";
+
+// The description plus the linker options that are accepted and ignored.
+std::string full_description() {
+  std::string text = description;
+  text += "\n\nLinker options accepted and ignored (they do not change which members are extracted):\n";
+  std::size_t column = 0;
   for (const char* name : linkscope::resolve::ignored_options()) {
     std::string spelled = "-";
     spelled += name;
     if (spelled.back() == '=') spelled.back() = ' ', spelled += "ARG";
     if (column + spelled.size() + 2 > 78) {
-      std::printf("\n");
+      text += "\n";
       column = 0;
     }
-    std::printf("%s%s", column == 0 ? "  " : " ", spelled.c_str());
-    column += static_cast<int>(spelled.size()) + 1 + (column == 0 ? 1 : 0);
+    text += column == 0 ? "  " : " ";
+    text += spelled;
+    column += spelled.size() + 1 + (column == 0 ? 1 : 0);
   }
-  std::printf("\n");
+  return text;
 }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,65 +71,38 @@ int main(int argc, char** argv) {
   using namespace linkscope::resolve;
   cli::fast_stdout();
   static_options options;
-  std::string why_extract;
-  std::vector<std::string> chains;
-  bool json = false;
-  bool map_includes = false;
-  bool stats = false;
-  std::vector<std::string> link_args;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-help") {
-      print_help();
-      return cli::exit_ok;
-    }
-    if (arg == "--version") return cli::print_version(tool);
-    if (arg == "--json") {
-      json = true;
-      continue;
-    }
-    if (arg == "--stats") {
-      stats = true;
-      continue;
-    }
-    if (arg == "--thin-confine") {
-      options.thin.confine_to_archive_dir = true;
-      continue;
-    }
-    if (arg == "--print-map-includes") {
-      map_includes = true;
-      continue;
-    }
-    if (arg.rfind("--semantics", 0) == 0) {
-      const char* v = cli::option_value(argc, argv, i, "--semantics");
-      if (v == nullptr) return cli::usage_error(tool, "--semantics needs lld or bfd");
-      if (std::strcmp(v, "lld") == 0)
-        options.semantics = link_semantics::lld;
-      else if (std::strcmp(v, "bfd") == 0)
-        options.semantics = link_semantics::bfd;
-      else
-        return cli::usage_error(tool, std::string("unknown semantics '") + v + "' (lld or bfd)");
-      continue;
-    }
-    if (arg.rfind("--why-extract", 0) == 0) {
-      const char* v = cli::option_value(argc, argv, i, "--why-extract");
-      if (v == nullptr) return cli::usage_error(tool, "--why-extract needs a file name");
-      why_extract = v;
-      continue;
-    }
-    if (arg.rfind("--chain", 0) == 0) {
-      const char* v = cli::option_value(argc, argv, i, "--chain");
-      if (v == nullptr) return cli::usage_error(tool, "--chain needs a member name");
-      chains.emplace_back(v);
-      continue;
-    }
-    link_args.emplace_back(arg);
+  const std::string help = full_description();
+  const cli::tool_spec spec{"linkscope-why", "[OPTION]... LINKER-ARGUMENTS...", help.c_str(), option_table,
+                            "  linkscope-why --why-extract=- main.o -L/usr/lib/x86_64-linux-gnu -lz -lc\n"
+                            "  linkscope-why --semantics=bfd --print-map-includes main.o libfoo.a libbar.a\n"
+                            "  linkscope-why --chain 'libfoo.a(x.o)' main.o libfoo.a\n"
+                            "  linkscope-why --json @link.rsp\n",
+                            "undefined symbols or duplicate definitions remain"};
+  cli::parsed p;
+  if (int rc = cli::parse_passthrough(spec, argc, argv, p); rc >= 0) return rc;
+  const std::string why_extract = p.value("why-extract");
+  const std::vector<std::string> chains = p.values("chain");
+  const bool json = p.has("json"), map_includes = p.has("print-map-includes"), stats = p.has("stats");
+  options.thin.confine_to_archive_dir = p.has("thin-confine");
+  if (p.has("semantics")) {
+    const std::string v = p.value("semantics");
+    if (v == "lld")
+      options.semantics = link_semantics::lld;
+    else if (v == "bfd")
+      options.semantics = link_semantics::bfd;
+    else
+      return cli::usage_error(tool, "unknown semantics '" + v + "' (lld or bfd)");
   }
+  if (p.has("why-extract") && why_extract.empty()) return cli::usage_error(tool, "--why-extract needs a file name");
+  const std::vector<std::string>& link_args = p.operands;
   if (link_args.empty()) return cli::usage_error(tool, "no linker arguments");
 
   link_diagnostic diag;
   auto line = read_link_line(link_args, diag);
   if (!line) {
+    // An option neither this tool nor the linker knows: the usage error GNU tools print.
+    if (diag.err.code == errc::usage && std::strcmp(diag.err.message, "unknown option") == 0)
+      return cli::usage_error(tool, "unrecognized option '" + diag.subject + "'");
     cli::report(tool, diag.subject, diag.err);
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
     return cli::exit_error;

@@ -267,6 +267,48 @@ inline int parse(const tool_spec& t, int argc, char** argv, parsed& out) {
   return -1;
 }
 
+// For a tool whose operands are another program's command line
+// (linkscope-why takes the linker's arguments): only the table's long options
+// spelled in full (--name, --name=value, or --name value for an option with a
+// required argument), --help, --version and `-help` (ld.lld's spelling) are
+// the tool's own, parsed by parse() with its messages and exclusions; every
+// other argument, whatever its dashes, is an operand, kept in order. No
+// abbreviations and no short options: the other program owns those.
+inline int parse_passthrough(const tool_spec& t, int argc, char** argv, parsed& out) {
+  std::vector<char*> own;
+  std::vector<std::string> passed;
+  static char help_spelling[] = "--help";
+  own.push_back(argc > 0 ? argv[0] : nullptr);
+  auto own_option = [&](std::string_view a, const option_spec*& spec) {
+    spec = nullptr;
+    if (a.size() < 3 || a.substr(0, 2) != "--") return false;
+    const std::string_view name = a.substr(2, a.find('=') == std::string_view::npos ? std::string_view::npos : a.find('=') - 2);
+    if (name == "help" || name == "version") return true;
+    for (const auto& o : t.options)
+      if (o.long_name && name == o.long_name) {
+        spec = &o;
+        return true;
+      }
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const option_spec* spec = nullptr;
+    if (a == "-help") {
+      own.push_back(help_spelling);
+    } else if (own_option(a, spec)) {
+      own.push_back(argv[i]);
+      // "--name value": the value travels with its option.
+      if (spec && spec->argument == arg::required && a.find('=') == std::string_view::npos && i + 1 < argc) own.push_back(argv[++i]);
+    } else {
+      passed.emplace_back(a);
+    }
+  }
+  if (int rc = parse(t, static_cast<int>(own.size()), own.data(), out); rc >= 0) return rc;
+  out.operands.insert(out.operands.begin(), passed.begin(), passed.end());
+  return -1;
+}
+
 // A usage error found after parsing (a missing operand ...): message + Try line, exit 2.
 inline int usage_error(const tool_spec& t, const char* message) {
   std::fprintf(stderr, "%s: %s\n", t.name, message);
