@@ -13,43 +13,47 @@
 #include <linkscope/core/mapped_file.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 constexpr std::string_view tool = "linkscope-check";
 
-void print_help() {
-  std::fputs(
-      "Usage: linkscope-check [OPTIONS] PREFIX [FILE...]\n"
-      "\n"
-      "For every dynamically linked ELF file under PREFIX (or only the FILEs given),\n"
-      "resolves DT_NEEDED as ld.so would and binds every symbol reference, then reports:\n"
-      "  missing      a NEEDED entry that resolves nowhere (ldd: not found)\n"
-      "  unused       a NEEDED entry the file never binds to (ldd -u -r: overdepending)\n"
-      "  overlinked   symbols bound to a library that is only a transitive dependency\n"
-      "  system       a NEEDED library taken from outside the prefix\n"
-      "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
-      "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
-      "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
-      "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
-      "libstdc++, libgcc_s ...) are never findings.\n"
-      "\n"
-      "Options:\n"
-      "  --package NAME         check only the files PREFIX/conda-meta lists for package NAME\n"
-      "  --declared PKG,...     declared run dependencies: report packages used but not\n"
-      "                         declared (underlinking) and declared but unused\n"
-      "  --allow GLOB,...       add file-name patterns to the allow-list (repeatable)\n"
-      "  --no-default-allow     start from an empty allow-list\n"
-      "  --library-path PATH    search PATH as LD_LIBRARY_PATH (the environment is ignored)\n"
-      "  --dpkg-info DIR        dpkg database (default /var/lib/dpkg/info)\n"
-      "  --no-dpkg, --no-conda  do not read that package database\n"
-      "  --undefined            count unresolved symbols (ldd -r) as findings\n"
-      "  --verbose              also list every needed DSO and its owner for clean files\n"
-      "  --json                 machine-readable output\n"
-      "  --help, --version\n"
-      "\n"
-      "Exit status: 0 nothing found, 1 findings, 2 error.\n",
-      stdout);
-}
+namespace cli = linkscope::cli;
+
+constexpr cli::option_spec option_table[] = {
+    {"package", 0, cli::arg::required, "NAME", "check only the files PREFIX/conda-meta lists for package NAME"},
+    {"declared", 0, cli::arg::required, "PKG,...",
+     "declared run dependencies: report packages used but not declared (underlinking) and declared but unused (repeatable)"},
+    {"allow", 0, cli::arg::required, "GLOB,...", "add file-name patterns to the allow-list (repeatable)"},
+    {"no-default-allow", 0, cli::arg::none, nullptr, "start from an empty allow-list"},
+    {"library-path", 0, cli::arg::required, "PATH", "search PATH as LD_LIBRARY_PATH (the environment is ignored)"},
+    {"dpkg-info", 0, cli::arg::required, "DIR", "dpkg database (default /var/lib/dpkg/info)"},
+    {"no-dpkg", 0, cli::arg::none, nullptr, "do not read dpkg's package database"},
+    {"no-conda", 0, cli::arg::none, nullptr, "do not read PREFIX/conda-meta"},
+    {"undefined", 0, cli::arg::none, nullptr, "count unresolved symbols (ldd -r) as findings"},
+    {"verbose", 'v', cli::arg::none, nullptr, "also list every needed DSO and its owner for clean files"},
+    {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-check", "[OPTION]... PREFIX [FILE]...",
+    "Check the linking of every ELF file of a package: overlinking, overdepending, ownership.\n"
+    "For every dynamically linked ELF file under PREFIX (or only the FILEs given),\n"
+    "resolves DT_NEEDED as ld.so would and binds every symbol reference, then reports:\n"
+    "  missing      a NEEDED entry that resolves nowhere (ldd: not found)\n"
+    "  unused       a NEEDED entry the file never binds to (ldd -u -r: overdepending)\n"
+    "  overlinked   symbols bound to a library that is only a transitive dependency\n"
+    "  system       a NEEDED library taken from outside the prefix\n"
+    "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
+    "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
+    "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
+    "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
+    "libstdc++, libgcc_s ...) are never findings.",
+    option_table,
+    "  linkscope-check $CONDA_PREFIX\n"
+    "  linkscope-check --package libfoo --declared zlib,libcurl $CONDA_PREFIX\n"
+    "  linkscope-check --json /usr /usr/bin/python3\n",
+    "findings"};
 
 void split_into(std::string_view list, std::vector<std::string>& out) {
   std::size_t start = 0;
@@ -252,48 +256,22 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
 int main(int argc, char** argv) {
   using namespace linkscope;
   cli::fast_stdout();
-  bool json = false, verbose = false;
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  const bool json = p.has("json"), verbose = p.has("verbose");
   resolve::prefix_options options;
   std::vector<std::string> extra_allow;
-  bool default_allow = true;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    const char* v = nullptr;
-    if (arg == "--help" || arg == "-h") {
-      print_help();
-      return cli::exit_ok;
-    } else if (arg == "--version") {
-      return cli::print_version(tool);
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--verbose" || arg == "-v") {
-      verbose = true;
-    } else if (arg == "--no-default-allow") {
-      default_allow = false;
-    } else if (arg == "--no-dpkg") {
-      options.use_dpkg = false;
-    } else if (arg == "--no-conda") {
-      options.use_conda = false;
-    } else if (arg == "--undefined") {
-      options.undefined_is_finding = true;
-    } else if ((v = cli::option_value(argc, argv, i, "--declared"))) {
-      options.check_declared = true;
-      split_into(v, options.declared);
-    } else if ((v = cli::option_value(argc, argv, i, "--allow"))) {
-      split_into(v, extra_allow);
-    } else if ((v = cli::option_value(argc, argv, i, "--library-path"))) {
-      options.search.library_path = std::string(v);
-    } else if ((v = cli::option_value(argc, argv, i, "--package"))) {
-      options.package = v;
-    } else if ((v = cli::option_value(argc, argv, i, "--dpkg-info"))) {
-      options.dpkg_info_dir = v;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
-    } else {
-      positional.emplace_back(arg);
-    }
-  }
+  const bool default_allow = !p.has("no-default-allow");
+  if (p.has("no-dpkg")) options.use_dpkg = false;
+  if (p.has("no-conda")) options.use_conda = false;
+  if (p.has("undefined")) options.undefined_is_finding = true;
+  if (p.has("declared")) options.check_declared = true;
+  for (const auto& v : p.values("declared")) split_into(v, options.declared);
+  for (const auto& v : p.values("allow")) split_into(v, extra_allow);
+  if (p.has("library-path")) options.search.library_path = p.value("library-path");
+  if (p.has("package")) options.package = p.value("package");
+  if (p.has("dpkg-info")) options.dpkg_info_dir = p.value("dpkg-info");
+  const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
   if (!default_allow) options.allow.clear();
   for (auto& a : extra_allow) options.allow.push_back(std::move(a));
