@@ -1,0 +1,114 @@
+"""Type stubs for linkscope (the pybind11 module linkscope._core)."""
+from os import PathLike
+from typing import Any, Iterator, NamedTuple, Optional, Sequence, Union, overload
+
+__version__: str
+
+class Error(Exception):
+    """A file linkscope could not read, or a bad argument."""
+    code: str          # the errc name, e.g. 'bad_magic', 'truncated', 'not_found', 'usage'
+    message: str
+    offset: Optional[int]  # byte offset in `file`, or None
+    file: Optional[str]
+    member: Optional[str]  # archive member, or None
+
+class Symbol(tuple):
+    name: str
+    version: Optional[str]
+    binding: str  # 'local' | 'global' | 'weak' | 'unique'
+    type: str  # 'notype' | 'object' | 'func' | 'section' | 'file' | 'common' | 'tls' | 'ifunc' | 'other'
+    defined: bool
+    size: int
+    value: int
+    default_version: bool
+    visibility: str
+
+class Binding(tuple):
+    from_: str
+    to: str
+    symbol: str
+    version: str
+
+class Undefined(tuple):
+    from_: str
+    symbol: str
+    version: str
+
+class SymbolIterator(Iterator[Symbol]):
+    def __next__(self) -> Symbol: ...
+
+class SymbolList(Sequence[Symbol]):
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, i: int) -> Symbol: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Symbol]: ...
+    def __iter__(self) -> SymbolIterator: ...
+    def names(self) -> list[str]: ...
+
+class File:
+    @property
+    def path(self) -> str: ...
+    @property
+    def format(self) -> str: ...  # 'elf' | 'macho' | 'pe' | 'archive' | 'tbd' | 'unknown'
+    @property
+    def arch(self) -> Optional[str]: ...
+    @property
+    def kind(self) -> Optional[str]: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def endian(self) -> Optional[str]: ...
+    @property
+    def needed(self) -> list[str]: ...
+    @property
+    def soname(self) -> Optional[str]: ...
+    @property
+    def rpath(self) -> Optional[str]: ...
+    @property
+    def runpath(self) -> Optional[str]: ...
+    @property
+    def interp(self) -> Optional[str]: ...
+    def symbols(self, table: str = "dynamic") -> SymbolList: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class LddResult:
+    @property
+    def file(self) -> str: ...
+    @property
+    def interp(self) -> str: ...
+    @property
+    def needed(self) -> list[str]: ...
+    @property
+    def rpath(self) -> str: ...
+    @property
+    def runpath(self) -> str: ...
+    @property
+    def libs(self) -> list[dict[str, Any]]: ...
+    @property
+    def closure(self) -> list[tuple[str, Optional[str]]]: ...
+    @property
+    def bindings(self) -> list[Binding]: ...
+    @property
+    def undefined(self) -> list[Undefined]: ...
+    @property
+    def unused(self) -> list[str]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def missing(self) -> list[str]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+def open(path: str) -> File: ...
+def ldd(
+    path: str,
+    *,
+    root: Optional[str] = None,
+    library_path: Sequence[str] = (),
+    preload: Sequence[str] = (),
+    cache: Optional[str] = None,
+    use_cache: bool = True,
+    env: bool = False,
+    isa_level: Optional[int] = None,
+    bindings: bool = True,
+) -> LddResult: ...

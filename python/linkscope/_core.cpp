@@ -1,0 +1,693 @@
+// linkscope/_core.cpp — the pybind11 extension module over the header-only
+// library: `import linkscope` (python/linkscope/__init__.py re-exports this).
+//
+// One translation unit (the build machine may have 2 cores). The rules:
+// - The work runs with the GIL released (py::gil_scoped_release): it reads
+//   files into plain C++ structs (the library's result structs). Python
+//   objects are made afterwards, with the GIL held, and only when asked for.
+// - Errors are values in the library; here, at the boundary, a diagnostic
+//   becomes linkscope.Error with .code (the errc's name, as docs/errors.md
+//   spells it), .offset (int or None), .file and .member (str or None).
+// - Every result's to_dict() is the matching CLI's --json document, key for
+//   key (tests/python compares them).
+// - Hot lists (symbols, bindings) are built from struct sequences made with
+//   the C API, not pybind11 class instances: a libtorch program has 150k
+//   bindings, and a pybind11 instance costs several times a tuple.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/core/error.hpp>
+#include <linkscope/core/mapped_file.hpp>
+#include <linkscope/elf/dynamic.hpp>
+#include <linkscope/elf/file.hpp>
+#include <linkscope/elf/source.hpp>
+#include <linkscope/resolve/dynamic.hpp>
+
+namespace py = pybind11;
+namespace ls = linkscope;
+
+namespace {
+
+// ---- errors ---------------------------------------------------------------
+
+PyObject* error_type = nullptr;  // linkscope.Error
+
+// Thrown inside the module only (never by the library); translated into
+// linkscope.Error by the registered translator.
+struct boundary_error {
+  ls::diagnostic d;
+};
+
+[[noreturn]] void raise(const ls::diagnostic& d) { throw boundary_error{d}; }
+[[noreturn]] void raise(const ls::error& e, const std::string& file, const std::string& member = {}) {
+  raise(ls::diagnostic(e, file, member));
+}
+
+void set_python_error(const ls::diagnostic& d) {
+  // "FILE: MESSAGE (offset 0x...)": describe() is the one offset formatter.
+  std::string text = d.where();
+  if (!text.empty()) text.append(": ");
+  text.append(ls::describe(d.err));
+  PyObject* arg = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
+  if (!arg) return;  // the conversion set an error of its own
+  py::object exc = py::reinterpret_steal<py::object>(PyObject_CallOneArg(error_type, arg));
+  Py_DECREF(arg);
+  if (!exc) return;
+  exc.attr("code") = py::str(ls::name_of(d.code()));
+  exc.attr("message") = py::str(d.message());
+  exc.attr("offset") = d.has_offset() ? py::object(py::int_(d.offset())) : py::object(py::none());
+  exc.attr("file") = d.file.empty() ? py::object(py::none()) : py::object(py::str(d.file));
+  exc.attr("member") = d.member.empty() ? py::object(py::none()) : py::object(py::str(d.member));
+  PyErr_SetObject(error_type, exc.ptr());
+}
+
+// ---- small conversions ----------------------------------------------------
+
+py::str to_py(std::string_view s) {
+  // surrogateescape: a name with invalid UTF-8 still round-trips to bytes.
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+PyObject* new_str(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+  if (!o) throw py::error_already_set();
+  return o;
+}
+
+// ---- struct sequences (fast, named, tuple-like results) --------------------
+
+PyTypeObject* make_structseq(const char* name, const char* doc, std::vector<PyStructSequence_Field>& fields) {
+  fields.push_back({nullptr, nullptr});
+  PyStructSequence_Desc desc{name, doc, fields.data(), static_cast<int>(fields.size() - 1)};
+  PyTypeObject* t = PyStructSequence_NewType(&desc);
+  if (!t) throw py::error_already_set();
+  return t;
+}
+
+std::vector<PyStructSequence_Field> symbol_fields = {
+    {"name", "the symbol's name, without a version"},
+    {"version", "the version name (GNU symbol versioning), or None"},
+    {"binding", "'local', 'global', 'weak' or 'unique'"},
+    {"type", "'notype', 'object', 'func', 'section', 'file', 'common', 'tls', 'ifunc' or 'other'"},
+    {"defined", "True when the symbol is defined in this file"},
+    {"size", "st_size"},
+    {"value", "st_value"},
+    {"default_version", "True for name@@VER (the default version), False for name@VER"},
+    {"visibility", "'default', 'internal', 'hidden' or 'protected'"},
+};
+std::vector<PyStructSequence_Field> binding_fields = {
+    {"from_", "the object whose relocation refers to the symbol (its ld.so path)"},
+    {"to", "the object the symbol binds to"},
+    {"symbol", "the symbol's name"},
+    {"version", "the version the reference asked for; '' if none"},
+};
+std::vector<PyStructSequence_Field> undefined_fields = {
+    {"from_", "the object whose reference is not satisfied"},
+    {"symbol", "the symbol's name"},
+    {"version", "the version asked for; '' if none"},
+};
+PyTypeObject* symbol_type = nullptr;
+PyTypeObject* binding_type = nullptr;
+PyTypeObject* undefined_type = nullptr;
+
+// Interned strings for the enum values (one object each, shared by every symbol).
+struct enum_strings {
+  py::object binding[4], kind[9], vis[4];
+  enum_strings() {
+    for (int i = 0; i < 4; ++i) binding[i] = py::str(ls::to_string(static_cast<ls::binding>(i)));
+    for (int i = 0; i < 9; ++i) kind[i] = py::str(ls::to_string(static_cast<ls::symbol_kind>(i)));
+    for (int i = 0; i < 4; ++i) vis[i] = py::str(ls::to_string(static_cast<ls::visibility>(i)));
+  }
+};
+enum_strings* enums = nullptr;
+
+// ---- File -----------------------------------------------------------------
+
+const char* machine_name(std::uint16_t m) {
+  namespace e = ls::elf;
+  switch (m) {
+    case e::EM_386: return "i386";
+    case e::EM_68K: return "m68k";
+    case e::EM_MIPS: return "mips";
+    case e::EM_PARISC: return "parisc";
+    case e::EM_PPC: return "ppc";
+    case e::EM_PPC64: return "ppc64";
+    case e::EM_S390: return "s390";
+    case e::EM_ARM: return "arm";
+    case e::EM_SH: return "sh";
+    case e::EM_SPARCV9: return "sparcv9";
+    case e::EM_IA_64: return "ia64";
+    case e::EM_X86_64: return "x86_64";
+    case e::EM_AARCH64: return "aarch64";
+    case e::EM_RISCV: return "riscv";
+    case e::EM_LOONGARCH: return "loongarch";
+  }
+  return nullptr;
+}
+
+const char* sniff_format(ls::byte_view b) {
+  const auto* p = reinterpret_cast<const unsigned char*>(b.data());
+  const std::size_t n = b.size();
+  if (n >= 4 && std::memcmp(p, "\x7f" "ELF", 4) == 0) return "elf";
+  if (n >= 8 && (std::memcmp(p, "!<arch>\n", 8) == 0 || std::memcmp(p, "!<thin>\n", 8) == 0)) return "archive";
+  if (n >= 8 && std::memcmp(p, "<bigaf>\n", 8) == 0) return "archive";
+  if (n >= 2 && p[0] == 'M' && p[1] == 'Z') return "pe";
+  if (n >= 4) {
+    const std::uint32_t be = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+    const std::uint32_t le = (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
+    for (std::uint32_t m : {be, le})
+      if (m == 0xfeedfaceu || m == 0xfeedfacfu) return "macho";
+    if (be == 0xcafebabeu || be == 0xcafebabfu) return "macho";  // universal (fat)
+  }
+  if (n >= 3 && std::memcmp(p, "---", 3) == 0) return "tbd";
+  return "unknown";
+}
+
+// One symbol, compact (48 bytes: 35k of them for libtorch_cpu fit in 1.7 MB,
+// reserved once; the names point into the mapping).
+struct symbol_record {
+  const char* name;
+  const char* version;
+  std::uint32_t name_size, version_size;
+  std::uint64_t size, value;
+  ls::binding bind;
+  ls::symbol_kind kind;
+  ls::visibility vis;
+  ls::version_kind ver;
+  bool defined;
+};
+
+// The symbols of one table, read once with the GIL released; Python objects
+// are made one at a time while iterating (or all at once by names()).
+struct symbol_list {
+  std::shared_ptr<const ls::mapped_file> bytes;  // the names point into it
+  std::vector<symbol_record> symbols;
+
+  py::object item(std::size_t i) const {
+    const symbol_record& s = symbols[i];
+    PyObject* t = PyStructSequence_New(symbol_type);
+    if (!t) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(t);
+    auto set = [&](int k, PyObject* v) { PyStructSequence_SetItem(t, k, v); };
+    auto ref = [](const py::object& o) {
+      Py_INCREF(o.ptr());
+      return o.ptr();
+    };
+    set(0, new_str({s.name, s.name_size}));
+    if (s.ver == ls::version_kind::none) {
+      Py_INCREF(Py_None);
+      set(1, Py_None);
+    } else {
+      set(1, new_str({s.version, s.version_size}));
+    }
+    set(2, ref(enums->binding[static_cast<int>(s.bind) & 3]));
+    set(3, ref(enums->kind[static_cast<int>(s.kind) % 9]));
+    set(4, PyBool_FromLong(s.defined));
+    set(5, PyLong_FromUnsignedLongLong(s.size));
+    set(6, PyLong_FromUnsignedLongLong(s.value));
+    set(7, PyBool_FromLong(s.ver == ls::version_kind::default_));
+    set(8, ref(enums->vis[static_cast<int>(s.vis) & 3]));
+    return out;
+  }
+};
+
+struct symbol_iterator {
+  std::shared_ptr<const symbol_list> list;
+  std::size_t next = 0;
+};
+
+struct file_info {
+  std::string path;
+  std::shared_ptr<const ls::mapped_file> bytes;
+  std::string format;
+  std::string arch;
+  std::string kind;
+  int bits = 0;
+  std::string endian;
+  bool has_dynamic = false;
+  std::string soname, rpath, runpath, interp;
+  bool has_soname = false, has_rpath = false, has_runpath = false;
+  std::vector<std::string> needed;
+};
+
+// Read what File exposes eagerly: the header and the dynamic section.
+template <class ET>
+void read_elf_info(file_info& info, const ls::elf::file<ET>& f) {
+  auto d = ls::elf::dynamic_info<ET>::read(f);
+  if (!d) raise(d.error(), info.path);
+  info.has_dynamic = d->present();
+  if (!d->present()) return;
+  auto need = d->for_each_needed([&](std::string_view n) { info.needed.emplace_back(n); });
+  if (!need) raise(need.error(), info.path);
+  auto take = [&](const ls::result<std::string_view>& s, std::string& out) {
+    if (!s) raise(s.error(), info.path);
+    out.assign(*s);
+  };
+  info.has_soname = d->has_soname();
+  info.has_rpath = d->has_rpath();
+  info.has_runpath = d->has_runpath();
+  take(d->soname(), info.soname);
+  take(d->rpath(), info.rpath);
+  take(d->runpath(), info.runpath);
+}
+
+std::shared_ptr<file_info> open_file(const std::string& path) {
+  auto info = std::make_shared<file_info>();
+  info->path = path;
+  {
+    py::gil_scoped_release nogil;
+    auto m = ls::mapped_file::open(path);
+    if (!m) raise(m.error(), path);
+    info->bytes = std::make_shared<const ls::mapped_file>(std::move(*m));
+    const ls::byte_view b = info->bytes->bytes();
+    info->format = sniff_format(b);
+    if (info->format == "elf") {
+      auto id = ls::elf::identify(b);
+      if (!id) raise(id.error(), path);
+      info->bits = id->is64() ? 64 : 32;
+      info->endian = id->big_endian() ? "big" : "little";
+      info->kind = ls::elf::to_string(id->kind);
+      const char* a = machine_name(id->machine);
+      info->arch = a ? a : "em_" + std::to_string(id->machine);
+      auto r = ls::elf::visit_elf(b, [&](const auto& f) -> ls::result<void> {
+        read_elf_info(*info, f);
+        info->interp.assign(f.interpreter());
+        return ls::ok();
+      });
+      if (!r) raise(r.error(), path);
+    }
+  }
+  return info;
+}
+
+std::shared_ptr<symbol_list> read_symbols(const file_info& info, const std::string& table) {
+  ls::elf::symbol_table_kind which;
+  if (table == "dynamic")
+    which = ls::elf::symbol_table_kind::dynamic;
+  else if (table == "static")
+    which = ls::elf::symbol_table_kind::static_;
+  else
+    raise(ls::make_error(ls::errc::usage, ls::no_offset, "table must be 'dynamic' or 'static'"), info.path);
+  if (info.format != "elf")
+    raise(ls::make_error(ls::errc::unsupported, ls::no_offset, "symbols() reads ELF files only for now"), info.path);
+  auto list = std::make_shared<symbol_list>();
+  list->bytes = info.bytes;
+  {
+    py::gil_scoped_release nogil;
+    auto r = ls::elf::visit_elf(info.bytes->bytes(), [&](const auto& f) -> ls::result<void> {
+      using ET = typename std::decay_t<decltype(f)>::types;
+      // One allocation, of the table's own count (no growth, no copies).
+      if (which == ls::elf::symbol_table_kind::dynamic) {
+        LINKSCOPE_TRY(dyn, ls::elf::dynamic_info<ET>::read(f));
+        LINKSCOPE_TRY(table, ls::elf::read_dynsym(f, dyn));
+        list->symbols.reserve(table.size());
+      } else {
+        LINKSCOPE_TRY(table, ls::elf::read_symtab(f));
+        list->symbols.reserve(table.size());
+      }
+      return ls::elf::for_each_elf_symbol(f, which, 0, [&](const ls::symbol& s) {
+        list->symbols.push_back({s.name.data(), s.version.data(), static_cast<std::uint32_t>(s.name.size()),
+                                 static_cast<std::uint32_t>(s.version.size()), s.size, s.value, s.bind, s.kind,
+                                 s.vis, s.ver, s.defined});
+      });
+    });
+    if (!r) raise(r.error(), info.path);
+  }
+  return list;
+}
+
+py::object optional_str(bool present, const std::string& s) {
+  return present ? py::object(to_py(s)) : py::object(py::none());
+}
+
+// ---- ldd ------------------------------------------------------------------
+
+struct ldd_result {
+  std::string file;
+  std::shared_ptr<const ls::resolve::dynamic_link> link;
+  std::vector<std::string> realpaths;  // per object, "" when not found (or index 0)
+  std::vector<PyObject*> cached_paths;  // unused; paths are interned per call
+};
+
+std::shared_ptr<ldd_result> run_ldd(const std::string& path, std::optional<std::string> root,
+                                    std::vector<std::string> library_path, std::vector<std::string> preload,
+                                    std::optional<std::string> cache, bool use_cache, bool env,
+                                    std::optional<int> isa_level, bool bindings) {
+  ls::resolve::dynamic_options options;
+  if (root) {
+    options.search.root = *root;
+    while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
+  }
+  if (!library_path.empty()) {
+    std::string joined;
+    for (std::size_t i = 0; i < library_path.size(); ++i) joined.append(i ? ":" : "").append(library_path[i]);
+    options.search.library_path = joined;
+  }
+  options.search.use_env = env;
+  if (cache) options.search.cache_file = *cache;
+  options.search.use_cache = use_cache;
+  if (isa_level) {
+    if (*isa_level < 1 || *isa_level > 4)
+      raise(ls::make_error(ls::errc::usage, ls::no_offset, "isa_level takes 1, 2, 3 or 4"), path);
+    options.search.isa_level = *isa_level;
+  }
+  options.preload = std::move(preload);
+  options.bindings = bindings;
+  auto out = std::make_shared<ldd_result>();
+  out->file = path;
+  {
+    py::gil_scoped_release nogil;
+    auto link = ls::resolve::link_dynamic(path, options);
+    if (!link) raise(link.error(), path);
+    auto shared = std::make_shared<ls::resolve::dynamic_link>(std::move(*link));
+    out->realpaths.resize(shared->objects.size());
+    for (std::size_t i = 1; i < shared->objects.size(); ++i) {
+      const auto& o = shared->objects[i];
+      if (!o.found()) continue;
+      if (char* r = ::realpath(o.file.c_str(), nullptr)) {
+        out->realpaths[i] = r;
+        std::free(r);
+      }
+    }
+    out->link = std::move(shared);
+  }
+  return out;
+}
+
+// One str per object path, made once for a conversion of many rows.
+std::vector<py::object> object_paths(const ls::resolve::dynamic_link& link) {
+  std::vector<py::object> paths;
+  paths.reserve(link.objects.size());
+  for (const auto& o : link.objects) paths.push_back(to_py(o.path));
+  return paths;
+}
+
+py::list str_list(const std::vector<std::string_view>& v) {
+  py::list out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = to_py(v[i]);
+  return out;
+}
+
+py::list ldd_libs(const ldd_result& r) {
+  const auto& link = *r.link;
+  py::list libs;
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const auto& o = link.objects[i];
+    py::dict d;
+    d["name"] = to_py(o.name);
+    d["path"] = to_py(o.found() ? std::string_view(o.path) : std::string_view());
+    d["realpath"] = to_py(r.realpaths[i]);
+    d["found_via"] = py::str(ls::resolve::to_string(o.via));
+    if (!o.subdir.empty()) d["subdir"] = to_py(o.subdir);
+    if (!o.where.empty()) d["where"] = to_py(o.where);
+    d["soname"] = to_py(o.soname);
+    d["needed"] = str_list(o.needed);
+    d["rpath"] = to_py(o.rpath);
+    d["runpath"] = to_py(o.runpath);
+    d["preloaded"] = py::bool_(o.preloaded);
+    py::list skipped;
+    for (const auto& rej : o.rejected) {
+      py::dict s;
+      s["path"] = to_py(rej.path);
+      s["reason"] = to_py(rej.reason);
+      skipped.append(s);
+    }
+    d["skipped"] = skipped;
+    py::list warnings;
+    for (const auto& w : o.warnings) warnings.append(to_py(w));
+    d["warnings"] = warnings;
+    libs.append(d);
+  }
+  return libs;
+}
+
+py::list ldd_bindings(const ldd_result& r) {
+  const auto& link = *r.link;
+  const std::vector<py::object> paths = object_paths(link);
+  py::object empty = py::str("");
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(link.bindings.size()));
+  if (!list) throw py::error_already_set();
+  py::list out = py::reinterpret_steal<py::list>(list);
+  Py_ssize_t k = 0;
+  for (const auto& b : link.bindings) {
+    PyObject* t = PyStructSequence_New(binding_type);
+    if (!t) throw py::error_already_set();
+    PyList_SET_ITEM(list, k++, t);  // the list owns it from here
+    Py_INCREF(paths[b.from].ptr());
+    PyStructSequence_SetItem(t, 0, paths[b.from].ptr());
+    Py_INCREF(paths[b.to].ptr());
+    PyStructSequence_SetItem(t, 1, paths[b.to].ptr());
+    PyStructSequence_SetItem(t, 2, new_str(b.symbol));
+    if (b.version.empty()) {
+      Py_INCREF(empty.ptr());
+      PyStructSequence_SetItem(t, 3, empty.ptr());
+    } else {
+      PyStructSequence_SetItem(t, 3, new_str(b.version));
+    }
+  }
+  return out;
+}
+
+py::list ldd_undefined(const ldd_result& r) {
+  const auto& link = *r.link;
+  py::list out;
+  for (const auto& u : link.undefined) {
+    PyObject* t = PyStructSequence_New(undefined_type);
+    if (!t) throw py::error_already_set();
+    py::object o = py::reinterpret_steal<py::object>(t);
+    PyStructSequence_SetItem(t, 0, new_str(link.objects[u.from].path));
+    PyStructSequence_SetItem(t, 1, new_str(u.symbol));
+    PyStructSequence_SetItem(t, 2, new_str(u.version));
+    out.append(o);
+  }
+  return out;
+}
+
+py::list ldd_unused(const ldd_result& r) {
+  py::list out;
+  for (std::uint32_t u : r.link->unused) out.append(to_py(r.link->objects[u].path));
+  return out;
+}
+
+std::string ldd_interp(const ldd_result& r) {
+  std::string interp;
+  for (const auto& o : r.link->objects)
+    if (o.is_interpreter) interp = o.path;
+  return interp;
+}
+
+py::list ldd_warnings(const ldd_result& r) {
+  py::list out;
+  for (const auto& w : r.link->warnings) out.append(to_py(w));
+  return out;
+}
+
+// The document of `linkscope-ldd --json FILE`, key for key.
+py::dict ldd_to_dict(const ldd_result& r) {
+  const auto& link = *r.link;
+  const auto& main = link.objects[0];
+  py::dict d;
+  d["version"] = 1;
+  d["file"] = to_py(r.file);
+  d["interp"] = to_py(ldd_interp(r));
+  d["needed"] = str_list(main.needed);
+  d["rpath"] = to_py(main.rpath);
+  d["runpath"] = to_py(main.runpath);
+  d["libs"] = ldd_libs(r);
+  py::list bindings;
+  const std::vector<py::object> paths = object_paths(link);
+  py::str k_from("from"), k_to("to"), k_symbol("symbol"), k_version("version");
+  for (const auto& b : link.bindings) {
+    py::dict row;
+    row[k_from] = paths[b.from];
+    row[k_to] = paths[b.to];
+    row[k_symbol] = to_py(b.symbol);
+    row[k_version] = to_py(b.version);
+    bindings.append(row);
+  }
+  d["bindings"] = bindings;
+  d["unused"] = ldd_unused(r);
+  py::list undefined;
+  for (const auto& u : link.undefined) {
+    py::dict row;
+    row[k_from] = paths[u.from];
+    row[k_symbol] = to_py(u.symbol);
+    row[k_version] = to_py(u.version);
+    undefined.append(row);
+  }
+  d["undefined"] = undefined;
+  d["warnings"] = ldd_warnings(r);
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "linkscope's C++ core (use the linkscope package, which re-exports it).";
+
+  error_type = PyErr_NewExceptionWithDoc(
+      "linkscope.Error",
+      "A file linkscope could not read, or a bad argument.\n\n"
+      "Attributes: code (str, the error kind as docs/errors.md names it, e.g. 'bad_magic', "
+      "'truncated', 'not_found'), message (str), offset (int or None: the byte offset in the file), "
+      "file (str or None), member (str or None: the archive member).",
+      PyExc_Exception, nullptr);
+  if (!error_type) throw py::error_already_set();
+  m.attr("Error") = py::handle(error_type);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const boundary_error& e) {
+      set_python_error(e.d);
+    }
+  });
+
+  symbol_type = make_structseq("linkscope.Symbol", "One symbol of a file's symbol table.", symbol_fields);
+  binding_type = make_structseq("linkscope.Binding", "One binding: where ld.so binds a symbol reference.", binding_fields);
+  undefined_type = make_structseq("linkscope.Undefined", "A symbol reference that nothing in the closure defines.", undefined_fields);
+  m.attr("Symbol") = py::handle(reinterpret_cast<PyObject*>(symbol_type));
+  m.attr("Binding") = py::handle(reinterpret_cast<PyObject*>(binding_type));
+  m.attr("Undefined") = py::handle(reinterpret_cast<PyObject*>(undefined_type));
+  enums = new enum_strings();  // lives as long as the process (the module is never unloaded)
+
+  py::class_<symbol_iterator>(m, "SymbolIterator")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", [](symbol_iterator& it) -> py::object {
+        if (it.next >= it.list->symbols.size()) throw py::stop_iteration();
+        return it.list->item(it.next++);
+      });
+
+  py::class_<symbol_list, std::shared_ptr<symbol_list>>(m, "SymbolList", R"doc(
+The symbols of one table, in table order (entry 0, the null symbol, left out).
+
+The table is read once, in C++, when symbols() is called; each Symbol is made
+when iteration or indexing reaches it. names() gives every name at once.)doc")
+      .def("__len__", [](const symbol_list& l) { return l.symbols.size(); })
+      .def("__iter__", [](std::shared_ptr<symbol_list> l) { return symbol_iterator{std::move(l), 0}; })
+      .def("__getitem__", [](const symbol_list& l, Py_ssize_t i) {
+        const auto n = static_cast<Py_ssize_t>(l.symbols.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) throw py::index_error("symbol index out of range");
+        return l.item(static_cast<std::size_t>(i));
+      })
+      .def("names", [](const symbol_list& l) {
+        PyObject* list = PyList_New(static_cast<Py_ssize_t>(l.symbols.size()));
+        if (!list) throw py::error_already_set();
+        py::list out = py::reinterpret_steal<py::list>(list);
+        for (std::size_t i = 0; i < l.symbols.size(); ++i)
+          PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), new_str({l.symbols[i].name, l.symbols[i].name_size}));
+        return out;
+      }, "Every symbol's name (without version), as a list of str, in table order.");
+
+  py::class_<file_info, std::shared_ptr<file_info>>(m, "File", R"doc(
+An opened file (linkscope.open): its format, architecture and kind, and for an
+ELF file the dynamic section's names. The file stays mapped while the File or a
+SymbolList made from it is alive.)doc")
+      .def_property_readonly("path", [](const file_info& f) { return to_py(f.path); })
+      .def_property_readonly("format", [](const file_info& f) { return f.format; },
+                             "'elf', 'macho', 'pe', 'archive', 'tbd' or 'unknown'.")
+      .def_property_readonly("arch", [](const file_info& f) { return optional_str(!f.arch.empty(), f.arch); },
+                             "The machine ('x86_64', 'aarch64', ... or 'em_N'), or None.")
+      .def_property_readonly("kind", [](const file_info& f) { return optional_str(!f.kind.empty(), f.kind); },
+                             "ELF: 'relocatable', 'executable', 'pie', 'shared', 'core' or 'other'.")
+      .def_property_readonly("bits", [](const file_info& f) { return f.bits; })
+      .def_property_readonly("endian", [](const file_info& f) { return optional_str(!f.endian.empty(), f.endian); })
+      .def_property_readonly("needed", [](const file_info& f) { return f.needed; },
+                             "DT_NEEDED names, in order.")
+      .def_property_readonly("soname", [](const file_info& f) { return optional_str(f.has_soname, f.soname); },
+                             "DT_SONAME, or None.")
+      .def_property_readonly("rpath", [](const file_info& f) { return optional_str(f.has_rpath, f.rpath); },
+                             "DT_RPATH as written (':'-separated, $ORIGIN unexpanded), or None.")
+      .def_property_readonly("runpath", [](const file_info& f) { return optional_str(f.has_runpath, f.runpath); },
+                             "DT_RUNPATH as written, or None.")
+      .def_property_readonly("interp", [](const file_info& f) { return optional_str(!f.interp.empty(), f.interp); },
+                             "PT_INTERP (the program interpreter), or None.")
+      .def("symbols", [](const file_info& f, const std::string& table) { return read_symbols(f, table); },
+           py::arg("table") = "dynamic",
+           "The symbols of the 'dynamic' (.dynsym, with versions) or 'static' (.symtab) table, as a SymbolList.")
+      .def("to_dict", [](const file_info& f) {
+        py::dict d;
+        d["version"] = 1;
+        d["file"] = to_py(f.path);
+        d["format"] = f.format;
+        d["arch"] = optional_str(!f.arch.empty(), f.arch);
+        d["kind"] = optional_str(!f.kind.empty(), f.kind);
+        d["bits"] = f.bits;
+        d["interp"] = to_py(f.interp);
+        d["needed"] = f.needed;
+        d["soname"] = to_py(f.soname);
+        d["rpath"] = to_py(f.rpath);
+        d["runpath"] = to_py(f.runpath);
+        return d;
+      }, "The header facts as a dict (keys as linkscope-ldd --json names them for the main file).")
+      .def("__repr__", [](const file_info& f) {
+        return "<linkscope.File " + f.path + " " + f.format + (f.arch.empty() ? "" : " " + f.arch) +
+               (f.kind.empty() ? "" : " " + f.kind) + ">";
+      });
+
+  m.def("open", &open_file, py::arg("path"), R"doc(
+Open `path` (mapped read-only) and identify it. Raises linkscope.Error when the
+file cannot be read, or is an ELF file whose header or dynamic section is
+malformed.)doc");
+
+  py::class_<ldd_result, std::shared_ptr<ldd_result>>(m, "LddResult", R"doc(
+What ld.so would do with a program, found from the files alone (linkscope.ldd).
+to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
+      .def_property_readonly("file", [](const ldd_result& r) { return to_py(r.file); })
+      .def_property_readonly("interp", [](const ldd_result& r) { return to_py(ldd_interp(r)); })
+      .def_property_readonly("needed", [](const ldd_result& r) { return str_list(r.link->objects[0].needed); })
+      .def_property_readonly("rpath", [](const ldd_result& r) { return to_py(r.link->objects[0].rpath); })
+      .def_property_readonly("runpath", [](const ldd_result& r) { return to_py(r.link->objects[0].runpath); })
+      .def_property_readonly("libs", &ldd_libs,
+                             "The closure after the program, in load order: one dict per object "
+                             "(name, path, realpath, found_via, soname, needed, rpath, runpath, ...).")
+      .def_property_readonly("closure", [](const ldd_result& r) {
+        py::list out;
+        for (std::size_t i = 1; i < r.link->objects.size(); ++i) {
+          const auto& o = r.link->objects[i];
+          out.append(py::make_tuple(to_py(o.name), o.found() ? py::object(to_py(o.path)) : py::object(py::none())));
+        }
+        return out;
+      }, "(name, path or None) per loaded object after the program: ldd's `name => path` lines.")
+      .def_property_readonly("bindings", &ldd_bindings,
+                             "Every binding as a Binding(from_, to, symbol, version), as LD_DEBUG=bindings "
+                             "under LD_BIND_NOW (the rows of linkscope-ldd --bindings).")
+      .def_property_readonly("undefined", &ldd_undefined, "Undefined(from_, symbol, version) per unsatisfied reference (ldd -r).")
+      .def_property_readonly("unused", &ldd_unused, "Direct dependencies the program never binds to (ldd -u -r).")
+      .def_property_readonly("warnings", &ldd_warnings)
+      .def_property_readonly("missing", [](const ldd_result& r) {
+        py::list out;
+        for (const auto& o : r.link->objects)
+          if (!o.found()) out.append(to_py(o.name));
+        return out;
+      }, "Names of libraries that were not found.")
+      .def("to_dict", &ldd_to_dict, "The document of `linkscope-ldd --json FILE`.")
+      .def("__repr__", [](const ldd_result& r) {
+        return "<linkscope.LddResult " + r.file + ": " + std::to_string(r.link->objects.size()) + " objects, " +
+               std::to_string(r.link->bindings.size()) + " bindings>";
+      });
+
+  m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
+        py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
+        py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,
+        py::arg("isa_level") = py::none(), py::arg("bindings") = true, R"doc(
+Emulate ld.so (glibc 2.36) on the ELF program `path` without running it.
+
+root: read every file under this sysroot (the ld.so.cache too).
+library_path: folders, as LD_LIBRARY_PATH would give them.
+preload: libraries, as LD_PRELOAD.
+cache: an ld.so.cache to read instead of /etc/ld.so.cache; use_cache=False: none.
+env: also read LD_LIBRARY_PATH from os.environ (off: results depend on the arguments only).
+isa_level: x86-64 level 1..4 for glibc-hwcaps (default: this CPU).
+bindings: resolve every relocation (False: only the closure).)doc");
+}
