@@ -3682,6 +3682,7 @@ class dynamic_info {
 // Every read is bounds-checked against the file; a chain that runs off the
 // file is an error.
 
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -3717,9 +3718,17 @@ class symbol_table_view {
 
   result<std::string_view> name(const Sym& sym) const noexcept { return strings_.cstring(sym.st_name); }
   result<std::string_view> name(std::size_t index) const noexcept {
-    auto n = strings_.cstring(symbols_[index].st_name);
-    if (!n) return error{n.error().code, entry_offset(index), "symbol name offset outside its string table"};
-    return n;
+    // The common case without building an intermediate result: this runs once
+    // per symbol in every listing and every binding pass.
+    const u64 at = symbols_[index].st_name;
+    if (at < strings_.size()) {
+      const unsigned char* p = strings_.data() + at;
+      if (const void* nul = std::memchr(p, 0, strings_.size() - static_cast<std::size_t>(at)))
+        return std::string_view(reinterpret_cast<const char*>(p),
+                                static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p));
+    }
+    const auto n = strings_.cstring(at);
+    return error{n.error().code, entry_offset(index), "symbol name offset outside its string table"};
   }
 
   // The symbol's resolved section index: st_shndx, or the SHT_SYMTAB_SHNDX
@@ -4543,6 +4552,7 @@ class hash_table {
 // the DT_RELA/DT_REL range (some linkers overlap them), the overlapping
 // entries are visited once, as PLT relocations.
 
+#include <cstdint>
 #include <string_view>
 
 
@@ -4801,6 +4811,33 @@ class reloc_classifier {
   u16 machine_ = 0;
   bool is64_ = false;
   u32 flags_ = 0;
+};
+
+// reloc_classifier::lookup_class with a small direct-mapped memo: a DSO's
+// symbolic relocations use a handful of types (GLOB_DAT, JUMP_SLOT, the word
+// relocation), so the per-machine switch runs a few times per file instead of
+// once per relocation (275k times for op_registration_test's closure).
+class reloc_class_cache {
+ public:
+  explicit constexpr reloc_class_cache(reloc_classifier c) noexcept : classes_(c) {
+    // Every slot starts as the (exact) entry of type ~0, which no machine uses.
+    const slot empty{~u32{0}, static_cast<std::int8_t>(c.lookup_class(~u32{0}))};
+    for (slot& s : slots_) s = empty;
+  }
+  int lookup_class(u32 type) noexcept {
+    slot& s = slots_[type % slots];
+    if (s.type != type) s = slot{type, static_cast<std::int8_t>(classes_.lookup_class(type))};
+    return s.klass;
+  }
+
+ private:
+  static constexpr u32 slots = 16;
+  struct slot {
+    u32 type;
+    std::int8_t klass;
+  };
+  reloc_classifier classes_;
+  slot slots_[slots]{};
 };
 
 // Which table a relocation came from.
@@ -12255,7 +12292,7 @@ class binder : public loader<ET> {
     const auto& img = *images_[id];
     const auto& d = img.dyn;
     const bool symbolic = objects_[id].symbolic;
-    const elf::reloc_classifier classes = img.classes;
+    elf::reloc_class_cache classes(img.classes);
     // Which (symidx, class) pairs were already looked up: the result is the same.
     std::vector<std::uint8_t> done(img.dynsym.size(), 0);
     // Three passes so that the cache misses overlap: collect the (symbol,

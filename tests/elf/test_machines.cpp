@@ -238,6 +238,7 @@ TEST_CASE("relocation classes per machine equal ld.so's elf_machine_type_class f
         using ET = typename std::decay_t<decltype(f)>::types;
         LINKSCOPE_TRY(dyn, elf::dynamic_info<ET>::read(f));
         const elf::reloc_classifier classes = elf::reloc_classifier::of(f);
+        elf::reloc_class_cache memo(classes);  // the ld.so emulator's memoised form
         const bool elfv2 = (static_cast<u32>(f.header().e_flags) & elf::reloc::EF_PPC64_ABI) == 2;
         return elf::for_each_dynamic_relocation(dyn, [&](const elf::dynamic_relocation& rel) {
           auto it = names.find(rel.offset);
@@ -245,6 +246,7 @@ TEST_CASE("relocation classes per machine equal ld.so's elf_machine_type_class f
           INFO(it->second);
           const int want = expected_class(f.machine(), ET::is64, elfv2, it->second);
           CHECK(classes.lookup_class(rel.type) == want);
+          CHECK(memo.lookup_class(rel.type) == want);
           ++seen_classes[want];
           ++compared;
         });

@@ -19,6 +19,7 @@
 // file is an error.
 #pragma once
 
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -59,9 +60,17 @@ class symbol_table_view {
 
   result<std::string_view> name(const Sym& sym) const noexcept { return strings_.cstring(sym.st_name); }
   result<std::string_view> name(std::size_t index) const noexcept {
-    auto n = strings_.cstring(symbols_[index].st_name);
-    if (!n) return error{n.error().code, entry_offset(index), "symbol name offset outside its string table"};
-    return n;
+    // The common case without building an intermediate result: this runs once
+    // per symbol in every listing and every binding pass.
+    const u64 at = symbols_[index].st_name;
+    if (at < strings_.size()) {
+      const unsigned char* p = strings_.data() + at;
+      if (const void* nul = std::memchr(p, 0, strings_.size() - static_cast<std::size_t>(at)))
+        return std::string_view(reinterpret_cast<const char*>(p),
+                                static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p));
+    }
+    const auto n = strings_.cstring(at);
+    return error{n.error().code, entry_offset(index), "symbol name offset outside its string table"};
   }
 
   // The symbol's resolved section index: st_shndx, or the SHT_SYMTAB_SHNDX

@@ -340,7 +340,7 @@ class binder : public loader<ET> {
     const auto& img = *images_[id];
     const auto& d = img.dyn;
     const bool symbolic = objects_[id].symbolic;
-    const elf::reloc_classifier classes = img.classes;
+    elf::reloc_class_cache classes(img.classes);
     // Which (symidx, class) pairs were already looked up: the result is the same.
     std::vector<std::uint8_t> done(img.dynsym.size(), 0);
     // Three passes so that the cache misses overlap: collect the (symbol,
