@@ -48,6 +48,7 @@
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
 #include "linkscope/macho/leb128.hpp"
+#include "linkscope/macho/linkage.hpp"
 #include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/tbd.hpp"
 #include "linkscope/macho/types.hpp"

@@ -19,6 +19,7 @@
 #include "linkscope/resolve/check.hpp"
 #include "linkscope/resolve/conda_meta.hpp"
 #include "linkscope/resolve/duplicates.hpp"
+#include "linkscope/resolve/dyld.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"

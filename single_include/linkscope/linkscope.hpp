@@ -8476,6 +8476,7 @@ result<std::vector<import_entry>> imports(const file<MT>& f) {
 // export_max_depth; the terminal data must fit in its terminal_size.
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <string_view>
@@ -8530,7 +8531,75 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
   offset += len + 1;
   return std::string_view(first, len);
 }
+// The terminal data of the node at `node_offset`, read from `at` inside
+// `info` (the trie cut at the end of the terminal data).
+inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
+  export_entry e;
+  e.node_offset = node_offset;
+  LINKSCOPE_TRY(flags, read_uleb128(info, at));
+  e.flags = flags;
+  if (e.reexport()) {
+    LINKSCOPE_TRY(ordinal, read_uleb128(info, at));
+    e.library_ordinal = ordinal;
+    LINKSCOPE_TRY(imported, trie_string(info, at, "export trie re-export name not terminated in its node"));
+    e.import_name = imported;
+  } else {
+    LINKSCOPE_TRY(address, read_uleb128(info, at));
+    e.address = address;
+    if (e.stub_and_resolver()) {
+      LINKSCOPE_TRY(resolver, read_uleb128(info, at));
+      e.resolver = resolver;
+    }
+  }
+  return e;
+}
 }  // namespace detail
+
+// Look one name up as dyld does (trieWalk): from the root, follow the child
+// whose edge is a prefix of what is left of the name. Each step consumes at
+// least one character (an empty edge never matches), so the walk takes at
+// most name.size() + 1 steps. The entry's `name` is `name`. nullopt when the
+// name is not exported; an error when a node on the way is malformed.
+inline result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
+  using found = std::optional<export_entry>;
+  if (trie.empty()) return found();
+  u64 node = 0;
+  std::size_t matched = 0;
+  for (std::size_t step = 0;; ++step) {
+    if (step > name.size() || step >= export_max_depth) return trie.fail(errc::too_large, node, "export trie too deep");
+    if (node >= trie.size()) return trie.fail(errc::out_of_range, node, "export trie node past end of trie");
+    u64 at = node;
+    LINKSCOPE_TRY(terminal_size, read_uleb128(trie, at));
+    if (!trie.contains(at, terminal_size))
+      return trie.fail(errc::truncated, node, "export trie terminal info past end of trie");
+    const u64 children_at = at + terminal_size;
+    if (matched == name.size()) {
+      if (terminal_size == 0) return found();
+      LINKSCOPE_TRY(e, detail::read_terminal(trie.sub_unchecked(0, children_at), node, at));
+      e.name = name;
+      return found(e);
+    }
+    if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
+    u64 count = trie.data()[children_at];
+    u64 child_at = children_at + 1;
+    u64 next = 0;
+    std::size_t edge_size = 0;
+    const std::string_view rest = name.substr(matched);
+    while (count-- > 0) {
+      LINKSCOPE_TRY(edge, detail::trie_string(trie, child_at, "export trie edge not terminated"));
+      LINKSCOPE_TRY(child, read_uleb128(trie, child_at));
+      if (!edge.empty() && rest.substr(0, edge.size()) == edge) {
+        if (child == 0) return trie.fail(errc::malformed, child_at, "export trie child points at the root");
+        next = child;
+        edge_size = edge.size();
+        break;
+      }
+    }
+    if (next == 0) return found();
+    matched += edge_size;
+    node = next;
+  }
+}
 
 // Visit every exported symbol, a node after its children (llvm-objdump's order):
 // callback(const export_entry&) -> void or bool (false stops).
@@ -8562,23 +8631,7 @@ result<void> for_each_export(byte_view trie, F&& callback) {
     const u64 children_at = terminal_start + terminal_size;
     if (terminal_size != 0) {
       const byte_view info = trie.sub_unchecked(0, children_at);  // terminal data may not run past its size
-      export_entry e;
-      e.node_offset = offset;
-      LINKSCOPE_TRY(flags, read_uleb128(info, at));
-      e.flags = flags;
-      if (e.reexport()) {
-        LINKSCOPE_TRY(ordinal, read_uleb128(info, at));
-        e.library_ordinal = ordinal;
-        LINKSCOPE_TRY(imported, detail::trie_string(info, at, "export trie re-export name not terminated in its node"));
-        e.import_name = imported;
-      } else {
-        LINKSCOPE_TRY(address, read_uleb128(info, at));
-        e.address = address;
-        if (e.stub_and_resolver()) {
-          LINKSCOPE_TRY(resolver, read_uleb128(info, at));
-          e.resolver = resolver;
-        }
-      }
+      LINKSCOPE_TRY(e, detail::read_terminal(info, offset, at));
       if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
       stack.push_back({children_at + 1, trie.data()[children_at], name.size(), true, e});
       return true;
@@ -8757,6 +8810,35 @@ class fat_file {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/fat.hpp ----
+// ---- begin linkscope/macho/linkage.hpp ----
+// linkscope/macho/linkage.hpp — what a dynamic loader needs of one Mach-O
+// image, read once: the runtime-linking summary of file.hpp, binds.hpp,
+// exports.hpp and symbols.hpp, with no variant left in its type.
+//
+// dyld (and linkscope's emulation of it, resolve/dyld/) asks an image:
+//   - what it is: filetype (MH_EXECUTE, MH_DYLIB, MH_BUNDLE), cputype, and
+//     the header flags dyld reads (MH_TWOLEVEL: ordinals are meaningful;
+//     MH_WEAK_DEFINES: it takes part in weak coalescing; MH_BINDS_TO_WEAK);
+//   - its own install name and versions (LC_ID_DYLIB);
+//   - the dylibs it links (LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB,
+//     LC_REEXPORT_DYLIB, LC_LOAD_UPWARD_DYLIB, LC_LAZY_LOAD_DYLIB, in
+//     command order: entry i has library ordinal i + 1) with the
+//     compatibility version each asks for;
+//   - its LC_RPATH entries, in command order;
+//   - the minimum OS and SDK of its first platform (LC_BUILD_VERSION or
+//     LC_VERSION_MIN_*);
+//   - its imports (bind opcodes or chained-fixup imports, binds.hpp);
+//   - its exports: the export trie (exports.hpp: looked up with
+//     find_export), or, for an old image without one, the nlist symbols
+//     that are external definitions (N_SECT | N_EXT, dyld's "old slow way").
+// In a universal file the slice of the wanted cputype is read
+// (`read_linkage_slice`); every check is the one of the reader it comes from.
+
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 // ---- begin linkscope/macho/symbols.hpp ----
 // linkscope/macho/symbols.hpp — nlist symbols as the one symbol model.
 //
@@ -9003,6 +9085,122 @@ static_assert(symbol_source<symbols_source>);
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/macho/symbols.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace macho {
+
+// One dylib the image links (a load command), as a loader reads it.
+struct linked_dylib {
+  std::string_view install_name;
+  dylib_kind kind = dylib_kind::load;
+  u32 compatibility = 0;  // the compatibility version it asks for (packed xxxx.yy.zz)
+  u32 current = 0;        // the current version it was linked against
+  u64 offset = 0;         // of the load command
+};
+
+// An nlist export of an image without an export trie.
+struct nlist_export {
+  std::string_view name;
+  bool weak = false;
+};
+
+struct linkage {
+  u32 cputype = 0;
+  u32 cpusubtype = 0;
+  u32 filetype = 0;
+  bool is64 = false;
+  bool two_level = false;      // MH_TWOLEVEL
+  bool weak_defines = false;   // MH_WEAK_DEFINES
+  bool binds_to_weak = false;  // MH_BINDS_TO_WEAK
+  // LC_ID_DYLIB
+  bool has_id = false;
+  std::string_view install_name;
+  u32 current_version = 0;
+  u32 compatibility_version = 0;
+  std::vector<linked_dylib> dylibs;       // ordinal i + 1 is dylibs[i]
+  std::vector<std::string_view> rpaths;   // LC_RPATH, in command order
+  bool has_platform = false;
+  u32 minos = 0, sdk = 0;                 // of the first platform command
+  bool has_trie = false;
+  byte_view trie;                         // the export trie, when has_trie
+  std::vector<nlist_export> nlist_exports;  // only when there is no trie
+  std::vector<import_entry> imports;
+
+  bool is_executable() const noexcept { return filetype == MH_EXECUTE; }
+  bool is_dylib() const noexcept { return filetype == MH_DYLIB; }
+  bool is_bundle() const noexcept { return filetype == MH_BUNDLE; }
+};
+
+template <class MT>
+result<linkage> read_linkage(const file<MT>& f) {
+  linkage out;
+  out.cputype = f.cputype();
+  out.cpusubtype = f.cpusubtype();
+  out.filetype = f.filetype();
+  out.is64 = MT::is64;
+  out.two_level = (f.flags() & MH_TWOLEVEL) != 0;
+  out.weak_defines = (f.flags() & MH_WEAK_DEFINES) != 0;
+  out.binds_to_weak = (f.flags() & MH_BINDS_TO_WEAK) != 0;
+  LINKSCOPE_TRY(id, f.install_name());
+  if (id) {
+    out.has_id = true;
+    out.install_name = id->name;
+    out.current_version = id->current_version.raw;
+    out.compatibility_version = id->compatibility_version.raw;
+  }
+  LINKSCOPE_TRY(dylibs, f.dylibs());
+  out.dylibs.reserve(dylibs.size());
+  for (const dylib_ref& d : dylibs)
+    out.dylibs.push_back({d.name, d.kind, d.compatibility_version.raw, d.current_version.raw, d.offset});
+  LINKSCOPE_TRY(rpaths, f.rpaths());
+  out.rpaths = std::move(rpaths);
+  LINKSCOPE_TRY(platforms, f.platforms());
+  if (!platforms.empty()) {
+    out.has_platform = true;
+    out.minos = platforms.front().minos.raw;
+    out.sdk = platforms.front().sdk.raw;
+  }
+  LINKSCOPE_TRY(trie, f.export_trie());
+  if (trie) {
+    out.has_trie = true;
+    out.trie = *trie;
+  } else {
+    LINKSCOPE_CHECK(for_each_nlist(f, [&](const nlist_entry& e) {
+      if (!e.is_stab() && e.is_external() && e.type() == N_SECT) out.nlist_exports.push_back({e.name, e.weak_def()});
+      return true;
+    }));
+  }
+  LINKSCOPE_TRY(imports, macho::imports(f));
+  out.imports = std::move(imports);
+  return out;
+}
+
+// Read a thin image of any variant.
+inline result<linkage> read_linkage(byte_view image) {
+  return visit_macho(image, [](const auto& f) -> result<linkage> { return read_linkage(f); });
+}
+
+// Read `bytes` (a thin image or a universal file): of a universal file, the
+// slice of `cputype` (any subtype; 0: the first slice). A universal file
+// without that slice is errc::not_found; a thin image of another cputype
+// (when cputype != 0) too.
+inline result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
+  if (is_fat(bytes)) {
+    LINKSCOPE_TRY(fat, fat_file::open(bytes));
+    for (const fat_slice& s : fat.slices())
+      if (cputype == 0 || s.cputype == cputype) return read_linkage(s.bytes);
+    return bytes.fail(errc::not_found, 0, "no slice of the wanted architecture in the universal file");
+  }
+  LINKSCOPE_TRY(l, read_linkage(bytes));
+  if (cputype != 0 && l.cputype != cputype) return bytes.fail(errc::not_found, 4, "Mach-O image of another architecture");
+  return std::move(l);
+}
+
+}  // namespace macho
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/macho/linkage.hpp ----
 // ---- begin linkscope/macho/tbd.hpp ----
 // linkscope/macho/tbd.hpp — text-based stubs (.tbd), TAPI v1 to v4.
 //
@@ -9032,6 +9230,8 @@ static_assert(symbol_source<symbols_source>);
 // deeper than tbd_max_depth — is an error with the offset of its line.
 // Names are views into the text.
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -9404,6 +9604,69 @@ inline result<std::vector<document>> read(byte_view text) {
   if (in_document) LINKSCOPE_CHECK(finish());
   if (out.empty()) return text.fail(errc::bad_magic, 0, "no tbd document");
   return out;
+}
+
+// Whether a section (or a document) listing `targets` applies to `arch`
+// (x86_64, arm64, ...): v4 targets are ARCH-PLATFORM ("arm64-macos",
+// "x86_64-maccatalyst"), v1-3 archs are plain; an empty list applies to all.
+inline bool applies_to(const std::vector<std::string_view>& targets, std::string_view arch) noexcept {
+  if (targets.empty() || arch.empty()) return true;
+  for (std::string_view t : targets) {
+    const auto dash = t.find('-');
+    if (t.substr(0, dash) == arch) return true;
+  }
+  return false;
+}
+
+// The symbol names a document exports for `arch`, as ld64 and dyld see
+// them: symbols, weak symbols (weak = true), thread-local symbols, the
+// re-exported symbols of v4 `reexports`, and the Objective-C names spelled
+// as the objc2 ABI does (_OBJC_CLASS_$_X and _OBJC_METACLASS_$_X per class,
+// _OBJC_EHTYPE_$_X, _OBJC_IVAR_$_X). callback(std::string_view name, bool weak);
+// the objc names are built in a buffer valid during the call only.
+template <class F>
+void for_each_exported_name(const document& d, std::string_view arch, F&& callback) {
+  std::string buffer;
+  auto objc = [&](std::string_view prefix, std::string_view name) {
+    buffer.assign(prefix);
+    buffer.append(name);
+    callback(std::string_view(buffer), false);
+  };
+  for (const auto* list : {&d.exports, &d.reexports}) {
+    for (const symbol_section& s : *list) {
+      if (!applies_to(s.targets, arch)) continue;
+      for (std::string_view n : s.symbols) callback(n, false);
+      for (std::string_view n : s.weak_symbols) callback(n, true);
+      for (std::string_view n : s.thread_local_symbols) callback(n, false);
+      for (std::string_view n : s.objc_classes) {
+        objc("_OBJC_CLASS_$_", n);
+        objc("_OBJC_METACLASS_$_", n);
+      }
+      for (std::string_view n : s.objc_eh_types) objc("_OBJC_EHTYPE_$_", n);
+      for (std::string_view n : s.objc_ivars) objc("_OBJC_IVAR_$_", n);
+    }
+  }
+}
+
+// A tbd version string ("1311", "1.2.3", "1311.100.3") packed as a Mach-O
+// dylib version (xxxx.yy.zz); a component past its field is clamped, as
+// TAPI's PackedVersion does. nullopt when it is not digits and dots.
+inline std::optional<u32> packed_version_of(std::string_view text) noexcept {
+  u32 parts[3] = {0, 0, 0};
+  const u32 limits[3] = {0xffff, 0xff, 0xff};
+  std::size_t index = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto dot = text.find('.', start);
+    const std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    u64 value = 0;
+    if (part.empty() || !parse_ascii_number(part, value)) return std::nullopt;
+    if (index < 3) parts[index] = value > limits[index] ? limits[index] : static_cast<u32>(value);
+    ++index;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return (parts[0] << 16) | (parts[1] << 8) | parts[2];
 }
 
 }  // namespace tbd
@@ -14410,6 +14673,1284 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/duplicates.hpp ----
+// ---- begin linkscope/resolve/dyld.hpp ----
+// linkscope/resolve/dyld.hpp — dyld emulation: which images a Mach-O image
+// would load and where every import would bind, computed from the files
+// alone, on any host. Nothing is executed or mapped as code.
+//
+// The emulation follows dyld4 (dyld-1378), in three phases, one file each:
+//   dyld/load.hpp   the closure: install names through DYLD_* paths,
+//                   @loader_path, @executable_path, @rpath up the load
+//                   chain, absolute paths under the root (.tbd stubs
+//                   standing for dylibs), the fallbacks; system libraries
+//                   classified, not read; the compatibility-version check
+//   dyld/bind.hpp   every import resolved two-level (re-exports followed,
+//                   renames included), flat, or by weak coalescing; the
+//                   undefined imports; the unused dylibs
+//   the result      dyld/result.hpp, in the shape of the ld.so emulator's
+// Every file is read once through macho/ (macho/linkage.hpp, macho/tbd.hpp)
+// into a dyld_file from a dyld_cache: pass one cache to link_dyld for
+// every root of a run and each file is mapped and parsed once per run.
+
+#include <string>
+
+// ---- begin linkscope/resolve/dyld/bind.hpp ----
+// linkscope/resolve/dyld/bind.hpp — the bind phase of the dyld emulator:
+// where every import of every Mach-O image of the closure binds, as dyld4's
+// Loader::resolveSymbol and Loader::hasExportedSymbol decide it.
+//
+// Each import names a library ordinal (macho/binds.hpp: bind opcodes or
+// chained-fixup imports):
+//   1..n  the n-th dylib command of the importing image (two-level
+//         namespace); the name is looked up in that image's exports, then
+//         in the images it re-exports (LC_REEXPORT_DYLIB, a stub's
+//         reexported-libraries), depth-first in command order, each image
+//         searched once per lookup;
+//   0     the importing image itself; -1 the main executable;
+//   -2    flat lookup: every image in load order, each in its own exports;
+//   -3    weak lookup: weak-definition coalescing over the images that have
+//         weak definitions (MH_WEAK_DEFINES), the first in load order, a
+//         non-weak definition winning over weak ones.
+// An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
+// An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
+// dependency of its own image by ordinal, and maybe another name (a rename);
+// a renamed lookup starts afresh (its own set of searched images).
+// Entries of the weak-bind stream are coalescing, not imports: they bind
+// where coalescing finds the name and are never undefined.
+//
+// A weak import (weak_import) may stay unresolved. Any other import that
+// nothing exports is undefined (dyld's "Symbol not found"; a lazy bind
+// would abort when called). An import into a system library (not checked)
+// binds to it unchecked. An ordinal past the image's dylib count, a
+// re-export ordinal out of range, a malformed trie node and a re-export
+// chain deeper than dyld_max_reexport_depth are errors naming the image.
+//
+// Unused dylibs: a dylib command (not a re-export) of a two-level image that
+// no import names by ordinal, which ld64 -dead_strip_dylibs would drop.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+// ---- begin linkscope/resolve/dyld/image.hpp ----
+// linkscope/resolve/dyld/image.hpp — one file as the dyld emulator reads it
+// (dyld_file: one Mach-O image, or the documents of a .tbd stub), and the
+// cache of them shared by every root of a run (dyld_cache).
+//
+// A Mach-O file is read once through macho/linkage.hpp (the slice of the
+// run's architecture, for a universal file): its install name and versions,
+// its dylib commands, rpaths, imports and exports. A .tbd file is read
+// through macho/tbd.hpp: each document is one image (the first is the
+// library; the others are libraries it re-exports, "inlined"), whose
+// dependencies are its reexported-libraries and whose exports are the names
+// it lists for the run's architecture (macho::tbd::for_each_exported_name).
+//
+// Exports are asked one name at a time (`find`): the export trie is walked
+// as dyld walks it (macho::find_export); the nlist exports of an old image
+// and a stub's names go into a hash map when the file is read.
+//
+// The cache knows a file by the host path it was opened as and by its
+// device+inode, as ld_so/image.hpp's object_cache does (and as dyld knows a
+// loaded image by its file id): two paths of one file give one dyld_file.
+// Files that cannot be read are cached too, so a path is tried once per run.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// ---- begin linkscope/resolve/dyld/result.hpp ----
+// linkscope/resolve/dyld/result.hpp — what the dyld emulator is asked
+// (dyld_options) and what it answers (dyld_link): the closure, the
+// bindings, the undefined imports and the unused dylibs.
+//
+// The answer has the shape of the ld.so emulator's (ld_so/result.hpp):
+// images numbered in load order, [0] the main image, and the same
+// symbol_binding / undefined_reference records for the bindings and the
+// undefined imports (the version column stays empty: Mach-O has none).
+// What differs is what a loader of this platform knows of an image: how
+// an install name was found (dyld_found_via: which rule, the rpath of
+// which image), and the system libraries that are classified, not read.
+// string_views point into the mapped files that `dyld_link::files` keeps
+// alive, so a result outlives the cache it came from.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// dyld's compatibility-version check on a found dylib.
+enum class dyld_version_check : std::uint8_t {
+  strict,  // refuse a dylib whose compatibility version is below the one the load command asks
+           // for (dyld before macOS 12: "Incompatible library version"), 0xffffffff a wildcard
+  dyld2,   // as strict, but only for dylibs built for macOS before 10.14 (dyld2's
+           // enforceCompatVersion; macOS 11's behaviour)
+  none,    // dyld4 (macOS 12 and later) no longer checks
+};
+
+struct dyld_options {
+  std::string root;        // the file system a copy of macOS or an SDK sits in; "" = the host's /
+  std::string executable;  // the main executable's path (for @executable_path) when the root image
+                           // is a bundle or a dylib analysed alone; "" = the root image itself
+  std::string arch;        // slice of universal files and targets of .tbd stubs; "" = the root image's
+  // The DYLD_* variables, as options only (the environment is never read here).
+  std::vector<std::string> library_path;            // DYLD_LIBRARY_PATH
+  std::vector<std::string> framework_path;          // DYLD_FRAMEWORK_PATH
+  std::vector<std::string> fallback_library_path;   // DYLD_FALLBACK_LIBRARY_PATH
+  std::vector<std::string> fallback_framework_path; // DYLD_FALLBACK_FRAMEWORK_PATH
+  // The default fallbacks (/usr/local/lib, /usr/lib; /Library/Frameworks,
+  // /System/Library/Frameworks) for images built with an SDK before macOS 13,
+  // as dyld4 applies them ("pre-2022 binaries") when no fallback is set.
+  bool default_fallbacks = true;
+  // /usr/lib/*.dylib, /System/Library/... (and /System/iOSSupport/...) that
+  // are not under the root are "system, not checked", as the dyld shared
+  // cache would supply them.
+  bool system_not_checked = true;
+  dyld_version_check version_check = dyld_version_check::strict;
+  bool bindings = true;            // resolve every import (else only the closure)
+  std::size_t max_images = 65536;  // a closure larger than this is an error
+};
+
+// How an install name was found.
+enum class dyld_found_via : std::uint8_t {
+  not_found,
+  main,              // the root image
+  path,              // an absolute install name, under the root
+  loader_path,       // @loader_path: the folder of the image holding the load command
+  executable_path,   // @executable_path: the main executable's folder
+  rpath,             // @rpath: an LC_RPATH of `where` (the needing image or one up its load chain)
+  library_path,      // DYLD_LIBRARY_PATH
+  framework_path,    // DYLD_FRAMEWORK_PATH
+  fallback,          // DYLD_FALLBACK_* or the default fallbacks
+  inlined,           // a document inlined in a .tbd that re-exports it
+  loaded,            // already loaded under this install name
+  system,            // system library, not under the root: not checked
+};
+
+constexpr const char* to_string(dyld_found_via v) noexcept {
+  switch (v) {
+    case dyld_found_via::not_found: return "not-found";
+    case dyld_found_via::main: return "main";
+    case dyld_found_via::path: return "path";
+    case dyld_found_via::loader_path: return "loader-path";
+    case dyld_found_via::executable_path: return "executable-path";
+    case dyld_found_via::rpath: return "rpath";
+    case dyld_found_via::library_path: return "dyld-library-path";
+    case dyld_found_via::framework_path: return "dyld-framework-path";
+    case dyld_found_via::fallback: return "fallback";
+    case dyld_found_via::inlined: return "tbd-inlined";
+    case dyld_found_via::loaded: return "loaded";
+    case dyld_found_via::system: return "system";
+  }
+  return "?";
+}
+
+enum class dyld_image_kind : std::uint8_t { missing, macho, tbd, system };
+
+// One dylib command of an image and what it resolved to.
+struct dyld_dependency {
+  std::string_view install_name;
+  macho::dylib_kind kind = macho::dylib_kind::load;
+  std::uint32_t object = no_object;  // the image it resolved to; no_object when missing
+};
+
+// One image of the closure.
+struct dyld_object {
+  std::string name;      // the install name it was first requested by (the path, for the root)
+  std::string path;      // as dyld would spell it (the expanded path, without the root); empty when missing
+  std::string file;      // what was read on this host (root + path, maybe a .tbd); empty when not read
+  dyld_found_via via = dyld_found_via::not_found;
+  std::string where;     // rpath: the image whose LC_RPATH found it
+  std::string rpath;     // rpath: that LC_RPATH entry, as written
+  dyld_image_kind kind = dyld_image_kind::missing;
+  std::string_view install_name;  // LC_ID_DYLIB / tbd install-name
+  std::uint32_t current_version = 0, compatibility_version = 0;
+  std::uint32_t filetype = 0;     // Mach-O filetype; 0 for tbd and system
+  std::vector<dyld_dependency> dependencies;  // load commands (tbd: re-exported libraries), in order
+  std::uint32_t loader = no_object;  // the image whose load command first loaded it
+  bool weak = false;                 // only weakly linked (a missing one is no error)
+  std::vector<rejected_candidate> rejected;  // candidates tried and refused (wrong arch, version...)
+  std::vector<std::string> warnings;
+  bool found() const noexcept { return via != dyld_found_via::not_found; }
+  bool checked() const noexcept { return kind == dyld_image_kind::macho || kind == dyld_image_kind::tbd; }
+};
+
+struct unused_dylib {
+  std::uint32_t from = 0;     // the image whose load command names it
+  std::uint32_t ordinal = 0;  // its library ordinal in `from`
+  std::uint32_t to = no_object;
+  std::string_view install_name;
+};
+
+struct dyld_link {
+  std::vector<dyld_object> objects;          // load order; [0] = the root image
+  std::vector<symbol_binding> bindings;      // every distinct (from, to, symbol)
+  std::vector<undefined_reference> undefined;  // non-weak imports nothing exports (dyld's "Symbol not found")
+  std::vector<unused_dylib> unused;          // dylib commands no import names
+  std::vector<std::string> errors;           // bad input, each naming its image ("IMAGE: message")
+  std::vector<std::string> warnings;
+  std::size_t imports = 0;                   // imports examined
+  std::size_t unchecked = 0;                 // imports into system images (not checked)
+  std::size_t lookups = 0;                   // export lookups performed
+  std::vector<std::shared_ptr<const mapped_file>> files;
+
+  bool any_missing() const noexcept {
+    for (const auto& o : objects)
+      if (!o.found() && !o.weak) return true;
+    return false;
+  }
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/result.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// A dependency an image declares (a dylib command, or a tbd re-exported library).
+struct dyld_dependency_decl {
+  std::string_view install_name;
+  macho::dylib_kind kind = macho::dylib_kind::load;
+  std::uint32_t compatibility = 0;  // asked for; 0 when none
+};
+
+// What a lookup of one name in one image (its own exports only) found.
+struct dyld_export_hit {
+  bool weak = false;               // a weak definition
+  bool reexport = false;           // trie re-export: look `import_name` up in dependency `ordinal`
+  std::uint64_t ordinal = 0;
+  std::string_view import_name;    // empty: the same name
+};
+
+struct dyld_image {
+  dyld_image_kind kind = dyld_image_kind::missing;
+  std::string_view install_name;
+  std::uint32_t current_version = 0, compatibility_version = 0;
+  std::uint32_t filetype = 0;
+  bool is_dylib = false;
+  bool two_level = true;
+  bool weak_defines = false;
+  bool applies = true;                 // tbd: the document lists the run's architecture
+  std::uint32_t minos = 0, sdk = 0;    // Mach-O: of its first platform command
+  std::vector<dyld_dependency_decl> dependencies;
+  std::vector<std::string_view> rpaths;
+  std::vector<macho::import_entry> imports;
+  bool has_trie = false;
+  byte_view trie;
+  std::unordered_map<std::string_view, bool> names;  // nlist or tbd exports -> weak
+
+  // One name in this image's own exports (re-exported dylibs are the caller's business).
+  result<std::optional<dyld_export_hit>> find(std::string_view name) const {
+    using hit = std::optional<dyld_export_hit>;
+    if (has_trie) {
+      LINKSCOPE_TRY(e, macho::find_export(trie, name));
+      if (!e) return hit();
+      dyld_export_hit h;
+      h.weak = e->weak_definition();
+      if (e->reexport()) {
+        h.reexport = true;
+        h.ordinal = e->library_ordinal;
+        h.import_name = e->import_name;
+      }
+      return hit(h);
+    }
+    auto it = names.find(name);
+    if (it == names.end()) return hit();
+    dyld_export_hit h;
+    h.weak = it->second;
+    return hit(h);
+  }
+};
+
+// One file: a Mach-O image (images.size() == 1) or a .tbd's documents.
+struct dyld_file {
+  std::shared_ptr<const mapped_file> mapped;
+  std::vector<dyld_image> images;
+  std::deque<std::string> storage;  // names built from a stub (objc)
+  std::string error;                // why it cannot be used (empty: ok)
+  const char* reason = "";          // a short static reason, for rejected candidates
+  std::uint64_t device = 0, inode = 0;
+  bool ok() const noexcept { return error.empty(); }
+};
+
+inline bool looks_like_tbd(byte_view bytes) noexcept {
+  const std::string_view text = bytes.chars();
+  std::size_t at = 0;
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t')) ++at;
+  return text.substr(at, 3) == "---";
+}
+
+inline void read_macho(dyld_file& out, std::uint32_t cputype) {
+  auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
+  if (!l) {
+    out.error = describe(l.error());
+    out.reason = l.error().code == errc::not_found ? "wrong architecture" : "malformed Mach-O";
+    return;
+  }
+  dyld_image img;
+  img.kind = dyld_image_kind::macho;
+  img.install_name = l->install_name;
+  img.current_version = l->current_version;
+  img.compatibility_version = l->compatibility_version;
+  img.filetype = l->filetype;
+  img.is_dylib = l->is_dylib();
+  img.two_level = l->two_level;
+  img.weak_defines = l->weak_defines;
+  img.minos = l->minos;
+  img.sdk = l->sdk;
+  img.dependencies.reserve(l->dylibs.size());
+  for (const auto& d : l->dylibs) img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  img.rpaths = std::move(l->rpaths);
+  img.imports = std::move(l->imports);
+  img.has_trie = l->has_trie;
+  img.trie = l->trie;
+  img.names.reserve(l->nlist_exports.size());
+  for (const auto& e : l->nlist_exports) img.names.emplace(e.name, e.weak);
+  out.images.push_back(std::move(img));
+}
+
+inline void read_tbd(dyld_file& out, std::string_view arch) {
+  auto docs = macho::tbd::read(out.mapped->bytes());
+  if (!docs) {
+    out.error = describe(docs.error());
+    out.reason = "malformed .tbd";
+    return;
+  }
+  for (const auto& d : *docs) {
+    dyld_image img;
+    img.kind = dyld_image_kind::tbd;
+    img.install_name = d.install_name;
+    img.current_version = macho::tbd::packed_version_of(d.current_version).value_or(0);
+    img.compatibility_version = macho::tbd::packed_version_of(d.compatibility_version).value_or(0);
+    img.filetype = macho::MH_DYLIB;
+    img.is_dylib = true;
+    img.applies = macho::tbd::applies_to(d.targets, arch);
+    for (std::string_view lib : d.reexported_libraries) img.dependencies.push_back({lib, macho::dylib_kind::reexport, 0});
+    macho::tbd::for_each_exported_name(d, arch, [&](std::string_view name, bool weak) {
+      if (img.names.find(name) != img.names.end()) return;
+      // A name built in the reader's buffer needs storage of its own.
+      const std::string_view text = out.mapped->bytes().chars();
+      const bool in_text = std::greater_equal<const char*>()(name.data(), text.data()) &&
+                           std::less<const char*>()(name.data(), text.data() + text.size());
+      if (!in_text) name = out.storage.emplace_back(name);
+      img.names.emplace(name, weak);
+      img.weak_defines = img.weak_defines || weak;
+    });
+    out.images.push_back(std::move(img));
+  }
+}
+
+}  // namespace detail
+
+class dyld_cache {
+ public:
+  dyld_cache() = default;
+  dyld_cache(const dyld_cache&) = delete;
+  dyld_cache& operator=(const dyld_cache&) = delete;
+  dyld_cache(dyld_cache&&) = default;
+  dyld_cache& operator=(dyld_cache&&) = default;
+
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The file at host path `file`, read for architecture (cputype, arch name).
+  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
+  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+    std::string key = file;
+    key.push_back('\0');
+    key.append(std::to_string(cputype));
+    auto it = by_path_.find(key);
+    if (it != by_path_.end()) {
+      ++hits_;
+      return it->second;
+    }
+    std::shared_ptr<const detail::dyld_file> out;
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::dyld_file>();
+      failed->error = std::string("cannot read: ") + mapped.error().message;
+      failed->reason = "no such file";
+      out = std::move(failed);
+    } else {
+      const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+      auto same = by_file_.find(id);
+      if (same != by_file_.end()) {
+        ++hits_;
+        out = same->second;
+      } else {
+        ++files_;
+        auto f = std::make_shared<detail::dyld_file>();
+        f->device = mapped->device();
+        f->inode = mapped->inode();
+        f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+        const byte_view bytes = f->mapped->bytes();
+        if (macho::is_macho(bytes) || macho::is_fat(bytes))
+          detail::read_macho(*f, cputype);
+        else if (detail::looks_like_tbd(bytes))
+          detail::read_tbd(*f, arch);
+        else {
+          f->error = "not a Mach-O file or a .tbd stub";
+          f->reason = "not Mach-O";
+        }
+        out = f;
+        by_file_.emplace(id, out);
+      }
+    }
+    by_path_.emplace(std::move(key), out);
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/image.hpp ----
+// ---- begin linkscope/resolve/dyld/load.hpp ----
+// linkscope/resolve/dyld/load.hpp — the load phase of the dyld emulator:
+// the closure of a root image, as dyld4 builds it (dyld/Loader.cpp,
+// JustInTimeLoader.cpp, DyldProcessConfig.cpp of dyld-1378).
+//
+// Order. loadDependents(X) first resolves every dylib command of X, in
+// command order (each found image is appended to the load order), and only
+// then recurses into each dependency in the same order; an image's
+// dependencies are resolved once. The chain through which an image was
+// first reached (its "rpath stack") is kept as a parent link.
+//
+// Where an install name is looked for, in order (forEachPath):
+//   1. DYLD_FRAMEWORK_PATH dirs + the framework partial path
+//      (Foo.framework/Versions/A/Foo) when the name is a framework's, else
+//      DYLD_LIBRARY_PATH dirs + the leaf name;
+//   2. the name itself, with its @ prefix expanded:
+//      @loader_path  the folder of the image holding the load command;
+//      @executable_path  the main executable's folder (a leading /.. is
+//                    applied to that folder);
+//      @rpath        each LC_RPATH of the needing image, then of the image
+//                    that loaded it, and so on up to the root, in command
+//                    order; an rpath that starts with @loader_path is
+//                    expanded with the folder of the image that holds it,
+//                    @executable_path with the main executable's;
+//   3. the fallbacks: DYLD_FALLBACK_FRAMEWORK_PATH / _LIBRARY_PATH, or, for an
+//      image built with an SDK before macOS 13 ("pre-2022"), /Library/Frameworks,
+//      /System/Library/Frameworks, resp. /usr/local/lib, /usr/lib.
+// An absolute or @rpath name already loaded under that name (its install
+// name, or the path it was found at) is not searched again.
+// A candidate is the file root + path; X.dylib may be X.tbd, and
+// Foo.framework/Versions/A/Foo may be Foo.framework/Foo.tbd (an SDK's
+// stubs). It is accepted when it is a dylib (or a stub) of the run's
+// architecture, and — with dyld_version_check — when its compatibility
+// version is at least the one the load command asks for; otherwise it is
+// recorded as rejected and the search goes on (dyld's "tried: ..."). A
+// file already loaded (same device and inode) is the same image. A
+// candidate under /usr/lib/ or /System/ that is not under the root is a
+// system library, found and not checked (the dyld shared cache has it).
+// A path found under an image that is outside the root (a root image given
+// by its host path) stays outside the root: @loader_path of such an image
+// names host folders.
+//
+// Bad input is an error naming the image (dyld_link::errors): a dependency
+// cycle through load or re-export commands (upward links excepted), a
+// closure over dyld_options::max_images images.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// --- paths, as dyld spells them -------------------------------------------
+
+inline std::string_view dyld_dirname(std::string_view path) noexcept {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+inline std::string_view dyld_leaf(std::string_view path) noexcept {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.substr(0, prefix.size()) == prefix;
+}
+inline bool ends_with(std::string_view s, std::string_view suffix) noexcept {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+// dyld's concatenatePaths: dir + tail (tail starts with '/'), one slash between.
+inline std::string dyld_concat(std::string_view dir, std::string_view tail) {
+  std::string out(dir);
+  if (!out.empty() && out.back() == '/' && !tail.empty() && tail.front() == '/') out.pop_back();
+  out.append(tail);
+  return out;
+}
+// "@loader_path..." (or "@executable_path...") when followed by '/' or the end.
+inline bool at_prefix(std::string_view s, std::string_view prefix) noexcept {
+  return starts_with(s, prefix) && (s.size() == prefix.size() || s[prefix.size()] == '/');
+}
+// The framework partial path (getFrameworkPartialPath): /p/Foo.framework/Foo
+// -> Foo.framework/Foo, /p/Foo.framework/Versions/A/Foo -> Foo.framework/Versions/A/Foo;
+// empty when the path is not a framework's binary.
+inline std::string_view framework_partial_path(std::string_view path) noexcept {
+  const std::string_view leaf = dyld_leaf(path);
+  if (leaf.empty()) return {};
+  const std::string direct = "/" + std::string(leaf) + ".framework/" + std::string(leaf);
+  if (ends_with(path, direct)) return path.substr(path.size() - direct.size() + 1);
+  const std::string marker = "/" + std::string(leaf) + ".framework/Versions/";
+  const auto at = path.rfind(marker);
+  if (at != std::string_view::npos) {
+    const std::string_view rest = path.substr(at + marker.size());  // "A/Foo"
+    const auto slash = rest.find('/');
+    if (slash != std::string_view::npos && slash > 0 && rest.substr(slash + 1) == leaf) return path.substr(at + 1);
+  }
+  return {};
+}
+// Lexically normalised (for display only; files are opened as dyld would open them).
+inline std::string normalize_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  const bool absolute = !path.empty() && path.front() == '/';
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") parts.pop_back();
+      else if (!absolute) parts.push_back(part);
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  std::string out = absolute ? "/" : "";
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out.push_back('/');
+    out.append(parts[i]);
+  }
+  return out.empty() ? std::string(".") : out;
+}
+// Paths the dyld shared cache may hold (dyld's mightBeInSharedCache).
+inline bool system_library_path(std::string_view path) noexcept {
+  return starts_with(path, "/usr/lib/") || starts_with(path, "/System/Library/") ||
+         starts_with(path, "/System/iOSSupport/") || starts_with(path, "/System/DriverKit/");
+}
+// The .tbd stub names an SDK gives a dylib path.
+inline std::vector<std::string> stub_names(std::string_view path) {
+  std::vector<std::string> out;
+  if (ends_with(path, ".dylib")) out.push_back(std::string(path.substr(0, path.size() - 6)) + ".tbd");
+  const std::string_view partial = framework_partial_path(path);
+  if (!partial.empty()) {
+    out.push_back(std::string(path) + ".tbd");
+    const std::string_view leaf = dyld_leaf(path);
+    const auto framework = path.size() - partial.size();  // start of Foo.framework/...
+    out.push_back(std::string(path.substr(0, framework)) + std::string(leaf) + ".framework/" + std::string(leaf) + ".tbd");
+  }
+  return out;
+}
+
+// --- the loader's state ----------------------------------------------------
+
+struct dyld_slot {
+  std::shared_ptr<const dyld_file> file;
+  std::size_t index = 0;           // image of the file
+  bool under_root = true;          // its path is in the root's view
+  bool deps_set = false;
+  bool on_stack = false;
+  std::uint32_t chain_parent = no_object;  // the image that loaded its dependencies' chain
+  const dyld_image* image() const noexcept { return file && index < file->images.size() ? &file->images[index] : nullptr; }
+};
+
+struct dyld_candidate {
+  std::string path;  // in dyld's view
+  bool under_root = true;
+  dyld_found_via via = dyld_found_via::path;
+  std::uint32_t where = no_object;
+  std::string_view rpath;
+};
+
+inline dyld_candidate candidate_of(std::string path, bool under_root, dyld_found_via via) {
+  dyld_candidate c;
+  c.path = std::move(path);
+  c.under_root = under_root;
+  c.via = via;
+  return c;
+}
+
+class dyld_state {
+ public:
+  dyld_state(const dyld_options& options, dyld_link& out, dyld_cache& cache) : opts_(options), out_(out), cache_(cache) {
+    if (!opts_.root.empty() && opts_.root.back() == '/') opts_.root.pop_back();
+  }
+
+  const dyld_options& options() const noexcept { return opts_; }
+  dyld_link& out() noexcept { return out_; }
+  const std::vector<dyld_slot>& slots() const noexcept { return slots_; }
+  const dyld_image* image(std::uint32_t id) const noexcept { return id < slots_.size() ? slots_[id].image() : nullptr; }
+  std::string_view arch() const noexcept { return arch_; }
+
+  // The root image: its host path. Errors are for a root that cannot be read.
+  result<void> load_root(const std::string& file);
+  // The closure: every dependency resolved, depth-first as dyld4 recurses.
+  void load_all();
+  // Keep the mappings alive in the result.
+  void keep_files();
+
+  void error(std::uint32_t id, std::string message) {
+    out_.errors.push_back(display(id) + ": " + std::move(message));
+  }
+  std::string display(std::uint32_t id) const {
+    if (id >= out_.objects.size()) return "?";
+    const auto& o = out_.objects[id];
+    return o.path.empty() ? o.name : o.path;
+  }
+
+ private:
+  // Host path of a path in dyld's view.
+  std::string host(const std::string& path, bool under_root) const {
+    return under_root && !opts_.root.empty() ? opts_.root + path : path;
+  }
+  // A host path as dyld's view: the root stripped when it is under the root.
+  std::pair<std::string, bool> view_of(std::string file) const;
+  void resolve_dependencies(std::uint32_t id);
+  std::uint32_t resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked);
+  template <class F>
+  bool for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit);
+  std::uint32_t try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep, const dyld_candidate& c);
+  std::uint32_t add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root, dyld_object o);
+  void remember(const std::string& name, std::uint32_t id) { by_name_.emplace(name, id); }
+
+  dyld_options opts_;
+  dyld_link& out_;
+  dyld_cache& cache_;
+  std::vector<dyld_slot> slots_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;  // install names and paths already resolved
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::size_t>, std::uint32_t> by_file_;
+  std::unordered_map<std::string_view, std::pair<std::shared_ptr<const dyld_file>, std::size_t>> inlined_;
+  std::uint32_t cputype_ = 0;
+  std::string arch_;
+  std::string executable_;           // the main executable's path in dyld's view; "" = unknown
+  bool executable_under_root_ = true;
+  bool too_many_ = false;
+};
+
+inline std::pair<std::string, bool> dyld_state::view_of(std::string file) const {
+  if (file.empty()) return {file, false};
+  if (file.front() != '/') {
+#if !defined(_WIN32)
+    char buffer[4096];
+    if (::getcwd(buffer, sizeof buffer) != nullptr) file = std::string(buffer) + "/" + file;
+#endif
+  }
+  if (!opts_.root.empty() && starts_with(file, opts_.root + "/")) return {file.substr(opts_.root.size()), true};
+  return {file, false};
+}
+
+inline std::uint32_t dyld_state::add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root,
+                                            dyld_object o) {
+  const auto id = static_cast<std::uint32_t>(out_.objects.size());
+  dyld_slot slot;
+  slot.file = std::move(file);
+  slot.index = index;
+  slot.under_root = under_root;
+  if (const dyld_image* img = slot.image()) {
+    o.kind = img->kind;
+    o.install_name = img->install_name;
+    o.current_version = img->current_version;
+    o.compatibility_version = img->compatibility_version;
+    o.filetype = img->kind == dyld_image_kind::macho ? img->filetype : 0;
+    for (const auto& d : img->dependencies) o.dependencies.push_back({d.install_name, d.kind, no_object});
+    if (!img->install_name.empty()) by_name_.emplace(std::string(img->install_name), id);
+    if (slot.file->mapped) by_file_.emplace(std::make_tuple(slot.file->device, slot.file->inode, index), id);
+    // The other documents of a stub are libraries it re-exports (inlined).
+    if (img->kind == dyld_image_kind::tbd && index == 0)
+      for (std::size_t k = 1; k < slot.file->images.size(); ++k)
+        inlined_.emplace(slot.file->images[k].install_name, std::make_pair(slot.file, k));
+  }
+  if (!o.path.empty()) by_name_.emplace(o.path, id);
+  out_.objects.push_back(std::move(o));
+  slots_.push_back(std::move(slot));
+  return id;
+}
+
+inline result<void> dyld_state::load_root(const std::string& file) {
+  if (!opts_.arch.empty()) {
+    if (opts_.arch == "x86_64") cputype_ = macho::CPU_TYPE_X86_64;
+    else if (opts_.arch == "arm64" || opts_.arch == "arm64e") cputype_ = macho::CPU_TYPE_ARM64;
+    else if (opts_.arch == "i386") cputype_ = macho::CPU_TYPE_X86;
+    else return make_error(errc::usage, no_offset, "unknown architecture (x86_64, arm64, arm64e, i386)");
+  }
+  auto mapped = mapped_file::open(file);
+  if (!mapped) return mapped.error();
+  const byte_view bytes = mapped->bytes();
+  if (!macho::is_macho(bytes) && !macho::is_fat(bytes)) {
+    if (bytes.size() < 4) return bytes.fail(errc::truncated, 0, "Mach-O magic truncated");
+    return bytes.fail(errc::bad_magic, 0, "not a Mach-O file");
+  }
+  // The root's own errors are the answer's error, with their offset.
+  if (auto l = macho::read_linkage_slice(bytes, cputype_); !l) return l.error();
+  auto f = cache_.open(file, cputype_, opts_.arch);
+  if (!f->ok() || f->images.empty()) return make_error(errc::malformed, no_offset, "cannot read the root image");
+  if (cputype_ == 0) {
+    // The architecture of the root (the first slice of a universal file).
+    auto l = macho::read_linkage_slice(bytes, 0);
+    cputype_ = l->cputype;
+    arch_ = macho::arch_name(l->cputype, l->cpusubtype);
+  } else {
+    arch_ = opts_.arch;
+  }
+  auto [path, under_root] = view_of(file);
+  dyld_object o;
+  o.name = file;
+  o.path = path;
+  o.file = file;
+  o.via = dyld_found_via::main;
+  add_object(f, 0, under_root, std::move(o));
+  if (!opts_.executable.empty()) {
+    auto [exe, exe_under_root] = view_of(opts_.executable);
+    executable_ = exe;
+    executable_under_root_ = exe_under_root;
+  } else if (f->images[0].filetype == macho::MH_EXECUTE) {
+    executable_ = path;
+    executable_under_root_ = under_root;
+  }
+  return ok();
+}
+
+template <class F>
+bool dyld_state::for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit) {
+  const dyld_slot& req = slots_[requester];
+  const std::string_view partial = framework_partial_path(name);
+  const std::string_view leaf = dyld_leaf(name);
+  // 1. DYLD_FRAMEWORK_PATH / DYLD_LIBRARY_PATH.
+  if (!partial.empty()) {
+    for (const auto& dir : opts_.framework_path)
+      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(partial)), true, dyld_found_via::framework_path)))
+        return true;
+  } else {
+    for (const auto& dir : opts_.library_path)
+      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(leaf)), true, dyld_found_via::library_path)))
+        return true;
+  }
+  // 2. The name, its @ prefix expanded.
+  auto loader_dir = [&](std::uint32_t id) { return std::string(dyld_dirname(out_.objects[id].path)); };
+  auto executable_expanded = [&](std::string_view rest, std::string& path) -> bool {
+    if (executable_.empty()) return false;
+    std::string dir(dyld_dirname(executable_));
+    // Leading "/.." components go up from the executable's folder (expandAndNormalizeAtExecutablePath).
+    while (starts_with(rest, "/..") && (rest.size() == 3 || rest[3] == '/')) {
+      const auto up = dir.rfind('/');
+      if (up == std::string::npos || up == 0) break;
+      dir.resize(up);
+      rest.remove_prefix(3);
+    }
+    path = dyld_concat(dir, rest);
+    return true;
+  };
+  if (at_prefix(name, "@loader_path")) {
+    if (visit(candidate_of(dyld_concat(loader_dir(requester), name.substr(12)), req.under_root,
+                             dyld_found_via::loader_path)))
+      return true;
+  } else if (at_prefix(name, "@executable_path")) {
+    std::string path;
+    if (executable_expanded(name.substr(16), path) &&
+        visit(candidate_of(path, executable_under_root_, dyld_found_via::executable_path)))
+      return true;
+  } else if (starts_with(name, "@rpath/")) {
+    const std::string_view tail = name.substr(6);
+    std::size_t depth = 0;
+    for (std::uint32_t link = requester; link != no_object && depth <= slots_.size();
+         link = slots_[link].chain_parent, ++depth) {
+      const dyld_image* img = slots_[link].image();
+      if (img == nullptr) continue;
+      for (std::string_view r : img->rpaths) {
+        dyld_candidate c;
+        c.via = dyld_found_via::rpath;
+        c.where = link;
+        c.rpath = r;
+        if (at_prefix(r, "@loader_path")) {
+          c.path = dyld_concat(dyld_concat(loader_dir(link), r.substr(12)), tail);
+          c.under_root = slots_[link].under_root;
+        } else if (at_prefix(r, "@executable_path")) {
+          std::string path;
+          if (!executable_expanded(r.substr(16), path)) continue;
+          c.path = dyld_concat(path, tail);
+          c.under_root = executable_under_root_;
+        } else if (!r.empty() && r.front() == '/') {
+          c.path = dyld_concat(r, tail);
+        } else {
+          continue;  // a relative or unknown @ rpath: not used
+        }
+        if (visit(c)) return true;
+      }
+    }
+  } else if (!name.empty() && name.front() == '/') {
+    if (visit(candidate_of(std::string(name), true, dyld_found_via::path))) return true;
+  }
+  // 3. Fallbacks.
+  const dyld_image* img = req.image();
+  const bool pre2022 = img != nullptr && img->sdk < 0x000d0000u;
+  const bool defaults = opts_.default_fallbacks && pre2022;
+  if (!partial.empty()) {
+    std::vector<std::string> dirs = opts_.fallback_framework_path;
+    if (dirs.empty() && defaults) dirs = {"/Library/Frameworks", "/System/Library/Frameworks"};
+    for (const auto& dir : dirs) {
+      std::string path = dyld_concat(dir, "/" + std::string(partial));
+      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
+    }
+  } else {
+    std::vector<std::string> dirs = opts_.fallback_library_path;
+    if (dirs.empty() && defaults) dirs = {"/usr/local/lib", "/usr/lib"};
+    for (const auto& dir : dirs) {
+      std::string path = dyld_concat(dir, "/" + std::string(leaf));
+      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
+    }
+  }
+  return false;
+}
+
+inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep,
+                                               const dyld_candidate& c) {
+  const std::string shown = normalize_path(c.path);
+  if (auto it = by_name_.find(shown); it != by_name_.end()) return it->second;
+  std::vector<std::string> files{host(c.path, c.under_root)};
+  for (auto& stub : stub_names(c.path)) files.push_back(host(stub, c.under_root));
+  for (const std::string& file : files) {
+    auto f = cache_.open(file, cputype_, arch_);
+    if (!f->mapped) continue;  // no such file
+    if (!f->ok() || f->images.empty()) {
+      out_.objects[requester].rejected.push_back({file, f->reason});
+      continue;
+    }
+    const dyld_image& img = f->images[0];
+    if (!img.is_dylib) {
+      out_.objects[requester].rejected.push_back({file, "not a dylib"});
+      continue;
+    }
+    if (!img.applies) {
+      out_.objects[requester].rejected.push_back({file, "stub without the architecture"});
+      continue;
+    }
+    if (auto same = by_file_.find(std::make_tuple(f->device, f->inode, std::size_t{0})); same != by_file_.end()) {
+      by_name_.emplace(shown, same->second);
+      return same->second;
+    }
+    if (opts_.version_check != dyld_version_check::none && dep.compatibility != 0xffffffffu &&
+        img.compatibility_version < dep.compatibility &&
+        (opts_.version_check == dyld_version_check::strict || img.kind != dyld_image_kind::macho ||
+         img.minos < 0x000a0e00u)) {
+      out_.objects[requester].rejected.push_back({file, "incompatible library version"});
+      continue;
+    }
+    dyld_object o;
+    o.name = std::string(dep.install_name);
+    o.path = shown;
+    o.file = file;
+    o.via = c.via;
+    if (c.where != no_object) {
+      o.where = display(c.where);
+      o.rpath = std::string(c.rpath);
+    }
+    o.loader = requester;
+    return add_object(f, 0, c.under_root, std::move(o));
+  }
+  if (c.under_root && opts_.system_not_checked && system_library_path(c.path)) {
+    dyld_object o;
+    o.name = std::string(dep.install_name);
+    o.path = shown;
+    o.via = dyld_found_via::system;
+    o.kind = dyld_image_kind::system;
+    o.loader = requester;
+    return add_object(nullptr, 0, true, std::move(o));
+  }
+  return no_object;
+}
+
+inline std::uint32_t dyld_state::resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked) {
+  looked = false;
+  const std::string name(dep.install_name);
+  // An absolute or @rpath name already loaded under that name.
+  if (!name.empty() && (name.front() == '/' || starts_with(name, "@rpath/"))) {
+    if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
+  }
+  // A document inlined in a stub that re-exports it.
+  if (auto in = inlined_.find(dep.install_name); in != inlined_.end()) {
+    dyld_object o;
+    o.name = name;
+    o.path = name;
+    o.file = out_.objects[requester].file;
+    o.via = dyld_found_via::inlined;
+    o.loader = requester;
+    return add_object(in->second.first, in->second.second, slots_[requester].under_root, std::move(o));
+  }
+  looked = true;
+  std::uint32_t found = no_object;
+  for_each_candidate(requester, dep.install_name, [&](const dyld_candidate& c) {
+    if (out_.objects.size() >= opts_.max_images) return true;
+    found = try_candidate(requester, dep, c);
+    return found != no_object;
+  });
+  if (found != no_object) by_name_.emplace(name, found);
+  return found;
+}
+
+inline void dyld_state::resolve_dependencies(std::uint32_t id) {
+  slots_[id].deps_set = true;
+  const dyld_image* img = slots_[id].image();
+  if (img == nullptr) return;
+  for (std::size_t i = 0; i < img->dependencies.size(); ++i) {
+    if (out_.objects.size() >= opts_.max_images) {
+      if (!too_many_) error(id, "closure larger than " + std::to_string(opts_.max_images) + " images");
+      too_many_ = true;
+      return;
+    }
+    const dyld_dependency_decl& dep = img->dependencies[i];
+    const bool weak = dep.kind == macho::dylib_kind::weak;
+    bool looked = false;
+    std::uint32_t target = resolve(id, dep, looked);
+    if (target == no_object) {
+      // A missing library: one not-found object per install name.
+      dyld_object o;
+      o.name = std::string(dep.install_name);
+      o.loader = id;
+      o.weak = weak;
+      if (starts_with(dep.install_name, "@rpath/")) {
+        bool any = false;
+        for (std::uint32_t link = id; link != no_object && !any; link = slots_[link].chain_parent)
+          if (const dyld_image* li = slots_[link].image()) any = !li->rpaths.empty();
+        o.warnings.push_back(any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
+                                 : "@rpath never resolves: no LC_RPATH in the load chain");
+      } else if (starts_with(dep.install_name, "@executable_path") && executable_.empty()) {
+        o.warnings.push_back("@executable_path without a main executable (give --executable)");
+      }
+      target = add_object(nullptr, 0, true, std::move(o));
+      by_name_.emplace(std::string(dep.install_name), target);
+    } else if (!weak) {
+      out_.objects[target].weak = false;
+    }
+    out_.objects[id].dependencies[i].object = target;
+    // A dependency on an image whose dependencies are being resolved up the
+    // chain (or on itself) is a cycle, unless the link is upward.
+    if (slots_[target].on_stack && dep.kind != macho::dylib_kind::upward) {
+      if (target == id)
+        error(id, dep.kind == macho::dylib_kind::reexport ? "re-exports itself (" + std::string(dep.install_name) + ")"
+                                                          : "loads itself (" + std::string(dep.install_name) + ")");
+      else
+        error(id, std::string("dependency cycle: ") + (dep.kind == macho::dylib_kind::reexport ? "re-exports " : "loads ") +
+                      display(target) + ", which is loading it");
+    }
+  }
+}
+
+inline void dyld_state::load_all() {
+  struct frame {
+    std::uint32_t id;
+    std::size_t next;
+  };
+  std::vector<frame> stack;
+  stack.push_back({0, 0});
+  slots_[0].on_stack = true;
+  resolve_dependencies(0);
+  while (!stack.empty()) {
+    frame& top = stack.back();
+    const auto& deps = out_.objects[top.id].dependencies;
+    if (top.next >= deps.size()) {
+      slots_[top.id].on_stack = false;
+      stack.pop_back();
+      continue;
+    }
+    const std::uint32_t dep = deps[top.next++].object;
+    if (dep == no_object || slots_[dep].deps_set || !out_.objects[dep].checked()) continue;
+    slots_[dep].chain_parent = top.id;
+    slots_[dep].on_stack = true;
+    stack.push_back({dep, 0});  // `top` is invalid from here
+    resolve_dependencies(dep);
+  }
+}
+
+inline void dyld_state::keep_files() {
+  std::unordered_set<const mapped_file*> seen;
+  for (const auto& s : slots_)
+    if (s.file && s.file->mapped && seen.insert(s.file->mapped.get()).second) out_.files.push_back(s.file->mapped);
+}
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/load.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+inline constexpr std::size_t dyld_max_reexport_depth = 256;
+
+namespace detail {
+
+class dyld_binder {
+ public:
+  explicit dyld_binder(dyld_state& state) : st_(state), out_(state.out()) {}
+
+  void bind_all() {
+    const auto count = static_cast<std::uint32_t>(out_.objects.size());
+    marks_.assign(count, 0);
+    for (std::uint32_t id = 0; id < count; ++id) {
+      const dyld_image* img = st_.image(id);
+      if (img == nullptr || img->kind != dyld_image_kind::macho) continue;
+      bind_image(id, *img);
+    }
+  }
+
+ private:
+  enum class outcome : std::uint8_t { not_found, found, unchecked };
+  struct answer {
+    outcome what = outcome::not_found;
+    std::uint32_t to = no_object;
+    bool weak = false;
+  };
+
+  struct binding_key {
+    std::uint32_t from, to;
+    std::string_view symbol;
+    bool operator==(const binding_key& o) const noexcept { return from == o.from && to == o.to && symbol == o.symbol; }
+  };
+  struct binding_hash {
+    std::size_t operator()(const binding_key& k) const noexcept {
+      return std::hash<std::string_view>()(k.symbol) ^ (std::size_t{k.from} * 0x9e3779b97f4a7c15ull) ^ (std::size_t{k.to} << 20);
+    }
+  };
+
+  void bind(std::uint32_t from, const answer& a, std::string_view symbol) {
+    if (a.to == no_object) return;
+    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false});
+  }
+
+  // Is `name` in image `id` (and, when `deep`, the images it re-exports)?
+  answer lookup(std::uint32_t id, std::string_view name, bool deep, std::size_t depth) {
+    if (id >= marks_.size()) return {};
+    if (marks_[id] == generation_) return {};  // searched already in this lookup (dyld's alreadySearched)
+    marks_[id] = generation_;
+    const dyld_object& obj = out_.objects[id];
+    if (obj.kind == dyld_image_kind::system) return {outcome::unchecked, id, false};
+    const dyld_image* img = st_.image(id);
+    if (img == nullptr) return {};
+    if (depth > dyld_max_reexport_depth) {
+      st_.error(id, "re-export chain deeper than " + std::to_string(dyld_max_reexport_depth) + " looking up " + std::string(name));
+      return {};
+    }
+    ++out_.lookups;
+    auto hit = img->find(name);
+    if (!hit) {
+      report_once(id, describe(hit.error()));
+      return {};
+    }
+    if (*hit) {
+      const dyld_export_hit& h = **hit;
+      if (!h.reexport) return {outcome::found, id, h.weak};
+      const auto& deps = obj.dependencies;
+      if (h.ordinal == 0 || h.ordinal > deps.size()) {
+        report_once(id, "re-export ordinal " + std::to_string(h.ordinal) + " out of range (" + std::to_string(deps.size()) +
+                            " dylibs) for " + std::string(name));
+        return {};
+      }
+      const std::uint32_t dep = deps[h.ordinal - 1].object;
+      if (dep == no_object || !out_.objects[dep].found()) return {};  // re-exported from a missing weak dylib
+      const std::string_view target = h.import_name.empty() ? name : h.import_name;
+      if (target != name) ++generation_;  // a rename searches afresh
+      return lookup(dep, target, true, depth + 1);
+    }
+    if (!deep) return {};
+    answer unchecked;
+    for (const auto& d : obj.dependencies) {
+      if (d.kind != macho::dylib_kind::reexport || d.object == no_object) continue;
+      answer a = lookup(d.object, name, true, depth + 1);
+      if (a.what == outcome::found) return a;
+      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
+    }
+    return unchecked;
+  }
+
+  answer start(std::uint32_t id, std::string_view name, bool deep) {
+    ++generation_;
+    return lookup(id, name, deep, 0);
+  }
+
+  // Flat lookup: every image in load order, each in its own exports.
+  answer flat(std::string_view name) {
+    answer unchecked;
+    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
+      if (!out_.objects[id].found()) continue;
+      answer a = start(id, name, false);
+      if (a.what == outcome::found) return a;
+      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
+    }
+    return unchecked;
+  }
+
+  // Weak coalescing: the first definition in load order among images with
+  // weak definitions, a non-weak one winning over weak ones.
+  answer coalesce(std::string_view name) {
+    answer best;
+    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
+      const dyld_image* img = st_.image(id);
+      if (img == nullptr || !img->weak_defines) continue;
+      answer a = start(id, name, false);
+      if (a.what != outcome::found) continue;
+      if (best.what != outcome::found || (best.weak && !a.weak)) best = a;
+      if (!best.weak) break;
+    }
+    return best;
+  }
+
+  void report_once(std::uint32_t id, std::string message) {
+    if (reported_.insert(id).second) st_.error(id, std::move(message));
+  }
+
+  void bind_image(std::uint32_t id, const dyld_image& img) {
+    const std::size_t ndeps = out_.objects[id].dependencies.size();
+    std::vector<char> used(ndeps + 1, 0);
+    const bool main_is_executable = out_.objects[0].filetype == macho::MH_EXECUTE;
+    for (const macho::import_entry& e : img.imports) {
+      ++out_.imports;
+      if (e.kind == macho::import_source::weak_bind) {
+        if (e.non_weak_definition) continue;  // announces a strong definition; binds nothing
+        bind(id, coalesce(e.symbol), e.symbol);
+        continue;
+      }
+      answer a;
+      std::int64_t ordinal = e.library_ordinal;
+      if (ordinal > 0 && static_cast<std::uint64_t>(ordinal) > ndeps) {
+        report_once(id, "library ordinal " + std::to_string(ordinal) + " past its " + std::to_string(ndeps) +
+                            " dylibs (importing " + std::string(e.symbol) + ")");
+        continue;
+      }
+      if (ordinal > 0) used[static_cast<std::size_t>(ordinal)] = 1;
+      if (ordinal > 0 && !img.two_level) ordinal = -2;
+      if (ordinal > 0) {
+        const std::uint32_t target = out_.objects[id].dependencies[static_cast<std::size_t>(ordinal - 1)].object;
+        if (target != no_object && out_.objects[target].found()) a = start(target, e.symbol, true);
+      } else if (ordinal == 0) {
+        a = start(id, e.symbol, true);
+      } else if (ordinal == -1) {
+        if (main_is_executable) a = start(0, e.symbol, true);
+        else a.what = outcome::unchecked;  // the host executable is not part of the closure
+      } else if (ordinal == -2) {
+        a = flat(e.symbol);
+      } else if (ordinal == -3) {
+        a = coalesce(e.symbol);
+      } else {
+        report_once(id, "unknown special library ordinal " + std::to_string(ordinal) + " (importing " +
+                            std::string(e.symbol) + ")");
+        continue;
+      }
+      switch (a.what) {
+        case outcome::found: bind(id, a, e.symbol); break;
+        case outcome::unchecked:
+          ++out_.unchecked;
+          bind(id, a, e.symbol);
+          break;
+        case outcome::not_found:
+          if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)
+            out_.undefined.push_back({id, e.symbol, {}});
+          break;
+      }
+    }
+    // Unused dylibs: ordinals no import names (re-exports are part of the interface).
+    if (!img.two_level) return;
+    const auto& deps = out_.objects[id].dependencies;
+    for (std::size_t i = 0; i < deps.size(); ++i) {
+      if (used[i + 1] || deps[i].kind == macho::dylib_kind::reexport) continue;
+      // ld64.lld writes LC_LOAD_DYLIB and LC_REEXPORT_DYLIB for one -reexport_library: the load is part of the re-export.
+      bool reexported = false;
+      for (const auto& other : deps)
+        reexported = reexported || (other.kind == macho::dylib_kind::reexport && other.install_name == deps[i].install_name);
+      if (!reexported) out_.unused.push_back({id, static_cast<std::uint32_t>(i + 1), deps[i].object, deps[i].install_name});
+    }
+  }
+
+  dyld_state& st_;
+  dyld_link& out_;
+  std::vector<std::uint32_t> marks_;
+  std::uint32_t generation_ = 0;
+  std::unordered_set<binding_key, binding_hash> seen_, undefined_;
+  std::unordered_set<std::uint32_t> reported_;
+};
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/bind.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// Emulate dyld for the Mach-O image at host path `file` (an executable, a
+// dylib or a bundle; a universal file's slice of options.arch, else its
+// first). Errors are only for a root that cannot be read or is not Mach-O;
+// every problem further down is on the objects, in errors or in warnings.
+inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
+  dyld_link out;
+  detail::dyld_state state(options, out, cache);
+  // The root image.
+  LINKSCOPE_CHECK(state.load_root(file));
+  // The closure, as dyld4's loadDependents recurses.
+  state.load_all();
+  // Every import, two-level.
+  if (options.bindings) detail::dyld_binder(state).bind_all();
+  // The mappings stay with the result.
+  state.keep_files();
+  return out;
+}
+
+inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {}) {
+  dyld_cache cache;
+  return link_dyld(file, options, cache);
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld.hpp ----
 // ---- begin linkscope/resolve/link_line.hpp ----
 // linkscope/resolve/link_line.hpp — a model of a static linker's command line.
 //

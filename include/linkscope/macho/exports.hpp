@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <string_view>
@@ -81,7 +82,75 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
   offset += len + 1;
   return std::string_view(first, len);
 }
+// The terminal data of the node at `node_offset`, read from `at` inside
+// `info` (the trie cut at the end of the terminal data).
+inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
+  export_entry e;
+  e.node_offset = node_offset;
+  LINKSCOPE_TRY(flags, read_uleb128(info, at));
+  e.flags = flags;
+  if (e.reexport()) {
+    LINKSCOPE_TRY(ordinal, read_uleb128(info, at));
+    e.library_ordinal = ordinal;
+    LINKSCOPE_TRY(imported, trie_string(info, at, "export trie re-export name not terminated in its node"));
+    e.import_name = imported;
+  } else {
+    LINKSCOPE_TRY(address, read_uleb128(info, at));
+    e.address = address;
+    if (e.stub_and_resolver()) {
+      LINKSCOPE_TRY(resolver, read_uleb128(info, at));
+      e.resolver = resolver;
+    }
+  }
+  return e;
+}
 }  // namespace detail
+
+// Look one name up as dyld does (trieWalk): from the root, follow the child
+// whose edge is a prefix of what is left of the name. Each step consumes at
+// least one character (an empty edge never matches), so the walk takes at
+// most name.size() + 1 steps. The entry's `name` is `name`. nullopt when the
+// name is not exported; an error when a node on the way is malformed.
+inline result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
+  using found = std::optional<export_entry>;
+  if (trie.empty()) return found();
+  u64 node = 0;
+  std::size_t matched = 0;
+  for (std::size_t step = 0;; ++step) {
+    if (step > name.size() || step >= export_max_depth) return trie.fail(errc::too_large, node, "export trie too deep");
+    if (node >= trie.size()) return trie.fail(errc::out_of_range, node, "export trie node past end of trie");
+    u64 at = node;
+    LINKSCOPE_TRY(terminal_size, read_uleb128(trie, at));
+    if (!trie.contains(at, terminal_size))
+      return trie.fail(errc::truncated, node, "export trie terminal info past end of trie");
+    const u64 children_at = at + terminal_size;
+    if (matched == name.size()) {
+      if (terminal_size == 0) return found();
+      LINKSCOPE_TRY(e, detail::read_terminal(trie.sub_unchecked(0, children_at), node, at));
+      e.name = name;
+      return found(e);
+    }
+    if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
+    u64 count = trie.data()[children_at];
+    u64 child_at = children_at + 1;
+    u64 next = 0;
+    std::size_t edge_size = 0;
+    const std::string_view rest = name.substr(matched);
+    while (count-- > 0) {
+      LINKSCOPE_TRY(edge, detail::trie_string(trie, child_at, "export trie edge not terminated"));
+      LINKSCOPE_TRY(child, read_uleb128(trie, child_at));
+      if (!edge.empty() && rest.substr(0, edge.size()) == edge) {
+        if (child == 0) return trie.fail(errc::malformed, child_at, "export trie child points at the root");
+        next = child;
+        edge_size = edge.size();
+        break;
+      }
+    }
+    if (next == 0) return found();
+    matched += edge_size;
+    node = next;
+  }
+}
 
 // Visit every exported symbol, a node after its children (llvm-objdump's order):
 // callback(const export_entry&) -> void or bool (false stops).
@@ -113,23 +182,7 @@ result<void> for_each_export(byte_view trie, F&& callback) {
     const u64 children_at = terminal_start + terminal_size;
     if (terminal_size != 0) {
       const byte_view info = trie.sub_unchecked(0, children_at);  // terminal data may not run past its size
-      export_entry e;
-      e.node_offset = offset;
-      LINKSCOPE_TRY(flags, read_uleb128(info, at));
-      e.flags = flags;
-      if (e.reexport()) {
-        LINKSCOPE_TRY(ordinal, read_uleb128(info, at));
-        e.library_ordinal = ordinal;
-        LINKSCOPE_TRY(imported, detail::trie_string(info, at, "export trie re-export name not terminated in its node"));
-        e.import_name = imported;
-      } else {
-        LINKSCOPE_TRY(address, read_uleb128(info, at));
-        e.address = address;
-        if (e.stub_and_resolver()) {
-          LINKSCOPE_TRY(resolver, read_uleb128(info, at));
-          e.resolver = resolver;
-        }
-      }
+      LINKSCOPE_TRY(e, detail::read_terminal(info, offset, at));
       if (children_at >= trie.size()) return trie.fail(errc::truncated, children_at, "export trie child count past end of trie");
       stack.push_back({children_at + 1, trie.data()[children_at], name.size(), true, e});
       return true;

@@ -27,6 +27,8 @@
 // Names are views into the text.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -401,6 +403,69 @@ inline result<std::vector<document>> read(byte_view text) {
   if (in_document) LINKSCOPE_CHECK(finish());
   if (out.empty()) return text.fail(errc::bad_magic, 0, "no tbd document");
   return out;
+}
+
+// Whether a section (or a document) listing `targets` applies to `arch`
+// (x86_64, arm64, ...): v4 targets are ARCH-PLATFORM ("arm64-macos",
+// "x86_64-maccatalyst"), v1-3 archs are plain; an empty list applies to all.
+inline bool applies_to(const std::vector<std::string_view>& targets, std::string_view arch) noexcept {
+  if (targets.empty() || arch.empty()) return true;
+  for (std::string_view t : targets) {
+    const auto dash = t.find('-');
+    if (t.substr(0, dash) == arch) return true;
+  }
+  return false;
+}
+
+// The symbol names a document exports for `arch`, as ld64 and dyld see
+// them: symbols, weak symbols (weak = true), thread-local symbols, the
+// re-exported symbols of v4 `reexports`, and the Objective-C names spelled
+// as the objc2 ABI does (_OBJC_CLASS_$_X and _OBJC_METACLASS_$_X per class,
+// _OBJC_EHTYPE_$_X, _OBJC_IVAR_$_X). callback(std::string_view name, bool weak);
+// the objc names are built in a buffer valid during the call only.
+template <class F>
+void for_each_exported_name(const document& d, std::string_view arch, F&& callback) {
+  std::string buffer;
+  auto objc = [&](std::string_view prefix, std::string_view name) {
+    buffer.assign(prefix);
+    buffer.append(name);
+    callback(std::string_view(buffer), false);
+  };
+  for (const auto* list : {&d.exports, &d.reexports}) {
+    for (const symbol_section& s : *list) {
+      if (!applies_to(s.targets, arch)) continue;
+      for (std::string_view n : s.symbols) callback(n, false);
+      for (std::string_view n : s.weak_symbols) callback(n, true);
+      for (std::string_view n : s.thread_local_symbols) callback(n, false);
+      for (std::string_view n : s.objc_classes) {
+        objc("_OBJC_CLASS_$_", n);
+        objc("_OBJC_METACLASS_$_", n);
+      }
+      for (std::string_view n : s.objc_eh_types) objc("_OBJC_EHTYPE_$_", n);
+      for (std::string_view n : s.objc_ivars) objc("_OBJC_IVAR_$_", n);
+    }
+  }
+}
+
+// A tbd version string ("1311", "1.2.3", "1311.100.3") packed as a Mach-O
+// dylib version (xxxx.yy.zz); a component past its field is clamped, as
+// TAPI's PackedVersion does. nullopt when it is not digits and dots.
+inline std::optional<u32> packed_version_of(std::string_view text) noexcept {
+  u32 parts[3] = {0, 0, 0};
+  const u32 limits[3] = {0xffff, 0xff, 0xff};
+  std::size_t index = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto dot = text.find('.', start);
+    const std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    u64 value = 0;
+    if (part.empty() || !parse_ascii_number(part, value)) return std::nullopt;
+    if (index < 3) parts[index] = value > limits[index] ? limits[index] : static_cast<u32>(value);
+    ++index;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return (parts[0] << 16) | (parts[1] << 8) | parts[2];
 }
 
 }  // namespace tbd
