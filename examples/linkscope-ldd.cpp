@@ -20,6 +20,7 @@
 #include <linkscope/resolve/dynamic.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/ldd_macho.hpp"
 
 namespace {
 
@@ -51,6 +52,12 @@ void print_help() {
       "  --preload LIB       preload LIB (like LD_PRELOAD; may be repeated, or `a:b`)\n"
       "  --cache FILE        read FILE instead of /etc/ld.so.cache; --no-cache: none\n"
       "  --isa-level N       x86-64 level for glibc-hwcaps (1..4; default: this CPU)\n"
+      "\n"
+      "Mach-O files (dyld's closure; --root is a macOS root or an SDK of .tbd stubs):\n"
+      "  --executable PATH   the main executable, for @executable_path of a bundle or dylib\n"
+      "  --arch ARCH         the slice of universal files (x86_64, arm64; default: the first)\n"
+      "  --dyld-library-path P, --dyld-framework-path P, --dyld-fallback-library-path P\n"
+      "                      DYLD_LIBRARY_PATH, DYLD_FRAMEWORK_PATH, DYLD_FALLBACK_LIBRARY_PATH\n"
       "  --help, --version\n"
       "\n"
       "Exit status: 0 ok, 1 finding (library not found, undefined or unused with\n"
@@ -59,6 +66,18 @@ void print_help() {
 }
 
 enum class mode { list, tree, bindings, unused, undefined, interposed, dot, json };
+
+std::vector<std::string> split_colons(std::string_view list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(':', start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) out.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
 
 void out(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
@@ -318,6 +337,7 @@ int main(int argc, char** argv) {
   mode what = mode::list;
   bool stats = false;
   dynamic_options options;
+  dyld_options macho_options;  // Mach-O files: the dyld emulator (cli/ldd_macho.hpp)
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -350,6 +370,16 @@ int main(int argc, char** argv) {
     } else if ((v = cli::option_value(argc, argv, i, "--root")) != nullptr) {
       options.search.root = v;
       while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
+    } else if ((v = cli::option_value(argc, argv, i, "--executable")) != nullptr) {
+      macho_options.executable = v;
+    } else if ((v = cli::option_value(argc, argv, i, "--arch")) != nullptr) {
+      macho_options.arch = v;
+    } else if ((v = cli::option_value(argc, argv, i, "--dyld-library-path")) != nullptr) {
+      macho_options.library_path = split_colons(v);
+    } else if ((v = cli::option_value(argc, argv, i, "--dyld-framework-path")) != nullptr) {
+      macho_options.framework_path = split_colons(v);
+    } else if ((v = cli::option_value(argc, argv, i, "--dyld-fallback-library-path")) != nullptr) {
+      macho_options.fallback_library_path = split_colons(v);
     } else if ((v = cli::option_value(argc, argv, i, "--library-path")) != nullptr) {
       options.search.library_path = std::string(v);
     } else if ((v = cli::option_value(argc, argv, i, "--cache")) != nullptr) {
@@ -394,6 +424,19 @@ int main(int argc, char** argv) {
   for (const std::string& file : files) {
     if (files.size() > 1 && what != mode::json && what != mode::bindings) {
       std::printf("%s:\n", file.c_str());
+    }
+    if (cli::is_macho_file(file)) {
+      macho_options.root = options.search.root;
+      const cli::ldd_output macho_what = what == mode::tree ? cli::ldd_output::tree
+                                         : what == mode::bindings ? cli::ldd_output::bindings
+                                         : what == mode::unused ? cli::ldd_output::unused
+                                         : what == mode::undefined ? cli::ldd_output::undefined
+                                         : what == mode::dot ? cli::ldd_output::dot
+                                         : what == mode::json ? cli::ldd_output::json
+                                                              : cli::ldd_output::list;
+      const int s = cli::ldd_macho(tool, file, macho_what, macho_options);
+      if (s > status) status = s;
+      continue;
     }
     auto link = link_dynamic(file, options);
     if (!link) {

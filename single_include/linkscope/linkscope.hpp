@@ -15317,7 +15317,13 @@ inline dyld_candidate candidate_of(std::string path, bool under_root, dyld_found
 class dyld_state {
  public:
   dyld_state(const dyld_options& options, dyld_link& out, dyld_cache& cache) : opts_(options), out_(out), cache_(cache) {
-    if (!opts_.root.empty() && opts_.root.back() == '/') opts_.root.pop_back();
+    while (!opts_.root.empty() && opts_.root.back() == '/') opts_.root.pop_back();
+#if !defined(_WIN32)
+    if (!opts_.root.empty() && opts_.root.front() != '/') {
+      char buffer[4096];
+      if (::getcwd(buffer, sizeof buffer) != nullptr) opts_.root = std::string(buffer) + "/" + opts_.root;
+    }
+#endif
   }
 
   const dyld_options& options() const noexcept { return opts_; }
