@@ -33,6 +33,7 @@
 #include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 
 namespace {
 
@@ -148,37 +149,45 @@ class output {
   std::size_t size_ = 0;
 };
 
-int usage(std::FILE* out) {
-  std::fputs(
-      "Usage: linkscope-nm [option(s)] [file(s)]\n"
-      " List symbols in [file(s)] (a.out by default), like GNU nm 2.40.\n"
-      " The options are:\n"
-      "  -a, --debug-syms       Display debugger-only symbols\n"
-      "  -A, --print-file-name  Print name of the input file before every symbol\n"
-      "  -C, --demangle         Decode low-level symbol names into user-level names\n"
-      "      --no-demangle      Do not demangle low-level symbol names\n"
-      "  -D, --dynamic          Display dynamic symbols instead of normal symbols\n"
-      "      --defined-only     Display only defined symbols\n"
-      "  -g, --extern-only      Display only external symbols\n"
-      "  -o                     Same as -A\n"
-      "  -p, --no-sort          Do not sort the symbols\n"
-      "  -P, --portability      Same as --format=posix\n"
-      "  -f, --format=FORMAT    Use the output format FORMAT (bsd or posix)\n"
-      "  -s, --print-armap      Include index for symbols from archive members\n"
-      "      --arch=ARCH|all    Mach-O universal files: the slices to list (as llvm-nm)\n"
-      "  -S, --print-size       Print size of defined symbols\n"
-      "      --special-syms     Include special symbols in the output\n"
-      "  -u, --undefined-only   Display only undefined symbols\n"
-      "      --with-symbol-versions     Display version strings after symbol names (default)\n"
-      "      --without-symbol-versions  Do not display version strings\n"
-      "      --json             Machine-readable output ({\"version\": 1, ...})\n"
-      "      --thin-confine     Refuse thin-archive member paths that are absolute or\n"
-      "                         leave the archive's folder\n"
-      "  -h, --help             Display this information\n"
-      "  -V, --version          Display this program's version number\n",
-      out);
-  return out == stdout ? cli::exit_ok : cli::exit_error;
-}
+// The options, in GNU nm 2.40's --help order; the same letters and long names.
+constexpr cli::option_spec option_table[] = {
+    {"debug-syms", 'a', cli::arg::none, nullptr, "Display debugger-only symbols"},
+    {"print-file-name", 'A', cli::arg::none, nullptr, "Print name of the input file before every symbol"},
+    {"demangle", 'C', cli::arg::none, nullptr, "Decode low-level symbol names into user-level names"},
+    {"no-demangle", 0, cli::arg::none, nullptr, "Do not demangle low-level symbol names"},
+    {"dynamic", 'D', cli::arg::none, nullptr, "Display dynamic symbols instead of normal symbols"},
+    {"format", 'f', cli::arg::required, "FORMAT", "Use the output format FORMAT (bsd or posix)"},
+    {"extern-only", 'g', cli::arg::none, nullptr, "Display only external symbols"},
+    {nullptr, 'o', cli::arg::none, nullptr, "Same as -A"},
+    {"no-sort", 'p', cli::arg::none, nullptr, "Do not sort the symbols"},
+    {"portability", 'P', cli::arg::none, nullptr, "Same as --format=posix"},
+    {"print-size", 'S', cli::arg::none, nullptr, "Print size of defined symbols"},
+    {"print-armap", 's', cli::arg::none, nullptr, "Include index for symbols from archive members"},
+    {"special-syms", 0, cli::arg::none, nullptr, "Include special symbols in the output"},
+    {"undefined-only", 'u', cli::arg::none, nullptr, "Display only undefined symbols"},
+    {"defined-only", 'U', cli::arg::none, nullptr, "Display only defined symbols"},
+    {"with-symbol-versions", 0, cli::arg::none, nullptr, "Display version strings after symbol names (default)"},
+    {"without-symbol-versions", 0, cli::arg::none, nullptr, "Do not display version strings"},
+    {"arch", 0, cli::arg::required, "ARCH|all", "Mach-O universal files: the slices to list (as llvm-nm)"},
+    {"json", 0, cli::arg::none, nullptr, "Machine-readable output ({\"version\": 1, ...})"},
+    {"thin-confine", 0, cli::arg::none, nullptr,
+     "Refuse thin-archive member paths that are absolute or leave the archive's folder"},
+    {"help", 'h', cli::arg::none, nullptr, "Display this information"},
+    {"version", 'V', cli::arg::none, nullptr, "Display this program's version number"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-nm", "[OPTION]... [FILE]...",
+    "List symbols in FILEs (a.out by default), like GNU nm 2.40.\n"
+    "ELF objects, shared libraries, executables and archives of them list byte for\n"
+    "byte as GNU nm lists them; Mach-O files (thin or universal) as llvm-nm does.\n"
+    "Options that contradict each other take the last one given, as in nm\n"
+    "(-u and --defined-only, -C and --no-demangle, -P and --format).",
+    option_table,
+    "  linkscope-nm -D /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+    "  linkscope-nm -C -g --defined-only libfoo.a\n"
+    "  linkscope-nm -A -P -S *.o\n"
+    "  linkscope-nm --json -D libz.so.1\n"};
 
 // One listed object (a file or an archive member).
 struct object_context {
@@ -716,75 +725,47 @@ class lister {
 
 int main(int argc, char** argv) {
   options opts;
-  bool end_of_options = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (end_of_options || arg.empty() || arg[0] != '-' || arg == "-") {
-      opts.files.emplace_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      end_of_options = true;
-      continue;
-    }
-    if (arg.substr(0, 2) == "--") {
-      if (arg == "--help") return usage(stdout);
-      if (arg == "--version") return cli::print_version(tool);
-      if (arg == "--dynamic") opts.nm.dynamic = true;
-      else if (arg == "--no-sort") opts.no_sort = true;
-      else if (arg == "--undefined-only") opts.nm.undefined_only = true, opts.nm.defined_only = false;
-      else if (arg == "--extern-only") opts.nm.external_only = true;
-      else if (arg == "--print-file-name") opts.print_file_name = true;
-      else if (arg == "--portability") opts.posix = true;
-      else if (arg == "--print-size") opts.print_size = true;
-      else if (arg == "--print-armap") opts.print_armap = true;
-      else if (arg == "--thin-confine") opts.thin.confine_to_archive_dir = true;
-      else if (arg == "--defined-only") opts.nm.defined_only = true, opts.nm.undefined_only = false;  // last wins, as nm
-      else if (arg == "--debug-syms") opts.nm.debug_syms = true;
-      else if (arg == "--special-syms") opts.nm.special_syms = true;
-      else if (arg == "--with-symbol-versions") opts.with_versions = true;
-      else if (arg == "--without-symbol-versions") opts.with_versions = false;
-      else if (arg == "--json") opts.json = true;
-      else if (arg == "--demangle") opts.demangle = true;
-      else if (arg == "--no-demangle") opts.demangle = false;
-      else if (arg.substr(0, 7) == "--arch=") opts.arch = std::string(arg.substr(7));
-      else if (const char* v = cli::option_value(argc, argv, i, "--format")) {
-        std::string_view f = v;
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  // In command-line order: where options contradict each other, nm takes the last.
+  for (const auto& given : p.options) {
+    const cli::option_spec& o = *given.spec;
+    switch (o.short_name) {
+      case 'a': opts.nm.debug_syms = true; continue;
+      case 'A':
+      case 'o': opts.print_file_name = true; continue;
+      case 'C': opts.demangle = true; continue;
+      case 'D': opts.nm.dynamic = true; continue;
+      case 'g': opts.nm.external_only = true; continue;
+      case 'p': opts.no_sort = true; continue;
+      case 'P': opts.posix = true; continue;
+      case 'S': opts.print_size = true; continue;
+      case 's': opts.print_armap = true; continue;
+      case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; continue;
+      case 'U': opts.nm.defined_only = true, opts.nm.undefined_only = false; continue;
+      case 'f': {
+        const std::string& f = given.value;
         if (f == "posix" || f == "p" || f == "P") opts.posix = true;
         else if (f == "bsd" || f == "b" || f == "B") opts.posix = false;
-        else return cli::usage_error(tool, "unsupported output format: " + std::string(f));
-      } else {
-        return cli::usage_error(tool, "unrecognized option '" + std::string(arg) + "'");
+        else return cli::usage_error(tool, "unsupported output format: " + f);
+        continue;
       }
-      continue;
+      default: break;
     }
-    for (std::size_t k = 1; k < arg.size(); ++k) {
-      switch (arg[k]) {
-        case 'D': opts.nm.dynamic = true; break;
-        case 'C': opts.demangle = true; break;
-        case 'p': opts.no_sort = true; break;
-        case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; break;
-        case 'g': opts.nm.external_only = true; break;
-        case 'A':
-        case 'o': opts.print_file_name = true; break;
-        case 'P': opts.posix = true; break;
-        case 'S': opts.print_size = true; break;
-        case 's': opts.print_armap = true; break;
-        case 'a': opts.nm.debug_syms = true; break;
-        case 'h': return usage(stdout);
-        case 'V': return cli::print_version(tool);
-        case 'f': {
-          std::string_view f = k + 1 < arg.size() ? arg.substr(k + 1) : (i + 1 < argc ? std::string_view(argv[++i]) : "");
-          if (f == "posix" || f == "p" || f == "P") opts.posix = true;
-          else if (f == "bsd" || f == "b" || f == "B") opts.posix = false;
-          else return cli::usage_error(tool, "unsupported output format: " + std::string(f));
-          k = arg.size();
-          break;
-        }
-        default: return cli::usage_error(tool, std::string("invalid option -- '") + arg[k] + "'");
-      }
-    }
+    const std::string_view name = o.long_name;
+    if (name == "no-demangle") opts.demangle = false;
+    else if (name == "special-syms") opts.nm.special_syms = true;
+    else if (name == "with-symbol-versions") opts.with_versions = true;
+    else if (name == "without-symbol-versions") opts.with_versions = false;
+    else if (name == "arch") opts.arch = given.value;
+    else if (name == "json") opts.json = true;
+    else if (name == "thin-confine") opts.thin.confine_to_archive_dir = true;
   }
+  // --json is an output format of its own: with a text format it is a usage error.
+  if (opts.json && (p.has("portability") || p.has("format")))
+    return cli::usage_error(spec, p.has("format") ? "options '--json' and '--format' exclude each other"
+                                                   : "options '--json' and '--portability' exclude each other");
+  opts.files = std::move(p.operands);
   if (opts.files.empty()) opts.files.emplace_back("a.out");
   // nm sorts with strcoll in the user's LC_COLLATE; C and POSIX mean strcmp.
   const char* collate = std::setlocale(LC_COLLATE, "");
