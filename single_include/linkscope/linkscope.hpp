@@ -2945,7 +2945,10 @@ struct elf_types {
     u8 st_bind() const noexcept { return elf::st_bind(st_info); }
     u8 st_type() const noexcept { return elf::st_type(st_info); }
     u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    // st_shndx as stored (reserved values such as SHN_ABS and SHN_XINDEX raw).
+    u32 raw_shndx() const noexcept { return static_cast<u32>(st_shndx); }
     bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    bool is_absolute() const noexcept { return static_cast<u32>(st_shndx) == SHN_ABS; }
     // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
     bool binds_locally() const noexcept {
       return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
@@ -2961,7 +2964,10 @@ struct elf_types {
     u8 st_bind() const noexcept { return elf::st_bind(st_info); }
     u8 st_type() const noexcept { return elf::st_type(st_info); }
     u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    // st_shndx as stored (reserved values such as SHN_ABS and SHN_XINDEX raw).
+    u32 raw_shndx() const noexcept { return static_cast<u32>(st_shndx); }
     bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    bool is_absolute() const noexcept { return static_cast<u32>(st_shndx) == SHN_ABS; }
     // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
     bool binds_locally() const noexcept {
       return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
@@ -4553,6 +4559,7 @@ class hash_table {
 // entries are visited once, as PLT relocations.
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 
@@ -4852,6 +4859,37 @@ struct dynamic_relocation {
   reloc_class kind = reloc_class::other;
   reloc_table table = reloc_table::rela;
 };
+
+// The ld.so emulator's fast path over one relocation table as dynamic_info
+// gives it (rela_table / rel_table / jmprel_table: bounds and entry size
+// already checked): f(symbol index, r_type) for every entry whose symbol index
+// is not 0. Most entries of a big DSO are R_*_RELATIVE with symbol 0 (2.3M of
+// op_registration_test's 2.5M relocations); they are skipped without a call.
+template <class ET, class F>
+void for_each_symbolic_entry(const file<ET>& elf_file, const dynamic_table& t, bool is_rela, F&& f) {
+  const std::size_t want = is_rela ? sizeof(typename ET::Rela) : sizeof(typename ET::Rel);
+  if (!t.present || t.entsize < want) return;
+  const byte_view bytes = elf_file.bytes();
+  if (t.offset > bytes.size() || t.size > bytes.size() - t.offset) return;
+  const unsigned char* base = bytes.data() + t.offset;
+  const std::size_t count = static_cast<std::size_t>(t.size / t.entsize);
+  const std::size_t stride = static_cast<std::size_t>(t.entsize);
+  if (is_rela) {
+    for (std::size_t i = 0; i < count; ++i) {
+      typename ET::Rela r;
+      std::memcpy(&r, base + i * stride, sizeof r);
+      const u32 symidx = r.r_sym();
+      if (symidx != 0) f(symidx, static_cast<u32>(r.r_type()));
+    }
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      typename ET::Rel r;
+      std::memcpy(&r, base + i * stride, sizeof r);
+      const u32 symidx = r.r_sym();
+      if (symidx != 0) f(symidx, static_cast<u32>(r.r_type()));
+    }
+  }
+}
 
 // Visit every dynamic relocation: f(const dynamic_relocation&) may return
 // bool (false stops). With `include_relr`, RELR entries are expanded and
@@ -11953,7 +11991,6 @@ struct dynamic_link {
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -12406,7 +12443,7 @@ class binder : public loader<ET> {
   // A definition ld.so can find (check_match's first tests): st_value != 0,
   // SHN_ABS or STT_TLS.
   static bool has_value(const Sym& s) noexcept {
-    return s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || s.st_type() == elf::STT_TLS;
+    return s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
   }
   static constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
                                           (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
@@ -12628,27 +12665,7 @@ class binder : public loader<ET> {
         objects_[id].warnings.push_back(std::string("relocations: ") + table.error().message);
         return;
       }
-      if (!table->present) return;
-      const unsigned char* base = img.elf.bytes().data() + table->offset;
-      const std::size_t count = table->size / table->entsize;
-      // Most entries of a big DSO are R_*_RELATIVE (symbol 0): skip them here,
-      // without a call (2.3M of op_registration_test's 2.5M relocations).
-      const std::size_t stride = table->entsize;
-      if (rela) {
-        for (std::size_t i = 0; i < count; ++i) {
-          typename ET::Rela r;
-          std::memcpy(&r, base + i * stride, sizeof r);
-          const u32 symidx = r.r_sym();
-          if (symidx != 0) handle(symidx, r.r_type());
-        }
-      } else {
-        for (std::size_t i = 0; i < count; ++i) {
-          typename ET::Rel r;
-          std::memcpy(&r, base + i * stride, sizeof r);
-          const u32 symidx = r.r_sym();
-          if (symidx != 0) handle(symidx, r.r_type());
-        }
-      }
+      elf::for_each_symbolic_entry(img.elf, *table, rela, handle);
     };
     run(d.rela_table(), true);
     run(d.rel_table(), false);
@@ -16944,7 +16961,7 @@ result<void> read_object_symbols(const elf::file<ET>& f, comdat_index* comdats,
     LINKSCOPE_TRY(name, symtab.name(i));
     // Reserved st_shndx values are read raw; only SHN_XINDEX needs the
     // SHT_SYMTAB_SHNDX table.
-    const std::uint32_t raw = sym.st_shndx;
+    const std::uint32_t raw = sym.raw_shndx();
     std::uint32_t shndx = raw;
     if (raw == elf::SHN_XINDEX) {
       LINKSCOPE_TRY(real, symtab.section_index(i, sym));
@@ -17002,7 +17019,7 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
     s.name = name;
     s.binding = bind;
     s.visibility = sym.st_visibility();
-    if (sym.st_shndx == elf::SHN_UNDEF) {
+    if (sym.is_undefined()) {
       // lld names a versioned reference name@VER: it matches no archive symbol.
       if (index != elf::VER_NDX_LOCAL && index != elf::VER_NDX_GLOBAL) continue;
       s.kind = input_symbol::undefined;

@@ -199,7 +199,10 @@ struct elf_types {
     u8 st_bind() const noexcept { return elf::st_bind(st_info); }
     u8 st_type() const noexcept { return elf::st_type(st_info); }
     u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    // st_shndx as stored (reserved values such as SHN_ABS and SHN_XINDEX raw).
+    u32 raw_shndx() const noexcept { return static_cast<u32>(st_shndx); }
     bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    bool is_absolute() const noexcept { return static_cast<u32>(st_shndx) == SHN_ABS; }
     // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
     bool binds_locally() const noexcept {
       return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;
@@ -215,7 +218,10 @@ struct elf_types {
     u8 st_bind() const noexcept { return elf::st_bind(st_info); }
     u8 st_type() const noexcept { return elf::st_type(st_info); }
     u8 st_visibility() const noexcept { return elf::st_visibility(st_other); }
+    // st_shndx as stored (reserved values such as SHN_ABS and SHN_XINDEX raw).
+    u32 raw_shndx() const noexcept { return static_cast<u32>(st_shndx); }
     bool is_undefined() const noexcept { return static_cast<u32>(st_shndx) == SHN_UNDEF; }
+    bool is_absolute() const noexcept { return static_cast<u32>(st_shndx) == SHN_ABS; }
     // STV_HIDDEN or STV_INTERNAL: binds inside its own object, never seen by others.
     bool binds_locally() const noexcept {
       return st_visibility() == STV_HIDDEN || st_visibility() == STV_INTERNAL;

@@ -78,7 +78,7 @@ result<void> read_object_symbols(const elf::file<ET>& f, comdat_index* comdats,
     LINKSCOPE_TRY(name, symtab.name(i));
     // Reserved st_shndx values are read raw; only SHN_XINDEX needs the
     // SHT_SYMTAB_SHNDX table.
-    const std::uint32_t raw = sym.st_shndx;
+    const std::uint32_t raw = sym.raw_shndx();
     std::uint32_t shndx = raw;
     if (raw == elf::SHN_XINDEX) {
       LINKSCOPE_TRY(real, symtab.section_index(i, sym));
@@ -136,7 +136,7 @@ result<void> read_shared_symbols(const elf::file<ET>& f, std::vector<input_symbo
     s.name = name;
     s.binding = bind;
     s.visibility = sym.st_visibility();
-    if (sym.st_shndx == elf::SHN_UNDEF) {
+    if (sym.is_undefined()) {
       // lld names a versioned reference name@VER: it matches no archive symbol.
       if (index != elf::VER_NDX_LOCAL && index != elf::VER_NDX_GLOBAL) continue;
       s.kind = input_symbol::undefined;

@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -191,7 +190,7 @@ class binder : public loader<ET> {
   // A definition ld.so can find (check_match's first tests): st_value != 0,
   // SHN_ABS or STT_TLS.
   static bool has_value(const Sym& s) noexcept {
-    return s.st_value != 0 || static_cast<u32>(s.st_shndx) == elf::SHN_ABS || s.st_type() == elf::STT_TLS;
+    return s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
   }
   static constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
                                           (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
@@ -413,27 +412,7 @@ class binder : public loader<ET> {
         objects_[id].warnings.push_back(std::string("relocations: ") + table.error().message);
         return;
       }
-      if (!table->present) return;
-      const unsigned char* base = img.elf.bytes().data() + table->offset;
-      const std::size_t count = table->size / table->entsize;
-      // Most entries of a big DSO are R_*_RELATIVE (symbol 0): skip them here,
-      // without a call (2.3M of op_registration_test's 2.5M relocations).
-      const std::size_t stride = table->entsize;
-      if (rela) {
-        for (std::size_t i = 0; i < count; ++i) {
-          typename ET::Rela r;
-          std::memcpy(&r, base + i * stride, sizeof r);
-          const u32 symidx = r.r_sym();
-          if (symidx != 0) handle(symidx, r.r_type());
-        }
-      } else {
-        for (std::size_t i = 0; i < count; ++i) {
-          typename ET::Rel r;
-          std::memcpy(&r, base + i * stride, sizeof r);
-          const u32 symidx = r.r_sym();
-          if (symidx != 0) handle(symidx, r.r_type());
-        }
-      }
+      elf::for_each_symbolic_entry(img.elf, *table, rela, handle);
     };
     run(d.rela_table(), true);
     run(d.rel_table(), false);
