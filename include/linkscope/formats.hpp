@@ -32,6 +32,7 @@
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
 #include "linkscope/elf/hash_table.hpp"
+#include "linkscope/elf/notes.hpp"
 #include "linkscope/elf/relocations.hpp"
 #include "linkscope/elf/source.hpp"
 #include "linkscope/elf/symbols.hpp"

@@ -20,6 +20,7 @@
 #include "linkscope/resolve/conda_meta.hpp"
 #include "linkscope/resolve/duplicates.hpp"
 #include "linkscope/resolve/dyld.hpp"
+#include "linkscope/resolve/floors.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"

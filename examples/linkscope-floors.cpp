@@ -1,0 +1,341 @@
+// linkscope-floors: the oldest system a file runs on, and the symbols that
+// decide it (resolve/floors.hpp): per needed library the highest GLIBC_,
+// GLIBCXX_, CXXABI_, GCC_, OPENSSL_ ... version with the symbols behind it,
+// GLIBC_PRIVATE, the x86-64 ISA level; checked against --max-* limits.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include <linkscope/core/mapped_file.hpp>
+#include <linkscope/elf/file.hpp>
+#include <linkscope/report/json.hpp>
+#include <linkscope/resolve/floors.hpp>
+
+#include "cli/cli.hpp"
+#include "cli/options.hpp"
+
+namespace {
+
+constexpr std::string_view tool = "linkscope-floors";
+
+namespace cli = linkscope::cli;
+namespace resolve = linkscope::resolve;
+
+constexpr cli::option_spec options[] = {
+    {"json", 0, cli::arg::none, nullptr, "write one JSON document ({\"version\": 1, ...}) instead of text"},
+    {"max-glibc", 0, cli::arg::required, "VER", "exit 1 when a file needs a GLIBC_ version above VER (2.17, 2.28, ...)"},
+    {"max-glibcxx", 0, cli::arg::required, "VER", "exit 1 when a file needs a GLIBCXX_ version above VER (3.4.19, ...)"},
+    {"max-version", 0, cli::arg::required, "FAMILY=VER",
+     "exit 1 when a file needs a FAMILY_ version above VER (CXXABI=1.3.7, GCC=4.8.0, OPENSSL=3.0.0); repeatable"},
+    {"max-isa", 0, cli::arg::required, "LEVEL", "exit 1 when a file needs an x86-64 ISA level above LEVEL (baseline, v2, v3, v4)"},
+    {"all-versions", 'a', cli::arg::none, nullptr, "list every version needed with its symbols, not only the highest"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-floors", "[OPTION]... FILE|DIR...",
+    "Report the oldest system each ELF file runs on and why: per needed library the highest\n"
+    "version of each family (GLIBC_, GLIBCXX_, CXXABI_, GCC_, OPENSSL_, ...) with the symbols\n"
+    "bound to it, GLIBC_PRIVATE (never portable), versions of unknown scheme, and the x86-64 ISA\n"
+    "level of the GNU property note. A DIR is searched recursively (symbolic links are not\n"
+    "followed); with several files the set's floor follows.",
+    options,
+    "  linkscope-floors /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
+    "  linkscope-floors --max-glibc 2.17 --max-glibcxx 3.4.19 build/lib/\n"};
+
+struct input {
+  std::string path;
+  linkscope::mapped_file file;
+  std::optional<resolve::elf_floors> floors;
+  std::vector<resolve::limit_violation> violations;
+  bool isa_exceeded = false;
+};
+
+// Regular files under `dir` that start with the ELF magic, in path order.
+void walk(const std::string& dir, std::vector<std::string>& out) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
+    std::FILE* f = std::fopen(it->path().c_str(), "rb");
+    if (f == nullptr) continue;
+    unsigned char magic[4] = {};
+    const bool elf = std::fread(magic, 1, 4, f) == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+    std::fclose(f);
+    if (elf) found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+std::string join(const std::vector<std::string>& names, std::string_view sep) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out.append(sep);
+    out.append(n);
+  }
+  return out;
+}
+
+std::string isa_bits(std::uint32_t mask) {
+  std::vector<std::string> names;
+  for (std::uint32_t bit = 1; bit != 0 && bit <= mask; bit <<= 1) {
+    if (!(mask & bit)) continue;
+    const std::string_view n = linkscope::elf::x86_isa_bit_name(bit);
+    if (n.empty()) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "<unknown: %x>", bit);
+      names.emplace_back(buf);
+    } else {
+      names.emplace_back(n);
+    }
+  }
+  return join(names, ", ");
+}
+
+void print_text(const input& in, bool all_versions, const std::vector<resolve::version_limit>& limits, int max_isa) {
+  const resolve::elf_floors& f = *in.floors;
+  std::printf("%s:\n", in.path.c_str());
+  bool any = false;
+  for (const auto& lib : f.libraries) {
+    if (all_versions) {
+      for (const auto& v : lib.versions) {
+        std::printf("  %s (%s)%s: %s\n", v.name.c_str(), lib.library.c_str(), v.weak ? " [weak]" : "", join(v.symbols, " ").c_str());
+        any = true;
+      }
+      continue;
+    }
+    for (const auto& h : lib.highest) {
+      std::printf("  %s (%s): %s\n", h.highest.c_str(), lib.library.c_str(), join(h.symbols, " ").c_str());
+      any = true;
+    }
+    for (const auto& v : lib.versions) {
+      if (v.scheme == resolve::version_scheme::numbered) continue;
+      const char* what = v.scheme == resolve::version_scheme::private_ ? "never portable" : "unknown version scheme";
+      std::printf("  %s (%s) [%s]: %s\n", v.name.c_str(), lib.library.c_str(), what, join(v.symbols, " ").c_str());
+      any = true;
+    }
+  }
+  if (f.x86_isa_needed) {
+    std::printf("  x86 ISA needed: %s (level %s)\n", isa_bits(*f.x86_isa_needed).c_str(),
+                resolve::x86_isa_level_name(f.x86_isa_level()));
+    any = true;
+  }
+  if (!any) std::printf("  no versioned dependencies\n");
+  for (const auto& v : in.violations) {
+    std::printf("  exceeds %s: needs %s\n", v.max.c_str(), v.highest.c_str());
+    for (std::size_t i = 0; i < v.above.size(); ++i)
+      std::printf("    %s (%s): %s\n", v.above[i].name.c_str(), v.libraries[i].c_str(), join(v.above[i].symbols, " ").c_str());
+  }
+  if (in.isa_exceeded)
+    std::printf("  exceeds x86 ISA level %s: needs %s\n", resolve::x86_isa_level_name(max_isa),
+                resolve::x86_isa_level_name(f.x86_isa_level()));
+  (void)limits;
+}
+
+void write_strings(linkscope::json_writer& w, std::string_view key, const std::vector<std::string>& values) {
+  w.key(key).begin_array();
+  for (const auto& v : values) w.value(v);
+  w.end_array();
+}
+
+void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
+  const resolve::elf_floors& f = *in.floors;
+  w.begin_object();
+  w.field("path", in.path);
+  w.field("format", "elf");
+  w.field("machine", static_cast<unsigned>(f.machine));
+  w.key("libraries").begin_array();
+  for (const auto& lib : f.libraries) {
+    w.begin_object();
+    w.field("library", lib.library);
+    w.key("versions").begin_array();
+    for (const auto& v : lib.versions) {
+      w.begin_object();
+      w.field("name", v.name);
+      w.field("scheme", resolve::to_string(v.scheme));
+      w.field("weak", v.weak);
+      write_strings(w, "symbols", v.symbols);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("highest").begin_array();
+    for (const auto& h : lib.highest) {
+      w.begin_object();
+      w.field("family", h.family);
+      w.field("version", h.highest);
+      write_strings(w, "symbols", h.symbols);
+      w.end_object();
+    }
+    w.end_array();
+    write_strings(w, "private", lib.private_);
+    write_strings(w, "unordered", lib.unordered);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("families").begin_array();
+  for (const auto& h : f.families) {
+    w.begin_object();
+    w.field("family", h.family);
+    w.field("version", h.highest);
+    write_strings(w, "symbols", h.symbols);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("x86_isa_needed");
+  if (f.x86_isa_needed) {
+    w.begin_object();
+    w.field("mask", *f.x86_isa_needed);
+    w.field("level", resolve::x86_isa_level_name(f.x86_isa_level()));
+    w.end_object();
+  } else {
+    w.value(nullptr);
+  }
+  w.key("exceeded").begin_array();
+  for (const auto& v : in.violations) {
+    w.begin_object();
+    w.field("family", v.family);
+    w.field("max", v.max);
+    w.field("highest", v.highest);
+    w.key("above").begin_array();
+    for (std::size_t i = 0; i < v.above.size(); ++i) {
+      w.begin_object();
+      w.field("library", v.libraries[i]);
+      w.field("version", v.above[i].name);
+      write_strings(w, "symbols", v.above[i].symbols);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  if (in.isa_exceeded) {
+    w.begin_object();
+    w.field("family", "x86-64");
+    w.field("max", resolve::x86_isa_level_name(max_isa));
+    w.field("highest", resolve::x86_isa_level_name(f.x86_isa_level()));
+    w.key("above").begin_array().end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::fast_stdout();
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
+  if (p.operands.empty()) return cli::usage_error(spec, "no file given");
+  const bool json = p.has("json");
+  const bool all_versions = p.has("all-versions");
+
+  std::vector<resolve::version_limit> limits;
+  auto add_limit = [&](std::string_view family, std::string_view value) -> bool {
+    auto limit = resolve::make_limit(family, value);
+    if (!limit) return false;
+    limits.push_back(*limit);
+    return true;
+  };
+  if (p.has("max-glibc") && !add_limit("GLIBC", p.value("max-glibc")))
+    return cli::usage_error(spec, "--max-glibc: not a version number (e.g. 2.17)");
+  if (p.has("max-glibcxx") && !add_limit("GLIBCXX", p.value("max-glibcxx")))
+    return cli::usage_error(spec, "--max-glibcxx: not a version number (e.g. 3.4.19)");
+  for (const auto& spec_value : p.values("max-version")) {
+    const auto eq = spec_value.find('=');
+    if (eq == std::string::npos || eq == 0 || !add_limit(std::string_view(spec_value).substr(0, eq), std::string_view(spec_value).substr(eq + 1)))
+      return cli::usage_error(spec, "--max-version: expected FAMILY=VERSION (e.g. CXXABI=1.3.7)");
+  }
+  int max_isa = 0;
+  if (p.has("max-isa")) {
+    max_isa = resolve::parse_x86_isa_level(p.value("max-isa"));
+    if (max_isa < 0) return cli::usage_error(spec, "--max-isa: expected baseline, v2, v3 or v4");
+  }
+
+  std::vector<std::string> paths;
+  int status = cli::exit_ok;
+  for (const auto& operand : p.operands) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(operand, ec)) walk(operand, paths);
+    else paths.push_back(operand);
+  }
+
+  std::vector<input> inputs;
+  inputs.reserve(paths.size());
+  for (const auto& path : paths) {
+    input in;
+    in.path = path;
+    auto mapped = linkscope::mapped_file::open(path);
+    if (!mapped) {
+      cli::report(tool, path, mapped.error());
+      status = cli::exit_error;
+      continue;
+    }
+    in.file = std::move(*mapped);
+    auto floors = resolve::elf_floors_of(in.file.bytes());
+    if (!floors) {
+      cli::report(tool, path, floors.error());
+      status = cli::exit_error;
+      continue;
+    }
+    in.floors = std::move(*floors);
+    in.violations = resolve::check_limits(*in.floors, limits);
+    in.isa_exceeded = max_isa > 0 && in.floors->x86_isa_level() > max_isa;
+    if ((!in.violations.empty() || in.isa_exceeded) && status == cli::exit_ok) status = cli::exit_finding;
+    inputs.push_back(std::move(in));
+  }
+
+  std::vector<const resolve::elf_floors*> list;
+  for (const auto& in : inputs) list.push_back(&*in.floors);
+  const resolve::set_floors set = resolve::merge_set(list);
+
+  if (json) {
+    linkscope::json_writer w(stdout);
+    w.begin_object();
+    w.field("version", 1);
+    w.key("files").begin_array();
+    for (const auto& in : inputs) write_json_file(w, in, max_isa);
+    w.end_array();
+    w.key("set").begin_object();
+    w.key("families").begin_array();
+    for (const auto& fam : set.families) {
+      w.begin_object();
+      w.field("family", fam.family);
+      w.field("version", fam.highest);
+      w.key("files").begin_array();
+      for (std::size_t i : fam.files) w.value(inputs[i].path);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.field("x86_isa_level", resolve::x86_isa_level_name(set.x86_isa_level));
+    w.key("private_files").begin_array();
+    for (std::size_t i : set.private_files) w.value(inputs[i].path);
+    w.end_array();
+    w.end_object();
+    w.field("exceeded", status == cli::exit_finding);
+    w.end_object();
+    w.newline();
+    w.flush();
+    return status;
+  }
+
+  for (const auto& in : inputs) print_text(in, all_versions, limits, max_isa);
+  if (inputs.size() > 1) {
+    std::printf("all %zu files:\n", inputs.size());
+    for (const auto& fam : set.families) {
+      std::vector<std::string> names;
+      for (std::size_t i : fam.files) names.push_back(inputs[i].path);
+      std::printf("  %s: %zu file%s: %s\n", fam.highest.c_str(), fam.files.size(), fam.files.size() == 1 ? "" : "s",
+                  join(names, " ").c_str());
+    }
+    if (set.x86_isa_level > 0) std::printf("  x86 ISA level: %s\n", resolve::x86_isa_level_name(set.x86_isa_level));
+    if (!set.private_files.empty()) std::printf("  %zu file(s) need a *_PRIVATE version (never portable)\n", set.private_files.size());
+  }
+  return status;
+}

@@ -1,0 +1,298 @@
+// resolve/floors.hpp and linkscope-floors. Expected values come from the
+// real tools: objdump -T (the versions of undefined symbols), readelf -n (the
+// x86 ISA property), readelf -S (section offsets) and sort -V (the order of
+// version numbers), never from linkscope's own output.
+#include <linkscope/core/mapped_file.hpp>
+#include <linkscope/resolve/floors.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope;
+namespace lt = linkscope_test;
+
+namespace {
+
+struct oracle_versions {
+  std::map<std::string, std::set<std::string>> symbols;  // version -> undefined symbols bound to it
+};
+
+// objdump -T: the version and name of every undefined symbol.
+oracle_versions objdump_undefined(const std::string& path) {
+  oracle_versions out;
+  auto r = lt::capture("objdump -T " + lt::shell_quote(path) +
+                       " 2>/dev/null | awk '/\\*UND\\*/ { v = $(NF-1); gsub(/[()]/, \"\", v); print v, $NF }'");
+  for (const auto& line : lt::lines(r.out)) {
+    std::istringstream in(line);
+    std::string version, name;
+    in >> version >> name;
+    if (version.empty() || name.empty() || version == "Base" || version.find('_') == std::string::npos) continue;
+    out.symbols[version].insert(name);
+  }
+  return out;
+}
+
+// The highest of `versions` as sort -V orders them.
+std::string sort_v_highest(const std::vector<std::string>& versions) {
+  if (versions.empty()) return {};
+  std::string list;
+  for (const auto& v : versions) list += v + "\n";
+  auto r = lt::capture("printf '%s' " + lt::shell_quote(list) + " | sort -V | tail -n 1");
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+std::vector<std::string> sort_v(std::vector<std::string> versions) {
+  std::string list;
+  for (const auto& v : versions) list += v + "\n";
+  return lt::lines(lt::capture("printf '%s' " + lt::shell_quote(list) + " | sort -V").out);
+}
+
+resolve::elf_floors floors_of(const std::string& path) {
+  auto file = mapped_file::open(path);
+  REQUIRE(file);
+  auto floors = resolve::elf_floors_of(file->bytes());
+  INFO(path);
+  REQUIRE(floors);
+  return *floors;
+}
+
+const resolve::library_floor* library(const resolve::elf_floors& f, const std::string& name) {
+  for (const auto& l : f.libraries)
+    if (l.library == name) return &l;
+  return nullptr;
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+}  // namespace
+
+TEST_CASE("version names order by numeric components, as sort -V does", "[floors]") {
+  const std::vector<std::string> names = {"GLIBC_2.2.5", "GLIBC_2.10", "GLIBC_2.9", "GLIBC_2.2", "GLIBC_2.34", "GLIBC_2.3.4",
+                                          "GLIBC_2.17", "GLIBC_2.3", "GLIBC_2.11.1"};
+  std::vector<std::string> ours = names;
+  std::sort(ours.begin(), ours.end(), [](const std::string& a, const std::string& b) { return resolve::version_less(a, b); });
+  CHECK(ours == sort_v(names));
+
+  const std::vector<std::string> cxx = {"GLIBCXX_3.4.9", "GLIBCXX_3.4.30", "GLIBCXX_3.4", "GLIBCXX_3.4.19", "GLIBCXX_3.4.10"};
+  ours = cxx;
+  std::sort(ours.begin(), ours.end(), [](const std::string& a, const std::string& b) { return resolve::version_less(a, b); });
+  CHECK(ours == sort_v(cxx));
+
+  // OpenSSL 1.1's underscore numbers and release letters.
+  const std::vector<std::string> ssl = {"OPENSSL_1_1_1", "OPENSSL_1_1_0d", "OPENSSL_1_1_0", "OPENSSL_1_1_1a", "OPENSSL_1_1_0i"};
+  ours = ssl;
+  std::sort(ours.begin(), ours.end(), [](const std::string& a, const std::string& b) { return resolve::version_less(a, b); });
+  CHECK(ours == sort_v(ssl));
+
+  const auto ldbl = resolve::parse_version_name("GLIBCXX_LDBL_3.4.7");
+  CHECK(ldbl.scheme == resolve::version_scheme::numbered);
+  CHECK(ldbl.family == "GLIBCXX_LDBL");
+  CHECK(resolve::parse_version_name("GLIBC_PRIVATE").scheme == resolve::version_scheme::private_);
+  CHECK(resolve::parse_version_name("GLIBC_PRIVATE").family == "GLIBC");
+  CHECK(resolve::parse_version_name("CXXABI_FLOAT128").scheme == resolve::version_scheme::unknown);
+  CHECK(resolve::parse_version_name("Base").scheme == resolve::version_scheme::unknown);
+  CHECK(resolve::parse_version_name("libfoo.so.1").scheme == resolve::version_scheme::unknown);
+  CHECK(resolve::parse_version_name("GLIBC_2.x").scheme == resolve::version_scheme::unknown);
+}
+
+TEST_CASE("highest GLIBC_ version and its symbols equal objdump -T on 40 real DSOs", "[floors][real]") {
+  if (!lt::have_tool("objdump")) { WARN("objdump not installed"); return; }
+  namespace fs = std::filesystem;
+  const std::string dir = "/usr/lib/x86_64-linux-gnu";
+  std::vector<std::string> dsos;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::error_code e2;
+    if (entry.is_symlink(e2) || !entry.is_regular_file(e2)) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.find(".so") == std::string::npos) continue;
+    dsos.push_back(entry.path().string());
+  }
+  std::sort(dsos.begin(), dsos.end());
+  if (dsos.size() < 40) { WARN("fewer than 40 DSOs in " + dir); return; }
+  std::size_t compared = 0;
+  for (std::size_t k = 0; k < 40; ++k) {
+    const std::string path = dsos[k * dsos.size() / 40];
+    auto file = mapped_file::open(path);
+    if (!file || !elf::is_elf(file->bytes())) continue;
+    INFO(path);
+    auto floors = resolve::elf_floors_of(file->bytes());
+    REQUIRE(floors);
+    const oracle_versions oracle = objdump_undefined(path);
+    std::vector<std::string> glibc;
+    for (const auto& [version, symbols] : oracle.symbols)
+      if (version.rfind("GLIBC_2", 0) == 0) glibc.push_back(version);
+    const std::string expected = sort_v_highest(glibc);
+    CHECK(std::string(floors->highest("GLIBC")) == expected);
+    if (!expected.empty()) {
+      for (const auto& fam : floors->families)
+        if (fam.family == "GLIBC") CHECK(as_set(fam.symbols) == oracle.symbols.at(expected));
+    }
+    ++compared;
+  }
+  CHECK(compared >= 30);
+}
+
+TEST_CASE("a program built here is over 2.17 because of __libc_start_main@GLIBC_2.34", "[floors]") {
+  const std::string dir = lt::scratch_dir("floors_program");
+  lt::write_file(dir + "/main.c", "int main(void) { return 0; }\n");
+  REQUIRE(lt::run_in(dir, "gcc main.c -o prog") == 0);
+  const auto oracle = objdump_undefined(dir + "/prog");
+  std::vector<std::string> above_217;
+  for (const auto& [version, symbols] : oracle.symbols) {
+    if (version.rfind("GLIBC_", 0) != 0) continue;
+    if (sort_v_highest({version, "GLIBC_2.17"}) == version && version != "GLIBC_2.17") above_217.push_back(version);
+  }
+  REQUIRE(!above_217.empty());
+  const auto floors = floors_of(dir + "/prog");
+  auto limit = resolve::make_limit("GLIBC", "2.17");
+  REQUIRE(limit);
+  const auto violations = resolve::check_limits(floors, {*limit});
+  REQUIRE(violations.size() == 1);
+  std::set<std::string> versions, symbols, expected_symbols;
+  for (const auto& v : violations[0].above) {
+    versions.insert(v.name);
+    symbols.insert(v.symbols.begin(), v.symbols.end());
+  }
+  for (const auto& v : above_217) expected_symbols.insert(oracle.symbols.at(v).begin(), oracle.symbols.at(v).end());
+  CHECK(versions == as_set(above_217));
+  CHECK(symbols == expected_symbols);
+  CHECK(symbols.count("__libc_start_main") == 1);
+  CHECK(violations[0].highest == sort_v_highest(above_217));
+  // Under a limit it meets, nothing is reported.
+  auto high = resolve::make_limit("GLIBC", "2.99");
+  REQUIRE(high);
+  CHECK(resolve::check_limits(floors, {*high}).empty());
+}
+
+TEST_CASE("GLIBC_PRIVATE is flagged never portable (libc.so.6 needs it from ld.so)", "[floors][real]") {
+  const std::string path = "/lib/x86_64-linux-gnu/libc.so.6";
+  if (!std::filesystem::exists(path)) { WARN("no libc.so.6"); return; }
+  const auto oracle = objdump_undefined(path);
+  if (oracle.symbols.count("GLIBC_PRIVATE") == 0) { WARN("libc.so.6 needs no GLIBC_PRIVATE here"); return; }
+  const auto floors = floors_of(path);
+  CHECK(floors.uses_private());
+  std::set<std::string> symbols;
+  for (const auto& lib : floors.libraries)
+    for (const auto& v : lib.versions)
+      if (v.name == "GLIBC_PRIVATE") {
+        CHECK(v.scheme == resolve::version_scheme::private_);
+        symbols.insert(v.symbols.begin(), v.symbols.end());
+      }
+  CHECK(symbols == oracle.symbols.at("GLIBC_PRIVATE"));
+}
+
+TEST_CASE("a version-script library: numeric order, unknown schemes reported unordered", "[floors]") {
+  const std::string dir = lt::scratch_dir("floors_versions");
+  lt::write_file(dir + "/fake.c",
+                 "int f9(void) { return 9; }\nint f10(void) { return 10; }\nint f2(void) { return 2; }\n"
+                 "int fq(void) { return 128; }\n");
+  lt::write_file(dir + "/fake.map",
+                 "FAKE_1.2 { global: f2; local: *; };\nFAKE_1.9 { global: f9; } FAKE_1.2;\n"
+                 "FAKE_1.10 { global: f10; } FAKE_1.9;\nFAKE_FLOAT128 { global: fq; } FAKE_1.10;\n");
+  lt::write_file(dir + "/use.c",
+                 "extern int f9(void), f10(void), f2(void), fq(void);\nint use(void) { return f9() + f10() + f2() + fq(); }\n");
+  REQUIRE(lt::run_in(dir, "gcc -shared -fPIC fake.c -Wl,--version-script=fake.map -Wl,-soname,libfake.so.1 -o libfake.so") == 0);
+  REQUIRE(lt::run_in(dir, "gcc -shared -fPIC use.c -L. -lfake -o libuse.so") == 0);
+  const auto oracle = objdump_undefined(dir + "/libuse.so");
+  std::vector<std::string> numbered;
+  for (const auto& [version, symbols] : oracle.symbols)
+    if (version.rfind("FAKE_1", 0) == 0) numbered.push_back(version);
+  REQUIRE(numbered.size() == 3);
+  const std::string expected = sort_v_highest(numbered);
+  const auto floors = floors_of(dir + "/libuse.so");
+  const auto* lib = library(floors, "libfake.so.1");
+  REQUIRE(lib != nullptr);
+  REQUIRE(lib->highest.size() == 1);
+  CHECK(lib->highest[0].family == "FAKE");
+  CHECK(lib->highest[0].highest == expected);
+  CHECK(as_set(lib->highest[0].symbols) == oracle.symbols.at(expected));
+  REQUIRE(lib->unordered.size() == 1);
+  CHECK(lib->unordered[0] == "FAKE_FLOAT128");
+  CHECK(oracle.symbols.count("FAKE_FLOAT128") == 1);
+}
+
+TEST_CASE("-Wl,-z,x86-64-v3 is reported as v3, as readelf -n says", "[floors]") {
+  const std::string dir = lt::scratch_dir("floors_isa");
+  lt::write_file(dir + "/main.c", "int main(void) { return 0; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -Wl,-z,x86-64-v3 main.c -o v3 && gcc -Wl,-z,x86-64-v2 main.c -o v2") == 0);
+  const auto notes = lt::capture("readelf -n " + lt::shell_quote(dir + "/v3") + " | grep 'x86 ISA needed'").out;
+  REQUIRE(notes.find("x86-64-v3") != std::string::npos);
+  const auto v3 = floors_of(dir + "/v3");
+  REQUIRE(v3.x86_isa_needed);
+  CHECK(v3.x86_isa_level() == 3);
+  // Every bit readelf names is in the mask.
+  for (std::uint32_t bit = 1; bit <= 8; bit <<= 1) {
+    const std::string name(elf::x86_isa_bit_name(bit));
+    CHECK(((*v3.x86_isa_needed & bit) != 0) == (notes.find(name + ",") != std::string::npos || notes.find(name + "\n") != std::string::npos));
+  }
+  const auto v2 = floors_of(dir + "/v2");
+  const auto notes2 = lt::capture("readelf -n " + lt::shell_quote(dir + "/v2") + " | grep 'x86 ISA needed'").out;
+  REQUIRE(notes2.find("x86-64-v2") != std::string::npos);
+  CHECK(v2.x86_isa_level() == 2);
+}
+
+TEST_CASE("a malformed property note is an error naming its offset", "[floors]") {
+  const std::string dir = lt::scratch_dir("floors_badnote");
+  lt::write_file(dir + "/main.c", "int main(void) { return 0; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -Wl,-z,x86-64-v3 main.c -o prog") == 0);
+  // The section's file offset, from readelf -S.
+  auto r = lt::capture("readelf -SW " + lt::shell_quote(dir + "/prog") +
+                       " | awk '$2 == \".note.gnu.property\" { print $5 } $3 == \".note.gnu.property\" { print $6 }'");
+  REQUIRE(!r.out.empty());
+  const std::uint64_t offset = std::stoull(r.out, nullptr, 16);
+  std::string bytes = lt::read_file(dir + "/prog");
+  // n_descsz (the second word of the note header) far past the section.
+  bytes[offset + 4] = '\xff';
+  bytes[offset + 5] = '\xff';
+  lt::write_file(dir + "/bad", bytes);
+  auto file = mapped_file::open(dir + "/bad");
+  REQUIRE(file);
+  auto floors = resolve::elf_floors_of(file->bytes());
+  REQUIRE(!floors);
+  CHECK(floors.error().offset == offset);
+
+  const auto cli = lt::capture(lt::tool_path("linkscope-floors") + " " + lt::shell_quote(dir + "/bad") + " 2>&1");
+  CHECK(cli.status == 2);
+  CHECK(cli.out.find("linkscope-floors: " + dir + "/bad: error:") != std::string::npos);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "(offset 0x%llx)", static_cast<unsigned long long>(offset));
+  CHECK(cli.out.find(hex) != std::string::npos);
+}
+
+TEST_CASE("linkscope-floors: exit 1 over a limit, 0 under it, 2 on bad input", "[floors][cli]") {
+  const std::string dir = lt::scratch_dir("floors_cli");
+  lt::write_file(dir + "/main.c", "int main(void) { return 0; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -Wl,-z,x86-64-v3 main.c -o prog") == 0);
+  const std::string bin = lt::tool_path("linkscope-floors");
+  const std::string prog = lt::shell_quote(dir + "/prog");
+  auto over = lt::capture(bin + " --max-glibc 2.17 " + prog);
+  CHECK(over.status == 1);
+  CHECK(over.out.find("__libc_start_main") != std::string::npos);
+  CHECK(lt::capture(bin + " --max-glibc 2.99 " + prog).status == 0);
+  CHECK(lt::capture(bin + " --max-isa v2 " + prog).status == 1);
+  CHECK(lt::capture(bin + " --max-isa v3 " + prog).status == 0);
+  auto json = lt::capture(bin + " --json --max-glibc 2.17 " + prog);
+  CHECK(json.status == 1);
+  CHECK(json.out.rfind("{\"version\":1", 0) == 0);
+  CHECK(json.out.find("\"level\":\"x86-64-v3\"") != std::string::npos);
+  CHECK(lt::capture(bin + " --max-glibc two " + prog + " 2>/dev/null").status == 2);
+  auto missing = lt::capture(bin + " " + lt::shell_quote(dir + "/nonexistent") + " 2>&1");
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("linkscope-floors: " + dir + "/nonexistent: error:") != std::string::npos);
+  lt::write_file(dir + "/text.txt", "not a binary\n");
+  CHECK(lt::capture(bin + " " + lt::shell_quote(dir + "/text.txt") + " 2>/dev/null").status == 2);
+  // A directory is searched for ELF files; the text file is skipped.
+  auto walk = lt::capture(bin + " " + lt::shell_quote(dir));
+  CHECK(walk.status == 0);
+  CHECK(walk.out.find(dir + "/prog:") != std::string::npos);
+}
