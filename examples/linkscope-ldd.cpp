@@ -20,6 +20,7 @@
 #include <linkscope/resolve/dynamic.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/options.hpp"
 #include "cli/ldd_macho.hpp"
 
 namespace {
@@ -29,41 +30,47 @@ using namespace linkscope::resolve;
 
 constexpr std::string_view tool = "linkscope-ldd";
 
-void print_help() {
-  std::fputs(
-      "Usage: linkscope-ldd [OPTION]... FILE...\n"
-      "Emulate ld.so on FILE without running it: the libraries it loads, and where\n"
-      "every symbol reference binds (as under LD_BIND_NOW).\n"
-      "\n"
-      "Output (default: ldd's `name => path` lines, without load addresses):\n"
-      "  --tree              the dependency tree, with how each library was found\n"
-      "  --bindings          every binding as TSV: from, to, symbol, version\n"
-      "  --unused            unused direct dependencies (like `ldd -u -r`)\n"
-      "  --undefined         undefined symbols (like the messages of `ldd -r`)\n"
-      "  --interposed        symbols defined by several loaded objects, the winner first\n"
-      "  --format=dot        the dependency graph for Graphviz\n"
-      "  --json              everything as JSON ({\"version\": 1, ...})\n"
-      "  --stats             also print counts and the index size to stderr\n"
-      "\n"
-      "Search:\n"
-      "  --root DIR          read every file under DIR (the ld.so.cache too)\n"
-      "  --library-path P    use P as LD_LIBRARY_PATH\n"
-      "  --no-env            ignore LD_LIBRARY_PATH from the environment\n"
-      "  --preload LIB       preload LIB (like LD_PRELOAD; may be repeated, or `a:b`)\n"
-      "  --cache FILE        read FILE instead of /etc/ld.so.cache; --no-cache: none\n"
-      "  --isa-level N       x86-64 level for glibc-hwcaps (1..4; default: this CPU)\n"
-      "\n"
-      "Mach-O files (dyld's closure; --root is a macOS root or an SDK of .tbd stubs):\n"
-      "  --executable PATH   the main executable, for @executable_path of a bundle or dylib\n"
-      "  --arch ARCH         the slice of universal files (x86_64, arm64; default: the first)\n"
-      "  --dyld-library-path P, --dyld-framework-path P, --dyld-fallback-library-path P\n"
-      "                      DYLD_LIBRARY_PATH, DYLD_FRAMEWORK_PATH, DYLD_FALLBACK_LIBRARY_PATH\n"
-      "  --help, --version\n"
-      "\n"
-      "Exit status: 0 ok, 1 finding (library not found, undefined or unused with\n"
-      "--undefined/--unused), 2 usage or input error.\n",
-      stdout);
-}
+constexpr int output_mode = 1;  // the output modes exclude each other
+
+constexpr cli::option_spec option_table[] = {
+    {"tree", 0, cli::arg::none, nullptr, "output: the dependency tree, with how each library was found", output_mode},
+    {"bindings", 0, cli::arg::none, nullptr, "output: every binding as TSV: from, to, symbol, version", output_mode},
+    {"unused", 'u', cli::arg::none, nullptr, "output: unused direct dependencies (like `ldd -u -r`; -u -r is -u, as in ldd)",
+     output_mode},
+    {"undefined", 'r', cli::arg::none, nullptr, "output: undefined symbols (like the messages of `ldd -r`)"},
+    {"interposed", 0, cli::arg::none, nullptr, "output: symbols defined by several loaded objects, the winner first",
+     output_mode},
+    {"format", 0, cli::arg::required, "dot", "output: the dependency graph for Graphviz", output_mode},
+    {"json", 0, cli::arg::none, nullptr, "output: everything as JSON ({\"version\": 1, ...})", output_mode},
+    {"stats", 0, cli::arg::none, nullptr, "also print counts and the index size to stderr"},
+    {"root", 0, cli::arg::required, "DIR", "read every file under DIR (the ld.so.cache too)"},
+    {"library-path", 0, cli::arg::required, "P", "use P as LD_LIBRARY_PATH"},
+    {"no-env", 0, cli::arg::none, nullptr, "ignore LD_LIBRARY_PATH from the environment"},
+    {"preload", 0, cli::arg::required, "LIB", "preload LIB (like LD_PRELOAD; may be repeated, or `a:b`)"},
+    {"cache", 0, cli::arg::required, "FILE", "read FILE instead of /etc/ld.so.cache"},
+    {"no-cache", 0, cli::arg::none, nullptr, "read no ld.so.cache"},
+    {"isa-level", 0, cli::arg::required, "N", "x86-64 level for glibc-hwcaps (1..4; default: this CPU)"},
+    {"executable", 0, cli::arg::required, "PATH", "Mach-O: the main executable, for @executable_path of a bundle or dylib"},
+    {"arch", 0, cli::arg::required, "ARCH", "Mach-O: the slice of universal files (x86_64, arm64; default: the first)"},
+    {"dyld-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_LIBRARY_PATH"},
+    {"dyld-framework-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FRAMEWORK_PATH"},
+    {"dyld-fallback-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FALLBACK_LIBRARY_PATH"},
+};
+
+constexpr cli::tool_spec spec{
+    "linkscope-ldd", "[OPTION]... FILE...",
+    "Emulate the dynamic loader on FILE without running it: what it loads, where symbols bind.\n"
+    "ELF files as ld.so does: the libraries it loads, and where every symbol reference\n"
+    "binds (as under LD_BIND_NOW). The default output is ldd's `name => path` lines,\n"
+    "without load addresses. Mach-O files get dyld's closure (--root is then a macOS\n"
+    "root or an SDK of .tbd stubs). The output options exclude each other.",
+    option_table,
+    "  linkscope-ldd /usr/bin/python3\n"
+    "  linkscope-ldd --tree --root /srv/chroot /srv/chroot/usr/bin/ls\n"
+    "  linkscope-ldd -u -r ./app\n"
+    "  linkscope-ldd --bindings ./app\n"
+    "  linkscope-ldd --format=dot ./app | dot -Tsvg > app.svg\n",
+    "library not found, undefined or unused with --undefined/--unused"};
 
 enum class mode { list, tree, bindings, unused, undefined, interposed, dot, json };
 
@@ -334,77 +341,59 @@ bool report_problems(const std::string& file, const dynamic_link& link) {
 
 int main(int argc, char** argv) {
   cli::fast_stdout();
+  cli::parsed p;
+  if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
   mode what = mode::list;
-  bool stats = false;
+  // -r is ldd's relocation processing: alone it prints the undefined symbols;
+  // with -u, ldd prints the unused dependencies only.
+  if (p.has("undefined")) {
+    for (const char* other : {"tree", "bindings", "interposed", "format", "json"})
+      if (p.has(other))
+        return cli::usage_error(spec, (std::string("options '--undefined' and '--") + other + "' exclude each other").c_str());
+    what = mode::undefined;
+  }
+  if (p.has("tree")) what = mode::tree;
+  if (p.has("bindings")) what = mode::bindings;
+  if (p.has("unused")) what = mode::unused;
+  if (p.has("interposed")) what = mode::interposed;
+  if (p.has("json")) what = mode::json;
+  if (p.has("format")) {
+    if (p.value("format") != "dot") return cli::usage_error(tool, "unsupported output format '" + p.value("format") + "' (dot)");
+    what = mode::dot;
+  }
+  const bool stats = p.has("stats");
   dynamic_options options;
   dyld_options macho_options;  // Mach-O files: the dyld emulator (cli/ldd_macho.hpp)
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    const char* v = nullptr;
-    if (arg == "--help" || arg == "-h") {
-      print_help();
-      return cli::exit_ok;
-    } else if (arg == "--version") {
-      return cli::print_version(tool);
-    } else if (arg == "--tree") {
-      what = mode::tree;
-    } else if (arg == "--bindings") {
-      what = mode::bindings;
-    } else if (arg == "--unused" || arg == "-u") {
-      what = mode::unused;
-    } else if (arg == "--undefined" || arg == "-r") {
-      what = mode::undefined;
-    } else if (arg == "--interposed") {
-      what = mode::interposed;
-    } else if (arg == "--json") {
-      what = mode::json;
-    } else if (arg == "--format=dot") {
-      what = mode::dot;
-    } else if (arg == "--stats") {
-      stats = true;
-    } else if (arg == "--no-env") {
-      options.search.use_env = false;
-    } else if (arg == "--no-cache") {
-      options.search.use_cache = false;
-    } else if ((v = cli::option_value(argc, argv, i, "--root")) != nullptr) {
-      options.search.root = v;
-      while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
-    } else if ((v = cli::option_value(argc, argv, i, "--executable")) != nullptr) {
-      macho_options.executable = v;
-    } else if ((v = cli::option_value(argc, argv, i, "--arch")) != nullptr) {
-      macho_options.arch = v;
-    } else if ((v = cli::option_value(argc, argv, i, "--dyld-library-path")) != nullptr) {
-      macho_options.library_path = split_colons(v);
-    } else if ((v = cli::option_value(argc, argv, i, "--dyld-framework-path")) != nullptr) {
-      macho_options.framework_path = split_colons(v);
-    } else if ((v = cli::option_value(argc, argv, i, "--dyld-fallback-library-path")) != nullptr) {
-      macho_options.fallback_library_path = split_colons(v);
-    } else if ((v = cli::option_value(argc, argv, i, "--library-path")) != nullptr) {
-      options.search.library_path = std::string(v);
-    } else if ((v = cli::option_value(argc, argv, i, "--cache")) != nullptr) {
-      options.search.cache_file = v;
-    } else if ((v = cli::option_value(argc, argv, i, "--isa-level")) != nullptr) {
-      const std::string_view level = v;
-      if (level.size() != 1 || level[0] < '1' || level[0] > '4')
-        return cli::usage_error(tool, "--isa-level takes 1, 2, 3 or 4");
-      options.search.isa_level = level[0] - '0';
-    } else if ((v = cli::option_value(argc, argv, i, "--preload")) != nullptr) {
-      // LD_PRELOAD separates with spaces or colons.
-      std::string_view list = v;
-      std::size_t start = 0;
-      while (start <= list.size()) {
-        std::size_t end = list.find_first_of(" :", start);
-        if (end == std::string_view::npos) end = list.size();
-        if (end > start) options.preload.emplace_back(list.substr(start, end - start));
-        start = end + 1;
-      }
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return cli::usage_error(tool, "unknown option '" + std::string(arg) + "'");
-    } else {
-      files.emplace_back(arg);
+  if (p.has("no-env")) options.search.use_env = false;
+  if (p.has("no-cache")) options.search.use_cache = false;
+  if (p.has("root")) {
+    options.search.root = p.value("root");
+    while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
+  }
+  if (p.has("executable")) macho_options.executable = p.value("executable");
+  if (p.has("arch")) macho_options.arch = p.value("arch");
+  if (p.has("dyld-library-path")) macho_options.library_path = split_colons(p.value("dyld-library-path"));
+  if (p.has("dyld-framework-path")) macho_options.framework_path = split_colons(p.value("dyld-framework-path"));
+  if (p.has("dyld-fallback-library-path"))
+    macho_options.fallback_library_path = split_colons(p.value("dyld-fallback-library-path"));
+  if (p.has("library-path")) options.search.library_path = p.value("library-path");
+  if (p.has("cache")) options.search.cache_file = p.value("cache");
+  if (p.has("isa-level")) {
+    const std::string level = p.value("isa-level");
+    if (level.size() != 1 || level[0] < '1' || level[0] > '4') return cli::usage_error(tool, "--isa-level takes 1, 2, 3 or 4");
+    options.search.isa_level = level[0] - '0';
+  }
+  for (const std::string& list : p.values("preload")) {
+    // LD_PRELOAD separates with spaces or colons.
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find_first_of(" :", start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) options.preload.emplace_back(list.substr(start, end - start));
+      start = end + 1;
     }
   }
+  const std::vector<std::string>& files = p.operands;
   if (files.empty()) return cli::usage_error(tool, "missing file operand");
   // A --root that is not a directory is blamed itself, not the input file (issue 15 part 6).
   if (!options.search.root.empty()) {

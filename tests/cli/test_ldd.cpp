@@ -116,6 +116,19 @@ TEST_CASE("linkscope-ldd --unused is ldd -u -r, --undefined is ldd -r's messages
   CHECK(unused.out.find("libm.so.6") != std::string::npos);
   CHECK(unused.status == 1);
 
+  // ldd's own spelling: -u -r prints the unused dependencies, as ldd does.
+  auto u_r = ours(fx.dir, "-u -r ./m");
+  CHECK(u_r.out == real_unused.out);
+  CHECK(u_r.status == 1);
+  // Output modes exclude each other: --unused --tree used to print the tree
+  // and exit 0, hiding the finding (issue 15).
+  for (const char* pair : {"--unused --tree", "--tree --unused", "--bindings --json", "--undefined --interposed"}) {
+    auto both = capture("cd " + shell_quote(fx.dir) + " && " + shell_quote(ldd_tool()) + " " + pair + " ./m 2>&1");
+    CHECK(both.status == 2);
+    CHECK(both.out.find("exclude each other") != std::string::npos);
+    CHECK(both.out.find("Try 'linkscope-ldd --help' for more information.") != std::string::npos);
+  }
+
   auto undefined = ours(fx.dir, "--undefined ./m");
   // ldd -r prints its version and relocation errors on stdout, around the list.
   auto errors_of = [&](const std::string& program) {
