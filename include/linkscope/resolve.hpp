@@ -34,6 +34,7 @@
 #include "linkscope/resolve/static_extract.hpp"
 #include "linkscope/resolve/static_load.hpp"
 #include "linkscope/resolve/static_report.hpp"
+#include "linkscope/resolve/pe_load.hpp"
 #include "linkscope/resolve/windows.hpp"
 
 // The ld.so emulator's phases: implementation, parsed only where the

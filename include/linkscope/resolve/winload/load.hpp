@@ -1,0 +1,534 @@
+// linkscope/resolve/winload/load.hpp — the Windows loader's implementation
+// (declared in resolve/pe_load.hpp): the search, the closure, API sets, the
+// import check with forwarders, the classification.
+//
+// Rules learned from the Windows documentation ("Dynamic-link library search
+// order", "API sets", "KnownDLLs") and from Wine's loader behaviour
+// (dlls/ntdll/loader.c: forwarders are split at the last '.', a module name
+// without a dot gets ".dll"; imports by name are looked up by hint, then by
+// a binary search of the sorted name table, case-sensitively; an ordinal
+// outside the table, or a zero slot, is no export). Only coff/ reads PE
+// records: this file works on pe::image's accessors.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "linkscope/core/config.hpp"
+#include "linkscope/resolve/pe_load.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace winload_detail {
+
+inline std::string lower(std::string_view s) { return pe::apiset_schema::lower(s); }
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The KnownDLLs of Windows 10/11 (HKLM\...\Session Manager\KnownDLLs), plus
+// ntdll and kernelbase, which every process has.
+inline constexpr std::string_view known_dlls[] = {
+    "advapi32.dll", "clbcatq.dll",  "combase.dll",  "comdlg32.dll", "coml2.dll",    "difxapi.dll",
+    "gdi32.dll",    "gdiplus.dll",  "imagehlp.dll", "imm32.dll",    "kernel32.dll", "msctf.dll",
+    "msvcrt.dll",   "normaliz.dll", "nsi.dll",      "ole32.dll",    "oleaut32.dll", "psapi.dll",
+    "rpcrt4.dll",   "sechost.dll",  "setupapi.dll", "shcore.dll",   "shell32.dll",  "shlwapi.dll",
+    "user32.dll",   "wldap32.dll",  "wow64.dll",    "wow64win.dll", "ws2_32.dll",   "ntdll.dll",
+    "kernelbase.dll"};
+
+// Other DLLs in System32 of every Windows 10/11 (used when no Windows tree
+// is given: they are assumed present, their exports unchecked).
+inline constexpr std::string_view system_dlls[] = {
+    "ucrtbase.dll", "bcrypt.dll",   "crypt32.dll",  "dbghelp.dll",  "version.dll",  "winmm.dll",
+    "iphlpapi.dll", "userenv.dll",  "comctl32.dll", "opengl32.dll", "dwmapi.dll",   "uxtheme.dll",
+    "secur32.dll",  "ncrypt.dll",   "winhttp.dll",  "wininet.dll",  "cfgmgr32.dll", "powrprof.dll",
+    "dnsapi.dll",   "mswsock.dll",  "netapi32.dll", "dxgi.dll",     "d3d11.dll",    "d3d12.dll",
+    "d3d9.dll",     "dwrite.dll",   "d2d1.dll",     "winspool.drv", "mpr.dll",      "mscoree.dll",
+    "oleacc.dll",   "propsys.dll",  "wintrust.dll", "wtsapi32.dll", "hid.dll",      "msimg32.dll",
+    "glu32.dll",    "credui.dll",   "dbgeng.dll",   "bcryptprimitives.dll", "msvcp_win.dll",
+    "win32u.dll",   "gdi32full.dll", "usp10.dll",   "avrt.dll",     "mfplat.dll",   "ntmarta.dll",
+    "rstrtmgr.dll", "setupapi.dll", "urlmon.dll",   "wevtapi.dll",  "xinput1_4.dll", "api-ms-win-core-path-l1-1-0.dll"};
+
+inline bool in_list(std::string_view lname, const std::string_view* begin, const std::string_view* end) {
+  return std::find(begin, end, lname) != end;
+}
+
+}  // namespace winload_detail
+
+LINKSCOPE_FUNC bool builtin_known_dll(std::string_view name) {
+  const std::string l = winload_detail::lower(name);
+  return winload_detail::in_list(l, std::begin(winload_detail::known_dlls), std::end(winload_detail::known_dlls));
+}
+
+LINKSCOPE_FUNC std::string builtin_apiset_host(std::string_view contract) {
+  using winload_detail::starts_with;
+  const std::string l = winload_detail::lower(contract);
+  if (starts_with(l, "api-ms-win-crt-")) return "ucrtbase.dll";
+  if (starts_with(l, "api-ms-win-core-rtlsupport-") || starts_with(l, "api-ms-win-core-apiquery-"))
+    return "ntdll.dll";
+  if (starts_with(l, "api-ms-win-core-") || starts_with(l, "api-ms-win-eventing-") ||
+      starts_with(l, "api-ms-win-security-base-") || starts_with(l, "api-ms-win-base-"))
+    return "kernelbase.dll";
+  if (starts_with(l, "api-ms-win-security-") || starts_with(l, "api-ms-win-service-")) return "advapi32.dll";
+  if (starts_with(l, "api-ms-win-shcore-")) return "shcore.dll";
+  if (starts_with(l, "api-ms-win-downlevel-kernel32-")) return "kernel32.dll";
+  return "";
+}
+
+LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
+  using winload_detail::starts_with;
+  const std::string l = winload_detail::lower(name);
+  if (rule == dll_rule::main) return dll_class::main;
+  if (l == "msvcp140d.dll" || l == "vcruntime140d.dll" || l == "vcruntime140_1d.dll" || l == "ucrtbased.dll" ||
+      l == "concrt140d.dll" || l == "msvcp140d_atomic_wait.dll" || l == "vcomp140d.dll")
+    return dll_class::debug_crt;
+  if (l == "ucrtbase.dll" || starts_with(l, "api-ms-win-crt-")) return dll_class::ucrt;
+  if (starts_with(l, "vcruntime140") || starts_with(l, "msvcp140") || l == "concrt140.dll" || l == "vcomp140.dll")
+    return dll_class::vc_redist;
+  if (l == "msvcrt.dll" || (starts_with(l, "msvcr") && l.size() > 9 && l[5] >= '0' && l[5] <= '9'))
+    return dll_class::msvcrt;
+  if (pe::is_apiset_name(l)) return dll_class::api_set;
+  if (rule == dll_rule::known_dlls || rule == dll_rule::system32 || rule == dll_rule::windows_dir ||
+      rule == dll_rule::system_list)
+    return dll_class::system;
+  return dll_class::application;
+}
+
+namespace winload_detail {
+
+// One loaded PE file: its mapping, its image and, built on first use, the
+// export index (name -> export, ordinal -> export).
+struct module {
+  std::shared_ptr<const mapped_file> mapped;
+  pe::image image;
+  bool indexed = false;
+  std::vector<pe::export_entry> exports;
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  std::unordered_map<u32, std::size_t> by_ordinal;
+};
+
+class loader {
+ public:
+  loader(const winload_options& options, windows_link& out) : options_(options), out_(out) {
+    if (!options.windows_root.empty()) {
+      system32_ = options.windows_root;
+      windows_ = options.windows_dir.empty() ? std::filesystem::path(system32_).parent_path().string()
+                                             : options.windows_dir;
+      // The API set schema of this Windows tree.
+      if (auto path = find_in(system32_, "apisetschema.dll")) {
+        if (auto f = mapped_file::open(*path)) {
+          auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+          if (auto img = pe::image::parse(mapped->bytes())) {
+            if (auto schema = pe::apiset_schema::read(*img)) {
+              schema_ = std::move(*schema);
+              have_schema_ = true;
+            } else {
+              out_.link.warnings.push_back(*path + ": API set schema: " + std::string(schema.error().message));
+            }
+          }
+        }
+      }
+    }
+    for (const std::string& k : options.known_dlls) extra_known_.insert(lower(k));
+  }
+
+  result<void> load_root(const std::string& file) {
+    auto f = mapped_file::open(file);
+    if (!f) return f.error();
+    auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+    auto img = pe::image::parse(mapped->bytes());
+    if (!img) return img.error();
+    loaded_object main;
+    main.name = std::filesystem::path(file).filename().string();
+    main.path = main.file = file;
+    main.via = found_via::main_program;
+    main.is_main = true;
+    winload_object info;
+    info.rule = dll_rule::main;
+    info.kind = dll_class::main;
+    info.machine = img->machine();
+    info.managed = img->is_managed();
+    out_.root_managed = info.managed;
+    machine_ = img->machine();
+    module_dir_ = std::filesystem::path(file).parent_path().string();
+    if (module_dir_.empty()) module_dir_ = ".";
+    app_dir_ = options_.executable.empty() ? module_dir_
+                                           : std::filesystem::path(options_.executable).parent_path().string();
+    if (app_dir_.empty()) app_dir_ = ".";
+    add(std::move(main), std::move(info), module{mapped, *img, false, {}, {}, {}});
+    return ok();
+  }
+
+  // Breadth-first over every object's imports (normal, then delay-load),
+  // checking each object's imports once its own DLLs are known. Forwarders
+  // may load more DLLs, which join the queue.
+  void run() {
+    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) expand(static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) {
+      expand(static_cast<std::uint32_t>(i));
+      if (options_.check_imports) check(static_cast<std::uint32_t>(i));
+    }
+    // An object reached only through delay-load imports.
+    std::vector<char> hard(out_.link.objects.size(), 0);
+    std::vector<std::uint32_t> work{0};
+    hard[0] = 1;
+    while (!work.empty()) {
+      const std::uint32_t o = work.back();
+      work.pop_back();
+      const auto& obj = out_.link.objects[o];
+      for (std::size_t k = 0; k < obj.needed_objects.size(); ++k) {
+        const std::uint32_t d = obj.needed_objects[k];
+        const bool delay = k < out_.info[o].needed_delay.size() && out_.info[o].needed_delay[k];
+        if (d == no_object || delay || hard[d]) continue;
+        hard[d] = 1;
+        work.push_back(d);
+      }
+      std::vector<std::uint32_t> also = out_.info[o].forwards_to;
+      if (out_.info[o].host != no_object) also.push_back(out_.info[o].host);
+      for (const std::uint32_t d : also)
+        if (d != no_object && !hard[d]) {
+          hard[d] = 1;
+          work.push_back(d);
+        }
+    }
+    for (std::size_t i = 0; i < hard.size(); ++i) out_.info[i].delay_only = !hard[i];
+    for (auto& m : modules_)
+      if (m.mapped) out_.link.files.push_back(m.mapped);
+  }
+
+ private:
+  std::uint32_t add(loaded_object obj, winload_object info, module mod) {
+    const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
+    by_name_.emplace(key_of(obj.name), id);
+    out_.link.objects.push_back(std::move(obj));
+    out_.info.push_back(std::move(info));
+    modules_.push_back(std::move(mod));
+    expanded_.push_back(0);
+    checked_.push_back(0);
+    return id;
+  }
+
+  // How the loader names a module: lower case, ".dll" added when there is no dot.
+  static std::string key_of(std::string_view name) {
+    std::string k = lower(name);
+    if (k.find('.') == std::string::npos) k += ".dll";
+    return k;
+  }
+
+  // A file named `name` (any case) in `dir`.
+  std::optional<std::string> find_in(const std::string& dir, std::string_view name) {
+    auto it = dirs_.find(dir);
+    if (it == dirs_.end()) {
+      std::unordered_map<std::string, std::string> entries;
+      std::error_code ec;
+      for (std::filesystem::directory_iterator d(dir.empty() ? "." : dir, ec), end; !ec && d != end; d.increment(ec))
+        entries.emplace(lower(d->path().filename().string()), d->path().filename().string());
+      it = dirs_.emplace(dir, std::move(entries)).first;
+    }
+    auto e = it->second.find(lower(name));
+    if (e == it->second.end()) return std::nullopt;
+    return (std::filesystem::path(dir) / e->second).string();
+  }
+
+  bool known(const std::string& lname) const {
+    return builtin_known_dll(lname) || extra_known_.count(lname) != 0;
+  }
+
+  // The folders to search, in order, with their rules.
+  std::vector<std::pair<std::string, dll_rule>> search_order() const {
+    std::vector<std::pair<std::string, dll_rule>> dirs;
+    switch (options_.mode) {
+      case load_mode::program:
+        dirs.emplace_back(app_dir_, dll_rule::app_dir);
+        break;
+      case load_mode::altered:
+        dirs.emplace_back(module_dir_, dll_rule::module_dir);
+        break;
+      case load_mode::python:
+        dirs.emplace_back(module_dir_, dll_rule::module_dir);
+        if (!options_.executable.empty()) dirs.emplace_back(app_dir_, dll_rule::app_dir);
+        for (const auto& d : options_.dll_dirs) dirs.emplace_back(d, dll_rule::dll_dir);
+        if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
+        return dirs;
+    }
+    if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
+    if (!windows_.empty()) dirs.emplace_back(windows_, dll_rule::windows_dir);
+    if (!options_.current_dir.empty()) dirs.emplace_back(options_.current_dir, dll_rule::current_dir);
+    for (const auto& d : options_.path) dirs.emplace_back(d, dll_rule::path);
+    return dirs;
+  }
+
+  // The object for DLL `name` imported by object `from`: loaded already,
+  // an API set, or searched for. Never fails: not found is an object too.
+  std::uint32_t resolve_dll(std::string_view name, std::uint32_t from) {
+    const std::string lname = key_of(name);
+    if (auto it = by_name_.find(lname); it != by_name_.end()) return it->second;
+    loaded_object obj;
+    obj.name = std::string(name);
+    if (obj.name.find('.') == std::string::npos) obj.name += ".dll";  // a forwarder's module
+    obj.loader = from;
+    winload_object info;
+    module mod;
+    if (pe::is_apiset_name(lname)) {
+      info.rule = dll_rule::api_set;
+      info.kind = classify_dll(lname, dll_rule::api_set);
+      std::optional<std::string> host;
+      if (have_schema_) host = schema_.host(lname, out_.link.objects[from].name);
+      if (!host) {
+        std::string b = builtin_apiset_host(lname);
+        if (!b.empty()) host = b;
+      }
+      const bool ext = starts_with(lname, "ext-");
+      if (!host || host->empty()) {
+        info.optional_absent = ext;
+        if (ext) obj.via = found_via::path;  // absent but optional: not a finding
+        return add(std::move(obj), std::move(info), std::move(mod));
+      }
+      obj.via = found_via::path;
+      const std::uint32_t id = add(std::move(obj), std::move(info), std::move(mod));
+      const std::uint32_t host_id = resolve_dll(*host, from);
+      out_.info[id].host = host_id;
+      out_.link.objects[id].path = out_.link.objects[host_id].path;
+      out_.link.objects[id].file = out_.link.objects[host_id].file;
+      if (!out_.link.objects[host_id].found()) out_.link.objects[id].via = found_via::not_found;
+      return id;
+    }
+    std::vector<std::pair<std::string, dll_rule>> dirs;
+    if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
+    for (auto& d : search_order()) dirs.push_back(std::move(d));
+    for (const auto& [dir, rule] : dirs) {
+      auto path = find_in(dir, lname);
+      if (!path) continue;
+      auto f = mapped_file::open(*path);
+      if (!f) {
+        obj.rejected.push_back({*path, f.error().message});
+        continue;
+      }
+      auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+      auto img = pe::image::parse(mapped->bytes());
+      if (!img) {
+        obj.rejected.push_back({*path, img.error().message});
+        continue;
+      }
+      if (img->machine() != machine_) {
+        obj.rejected.push_back({*path, "a PE image for another machine"});
+        continue;
+      }
+      obj.path = obj.file = *path;
+      obj.via = found_via::path;
+      info.rule = rule;
+      info.kind = classify_dll(lname, rule);
+      info.machine = img->machine();
+      info.managed = img->is_managed();
+      mod.mapped = std::move(mapped);
+      mod.image = *img;
+      return add(std::move(obj), std::move(info), std::move(mod));
+    }
+    // No Windows tree: a known or listed system DLL is assumed present.
+    if (system32_.empty() && (known(lname) || in_list(lname, std::begin(system_dlls), std::end(system_dlls)))) {
+      obj.via = found_via::default_dirs;
+      obj.path = obj.name;
+      info.rule = known(lname) ? dll_rule::known_dlls : dll_rule::system_list;
+      info.kind = classify_dll(lname, info.rule);
+      info.assumed = true;
+    }
+    return add(std::move(obj), std::move(info), std::move(mod));
+  }
+
+  void expand(std::uint32_t id) {
+    if (expanded_[id]) return;
+    expanded_[id] = 1;
+    if (!modules_[id].mapped) return;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
+      if (!dlls) {
+        out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
+                                                 dlls.error().message);
+        continue;
+      }
+      for (const pe::imported_dll& dll : *dlls) {
+        const std::uint32_t target = resolve_dll(dll.name, id);
+        out_.link.objects[id].needed.push_back(dll.name);
+        out_.link.objects[id].needed_objects.push_back(target);
+        out_.info[id].needed_delay.push_back(pass == 1);
+      }
+    }
+  }
+
+  module& indexed(std::uint32_t id) {
+    module& m = modules_[id];
+    if (m.indexed) return m;
+    m.indexed = true;
+    auto exps = m.image.exports();
+    if (!exps) {
+      out_.link.objects[id].warnings.push_back(std::string("exports: ") + exps.error().message);
+      return m;
+    }
+    m.exports = std::move(*exps);
+    for (std::size_t i = 0; i < m.exports.size(); ++i) {
+      if (!m.exports[i].name.empty()) m.by_name.emplace(m.exports[i].name, i);
+      m.by_ordinal.emplace(m.exports[i].ordinal, i);
+    }
+    return m;
+  }
+
+  struct lookup {
+    import_problem problem = import_problem::missing_export;
+    bool found = false;
+    bool unchecked = false;        // an assumed system DLL
+    std::uint32_t object = no_object;
+    std::string chain;             // forwarders followed
+  };
+
+  // Find `name` (or `ordinal`) in object `id`, following API sets and forwarders.
+  lookup find_export(std::uint32_t id, std::string_view name, std::optional<u16> ordinal, std::uint32_t from,
+                     int depth) {
+    lookup r;
+    for (int hops = 0; id != no_object && out_.info[id].host != no_object && hops < 8; ++hops) id = out_.info[id].host;
+    r.object = id;
+    if (id == no_object || !out_.link.objects[id].found()) {
+      r.problem = depth == 0 ? import_problem::missing_dll : import_problem::forwarder_missing;
+      return r;
+    }
+    if (out_.info[id].assumed || out_.info[id].optional_absent) {
+      r.found = true;
+      r.unchecked = true;
+      return r;
+    }
+    module& m = indexed(id);
+    std::size_t index = 0;
+    if (ordinal) {
+      auto it = m.by_ordinal.find(*ordinal);
+      if (it == m.by_ordinal.end()) {
+        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
+        return r;
+      }
+      index = it->second;
+    } else {
+      auto it = m.by_name.find(name);
+      if (it == m.by_name.end()) {
+        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
+        return r;
+      }
+      index = it->second;
+    }
+    const pe::export_entry& e = m.exports[index];
+    if (e.forwarder.empty()) {
+      r.found = true;
+      return r;
+    }
+    if (depth >= 16) {
+      r.problem = import_problem::forwarder_cycle;
+      r.chain = std::string(e.forwarder);
+      return r;
+    }
+    auto target = pe::split_forwarder(e.forwarder);
+    if (!target) {
+      r.problem = import_problem::forwarder_missing;
+      r.chain = std::string(e.forwarder);
+      return r;
+    }
+    const std::uint32_t next = resolve_dll(target->module, id);
+    auto& forwards = out_.info[id].forwards_to;
+    if (std::find(forwards.begin(), forwards.end(), next) == forwards.end()) forwards.push_back(next);
+    expand(next);
+    lookup inner = find_export(next, target->name, target->ordinal, from, depth + 1);
+    inner.chain = std::string(e.forwarder) + (inner.chain.empty() ? "" : " -> " + inner.chain);
+    if (!inner.found && inner.problem == import_problem::missing_dll) inner.problem = import_problem::forwarder_missing;
+    return inner;
+  }
+
+  void check(std::uint32_t id) {
+    if (checked_[id] || !modules_[id].mapped) return;
+    checked_[id] = 1;
+    std::size_t k = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
+      if (!dlls) continue;
+      for (const pe::imported_dll& dll : *dlls) {
+        const std::uint32_t target = k < out_.link.objects[id].needed_objects.size()
+                                         ? out_.link.objects[id].needed_objects[k]
+                                         : no_object;
+        ++k;
+        bool dll_reported = false;
+        for (const pe::imported_function& fn : dll.functions) {
+          std::string symbol(fn.name);
+          if (fn.ordinal) symbol = std::string("#").append(std::to_string(*fn.ordinal));
+          if (target == no_object || (!out_.link.objects[target].found() && !out_.info[target].optional_absent)) {
+            if (!dll_reported) {
+              import_finding f;
+              f.problem = import_problem::missing_dll;
+              f.from = id;
+              f.dll = target;
+              f.dll_name = std::string(dll.name);
+              f.delay = dll.delay_load;
+              out_.findings.push_back(std::move(f));
+              dll_reported = true;
+            }
+            continue;
+          }
+          lookup r = find_export(target, fn.name, fn.ordinal, id, 0);
+          if (r.found) {
+            if (!r.unchecked && r.object != no_object) {
+              symbol_binding b;
+              b.from = id;
+              b.to = r.object;
+              if (fn.ordinal) {
+                out_.strings.push_back(symbol);
+                b.symbol = out_.strings.back();
+              } else {
+                b.symbol = fn.name;
+              }
+              out_.link.bindings.push_back(b);
+            }
+            continue;
+          }
+          import_finding f;
+          f.problem = r.problem;
+          f.from = id;
+          f.dll = target;
+          f.dll_name = std::string(dll.name);
+          f.symbol = std::move(symbol);
+          f.delay = dll.delay_load;
+          f.detail = std::move(r.chain);
+          out_.findings.push_back(std::move(f));
+        }
+      }
+    }
+  }
+
+  const winload_options& options_;
+  windows_link& out_;
+  std::string system32_, windows_, module_dir_, app_dir_;
+  pe::apiset_schema schema_;
+  bool have_schema_ = false;
+  u16 machine_ = 0;
+  std::unordered_set<std::string> extra_known_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::unordered_map<std::string, std::unordered_map<std::string, std::string>> dirs_;
+  std::deque<module> modules_;
+  std::vector<char> expanded_, checked_;
+};
+
+}  // namespace winload_detail
+
+LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options) {
+  windows_link out;
+  winload_detail::loader l(options, out);
+  // The root: a PE image, or an error naming it.
+  if (auto r = l.load_root(file); !r) return diagnostic(r.error(), file);
+  // The closure, breadth-first; every import against the exports it binds to.
+  l.run();
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope

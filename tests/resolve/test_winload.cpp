@@ -1,0 +1,311 @@
+// Tests of linkscope/resolve/pe_load.hpp (the Windows loader) on mingw-built
+// programs and DLLs, with wine64 (Debian) as the oracle: with
+// WINEDEBUG=+loaddll,warn+module it prints `Loaded L"Z:\...\foo.dll" ...:
+// native` per DLL it loads from a file, `Library X (which is needed by ...)
+// not found` for a missing DLL, and `No implementation for foo.dll.delta
+// imported from ...` for a missing export. Wine's own PE DLLs
+// (/usr/lib/x86_64-linux-gnu/wine/x86_64-windows) serve as System32.
+// One wineprefix per run of this program (wineboot takes 20-60 s the first
+// time), every wine run under `timeout`.
+#include <linkscope/resolve/pe_load.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/fixtures.hpp"
+
+using namespace linkscope_test;
+using namespace linkscope::resolve;
+
+namespace {
+
+const std::string wine_root = "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows";
+
+struct fixture {
+  std::string dir;
+  bool ok = false;
+};
+
+// app/app.exe imports foo.dll (app/) by name, by ordinal (#9), data
+// (foo_data), a missing export (delta), a forwarder to bar.bar_fn and a
+// forwarder to bar.nothing (missing); bar.dll lives in pathdir/ only.
+// app/ghost.exe imports ghost.dll, which exists nowhere. py/ext.pyd imports
+// bar.dll (PATH only). app/sets.exe imports two API sets and an ext-ms set.
+const fixture& build() {
+  static const fixture f = [] {
+    fixture x;
+    x.dir = scratch_dir("winload");
+    const std::string d = x.dir;
+    std::filesystem::create_directories(d + "/app");
+    std::filesystem::create_directories(d + "/pathdir");
+    std::filesystem::create_directories(d + "/py");
+    write_file(d + "/bar.c", "int bar_fn(int x){return x*2;}\n");
+    write_file(d + "/bar.def", "LIBRARY bar.dll\nEXPORTS\n  bar_fn\n");
+    write_file(d + "/foo.c",
+               "int alpha(int x){return x+1;}\nint gamma_(int x){return x+3;}\nint foo_data = 42;\n");
+    write_file(d + "/foo.def",
+               "LIBRARY foo.dll\nEXPORTS\n  alpha\n  gamma_ @9 NONAME\n  foo_data DATA\n"
+               "  chain = bar.bar_fn\n  deadfwd = bar.nothing\n");
+    // What app.exe is linked against: foo as it was promised (with delta).
+    write_file(d + "/foo_promised.def",
+               "LIBRARY foo.dll\nEXPORTS\n  alpha\n  gamma_ @9 NONAME\n  foo_data DATA\n  chain\n  deadfwd\n  delta\n");
+    write_file(d + "/app.c",
+               "extern int alpha(int); extern int gamma_(int); extern __declspec(dllimport) int foo_data;\n"
+               "extern int chain(int); extern int deadfwd(int); extern int delta(int);\n"
+               "int main(int argc, char** argv){ (void)argv; if (argc > 5) return delta(1) + deadfwd(2);\n"
+               "  return alpha(1)+gamma_(2)+foo_data+chain(3) > 0 ? 0 : 1; }\n");
+    write_file(d + "/ghost.def", "LIBRARY ghost.dll\nEXPORTS\n  boo\n");
+    write_file(d + "/ghost.c", "extern int boo(void);\nint main(void){ return boo(); }\n");
+    write_file(d + "/sets.def1", "LIBRARY api-ms-win-crt-string-l1-1-0.dll\nEXPORTS\n  strlen\n");
+    write_file(d + "/sets.def2", "LIBRARY API-MS-Win-Core-Synch-L1-2-0.dll\nEXPORTS\n  Sleep\n");
+    write_file(d + "/sets.def3", "LIBRARY ext-ms-win-nothing-here-l1-1-0.dll\nEXPORTS\n  Nothing\n");
+    write_file(d + "/sets.c",
+               "extern unsigned long long strlen(const char*); extern void Sleep(unsigned);\n"
+               "extern int Nothing(void);\n"
+               "static volatile int never;\nstatic const char* volatile text = \"x\";\n"
+               "int start(void){ Sleep(0); if (never) return Nothing(); return (int)strlen(text) > 0 ? 0 : 1; }\n");
+    write_file(d + "/ext.c", "extern int bar_fn(int);\nint ext_fn(int x){ return bar_fn(x); }\n");
+    const std::string cc = "x86_64-w64-mingw32-gcc";
+    const std::string dt = "x86_64-w64-mingw32-dlltool";
+    x.ok = have_tool(cc) && have_tool(dt) &&
+           run_in(d, cc + " -shared bar.c bar.def -o pathdir/bar.dll && " + dt +
+                         " -d bar.def -l libbar.a -D bar.dll && " + cc +
+                         " -shared foo.c foo.def -L. -lbar -o app/foo.dll && " + dt +
+                         " -d foo_promised.def -l libfoo.a -D foo.dll && " + cc +
+                         " app.c -L. -lfoo -o app/app.exe && " + dt + " -d ghost.def -l libghost.a -D ghost.dll && " +
+                         cc + " ghost.c -L. -lghost -o app/ghost.exe && " + dt +
+                         " -d sets.def1 -l libs1.a && " + dt + " -d sets.def2 -l libs2.a && " + dt +
+                         " -d sets.def3 -l libs3.a && " + cc +
+                         " -nostdlib -e start sets.c -L. -ls1 -ls2 -ls3 -o app/sets.exe && " + cc +
+                         " -shared ext.c -L. -lbar -o py/ext.pyd") == 0;
+    return x;
+  }();
+  return f;
+}
+
+std::uint32_t find_object(const windows_link& w, std::string_view name) {
+  for (std::size_t i = 0; i < w.link.objects.size(); ++i)
+    if (w.link.objects[i].name == name) return static_cast<std::uint32_t>(i);
+  return no_object;
+}
+
+std::set<std::string> findings(const windows_link& w) {
+  std::set<std::string> out;
+  for (const auto& f : w.findings)
+    out.insert(std::string(to_string(f.problem)) + " " + f.dll_name + (f.symbol.empty() ? "" : "." + f.symbol));
+  return out;
+}
+
+// Wine's view of a run: the DLLs it loaded from our folders, the missing
+// DLLs and the missing exports.
+struct wine_view {
+  bool ran = false;
+  std::set<std::string> native;   // base names of DLLs loaded from Z:
+  std::set<std::string> missing;  // "missing-dll X" / "missing-export dll.name"
+};
+
+wine_view run_wine(const std::string& exe, const std::string& winepath) {
+  wine_view v;
+  if (!std::filesystem::exists("/usr/lib/wine/wine64")) return v;
+  static const std::string prefix = [] {
+    const std::string p = scratch_dir("winload_prefix");
+    return p;
+  }();
+  const std::string env = "WINEPREFIX=" + shell_quote(prefix) +
+                          " WINEDLLOVERRIDES='mscoree,mshtml=' WINEDEBUG=+loaddll,warn+module" +
+                          (winepath.empty() ? "" : " WINEPATH=" + shell_quote(winepath));
+  auto r = capture("cd " + shell_quote(std::filesystem::path(exe).parent_path().string()) + " && " + env +
+                   " timeout 180 /usr/lib/wine/wine64 " + shell_quote(exe) + " 2>&1");
+  v.ran = r.out.find("trace:loaddll") != std::string::npos || r.out.find("import_dll") != std::string::npos;
+  for (const std::string& line : lines(r.out)) {
+    auto loaded = line.find("Loaded L\"Z:");
+    if (loaded != std::string::npos && line.find(": native") != std::string::npos) {
+      const auto end = line.find('"', loaded + 9);
+      std::string path = line.substr(loaded + 8, end - loaded - 8);
+      const auto slash = path.rfind('\\');
+      std::string base = path.substr(slash + 1);
+      std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      v.native.insert(base);
+    }
+    auto lib = line.find("err:module:import_dll Library ");
+    if (lib != std::string::npos) {
+      const std::string rest = line.substr(lib + 30);
+      v.missing.insert("missing-dll " + rest.substr(0, rest.find(' ')));
+    }
+    auto noimpl = line.find("No implementation for ");
+    if (noimpl != std::string::npos) {
+      const std::string rest = line.substr(noimpl + 22);
+      v.missing.insert("missing-export " + rest.substr(0, rest.find(' ')));
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("classification and built-in tables", "[winload]") {
+  CHECK(classify_dll("VCRUNTIME140.dll", dll_rule::app_dir) == dll_class::vc_redist);
+  CHECK(classify_dll("msvcp140_1.dll", dll_rule::app_dir) == dll_class::vc_redist);
+  CHECK(classify_dll("vcruntime140d.dll", dll_rule::app_dir) == dll_class::debug_crt);
+  CHECK(classify_dll("ucrtbased.dll", dll_rule::system32) == dll_class::debug_crt);
+  CHECK(classify_dll("ucrtbase.dll", dll_rule::system32) == dll_class::ucrt);
+  CHECK(classify_dll("api-ms-win-crt-runtime-l1-1-0.dll", dll_rule::api_set) == dll_class::ucrt);
+  CHECK(classify_dll("api-ms-win-core-synch-l1-2-0.dll", dll_rule::api_set) == dll_class::api_set);
+  CHECK(classify_dll("msvcrt.dll", dll_rule::known_dlls) == dll_class::msvcrt);
+  CHECK(classify_dll("MSVCR120.dll", dll_rule::app_dir) == dll_class::msvcrt);
+  CHECK(classify_dll("kernel32.dll", dll_rule::known_dlls) == dll_class::system);
+  CHECK(classify_dll("libfoo.dll", dll_rule::path) == dll_class::application);
+  CHECK(builtin_known_dll("KERNEL32.DLL"));
+  CHECK(!builtin_known_dll("ucrtbase.dll"));
+  CHECK(builtin_apiset_host("api-ms-win-crt-heap-l1-1-0.dll") == "ucrtbase.dll");
+  CHECK(builtin_apiset_host("api-ms-win-core-synch-l1-2-0.dll") == "kernelbase.dll");
+}
+
+TEST_CASE("closure and import check of a mingw program, against wine", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) {
+    WARN("x86_64-w64-mingw32-gcc missing: skipped");
+    return;
+  }
+  winload_options opts;
+  opts.path = {f.dir + "/pathdir"};
+  if (std::filesystem::is_directory(wine_root)) opts.windows_root = wine_root;
+  auto w = load_windows(f.dir + "/app/app.exe", opts);
+  REQUIRE(w);
+  const auto foo = find_object(*w, "foo.dll");
+  const auto bar = find_object(*w, "bar.dll");
+  REQUIRE(foo != no_object);
+  REQUIRE(bar != no_object);
+  CHECK(w->info[foo].rule == dll_rule::app_dir);
+  CHECK(w->info[bar].rule == dll_rule::path);
+  CHECK(w->info[foo].kind == dll_class::application);
+  const auto k32 = find_object(*w, "KERNEL32.dll");
+  REQUIRE(k32 != no_object);
+  CHECK(w->info[k32].kind == dll_class::system);
+  CHECK(w->info[k32].rule == (opts.windows_root.empty() ? dll_rule::known_dlls : dll_rule::known_dlls));
+  const auto got = findings(*w);
+  CHECK(got.count("missing-export foo.dll.delta") == 1);
+  CHECK(got.count("forwarder-target-missing foo.dll.deadfwd") == 1);
+  CHECK(got.size() == 2);
+  // The ordinal and the data import bound to foo.dll; chain bound through the forwarder to bar.dll.
+  bool ordinal = false, data = false, chain = false;
+  for (const auto& b : w->link.bindings) {
+    ordinal = ordinal || (b.to == foo && b.symbol == "#9");
+    data = data || (b.to == foo && b.symbol == "foo_data");
+    chain = chain || (b.to == bar && b.symbol == "chain");
+  }
+  CHECK(ordinal);
+  CHECK(data);
+  CHECK(chain);
+
+  // Without PATH, bar.dll is missing: the forwarder foo.chain -> bar.bar_fn has no target.
+  winload_options no_path = opts;
+  no_path.path.clear();
+  auto w2 = load_windows(f.dir + "/app/app.exe", no_path);
+  REQUIRE(w2);
+  CHECK(findings(*w2).count("forwarder-target-missing foo.dll.chain") == 1);
+
+  // Wine: the same application DLLs, and the missing export.
+  const wine_view wine = run_wine(f.dir + "/app/app.exe", f.dir + "/pathdir");
+  if (!wine.ran) {
+    WARN("wine64 missing or did not run: oracle part skipped");
+    return;
+  }
+  std::set<std::string> ours_native;
+  for (std::size_t i = 0; i < w->link.objects.size(); ++i)
+    if (w->info[i].rule == dll_rule::app_dir || w->info[i].rule == dll_rule::path || i == 0) {
+      std::string n = w->link.objects[i].name;
+      std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      ours_native.insert(n);
+    }
+  CHECK(wine.native == ours_native);
+  CHECK(wine.missing.count("missing-export foo.dll.delta") == 1);
+}
+
+TEST_CASE("a missing DLL, against wine", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  winload_options opts;
+  if (std::filesystem::is_directory(wine_root)) opts.windows_root = wine_root;
+  auto w = load_windows(f.dir + "/app/ghost.exe", opts);
+  REQUIRE(w);
+  CHECK(findings(*w) == std::set<std::string>{"missing-dll ghost.dll"});
+  CHECK(w->any_problem());
+  const wine_view wine = run_wine(f.dir + "/app/ghost.exe", "");
+  if (!wine.ran) return;
+  CHECK(wine.missing == std::set<std::string>{"missing-dll ghost.dll"});
+}
+
+TEST_CASE("python mode does not search PATH; program mode does", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  winload_options opts;
+  opts.path = {f.dir + "/pathdir"};
+  opts.mode = load_mode::python;
+  auto py = load_windows(f.dir + "/py/ext.pyd", opts);
+  REQUIRE(py);
+  CHECK(findings(*py).count("missing-dll bar.dll") == 1);
+  opts.dll_dirs = {f.dir + "/pathdir"};
+  auto py2 = load_windows(f.dir + "/py/ext.pyd", opts);
+  REQUIRE(py2);
+  CHECK(findings(*py2).count("missing-dll bar.dll") == 0);
+  CHECK(py2->info[find_object(*py2, "bar.dll")].rule == dll_rule::dll_dir);
+  opts.dll_dirs.clear();
+  opts.mode = load_mode::program;
+  auto prog = load_windows(f.dir + "/py/ext.pyd", opts);
+  REQUIRE(prog);
+  CHECK(findings(*prog).count("missing-dll bar.dll") == 0);
+}
+
+TEST_CASE("API sets through wine's apisetschema.dll; ext-ms without host is optional", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok || !std::filesystem::is_directory(wine_root)) {
+    WARN("wine64 or mingw missing: skipped");
+    return;
+  }
+  winload_options opts;
+  opts.windows_root = wine_root;
+  auto w = load_windows(f.dir + "/app/sets.exe", opts);
+  REQUIRE(w);
+  const auto crt = find_object(*w, "api-ms-win-crt-string-l1-1-0.dll");
+  REQUIRE(crt != no_object);
+  REQUIRE(w->info[crt].host != no_object);
+  CHECK(w->link.objects[w->info[crt].host].name == "ucrtbase.dll");
+  CHECK(w->info[crt].kind == dll_class::ucrt);
+  const auto synch = find_object(*w, "API-MS-Win-Core-Synch-L1-2-0.dll");
+  REQUIRE(synch != no_object);
+  REQUIRE(w->info[synch].host != no_object);
+  CHECK(w->link.objects[w->info[synch].host].name == "kernelbase.dll");
+  const auto ext = find_object(*w, "ext-ms-win-nothing-here-l1-1-0.dll");
+  REQUIRE(ext != no_object);
+  CHECK(w->info[ext].optional_absent);
+  CHECK(findings(*w).empty());
+}
+
+TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winload][wine]") {
+  if (!std::filesystem::is_directory(wine_root)) {
+    WARN("wine64 missing: skipped");
+    return;
+  }
+  winload_options opts;
+  opts.windows_root = wine_root;
+  std::size_t files = 0, bindings = 0;
+  std::vector<std::string> problems;
+  for (const auto& e : std::filesystem::directory_iterator(wine_root)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".dll") != 0) continue;
+    auto w = load_windows(e.path().string(), opts);
+    REQUIRE(w);
+    ++files;
+    bindings += w->link.bindings.size();
+    for (const auto& f : w->findings) problems.push_back(name + ": " + to_string(f.problem) + " " + f.dll_name + "." + f.symbol);
+  }
+  INFO(files << " DLLs, " << bindings << " bindings");
+  CHECK(files > 500);
+  CHECK(problems == std::vector<std::string>{});
+}
