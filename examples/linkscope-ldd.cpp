@@ -22,6 +22,7 @@
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 #include "cli/ldd_macho.hpp"
+#include "cli/ldd_pe.hpp"
 
 namespace {
 
@@ -50,11 +51,19 @@ constexpr cli::option_spec option_table[] = {
     {"cache", 0, cli::arg::required, "FILE", "read FILE instead of /etc/ld.so.cache"},
     {"no-cache", 0, cli::arg::none, nullptr, "read no ld.so.cache"},
     {"isa-level", 0, cli::arg::required, "N", "x86-64 level for glibc-hwcaps (1..4; default: this CPU)"},
-    {"executable", 0, cli::arg::required, "PATH", "Mach-O: the main executable, for @executable_path of a bundle or dylib"},
+    {"executable", 0, cli::arg::required, "PATH",
+     "Mach-O: the main executable, for @executable_path of a bundle or dylib; PE: the host program (its folder is the "
+     "application folder), e.g. python.exe for a .pyd"},
     {"arch", 0, cli::arg::required, "ARCH", "Mach-O: the slice of universal files (x86_64, arm64; default: the first)"},
     {"dyld-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_LIBRARY_PATH"},
     {"dyld-framework-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FRAMEWORK_PATH"},
     {"dyld-fallback-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FALLBACK_LIBRARY_PATH"},
+    {"windows-root", 0, cli::arg::required, "DIR", "PE: System32 of a Windows tree (and its apisetschema.dll)"},
+    {"load-mode", 0, cli::arg::required, "MODE", "PE: program (default), altered (LOAD_WITH_ALTERED_SEARCH_PATH) or python"},
+    {"path", 0, cli::arg::required, "DIRS", "PE: PATH folders, `;`-separated (may be repeated)"},
+    {"dll-dir", 0, cli::arg::required, "DIR", "PE, python mode: an os.add_dll_directory folder (may be repeated)"},
+    {"known-dlls", 0, cli::arg::required, "NAMES", "PE: KnownDLLs beyond the built-in Windows 10/11 list (`;`-separated)"},
+    {"current-dir", 0, cli::arg::required, "DIR", "PE: the current folder (not searched unless given)"},
 };
 
 constexpr cli::tool_spec spec{
@@ -413,6 +422,21 @@ int main(int argc, char** argv) {
   for (const std::string& file : files) {
     if (files.size() > 1 && what != mode::json && what != mode::bindings) {
       std::printf("%s:\n", file.c_str());
+    }
+    if (cli::is_pe_file(file)) {
+      // PE images: the Windows loader (cli/ldd_pe.hpp).
+      auto pe_options = cli::winload_options_from(p);
+      if (!pe_options) return cli::usage_error(tool, "--load-mode takes program, altered or python");
+      const cli::ldd_output pe_what = what == mode::tree ? cli::ldd_output::tree
+                                      : what == mode::bindings ? cli::ldd_output::bindings
+                                      : what == mode::unused ? cli::ldd_output::unused
+                                      : what == mode::undefined ? cli::ldd_output::undefined
+                                      : what == mode::dot ? cli::ldd_output::dot
+                                      : what == mode::json ? cli::ldd_output::json
+                                                           : cli::ldd_output::list;
+      const int s = cli::ldd_pe(tool, file, pe_what, *pe_options);
+      if (s > status) status = s;
+      continue;
     }
     if (cli::is_macho_file(file)) {
       macho_options.root = options.search.root;

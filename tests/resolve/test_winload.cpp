@@ -309,3 +309,46 @@ TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winloa
   CHECK(files > 500);
   CHECK(problems == std::vector<std::string>{});
 }
+
+TEST_CASE("linkscope-ldd on PE images: list, tree, undefined, json, dot, exit codes", "[winload][cli]") {
+  const fixture& f = build();
+  const std::string ldd = tool_path("linkscope-ldd");
+  if (!f.ok || !std::filesystem::exists(ldd)) {
+    WARN("mingw or linkscope-ldd missing: skipped");
+    return;
+  }
+  const std::string app = shell_quote(f.dir + "/app/app.exe");
+  const std::string path = " --path " + shell_quote(f.dir + "/pathdir");
+  auto list = capture(ldd + " " + app + path + " 2>/dev/null; echo rc=$?");
+  CHECK(list.out.find("\tfoo.dll => " + f.dir + "/app/foo.dll\n") != std::string::npos);
+  CHECK(list.out.find("\tbar.dll => " + f.dir + "/pathdir/bar.dll\n") != std::string::npos);
+  CHECK(list.out.find("\tKERNEL32.dll => KERNEL32.dll (system, not checked)\n") != std::string::npos);
+  CHECK(list.out.find("rc=0") != std::string::npos);
+  auto tree = capture(ldd + " --tree " + app + path);
+  CHECK(tree.out.find("  foo.dll => " + f.dir + "/app/foo.dll [application-folder application]\n") != std::string::npos);
+  CHECK(tree.out.find("bar.dll => " + f.dir + "/pathdir/bar.dll [path application] (for a forwarder)") !=
+        std::string::npos);
+  auto undefined = capture(ldd + " -r " + app + path + "; echo rc=$?");
+  CHECK(undefined.out == "forwarder target missing: foo.dll.deadfwd -> bar.nothing\t(" + f.dir +
+                             "/app/app.exe)\nmissing export: foo.dll.delta\t(" + f.dir + "/app/app.exe)\nrc=1\n");
+  auto ghost = capture(ldd + " " + shell_quote(f.dir + "/app/ghost.exe") + " 2>&1; echo rc=$?");
+  CHECK(ghost.out.find("\tghost.dll => not found\n") != std::string::npos);
+  CHECK(ghost.out.find("warning: ghost.dll: not found") != std::string::npos);
+  CHECK(ghost.out.find("rc=1") != std::string::npos);
+  auto py = capture(ldd + " --load-mode python " + shell_quote(f.dir + "/py/ext.pyd") + path + " 2>/dev/null; echo rc=$?");
+  CHECK(py.out.find("\tbar.dll => not found\n") != std::string::npos);
+  CHECK(py.out.find("rc=1") != std::string::npos);
+  auto json = capture(ldd + " --json " + app + path);
+  CHECK(json.out.rfind("{\"version\":1,", 0) == 0);
+  CHECK(json.out.find("\"problem\":\"missing-export\",\"dll\":\"foo.dll\",\"symbol\":\"delta\"") != std::string::npos);
+  auto dot = capture(ldd + " --format=dot " + app + path);
+  CHECK(dot.out.rfind("digraph linkscope_ldd {", 0) == 0);
+  auto bad = capture(ldd + " --load-mode bogus " + app + " 2>/dev/null; echo rc=$?");
+  CHECK(bad.out == "rc=2\n");
+  if (std::filesystem::is_directory(wine_root)) {
+    auto sets = capture(ldd + " --windows-root " + wine_root + " " + shell_quote(f.dir + "/app/sets.exe"));
+    CHECK(sets.out.find("\tapi-ms-win-crt-string-l1-1-0.dll => " + wine_root + "/ucrtbase.dll (api-set)\n") !=
+          std::string::npos);
+    CHECK(sets.out.find("\text-ms-win-nothing-here-l1-1-0.dll => not present (optional)\n") != std::string::npos);
+  }
+}
