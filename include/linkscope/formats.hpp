@@ -4,8 +4,10 @@
 // A program that only reads symbols or walks an archive includes this and
 // pays for neither the resolvers nor their standard headers. The nm listings
 // (elf/nm.hpp, macho/nm.hpp: a tool's output format built on these readers)
-// are not part of it; <linkscope/linkscope.hpp> includes them, and a program
-// that prints nm's listing includes the one it needs.
+// are not part of it, and neither is macho/linkage.hpp (what dyld needs of an
+// image, read for every Mach-O variant: the dyld emulator's input); the
+// umbrella <linkscope/linkscope.hpp> includes them all, and a program that
+// needs one includes it.
 // <linkscope/linkscope.hpp> includes this and <linkscope/resolve.hpp>.
 //
 // In compiled mode (core/config.hpp) the ELF templates below are explicitly
@@ -49,7 +51,6 @@
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
 #include "linkscope/macho/leb128.hpp"
-#include "linkscope/macho/linkage.hpp"
 #include "linkscope/macho/symbols.hpp"
 #include "linkscope/macho/tbd.hpp"
 #include "linkscope/macho/types.hpp"

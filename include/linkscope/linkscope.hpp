@@ -17,5 +17,7 @@
 // The nm listings, built on the format readers (not part of formats.hpp).
 #include "linkscope/elf/nm.hpp"
 #include "linkscope/macho/nm.hpp"
+// What dyld needs of a Mach-O image (the dyld emulator includes it too).
+#include "linkscope/macho/linkage.hpp"
 
 #include "linkscope/resolve.hpp"
