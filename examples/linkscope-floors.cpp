@@ -14,6 +14,7 @@
 #include <linkscope/elf/file.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
+#include <linkscope/resolve/floors_policy.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -33,6 +34,9 @@ constexpr cli::option_spec options[] = {
      "exit 1 when a file needs a FAMILY_ version above VER (CXXABI=1.3.7, GCC=4.8.0, OPENSSL=3.0.0); repeatable"},
     {"max-isa", 0, cli::arg::required, "LEVEL", "exit 1 when a file needs an x86-64 ISA level above LEVEL (baseline, v2, v3, v4)"},
     {"all-versions", 'a', cli::arg::none, nullptr, "list every version needed with its symbols, not only the highest"},
+    {"policy", 0, cli::arg::required, "FILE",
+     "check against auditwheel-style policies (manylinux-policy.json): best tag per file and for the set, versions above each failed policy, blacklisted symbols, libraries outside the whitelist"},
+    {"require-policy", 0, cli::arg::required, "NAME", "with --policy: exit 1 when a file fails policy NAME (e.g. manylinux_2_17)"},
 };
 
 constexpr cli::tool_spec spec{
@@ -44,7 +48,8 @@ constexpr cli::tool_spec spec{
     "followed); with several files the set's floor follows.",
     options,
     "  linkscope-floors /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
-    "  linkscope-floors --max-glibc 2.17 --max-glibcxx 3.4.19 build/lib/\n"};
+    "  linkscope-floors --max-glibc 2.17 --max-glibcxx 3.4.19 build/lib/\n"
+    "  linkscope-floors --policy manylinux-policy.json --require-policy manylinux_2_28 wheel/lib/\n"};
 
 struct input {
   std::string path;
@@ -52,6 +57,8 @@ struct input {
   std::optional<resolve::elf_floors> floors;
   std::vector<resolve::limit_violation> violations;
   bool isa_exceeded = false;
+  std::optional<resolve::policy_report> policy;
+  bool policy_failed = false;  // failed --require-policy
 };
 
 // Regular files under `dir` that start with the ELF magic, in path order.
@@ -98,6 +105,26 @@ std::string isa_bits(std::uint32_t mask) {
   return join(names, ", ");
 }
 
+void print_policy(const resolve::policy_report& r) {
+  if (r.best.empty()) {
+    std::printf("  policy: none applies (architecture %s)\n", r.arch.empty() ? "unknown" : r.arch.c_str());
+    return;
+  }
+  std::printf("  policy: best %s\n", r.best.c_str());
+  for (const auto& v : r.verdicts) {
+    if (v.priority <= r.best_priority) break;
+    std::printf("  fails %s:\n", v.tag.c_str());
+    for (const auto& e : v.above)
+      std::printf("    %s (%s): %s\n", e.version.c_str(), e.library.c_str(), join(e.symbols, " ").c_str());
+    for (const auto& b : v.blacklisted) std::printf("    blacklisted %s\n", b.c_str());
+    if (v.isa_exceeded) std::printf("    x86 ISA level above baseline\n");
+  }
+  for (const auto& v : r.verdicts) {
+    if (v.tag != r.best) continue;
+    if (!v.outside_whitelist.empty()) std::printf("  outside the %s whitelist (to bundle): %s\n", v.tag.c_str(), join(v.outside_whitelist, " ").c_str());
+  }
+}
+
 void print_text(const input& in, bool all_versions, const std::vector<resolve::version_limit>& limits, int max_isa) {
   const resolve::elf_floors& f = *in.floors;
   std::printf("%s:\n", in.path.c_str());
@@ -135,6 +162,7 @@ void print_text(const input& in, bool all_versions, const std::vector<resolve::v
   if (in.isa_exceeded)
     std::printf("  exceeds x86 ISA level %s: needs %s\n", resolve::x86_isa_level_name(max_isa),
                 resolve::x86_isa_level_name(f.x86_isa_level()));
+  if (in.policy) print_policy(*in.policy);
   (void)limits;
 }
 
@@ -222,6 +250,37 @@ void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
     w.end_object();
   }
   w.end_array();
+  if (in.policy) {
+    const auto& r = *in.policy;
+    w.key("policy").begin_object();
+    w.field("arch", r.arch);
+    w.key("best");
+    if (r.best.empty()) w.value(nullptr);
+    else w.value(r.best);
+    w.key("verdicts").begin_array();
+    for (const auto& v : r.verdicts) {
+      w.begin_object();
+      w.field("name", v.name);
+      w.field("tag", v.tag);
+      w.field("priority", v.priority);
+      w.field("satisfied", v.satisfied);
+      w.key("above").begin_array();
+      for (const auto& e : v.above) {
+        w.begin_object();
+        w.field("library", e.library);
+        w.field("version", e.version);
+        write_strings(w, "symbols", e.symbols);
+        w.end_object();
+      }
+      w.end_array();
+      write_strings(w, "blacklisted", v.blacklisted);
+      write_strings(w, "outside_whitelist", v.outside_whitelist);
+      w.field("isa_exceeded", v.isa_exceeded);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
   w.end_object();
 }
 
@@ -257,6 +316,29 @@ int main(int argc, char** argv) {
     if (max_isa < 0) return cli::usage_error(spec, "--max-isa: expected baseline, v2, v3 or v4");
   }
 
+  std::vector<resolve::floor_policy> policies;
+  if (p.has("policy")) {
+    const std::string policy_path = p.value("policy");
+    auto text = linkscope::mapped_file::open(policy_path);
+    if (!text) {
+      cli::report(tool, policy_path, text.error());
+      return cli::exit_error;
+    }
+    auto read = resolve::read_policies(text->bytes().chars());
+    if (!read) {
+      cli::report(tool, policy_path, read.error());
+      return cli::exit_error;
+    }
+    policies = std::move(*read);
+  }
+  const std::string required_policy = p.value("require-policy");
+  if (!required_policy.empty()) {
+    if (policies.empty()) return cli::usage_error(spec, "--require-policy needs --policy FILE");
+    bool known = false;
+    for (const auto& pol : policies) known = known || pol.name == required_policy;
+    if (!known) return cli::usage_error(spec, "--require-policy: no such policy in the --policy file");
+  }
+
   std::vector<std::string> paths;
   int status = cli::exit_ok;
   for (const auto& operand : p.operands) {
@@ -286,13 +368,21 @@ int main(int argc, char** argv) {
     in.floors = std::move(*floors);
     in.violations = resolve::check_limits(*in.floors, limits);
     in.isa_exceeded = max_isa > 0 && in.floors->x86_isa_level() > max_isa;
-    if ((!in.violations.empty() || in.isa_exceeded) && status == cli::exit_ok) status = cli::exit_finding;
+    if (!policies.empty()) {
+      in.policy = resolve::evaluate_policies(*in.floors, policies);
+      for (const auto& v : in.policy->verdicts)
+        if (v.name == required_policy && !v.satisfied) in.policy_failed = true;
+    }
+    if ((!in.violations.empty() || in.isa_exceeded || in.policy_failed) && status == cli::exit_ok) status = cli::exit_finding;
     inputs.push_back(std::move(in));
   }
 
   std::vector<const resolve::elf_floors*> list;
   for (const auto& in : inputs) list.push_back(&*in.floors);
   const resolve::set_floors set = resolve::merge_set(list);
+  std::vector<const resolve::policy_report*> reports;
+  for (const auto& in : inputs) reports.push_back(in.policy ? &*in.policy : nullptr);
+  const long long set_policy = resolve::set_best_policy(reports);
 
   if (json) {
     linkscope::json_writer w(stdout);
@@ -317,6 +407,17 @@ int main(int argc, char** argv) {
     w.key("private_files").begin_array();
     for (std::size_t i : set.private_files) w.value(inputs[i].path);
     w.end_array();
+    if (!policies.empty()) {
+      w.key("policy");
+      if (set_policy < 0) {
+        w.value(nullptr);
+      } else {
+        w.begin_object();
+        w.field("best", inputs[static_cast<std::size_t>(set_policy)].policy->best);
+        w.field("decided_by", inputs[static_cast<std::size_t>(set_policy)].path);
+        w.end_object();
+      }
+    }
     w.end_object();
     w.field("exceeded", status == cli::exit_finding);
     w.end_object();
@@ -335,6 +436,9 @@ int main(int argc, char** argv) {
                   join(names, " ").c_str());
     }
     if (set.x86_isa_level > 0) std::printf("  x86 ISA level: %s\n", resolve::x86_isa_level_name(set.x86_isa_level));
+    if (set_policy >= 0)
+      std::printf("  policy: best %s (decided by %s)\n", inputs[static_cast<std::size_t>(set_policy)].policy->best.c_str(),
+                  inputs[static_cast<std::size_t>(set_policy)].path.c_str());
     if (!set.private_files.empty()) std::printf("  %zu file(s) need a *_PRIVATE version (never portable)\n", set.private_files.size());
   }
   return status;

@@ -21,6 +21,7 @@
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/hash.hpp"
+#include "linkscope/core/json_reader.hpp"
 #include "linkscope/core/mapped_file.hpp"
 
 #include "linkscope/symbols/demangle.hpp"

@@ -765,6 +765,448 @@ static_assert(sysv_hash("printf") == 0x077905a6u);
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/core/hash.hpp ----
+// ---- begin linkscope/core/json_reader.hpp ----
+// linkscope/core/json_reader.hpp — a strict, bounded JSON reader.
+//
+// One reader for every JSON input linkscope takes (conda-meta records,
+// auditwheel policy files): RFC 8259 as /usr/bin/python3's json.loads accepts
+// it, validated byte by byte.
+//   - UTF-8 only; every byte sequence is validated (no overlongs, nothing
+//     above U+10FFFF); strings: no raw control character below U+0020; the
+//     escapes \" \\ \/ \b \f \n \r \t \uXXXX, a \uD8xx\uDCxx pair joined into one
+//     code point; a lone surrogate in a kept value is an error reported after
+//     the syntax (json.loads keeps it in a str that cannot be UTF-8);
+//   - numbers as in RFC 8259 plus Python's NaN, Infinity and -Infinity, kept
+//     as text, never converted;
+//   - whitespace is space, tab, CR and LF.
+// Nesting deeper than `max_depth` is refused; a skipped value allocates
+// nothing. Every error carries the byte offset where the input went wrong.
+//
+// Two ways to use it: a record reader derives from json_reader and pulls the
+// members it wants with the primitives (string, value to skip, expect), as
+// resolve/conda_meta.hpp does; or read_json() builds a small tree
+// (json_value) of a document known to be small (policy files), bounded by
+// `max_bytes`.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+class json_reader {
+ public:
+  json_reader(std::string_view text, std::size_t max_depth) : s_(text), max_depth_(max_depth) {}
+
+  // The position of the next byte to read.
+  std::size_t position() const noexcept { return i_; }
+  // The first deferred error (a wrong type or a kept string that is not UTF-8), ok when none.
+  const error& deferred() const noexcept { return deferred_; }
+
+  enum class text_mode { skip, key, value };
+
+  static error fail(errc code, std::size_t at, const char* message) noexcept { return error{code, at, message}; }
+  // A member of the wrong type, or a kept string that is no UTF-8: reported
+  // once the whole input is known to be JSON, as json.loads finds syntax
+  // errors before anyone looks at the values. The first one wins.
+  void defer(errc code, std::size_t at, const char* message) noexcept {
+    if (deferred_.code == errc::ok) deferred_ = error{code, at, message};
+  }
+  unsigned byte(std::size_t at) const noexcept { return static_cast<unsigned char>(s_[at]); }
+  bool at_end() const noexcept { return i_ >= s_.size(); }
+  void ws() noexcept {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  // The input ended where more was required: truncated; anything else: malformed.
+  error unexpected(const char* message) const noexcept {
+    return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
+  }
+  result<void> expect(char c, const char* message) {
+    ws();
+    if (at_end() || s_[i_] != c) return unexpected(message);
+    ++i_;
+    return ok();
+  }
+
+  // Any JSON value, validated and skipped. `depth` is the nesting of a
+  // container that starts here.
+  result<void> value(std::size_t depth) {
+    ws();
+    if (at_end()) return unexpected("expected a JSON value");
+    switch (s_[i_]) {
+      case '{':
+      case '[': return container(depth);
+      case '"': return string(text_mode::skip, nullptr);
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      case 'N': return literal("NaN");
+      case 'I': return literal("Infinity");
+      default: return number();
+    }
+  }
+
+  result<void> container(std::size_t depth) {
+    if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
+    const bool object = s_[i_] == '{';
+    const char close = object ? '}' : ']';
+    ++i_;
+    ws();
+    if (!at_end() && s_[i_] == close) {
+      ++i_;
+      return ok();
+    }
+    for (;;) {
+      if (object) {
+        ws();
+        if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
+        LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
+        LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+      }
+      LINKSCOPE_CHECK(value(depth + 1));
+      ws();
+      if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+      if (s_[i_] == close) {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+      ++i_;
+    }
+  }
+
+  // A literal is reported where it starts, as json.loads does.
+  result<void> literal(std::string_view word) {
+    const std::string_view have = s_.substr(i_, word.size());
+    if (have == word) {
+      i_ += word.size();
+      return ok();
+    }
+    const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
+    return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
+  }
+
+  bool digit() const noexcept { return !at_end() && s_[i_] >= '0' && s_[i_] <= '9'; }
+
+  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or -Infinity. A '.' or an
+  // exponent without digits is reported at the '.' or 'e' (json.loads stops
+  // the number before it).
+  result<void> number() {
+    const std::size_t start = i_;
+    if (s_[i_] == '-') {
+      if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
+      ++i_;
+    }
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      while (digit()) ++i_;
+    }
+    if (!at_end() && s_[i_] == '.') {
+      const std::size_t dot = i_++;
+      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
+      while (digit()) ++i_;
+    }
+    if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      const std::size_t e = i_++;
+      if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
+      while (digit()) ++i_;
+    }
+    return ok();
+  }
+
+  static int hex_digit(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+  // Four hex digits at `at`; -1 when they are not there.
+  long hex4(std::size_t at) const noexcept {
+    if (s_.size() - at < 4 || at > s_.size()) return -1;
+    long v = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const int d = hex_digit(s_[at + k]);
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+
+  // Length of the UTF-8 sequence at i_ (Unicode 15, table 3-7), 0 if none.
+  // `surrogate` is set for ED A0..BF xx, a UTF-16 surrogate encoded as UTF-8,
+  // which json.loads(bytes) decodes ('surrogatepass') into a lone surrogate.
+  std::size_t utf8_length(bool& surrogate) const noexcept {
+    const unsigned b0 = byte(i_);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
+    surrogate = false;
+    if (b0 >= 0xc2 && b0 <= 0xdf) {
+      n = 2;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      n = 3;
+      if (b0 == 0xe0) lo = 0xa0;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      n = 4;
+      if (b0 == 0xf0) lo = 0x90;
+      if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+    } else {
+      return 0;
+    }
+    if (s_.size() - i_ < n) return 0;
+    if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+      if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
+    surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
+    return n;
+  }
+
+  // A string at '"'. `out` receives the decoded UTF-8 unless mode is skip. A
+  // lone surrogate escape is an error in a kept value, U+FFFD in a key (it can
+  // then match no member linkscope reads), and only validated when skipped.
+  result<void> string(text_mode mode, std::string* out) {
+    const std::size_t start = i_;
+    ++i_;
+    for (;;) {
+      if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
+      const unsigned c = byte(i_);
+      if (c == '"') {
+        ++i_;
+        return ok();
+      }
+      if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
+      if (c < 0x80 && c != '\\') {
+        const std::size_t run = i_;
+        while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+        if (out != nullptr) out->append(s_.data() + run, i_ - run);
+        continue;
+      }
+      if (c >= 0x80) {
+        bool surrogate = false;
+        const std::size_t n = utf8_length(surrogate);
+        if (n == 0) {
+          // A sequence cut by the end of the input is truncated; anything else malformed.
+          const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
+          bool prefix_ok = cut;
+          for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
+          return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
+        }
+        if (surrogate) {
+          if (mode == text_mode::value)
+            defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
+          if (out != nullptr) append_utf8(*out, 0xfffd);
+        } else if (out != nullptr) {
+          out->append(s_.data() + i_, n);
+        }
+        i_ += n;
+        continue;
+      }
+      // An escape.
+      const std::size_t escape = i_;
+      if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
+      const char e = s_[i_ + 1];
+      i_ += 2;
+      char plain = 0;
+      switch (e) {
+        case '"': plain = '"'; break;
+        case '\\': plain = '\\'; break;
+        case '/': plain = '/'; break;
+        case 'b': plain = '\b'; break;
+        case 'f': plain = '\f'; break;
+        case 'n': plain = '\n'; break;
+        case 'r': plain = '\r'; break;
+        case 't': plain = '\t'; break;
+        case 'u': break;
+        default: return fail(errc::malformed, escape, "bad JSON escape");
+      }
+      if (e != 'u') {
+        if (out != nullptr) out->push_back(plain);
+        continue;
+      }
+      // json.loads wants room for the closing quote after the four digits and
+      // reports a \u cut by the end at its 'u'.
+      const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
+      if (unit < 0) {
+        return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
+                    "bad \\u escape in a JSON string");
+      }
+      i_ += 4;
+      std::uint32_t cp = static_cast<std::uint32_t>(unit);
+      bool lone = false;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
+          i_ += 6;
+        } else {
+          lone = true;
+        }
+      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+        lone = true;
+      }
+      if (lone) {
+        if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
+        cp = 0xfffd;
+      }
+      if (out != nullptr) append_utf8(*out, cp);
+    }
+  }
+  // Whether the bytes from `at` to the end are all hex digits (a \u cut short).
+  bool hex_run(std::size_t at) const noexcept {
+    for (std::size_t k = at; k < s_.size(); ++k)
+      if (hex_digit(s_[k]) < 0) return false;
+    return true;
+  }
+
+ protected:
+  std::string_view s_;
+  std::size_t max_depth_ = 512;
+  std::size_t i_ = 0;
+  error deferred_;
+};
+
+// A parsed JSON document (read_json).
+struct json_member;
+struct json_value {
+  enum class kind : std::uint8_t { null, boolean, number, string, array, object };
+  kind type = kind::null;
+  bool boolean = false;
+  std::string text;  // a string's decoded UTF-8, or a number as written
+  std::vector<json_value> items;                             // array
+  std::vector<json_member> members;                          // object, in document order
+  std::size_t offset = 0;                                    // where the value starts
+
+  bool is_object() const noexcept { return type == kind::object; }
+  bool is_array() const noexcept { return type == kind::array; }
+  bool is_string() const noexcept { return type == kind::string; }
+  bool is_number() const noexcept { return type == kind::number; }
+  // The last member named `key` (json.loads keeps the last), nullptr when none.
+  const json_value* find(std::string_view key) const noexcept;
+};
+
+struct json_member {
+  std::string name;
+  json_value value;
+};
+
+inline const json_value* json_value::find(std::string_view key) const noexcept {
+  for (auto it = members.rbegin(); it != members.rend(); ++it)
+    if (it->name == key) return &it->value;
+  return nullptr;
+}
+
+struct json_limits {
+  std::size_t max_depth = 512;
+  std::size_t max_bytes = std::size_t{1} << 24;  // 16 MiB: a tree costs a few times its text
+};
+
+namespace detail {
+class json_tree_reader : public json_reader {
+ public:
+  using json_reader::json_reader;
+  result<json_value> run(std::size_t max_bytes) {
+    if (s_.size() > max_bytes) return fail(errc::too_large, 0, "JSON document larger than the limit");
+    if (s_.substr(0, 3) == "\xef\xbb\xbf") i_ = 3;
+    json_value out;
+    LINKSCOPE_CHECK(tree(out, 1));
+    ws();
+    if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the JSON document");
+    if (deferred_.code != errc::ok) return deferred_;
+    return out;
+  }
+
+ private:
+  result<void> tree(json_value& out, std::size_t depth) {
+    ws();
+    if (at_end()) return unexpected("expected a JSON value");
+    out.offset = i_;
+    const char c = s_[i_];
+    if (c == '"') {
+      out.type = json_value::kind::string;
+      return string(text_mode::value, &out.text);
+    }
+    if (c == '{' || c == '[') {
+      if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
+      const bool object = c == '{';
+      out.type = object ? json_value::kind::object : json_value::kind::array;
+      const char close = object ? '}' : ']';
+      ++i_;
+      ws();
+      if (!at_end() && s_[i_] == close) {
+        ++i_;
+        return ok();
+      }
+      for (;;) {
+        if (object) {
+          ws();
+          if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
+          std::string key;
+          LINKSCOPE_CHECK(string(text_mode::key, &key));
+          LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+          out.members.push_back(json_member{std::move(key), json_value{}});
+          LINKSCOPE_CHECK(tree(out.members.back().value, depth + 1));
+        } else {
+          out.items.emplace_back();
+          LINKSCOPE_CHECK(tree(out.items.back(), depth + 1));
+        }
+        ws();
+        if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+        if (s_[i_] == close) {
+          ++i_;
+          return ok();
+        }
+        if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+        ++i_;
+      }
+    }
+    const std::size_t start = i_;
+    if (c == 't' || c == 'f') {
+      out.type = json_value::kind::boolean;
+      out.boolean = c == 't';
+      return literal(c == 't' ? "true" : "false");
+    }
+    if (c == 'n') return literal("null");
+    out.type = json_value::kind::number;
+    LINKSCOPE_CHECK(c == 'N' ? literal("NaN") : c == 'I' ? literal("Infinity") : number());
+    out.text.assign(s_.data() + start, i_ - start);
+    return ok();
+  }
+};
+}  // namespace detail
+
+// Parse a whole JSON document into a tree.
+inline result<json_value> read_json(std::string_view text, const json_limits& limits = {}) {
+  return detail::json_tree_reader(text, limits.max_depth).run(limits.max_bytes);
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/core/json_reader.hpp ----
 // ---- begin linkscope/core/mapped_file.hpp ----
 // linkscope/core/mapped_file.hpp — read-only file bytes, mapped or read.
 //
@@ -13537,6 +13979,8 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 // Errors come in json.loads's order: a JSON syntax error first, wherever it
 // is, at the offset json.loads reports; then the first member of the wrong
 // type or kept string that cannot be UTF-8.
+// The lexical rules and bounds live in core/json_reader.hpp (json_reader,
+// which this record reader derives from).
 // Bounds: nesting deeper than `max_depth` (default 512; Python's recursion
 // limit stops near 1000) and input larger than `max_bytes` are refused before
 // any work; every decoded string is a copy of fewer bytes than the input, and
@@ -13573,10 +14017,10 @@ result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limit
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
 
-class conda_meta_parser {
+class conda_meta_parser : public json_reader {
  public:
-  conda_meta_parser(std::string_view text, const conda_meta_limits& limits) : s_(text), limits_(limits) {}
-
+  conda_meta_parser(std::string_view text, const conda_meta_limits& limits)
+      : json_reader(text, limits.max_depth), limits_(limits) {}
   result<conda_meta> run() {
     conda_meta out;
     if (s_.size() > limits_.max_bytes) return fail(errc::too_large, 0, "conda-meta record larger than the limit");
@@ -13600,31 +14044,6 @@ class conda_meta_parser {
   }
 
  private:
-  enum class text_mode { skip, key, value };
-
-  static error fail(errc code, std::size_t at, const char* message) noexcept { return error{code, at, message}; }
-  // A member of the wrong type, or a kept string that is no UTF-8: reported
-  // once the whole input is known to be JSON, as json.loads finds syntax
-  // errors before anyone looks at the values. The first one wins.
-  void defer(errc code, std::size_t at, const char* message) noexcept {
-    if (deferred_.code == errc::ok) deferred_ = error{code, at, message};
-  }
-  unsigned byte(std::size_t at) const noexcept { return static_cast<unsigned char>(s_[at]); }
-  bool at_end() const noexcept { return i_ >= s_.size(); }
-  void ws() noexcept {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
-  }
-  // The input ended where more was required: truncated; anything else: malformed.
-  error unexpected(const char* message) const noexcept {
-    return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
-  }
-  result<void> expect(char c, const char* message) {
-    ws();
-    if (at_end() || s_[i_] != c) return unexpected(message);
-    ++i_;
-    return ok();
-  }
-
   // The top-level object: keys decoded, the four members kept.
   result<void> record(conda_meta& out) {
     ++i_;  // '{'
@@ -13704,260 +14123,7 @@ class conda_meta_parser {
     }
   }
 
-  // Any JSON value, validated and skipped. `depth` is the nesting of a
-  // container that starts here.
-  result<void> value(std::size_t depth) {
-    ws();
-    if (at_end()) return unexpected("expected a JSON value");
-    switch (s_[i_]) {
-      case '{':
-      case '[': return container(depth);
-      case '"': return string(text_mode::skip, nullptr);
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      case 'N': return literal("NaN");
-      case 'I': return literal("Infinity");
-      default: return number();
-    }
-  }
-
-  result<void> container(std::size_t depth) {
-    if (depth > limits_.max_depth) return fail(errc::too_large, i_, "JSON nested too deeply");
-    const bool object = s_[i_] == '{';
-    const char close = object ? '}' : ']';
-    ++i_;
-    ws();
-    if (!at_end() && s_[i_] == close) {
-      ++i_;
-      return ok();
-    }
-    for (;;) {
-      if (object) {
-        ws();
-        if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
-        LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
-        LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
-      }
-      LINKSCOPE_CHECK(value(depth + 1));
-      ws();
-      if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      if (s_[i_] == close) {
-        ++i_;
-        return ok();
-      }
-      if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      ++i_;
-    }
-  }
-
-  // A literal is reported where it starts, as json.loads does.
-  result<void> literal(std::string_view word) {
-    const std::string_view have = s_.substr(i_, word.size());
-    if (have == word) {
-      i_ += word.size();
-      return ok();
-    }
-    const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
-    return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
-  }
-
-  bool digit() const noexcept { return !at_end() && s_[i_] >= '0' && s_[i_] <= '9'; }
-
-  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or -Infinity. A '.' or an
-  // exponent without digits is reported at the '.' or 'e' (json.loads stops
-  // the number before it).
-  result<void> number() {
-    const std::size_t start = i_;
-    if (s_[i_] == '-') {
-      if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
-      ++i_;
-    }
-    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
-    if (s_[i_] == '0') {
-      ++i_;
-    } else {
-      while (digit()) ++i_;
-    }
-    if (!at_end() && s_[i_] == '.') {
-      const std::size_t dot = i_++;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
-      while (digit()) ++i_;
-    }
-    if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      const std::size_t e = i_++;
-      if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
-      while (digit()) ++i_;
-    }
-    return ok();
-  }
-
-  static int hex_digit(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  // Four hex digits at `at`; -1 when they are not there.
-  long hex4(std::size_t at) const noexcept {
-    if (s_.size() - at < 4 || at > s_.size()) return -1;
-    long v = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      const int d = hex_digit(s_[at + k]);
-      if (d < 0) return -1;
-      v = v * 16 + d;
-    }
-    return v;
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    }
-  }
-
-  // Length of the UTF-8 sequence at i_ (Unicode 15, table 3-7), 0 if none.
-  // `surrogate` is set for ED A0..BF xx, a UTF-16 surrogate encoded as UTF-8,
-  // which json.loads(bytes) decodes ('surrogatepass') into a lone surrogate.
-  std::size_t utf8_length(bool& surrogate) const noexcept {
-    const unsigned b0 = byte(i_);
-    std::size_t n = 0;
-    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
-    surrogate = false;
-    if (b0 >= 0xc2 && b0 <= 0xdf) {
-      n = 2;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      n = 3;
-      if (b0 == 0xe0) lo = 0xa0;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      n = 4;
-      if (b0 == 0xf0) lo = 0x90;
-      if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-    } else {
-      return 0;
-    }
-    if (s_.size() - i_ < n) return 0;
-    if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
-    surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
-    return n;
-  }
-
-  // A string at '"'. `out` receives the decoded UTF-8 unless mode is skip. A
-  // lone surrogate escape is an error in a kept value, U+FFFD in a key (it can
-  // then match no member linkscope reads), and only validated when skipped.
-  result<void> string(text_mode mode, std::string* out) {
-    const std::size_t start = i_;
-    ++i_;
-    for (;;) {
-      if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
-      const unsigned c = byte(i_);
-      if (c == '"') {
-        ++i_;
-        return ok();
-      }
-      if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
-      if (c < 0x80 && c != '\\') {
-        const std::size_t run = i_;
-        while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
-        if (out != nullptr) out->append(s_.data() + run, i_ - run);
-        continue;
-      }
-      if (c >= 0x80) {
-        bool surrogate = false;
-        const std::size_t n = utf8_length(surrogate);
-        if (n == 0) {
-          // A sequence cut by the end of the input is truncated; anything else malformed.
-          const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
-          bool prefix_ok = cut;
-          for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
-          return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
-        }
-        if (surrogate) {
-          if (mode == text_mode::value)
-            defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
-          if (out != nullptr) append_utf8(*out, 0xfffd);
-        } else if (out != nullptr) {
-          out->append(s_.data() + i_, n);
-        }
-        i_ += n;
-        continue;
-      }
-      // An escape.
-      const std::size_t escape = i_;
-      if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
-      const char e = s_[i_ + 1];
-      i_ += 2;
-      char plain = 0;
-      switch (e) {
-        case '"': plain = '"'; break;
-        case '\\': plain = '\\'; break;
-        case '/': plain = '/'; break;
-        case 'b': plain = '\b'; break;
-        case 'f': plain = '\f'; break;
-        case 'n': plain = '\n'; break;
-        case 'r': plain = '\r'; break;
-        case 't': plain = '\t'; break;
-        case 'u': break;
-        default: return fail(errc::malformed, escape, "bad JSON escape");
-      }
-      if (e != 'u') {
-        if (out != nullptr) out->push_back(plain);
-        continue;
-      }
-      // json.loads wants room for the closing quote after the four digits and
-      // reports a \u cut by the end at its 'u'.
-      const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
-      if (unit < 0) {
-        return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
-                    "bad \\u escape in a JSON string");
-      }
-      i_ += 4;
-      std::uint32_t cp = static_cast<std::uint32_t>(unit);
-      bool lone = false;
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
-          i_ += 6;
-        } else {
-          lone = true;
-        }
-      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-        lone = true;
-      }
-      if (lone) {
-        if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
-        cp = 0xfffd;
-      }
-      if (out != nullptr) append_utf8(*out, cp);
-    }
-  }
-  // Whether the bytes from `at` to the end are all hex digits (a \u cut short).
-  bool hex_run(std::size_t at) const noexcept {
-    for (std::size_t k = at; k < s_.size(); ++k)
-      if (hex_digit(s_[k]) < 0) return false;
-    return true;
-  }
-
-  std::string_view s_;
   conda_meta_limits limits_;
-  std::size_t i_ = 0;
-  error deferred_;
 };
 
 }  // namespace detail
@@ -16394,6 +16560,9 @@ struct library_floor {
 struct elf_floors {
   u16 machine = 0;
   bool is64 = false;
+  bool big_endian = false;
+  std::vector<std::string> needed;       // DT_NEEDED, in order
+  std::vector<std::string> undefined;    // undefined non-local dynamic symbols (sorted, unique), versioned or not
   std::vector<library_floor> libraries;  // in verneed order
   std::vector<family_floor> families;    // across libraries: highest per family, symbols of every library at it
   std::optional<u32> x86_isa_needed;     // the ISA_1_NEEDED mask, when the note has one
@@ -16474,7 +16643,12 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   elf_floors out;
   out.machine = f.machine();
   out.is64 = ET::is64;
+  out.big_endian = ET::endianness == std::endian::big;
   LINKSCOPE_TRY(dyn, elf::dynamic_info<ET>::read(f));
+  if (dyn.present()) {
+    LINKSCOPE_TRY(needed, dyn.needed());
+    for (auto n : needed) out.needed.emplace_back(n);
+  }
   LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, dyn));
   LINKSCOPE_TRY(versions, elf::version_tables<ET>::read(f, dyn, dynsym.size()));
   // One slot per version index that names a needed version.
@@ -16497,16 +16671,18 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
     slot_of_index[n] = static_cast<int>(where.size());
     where.emplace_back(static_cast<std::size_t>(lib - out.libraries.begin()), lib->versions.size() - 1);
   }
-  if (!where.empty()) {
-    for (std::size_t i = 1; i < dynsym.size(); ++i) {
-      LINKSCOPE_TRY(shndx, dynsym.section_index(i));
-      LINKSCOPE_TRY(name, dynsym.name(i));
-      LINKSCOPE_TRY(ver, versions.of(i, name, shndx != elf::SHN_UNDEF));
-      if (!ver.needed || ver.index >= slot_of_index.size() || slot_of_index[ver.index] < 0) continue;
-      const auto [l, v] = where[static_cast<std::size_t>(slot_of_index[ver.index])];
-      out.libraries[l].versions[v].symbols.emplace_back(name);
-    }
+  for (std::size_t i = 1; i < dynsym.size(); ++i) {
+    LINKSCOPE_TRY(shndx, dynsym.section_index(i));
+    if (shndx != elf::SHN_UNDEF && where.empty()) continue;
+    LINKSCOPE_TRY(name, dynsym.name(i));
+    if (shndx == elf::SHN_UNDEF && dynsym[i].st_bind() != elf::STB_LOCAL && !name.empty()) out.undefined.emplace_back(name);
+    if (where.empty()) continue;
+    LINKSCOPE_TRY(ver, versions.of(i, name, shndx != elf::SHN_UNDEF));
+    if (!ver.needed || ver.index >= slot_of_index.size() || slot_of_index[ver.index] < 0) continue;
+    const auto [l, v] = where[static_cast<std::size_t>(slot_of_index[ver.index])];
+    out.libraries[l].versions[v].symbols.emplace_back(name);
   }
+  sort_unique(out.undefined);
   for (auto& lib : out.libraries) summarise_library(lib);
   out.families = merge_families(out.libraries);
   if (f.machine() == elf::EM_X86_64 || f.machine() == elf::EM_386) {
@@ -16637,6 +16813,263 @@ inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/floors.hpp ----
+// ---- begin linkscope/resolve/floors_policy.hpp ----
+// linkscope/resolve/floors_policy.hpp — manylinux-style policies over ELF floors.
+//
+// A policy file is the JSON that auditwheel ships for its manylinux and
+// musllinux tags (src/auditwheel/policy/manylinux-policy.json): an array of
+//   {"name": "manylinux_2_17", "aliases": ["manylinux2014"], "priority": 80,
+//    "symbol_versions": {ARCH: {FAMILY: ["2.2.5", ...]}},
+//    "lib_whitelist": ["libc.so.6", ...],
+//    "blacklist": {LIBRARY: [SYMBOL, ...]}}
+// The rules are auditwheel's:
+//   - symbol versions: every version a file needs (its verneed entries; the
+//     dynamic loader's own, ld-linux* / ld64.so.1 / ld64.so.2, excluded) is
+//     split at its FIRST '_' into family and rest (GLIBCXX_LDBL_3.4 is family
+//     GLIBCXX, version LDBL_3.4). For every family the policy lists for the
+//     architecture, the file's versions of that family must all be listed:
+//     set membership, not an order. Families the policy does not list are not
+//     constrained.
+//   - blacklist: an undefined symbol of the file named in the blacklist of a
+//     library the file needs fails the policy.
+//   - whitelist: needed libraries outside it (the loader excluded) are
+//     reported, as auditwheel reports the libraries to graft; they do not
+//     lower the tag.
+//   - x86-64 ISA: a file that needs a level above baseline fails every policy
+//     but the generic one (priority 0), as auditwheel's ISA check does for the
+//     x86_64 architecture.
+// A policy without an entry for the architecture does not apply (auditwheel
+// drops it), except the generic "linux" policy (priority 0), which always
+// applies and never constrains symbols.
+// The best tag of a file is the applicable policy of highest priority that it
+// satisfies; the best tag of a set is the lowest of its files' best tags.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct floor_policy {
+  struct family_versions {
+    std::string family;                 // "GLIBC"
+    std::vector<std::string> versions;  // "2.17" (sorted)
+  };
+  struct arch_versions {
+    std::string arch;  // "x86_64"
+    std::vector<family_versions> families;
+  };
+  struct blacklist_entry {
+    std::string library;
+    std::vector<std::string> symbols;  // sorted
+  };
+  std::string name;
+  std::vector<std::string> aliases;
+  long long priority = 0;
+  std::vector<arch_versions> symbol_versions;
+  std::vector<std::string> lib_whitelist;  // sorted
+  std::vector<blacklist_entry> blacklist;
+
+  const arch_versions* for_arch(std::string_view arch) const noexcept {
+    for (const auto& a : symbol_versions)
+      if (a.arch == arch) return &a;
+    return nullptr;
+  }
+};
+
+namespace detail {
+inline error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
+
+inline result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
+  if (!v.is_array()) return policy_error(v, message);
+  std::vector<std::string> out;
+  for (const auto& item : v.items) {
+    if (!item.is_string()) return policy_error(item, message);
+    out.push_back(item.text);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline result<long long> integer(const json_value& v, const char* message) {
+  if (!v.is_number() || v.text.empty() || v.text.size() > 18) return policy_error(v, message);
+  long long n = 0;
+  std::size_t i = v.text[0] == '-' ? 1 : 0;
+  if (i == v.text.size()) return policy_error(v, message);
+  for (; i < v.text.size(); ++i) {
+    if (v.text[i] < '0' || v.text[i] > '9') return policy_error(v, message);
+    n = n * 10 + (v.text[i] - '0');
+  }
+  return v.text[0] == '-' ? -n : n;
+}
+}  // namespace detail
+
+// Read a policy file. Errors name the offset of the offending value.
+inline result<std::vector<floor_policy>> read_policies(std::string_view text) {
+  LINKSCOPE_TRY(doc, read_json(text));
+  if (!doc.is_array()) return detail::policy_error(doc, "policy file is not a JSON array of policies");
+  std::vector<floor_policy> out;
+  for (const auto& p : doc.items) {
+    if (!p.is_object()) return detail::policy_error(p, "policy is not a JSON object");
+    floor_policy policy;
+    const json_value* name = p.find("name");
+    if (name == nullptr || !name->is_string()) return detail::policy_error(p, "policy without a string \"name\"");
+    policy.name = name->text;
+    const json_value* priority = p.find("priority");
+    if (priority == nullptr) return detail::policy_error(p, "policy without \"priority\"");
+    LINKSCOPE_TRY(prio, detail::integer(*priority, "policy \"priority\" is not an integer"));
+    policy.priority = prio;
+    if (const json_value* aliases = p.find("aliases")) {
+      LINKSCOPE_TRY(list, detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
+      policy.aliases = std::move(list);
+    }
+    if (const json_value* versions = p.find("symbol_versions")) {
+      if (!versions->is_object()) return detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
+      for (const auto& [arch, families] : versions->members) {
+        if (!families.is_object()) return detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
+        floor_policy::arch_versions entry{arch, {}};
+        for (const auto& [family, list] : families.members) {
+          LINKSCOPE_TRY(names, detail::string_list(list, "policy symbol versions are not an array of strings"));
+          entry.families.push_back({family, std::move(names)});
+        }
+        policy.symbol_versions.push_back(std::move(entry));
+      }
+    }
+    if (const json_value* whitelist = p.find("lib_whitelist")) {
+      LINKSCOPE_TRY(list, detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
+      policy.lib_whitelist = std::move(list);
+    }
+    if (const json_value* blacklist = p.find("blacklist")) {
+      if (!blacklist->is_object()) return detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
+      for (const auto& [library, list] : blacklist->members) {
+        LINKSCOPE_TRY(names, detail::string_list(list, "policy blacklist entry is not an array of strings"));
+        policy.blacklist.push_back({library, std::move(names)});
+      }
+    }
+    out.push_back(std::move(policy));
+  }
+  return out;
+}
+
+// The architecture name auditwheel uses for an ELF machine ("" when none).
+inline std::string_view policy_arch(const elf_floors& f) noexcept {
+  switch (f.machine) {
+    case elf::EM_X86_64: return f.is64 ? "x86_64" : "";  // x32 has no policy
+    case elf::EM_386: return "i686";
+    case elf::EM_AARCH64: return "aarch64";
+    case elf::EM_PPC64: return f.big_endian ? "ppc64" : "ppc64le";
+    case elf::EM_S390: return f.is64 ? "s390x" : "";
+    case elf::EM_ARM: return "armv7l";
+    case elf::EM_RISCV: return f.is64 ? "riscv64" : "";
+    case elf::EM_LOONGARCH: return f.is64 ? "loongarch64" : "";
+    default: return "";
+  }
+}
+
+// The dynamic loader, which auditwheel leaves out of every rule.
+inline bool is_dynamic_loader(std::string_view library) noexcept {
+  return library.find("ld-linux") != std::string_view::npos || library == "ld64.so.1" || library == "ld64.so.2";
+}
+
+// One version a policy does not allow, with the symbols bound to it.
+struct policy_excess {
+  std::string library;
+  std::string version;               // "GLIBC_2.34"
+  std::vector<std::string> symbols;
+};
+
+struct policy_verdict {
+  std::string name;   // "manylinux_2_17"
+  std::string tag;    // "manylinux_2_17_x86_64"
+  long long priority = 0;
+  bool satisfied = false;
+  std::vector<policy_excess> above;             // versions outside the policy's lists
+  std::vector<std::string> blacklisted;         // "libc.so.6: __cxa_thread_atexit_impl"
+  std::vector<std::string> outside_whitelist;   // needed libraries to graft
+  bool isa_exceeded = false;
+};
+
+struct policy_report {
+  std::string arch;                     // "" when the machine has no policy architecture
+  std::string best;                     // best tag ("" when no policy applies)
+  long long best_priority = -1;
+  std::vector<policy_verdict> verdicts; // applicable policies, highest priority first
+};
+
+// Evaluate one file against the policies (see the header comment).
+inline policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies) {
+  policy_report out;
+  out.arch = std::string(policy_arch(f));
+  std::vector<const floor_policy*> order;
+  for (const auto& p : policies) order.push_back(&p);
+  std::stable_sort(order.begin(), order.end(), [](const floor_policy* a, const floor_policy* b) { return a->priority > b->priority; });
+  for (const floor_policy* p : order) {
+    const bool generic = p->priority == 0 || p->name == "linux";
+    const floor_policy::arch_versions* arch = out.arch.empty() ? nullptr : p->for_arch(out.arch);
+    if (arch == nullptr && !generic) continue;
+    policy_verdict v;
+    v.name = p->name;
+    v.tag = out.arch.empty() ? p->name : p->name + "_" + out.arch;
+    v.priority = p->priority;
+    if (arch != nullptr) {
+      for (const auto& lib : f.libraries) {
+        if (is_dynamic_loader(lib.library)) continue;
+        for (const auto& need : lib.versions) {
+          const std::size_t us = need.name.find('_');
+          const std::string family = need.name.substr(0, us);
+          const std::string rest = us == std::string::npos ? std::string() : need.name.substr(us + 1);
+          auto fam = std::find_if(arch->families.begin(), arch->families.end(),
+                                  [&](const floor_policy::family_versions& fv) { return fv.family == family; });
+          if (fam == arch->families.end()) continue;
+          if (std::binary_search(fam->versions.begin(), fam->versions.end(), rest)) continue;
+          v.above.push_back(policy_excess{lib.library, need.name, need.symbols});
+        }
+      }
+    }
+    for (const auto& entry : p->blacklist) {
+      if (std::find(f.needed.begin(), f.needed.end(), entry.library) == f.needed.end()) continue;
+      for (const auto& symbol : f.undefined)
+        if (std::binary_search(entry.symbols.begin(), entry.symbols.end(), symbol))
+          v.blacklisted.push_back(entry.library + ": " + symbol);
+    }
+    if (!generic) {
+      for (const auto& lib : f.needed)
+        if (!is_dynamic_loader(lib) && !std::binary_search(p->lib_whitelist.begin(), p->lib_whitelist.end(), lib))
+          v.outside_whitelist.push_back(lib);
+    }
+    v.isa_exceeded = !generic && out.arch == "x86_64" && f.x86_isa_level() > 1;
+    v.satisfied = v.above.empty() && v.blacklisted.empty() && !v.isa_exceeded;
+    if (v.satisfied && v.priority > out.best_priority) {
+      out.best_priority = v.priority;
+      out.best = v.tag;
+    }
+    out.verdicts.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The best tag of a set: the lowest best priority among the files (files
+// without an applicable policy are left out). Returns the index of that
+// file's report, or -1.
+inline long long set_best_policy(const std::vector<const policy_report*>& reports) {
+  long long chosen = -1;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (reports[i] == nullptr || reports[i]->best.empty()) continue;
+    if (chosen < 0 || reports[i]->best_priority < reports[static_cast<std::size_t>(chosen)]->best_priority)
+      chosen = static_cast<long long>(i);
+  }
+  return chosen;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/floors_policy.hpp ----
 // ---- begin linkscope/resolve/link_line.hpp ----
 // linkscope/resolve/link_line.hpp — a model of a static linker's command line.
 //

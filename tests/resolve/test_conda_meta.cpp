@@ -71,7 +71,10 @@ std::string hex(std::string_view s) {
 
 std::string join_hex(const std::vector<std::string>& v) {
   std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + hex(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';  // appended apart: g++ 12 -O3 -Wrestrict misfires on ("," + temporary)
+    out += hex(v[i]);
+  }
   return out;
 }
 

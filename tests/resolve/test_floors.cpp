@@ -4,6 +4,7 @@
 // version numbers), never from linkscope's own output.
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/resolve/floors.hpp>
+#include <linkscope/resolve/floors_policy.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -295,4 +296,173 @@ TEST_CASE("linkscope-floors: exit 1 over a limit, 0 under it, 2 on bad input", "
   auto walk = lt::capture(bin + " " + lt::shell_quote(dir));
   CHECK(walk.status == 0);
   CHECK(walk.out.find(dir + "/prog:") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// Policies: auditwheel's manylinux-policy.json (tests/data/auditwheel), on
+// DSOs that bind glibc symbols at chosen versions (.symver) just below and
+// just above policy boundaries. The expected tag is computed by
+// /usr/bin/python3's json module from the policy file and objdump -p's
+// version references and NEEDED entries plus objdump -T's undefined symbols,
+// with the rules the policy file is written for (auditwheel's
+// versioned_symbols_policy and blacklist): nothing of linkscope is involved.
+
+
+namespace {
+
+const char* const policy_oracle_py = R"PY(
+import json, subprocess, sys
+policy_file, path = sys.argv[1], sys.argv[2]
+policies = json.load(open(policy_file))
+p = subprocess.run(["objdump", "-p", path], capture_output=True, text=True).stdout
+needed, refs, lib, in_refs = [], [], None, False
+for line in p.splitlines():
+    words = line.split()
+    if line.startswith("  NEEDED"):
+        needed.append(words[1])
+    if line.startswith("Version References:"):
+        in_refs = True
+        continue
+    if in_refs:
+        if line.startswith("  required from "):
+            lib = line.split("required from ")[1].rstrip(":")
+        elif len(words) == 4 and lib is not None:
+            refs.append((lib, words[3]))
+        elif line.strip() == "":
+            in_refs = False
+t = subprocess.run(["objdump", "-T", path], capture_output=True, text=True).stdout
+undefined = set(l.split()[-1] for l in t.splitlines() if "*UND*" in l)
+required = {}
+for lib, version in refs:
+    if "ld-linux" in lib or lib in ("ld64.so.1", "ld64.so.2"):
+        continue
+    required.setdefault(version.partition("_")[0], set()).add(version)
+best = None
+for pol in sorted(policies, key=lambda x: -x["priority"]):
+    if "x86_64" not in pol["symbol_versions"] and pol["name"] != "linux":
+        continue
+    allowed = {k: {k + "_" + v for v in vs} for k, vs in pol["symbol_versions"].get("x86_64", {}).items()}
+    ok = all(required[k] <= allowed[k] for k in set(required) & set(allowed))
+    for blib, syms in pol["blacklist"].items():
+        if blib in needed and undefined & set(syms):
+            ok = False
+    if ok:
+        best = pol["name"] + "_x86_64"
+        break
+print(best)
+)PY";
+
+std::string oracle_tag(const std::string& dir, const std::string& so) {
+  const std::string policy = std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/manylinux-policy.json";
+  lt::write_file(dir + "/oracle.py", policy_oracle_py);
+  auto r = lt::capture("/usr/bin/python3 " + lt::shell_quote(dir + "/oracle.py") + " " + lt::shell_quote(policy) + " " +
+                       lt::shell_quote(dir + "/" + so));
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+std::vector<resolve::floor_policy> manylinux_policies() {
+  const std::string text = lt::read_file(std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/manylinux-policy.json");
+  auto read = resolve::read_policies(text);
+  REQUIRE(read);
+  return *read;
+}
+
+}  // namespace
+
+TEST_CASE("policy tags just below and just above manylinux boundaries", "[floors][policy]") {
+  const std::string dir = lt::scratch_dir("floors_policy");
+  struct fixture {
+    const char* name;
+    const char* source;
+  };
+  const fixture cases[] = {
+      // GLIBC_2.17 exactly: the top of manylinux_2_17.
+      {"libc217.so", "#include <string.h>\n#include <time.h>\n__asm__(\".symver clock_gettime, clock_gettime@GLIBC_2.17\");\n"
+                     "int f(struct timespec* t, char* d, const char* s, size_t n) { memcpy(d, s, n); return clock_gettime(0, t); }\n"},
+      // GLIBC_2.28: the top of manylinux_2_28.
+      {"libc228.so", "extern int statx(int, const char*, int, unsigned, void*);\n__asm__(\".symver statx, statx@GLIBC_2.28\");\n"
+                     "int g(void* b) { return statx(0, \"\", 0, 0, b); }\n"},
+      // GLIBC_2.29: just above manylinux_2_28 (no 2_29/2_30 policy: manylinux_2_31).
+      {"libc229.so", "extern int posix_spawn_file_actions_addchdir_np(void*, const char*);\n"
+                     "__asm__(\".symver posix_spawn_file_actions_addchdir_np, posix_spawn_file_actions_addchdir_np@GLIBC_2.29\");\n"
+                     "int h(void* a) { return posix_spawn_file_actions_addchdir_np(a, \"/\"); }\n"},
+      // GLIBC_2.18, and blacklisted in libc.so.6 by the policies up to manylinux_2_17: manylinux_2_24.
+      {"libc218.so", "extern int __cxa_thread_atexit_impl(void (*)(void*), void*, void*);\n"
+                     "__asm__(\".symver __cxa_thread_atexit_impl, __cxa_thread_atexit_impl@GLIBC_2.18\");\n"
+                     "int k(void) { return __cxa_thread_atexit_impl(0, 0, 0); }\n"},
+  };
+  const auto policies = manylinux_policies();
+  std::vector<std::string> tags;
+  for (const auto& c : cases) {
+    INFO(c.name);
+    const std::string source = std::string(c.name) + ".c";
+    lt::write_file(dir + "/" + source, c.source);
+    REQUIRE(lt::run_in(dir, "gcc -shared -fPIC " + source + " -o " + c.name) == 0);
+    const std::string expected = oracle_tag(dir, c.name);
+    REQUIRE(!expected.empty());
+    REQUIRE(expected != "None");
+    const auto floors = floors_of(dir + "/" + c.name);
+    const auto report = resolve::evaluate_policies(floors, policies);
+    CHECK(report.arch == "x86_64");
+    CHECK(report.best == expected);
+    tags.push_back(expected);
+    // Every policy of higher priority than the best names the versions it does not allow.
+    for (const auto& v : report.verdicts) {
+      if (v.priority <= report.best_priority) break;
+      CHECK(!v.satisfied);
+      CHECK((!v.above.empty() || !v.blacklisted.empty()));
+    }
+  }
+  // The boundaries themselves, as the oracle put them: the cases are not all alike.
+  CHECK(tags[0] != tags[1]);
+  CHECK(tags[1] != tags[2]);
+
+  // The CLI: best tag per file and for the set, exit 1 under --require-policy.
+  const std::string bin = lt::tool_path("linkscope-floors");
+  const std::string policy = lt::shell_quote(std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/manylinux-policy.json");
+  auto text = lt::capture(bin + " --policy " + policy + " " + lt::shell_quote(dir + "/libc217.so") + " " + lt::shell_quote(dir + "/libc229.so"));
+  CHECK(text.status == 0);
+  CHECK(text.out.find("policy: best " + tags[0]) != std::string::npos);
+  CHECK(text.out.find("policy: best " + tags[2] + " (decided by " + dir + "/libc229.so)") != std::string::npos);
+  CHECK(lt::capture(bin + " --policy " + policy + " --require-policy manylinux_2_17 " + lt::shell_quote(dir + "/libc217.so")).status == 0);
+  CHECK(lt::capture(bin + " --policy " + policy + " --require-policy manylinux_2_28 " + lt::shell_quote(dir + "/libc229.so")).status == 1);
+  // --max-glibc at the same boundaries.
+  CHECK(lt::capture(bin + " --max-glibc 2.17 " + lt::shell_quote(dir + "/libc217.so")).status == 0);
+  CHECK(lt::capture(bin + " --max-glibc 2.28 " + lt::shell_quote(dir + "/libc228.so")).status == 0);
+  CHECK(lt::capture(bin + " --max-glibc 2.28 " + lt::shell_quote(dir + "/libc229.so")).status == 1);
+  auto json = lt::capture(bin + " --json --policy " + policy + " " + lt::shell_quote(dir + "/libc218.so"));
+  CHECK(json.out.find("\"blacklisted\":[\"libc.so.6: __cxa_thread_atexit_impl\"]") != std::string::npos);
+}
+
+TEST_CASE("a policy file that is not the policy shape is an error with its offset", "[floors][policy]") {
+  auto bad = resolve::read_policies("[{\"name\": \"x\", \"priority\": \"high\"}]");
+  REQUIRE(!bad);
+  CHECK(bad.error().offset == std::string("[{\"name\": \"x\", \"priority\": ").size());
+  auto syntax = resolve::read_policies("[{\"name\": \"x\",]");
+  REQUIRE(!syntax);
+  CHECK(syntax.error().offset == 14);
+  CHECK(!resolve::read_policies("{}"));
+}
+
+TEST_CASE("--max-glibcxx lists every GLIBCXX_ version above it, as objdump -T does", "[floors]") {
+  const std::string dir = lt::scratch_dir("floors_glibcxx");
+  lt::write_file(dir + "/s.cpp", "#include <string>\n#include <stdexcept>\nstd::string f(const char* s) { if (!s) throw std::runtime_error(\"x\"); return std::string(s) + \"!\"; }\n");
+  REQUIRE(lt::run_in(dir, "g++ -shared -fPIC s.cpp -o libs.so") == 0);
+  const auto oracle = objdump_undefined(dir + "/libs.so");
+  std::set<std::string> expected;
+  for (const auto& [version, symbols] : oracle.symbols)
+    if (version.rfind("GLIBCXX_", 0) == 0 && version != "GLIBCXX_3.4.19" && sort_v_highest({version, "GLIBCXX_3.4.19"}) == version)
+      expected.insert(version);
+  CHECK(!expected.empty());
+  const auto floors = floors_of(dir + "/libs.so");
+  auto limit = resolve::make_limit("GLIBCXX", "3.4.19");
+  REQUIRE(limit);
+  const auto violations = resolve::check_limits(floors, {*limit});
+  std::set<std::string> got;
+  for (const auto& v : violations)
+    for (const auto& a : v.above) {
+      got.insert(a.name);
+      CHECK(as_set(a.symbols) == oracle.symbols.at(a.name));
+    }
+  CHECK(got == expected);
 }

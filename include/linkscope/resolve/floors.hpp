@@ -214,6 +214,9 @@ struct library_floor {
 struct elf_floors {
   u16 machine = 0;
   bool is64 = false;
+  bool big_endian = false;
+  std::vector<std::string> needed;       // DT_NEEDED, in order
+  std::vector<std::string> undefined;    // undefined non-local dynamic symbols (sorted, unique), versioned or not
   std::vector<library_floor> libraries;  // in verneed order
   std::vector<family_floor> families;    // across libraries: highest per family, symbols of every library at it
   std::optional<u32> x86_isa_needed;     // the ISA_1_NEEDED mask, when the note has one
@@ -294,7 +297,12 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   elf_floors out;
   out.machine = f.machine();
   out.is64 = ET::is64;
+  out.big_endian = ET::endianness == std::endian::big;
   LINKSCOPE_TRY(dyn, elf::dynamic_info<ET>::read(f));
+  if (dyn.present()) {
+    LINKSCOPE_TRY(needed, dyn.needed());
+    for (auto n : needed) out.needed.emplace_back(n);
+  }
   LINKSCOPE_TRY(dynsym, elf::read_dynsym(f, dyn));
   LINKSCOPE_TRY(versions, elf::version_tables<ET>::read(f, dyn, dynsym.size()));
   // One slot per version index that names a needed version.
@@ -317,16 +325,18 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
     slot_of_index[n] = static_cast<int>(where.size());
     where.emplace_back(static_cast<std::size_t>(lib - out.libraries.begin()), lib->versions.size() - 1);
   }
-  if (!where.empty()) {
-    for (std::size_t i = 1; i < dynsym.size(); ++i) {
-      LINKSCOPE_TRY(shndx, dynsym.section_index(i));
-      LINKSCOPE_TRY(name, dynsym.name(i));
-      LINKSCOPE_TRY(ver, versions.of(i, name, shndx != elf::SHN_UNDEF));
-      if (!ver.needed || ver.index >= slot_of_index.size() || slot_of_index[ver.index] < 0) continue;
-      const auto [l, v] = where[static_cast<std::size_t>(slot_of_index[ver.index])];
-      out.libraries[l].versions[v].symbols.emplace_back(name);
-    }
+  for (std::size_t i = 1; i < dynsym.size(); ++i) {
+    LINKSCOPE_TRY(shndx, dynsym.section_index(i));
+    if (shndx != elf::SHN_UNDEF && where.empty()) continue;
+    LINKSCOPE_TRY(name, dynsym.name(i));
+    if (shndx == elf::SHN_UNDEF && dynsym[i].st_bind() != elf::STB_LOCAL && !name.empty()) out.undefined.emplace_back(name);
+    if (where.empty()) continue;
+    LINKSCOPE_TRY(ver, versions.of(i, name, shndx != elf::SHN_UNDEF));
+    if (!ver.needed || ver.index >= slot_of_index.size() || slot_of_index[ver.index] < 0) continue;
+    const auto [l, v] = where[static_cast<std::size_t>(slot_of_index[ver.index])];
+    out.libraries[l].versions[v].symbols.emplace_back(name);
   }
+  sort_unique(out.undefined);
   for (auto& lib : out.libraries) summarise_library(lib);
   out.families = merge_families(out.libraries);
   if (f.machine() == elf::EM_X86_64 || f.machine() == elf::EM_386) {
