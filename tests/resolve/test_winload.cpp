@@ -29,6 +29,7 @@ const std::string wine_root = "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows";
 struct fixture {
   std::string dir;
   bool ok = false;
+  bool delay = false;  // app/delay.exe (lld-link)
 };
 
 // app/app.exe imports foo.dll (app/) by name, by ordinal (#9), data
@@ -70,6 +71,17 @@ const fixture& build() {
                "static volatile int never;\nstatic const char* volatile text = \"x\";\n"
                "int start(void){ Sleep(0); if (never) return Nothing(); return (int)strlen(text) > 0 ? 0 : 1; }\n");
     write_file(d + "/ext.c", "extern int bar_fn(int);\nint ext_fn(int x){ return bar_fn(x); }\n");
+    // case.exe imports FOO.DLL (the file is foo.dll); both/app2.exe imports
+    // bar.dll, which is in both/ and in pathdir/; delay.exe (lld-link)
+    // delay-loads bar.dll and ghost.dll.
+    write_file(d + "/FOOcase.def", "LIBRARY FOO.DLL\nEXPORTS\n  alpha\n");
+    write_file(d + "/case.c", "extern int alpha(int);\nint main(void){ return alpha(-1); }\n");
+    write_file(d + "/app2.c", "extern int bar_fn(int);\nint main(void){ return bar_fn(0); }\n");
+    write_file(d + "/delay.c",
+               "int bar_fn(int); int boo(void);\n"
+               "void* __delayLoadHelper2(void* d, void** slot) { (void)d; return *slot; }\n"
+               "int mainCRTStartup(void){ return bar_fn(1) + boo(); }\n");
+    std::filesystem::create_directories(d + "/both");
     const std::string cc = "x86_64-w64-mingw32-gcc";
     const std::string dt = "x86_64-w64-mingw32-dlltool";
     x.ok = have_tool(cc) && have_tool(dt) &&
@@ -82,7 +94,15 @@ const fixture& build() {
                          " -d sets.def1 -l libs1.a && " + dt + " -d sets.def2 -l libs2.a && " + dt +
                          " -d sets.def3 -l libs3.a && " + cc +
                          " -nostdlib -e start sets.c -L. -ls1 -ls2 -ls3 -o app/sets.exe && " + cc +
-                         " -shared ext.c -L. -lbar -o py/ext.pyd") == 0;
+                         " -shared ext.c -L. -lbar -o py/ext.pyd && " + dt +
+                         " -d FOOcase.def -l libFOOcase.a && " + cc + " case.c -L. -lFOOcase -o app/case.exe && " + cc +
+                         " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll") == 0;
+    x.delay = x.ok && have_tool("lld-link-14") && have_tool("llvm-dlltool-14") &&
+              run_in(d, "llvm-dlltool-14 -m i386:x86-64 -d bar.def -l bar.lib && "
+                        "llvm-dlltool-14 -m i386:x86-64 -d ghost.def -l ghost.lib && "
+                        "clang-14 --target=x86_64-pc-windows-msvc -c delay.c -o delay.obj && "
+                        "lld-link-14 /nologo /entry:mainCRTStartup /nodefaultlib /subsystem:console delay.obj bar.lib "
+                        "ghost.lib /delayload:bar.dll /delayload:ghost.dll /out:app/delay.exe") == 0;
     return x;
   }();
   return f;
@@ -224,7 +244,68 @@ TEST_CASE("closure and import check of a mingw program, against wine", "[winload
       ours_native.insert(n);
     }
   CHECK(wine.native == ours_native);
-  CHECK(wine.missing.count("missing-export foo.dll.delta") == 1);
+  // Wine says "No implementation for" both for a missing export and for a
+  // forwarder whose target is missing.
+  std::set<std::string> ours_missing;
+  for (const auto& fi : w->findings)
+    if (fi.problem == import_problem::missing_export || fi.problem == import_problem::forwarder_missing)
+      ours_missing.insert("missing-export " + fi.dll_name + "." + fi.symbol);
+  CHECK(ours_missing == std::set<std::string>{"missing-export foo.dll.deadfwd", "missing-export foo.dll.delta"});
+  CHECK(wine.missing == ours_missing);
+}
+
+TEST_CASE("names whose case differs; the application folder before PATH; against wine", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  winload_options opts;
+  if (std::filesystem::is_directory(wine_root)) opts.windows_root = wine_root;
+  opts.path = {f.dir + "/pathdir"};
+  auto c = load_windows(f.dir + "/app/case.exe", opts);
+  REQUIRE(c);
+  const auto foo = find_object(*c, "FOO.DLL");
+  REQUIRE(foo != no_object);
+  CHECK(c->link.objects[foo].path == f.dir + "/app/foo.dll");
+  CHECK(c->info[foo].rule == dll_rule::app_dir);
+  CHECK(c->findings.empty());
+  auto both = load_windows(f.dir + "/both/app2.exe", opts);
+  REQUIRE(both);
+  const auto bar = find_object(*both, "bar.dll");
+  REQUIRE(bar != no_object);
+  CHECK(both->link.objects[bar].path == f.dir + "/both/bar.dll");
+  CHECK(both->info[bar].rule == dll_rule::app_dir);
+  const wine_view wc = run_wine(f.dir + "/app/case.exe", "");
+  if (!wc.ran) return;
+  CHECK(wc.native == std::set<std::string>{"case.exe", "foo.dll"});
+  CHECK(wc.missing.empty());
+  // Which bar.dll wine loads: the path in its "Loaded" line.
+  auto r = capture("cd " + shell_quote(f.dir + "/both") + " && WINEPREFIX=" +
+                   shell_quote(std::string(LINKSCOPE_TEST_SCRATCH) + "/winload_prefix") +
+                   " WINEDLLOVERRIDES='mscoree,mshtml=' WINEDEBUG=+loaddll WINEPATH=" +
+                   shell_quote(f.dir + "/pathdir") + " timeout 180 /usr/lib/wine/wine64 app2.exe 2>&1 | grep 'bar.dll'");
+  CHECK(r.out.find(R"(\\both\\bar.dll)") != std::string::npos);
+  CHECK(r.out.find(R"(\\pathdir\\bar.dll)") == std::string::npos);
+}
+
+TEST_CASE("delay-load imports are reported apart", "[winload]") {
+  const fixture& f = build();
+  if (!f.delay) {
+    WARN("lld-link-14 missing: skipped");
+    return;
+  }
+  winload_options opts;
+  opts.path = {f.dir + "/pathdir"};
+  auto w = load_windows(f.dir + "/app/delay.exe", opts);
+  REQUIRE(w);
+  const auto bar = find_object(*w, "bar.dll");
+  REQUIRE(bar != no_object);
+  CHECK(w->link.objects[bar].found());
+  CHECK(w->info[bar].delay_only);
+  REQUIRE(w->findings.size() == 1);
+  CHECK(w->findings[0].problem == import_problem::missing_dll);
+  CHECK(w->findings[0].dll_name == "ghost.dll");
+  CHECK(w->findings[0].delay);
+  CHECK(!w->any_problem());
+  CHECK(w->any_problem(true));
 }
 
 TEST_CASE("a missing DLL, against wine", "[winload]") {
