@@ -265,4 +265,16 @@ TEST_CASE("link_line: response files") {
   write_file(dir + "/libbad.so", "SECTIONS { .text : { *(.text) } }\n");
   CHECK(!read_in(dir, {"-L.", "-lbad"}, diag));
   CHECK(diag.err.code == errc::unsupported);
+  // Text that is no linker script at all (GNU ld: "file format not
+  // recognized; treating as linker script", then a syntax error): named as
+  // not recognized, without quoting the text.
+  write_file(dir + "/notes.txt", "hello world\nthis is text\n");
+  CHECK(!read_in(dir, {"notes.txt"}, diag));
+  CHECK(diag.err.code == errc::bad_magic);
+  CHECK(diag.subject == "notes.txt");
+  CHECK(diag.detail.empty());
+  // Bytes with control characters are not text: an unknown format (GNU ld:
+  // "file format not recognized"), left for the input reader to refuse.
+  CHECK(sniff_format(byte_view(reinterpret_cast<const unsigned char*>("\x7f\x01\x02jPzK"), 7)) == input_format::unknown);
+  CHECK(sniff_format(byte_view(reinterpret_cast<const unsigned char*>("GROUP ( a.a )\n"), 14)) == input_format::script);
 }

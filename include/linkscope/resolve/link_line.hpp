@@ -434,10 +434,17 @@ inline input_format sniff_format(byte_view bytes) noexcept {
   if (elf::is_elf(bytes)) return input_format::elf;
   if (bytes.size() >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
   if (bytes.size() >= 8 && std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
-  // A linker script is text: no NUL in the first bytes.
+  // A linker script is text: no NUL and no control character other than
+  // white space in the first bytes (bytes of UTF-8 are allowed). Random bytes
+  // are an unknown format, as GNU ld says "file format not recognized".
   const std::size_t n = bytes.size() < 512 ? bytes.size() : 512;
-  if (n > 0 && std::memchr(p, 0, n) == nullptr) return input_format::script;
-  return input_format::unknown;
+  if (n == 0) return input_format::unknown;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char c = p[i];
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') return input_format::unknown;
+    if (c == 0x7f) return input_format::unknown;
+  }
+  return input_format::script;
 }
 
 namespace detail {
@@ -595,15 +602,24 @@ class link_line_locator {
       auto slash = script.path.rfind('/');
       return slash == std::string::npos ? std::string() : script.path.substr(0, slash);
     }();
+    std::size_t commands = 0;
     while (lex.next(token, bad)) {
       if (token == ";") continue;
       const bool is_group = token == "GROUP";
       const bool is_input = token == "INPUT";
       const bool is_skipped = token == "OUTPUT_FORMAT" || token == "OUTPUT_ARCH" || token == "TARGET" ||
                               token == "SEARCH_DIR";
+      // A text file whose first word is no script command (those are upper
+      // case: SECTIONS, ENTRY ...) is not a linker script at all: say so,
+      // without quoting its contents.
+      const bool command_like = std::all_of(token.begin(), token.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+      if (!is_group && !is_input && !is_skipped && commands == 0 && !command_like)
+        return fail(errc::bad_magic, "file format not recognized (not ELF, not an archive, not a GROUP/INPUT linker script)",
+                    script.path);
       if (!is_group && !is_input && !is_skipped)
         return fail(errc::unsupported, "linker script command not supported (only GROUP, INPUT, AS_NEEDED)",
                     script.path, std::string(token));
+      ++commands;
       if (!lex.next(token, bad) || token != "(")
         return fail(errc::malformed, "expected '(' in linker script", script.path);
       int group = script.group;
