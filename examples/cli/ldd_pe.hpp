@@ -156,6 +156,18 @@ inline void print_json(const std::string& file, const windows_link& w) {
     out.key("file").value(file);
     out.key("format").value("pe");
     out.key("managed").value(w.root_managed);
+    auto needed = [&](std::size_t i) {
+      out.key("needed").begin_array();
+      const auto& o = w.link.objects[i];
+      for (std::size_t k = 0; k < o.needed.size(); ++k) {
+        out.begin_object();
+        out.key("name").value(o.needed[k]);
+        out.key("delay_load").value(k < w.info[i].needed_delay.size() && w.info[i].needed_delay[k]);
+        out.end_object();
+      }
+      out.end_array();
+    };
+    needed(0);
     out.key("libs").begin_array();
     for (std::size_t i = 1; i < w.link.objects.size(); ++i) {
       const auto& o = w.link.objects[i];
@@ -173,6 +185,7 @@ inline void print_json(const std::string& file, const windows_link& w) {
       out.key("delay_load_only").value(info.delay_only);
       out.key("checked").value(o.found() && !info.assumed && info.host == linkscope::resolve::no_object);
       out.key("loaded_by").value(o.loader < w.link.objects.size() ? shown(w, o.loader) : std::string());
+      needed(i);
       out.key("skipped").begin_array();
       for (const auto& r : o.rejected) {
         out.begin_object();

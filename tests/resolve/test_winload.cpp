@@ -82,6 +82,12 @@ const fixture& build() {
                "void* __delayLoadHelper2(void* d, void** slot) { (void)d; return *slot; }\n"
                "int mainCRTStartup(void){ return bar_fn(1) + boo(); }\n");
     std::filesystem::create_directories(d + "/both");
+    // host/host.exe exports host_fn; plug/plugin.dll imports it from host.exe
+    // (as a .node imports node.exe).
+    std::filesystem::create_directories(d + "/host");
+    std::filesystem::create_directories(d + "/plug");
+    write_file(d + "/host.c", "__declspec(dllexport) int host_fn(int x){ return x; }\nint main(void){ return 0; }\n");
+    write_file(d + "/plugin.c", "extern int host_fn(int);\nint plug(int x){ return host_fn(x); }\n");
     const std::string cc = "x86_64-w64-mingw32-gcc";
     const std::string dt = "x86_64-w64-mingw32-dlltool";
     x.ok = have_tool(cc) && have_tool(dt) &&
@@ -96,7 +102,9 @@ const fixture& build() {
                          " -nostdlib -e start sets.c -L. -ls1 -ls2 -ls3 -o app/sets.exe && " + cc +
                          " -shared ext.c -L. -lbar -o py/ext.pyd && " + dt +
                          " -d FOOcase.def -l libFOOcase.a && " + cc + " case.c -L. -lFOOcase -o app/case.exe && " + cc +
-                         " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll") == 0;
+                         " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll && " + cc +
+                         " host.c -o host/host.exe -Wl,--out-implib,libhost.a && " + cc +
+                         " -shared plugin.c -L. -lhost -o plug/plugin.dll") == 0;
     x.delay = x.ok && have_tool("lld-link-14") && have_tool("llvm-dlltool-14") &&
               run_in(d, "llvm-dlltool-14 -m i386:x86-64 -d bar.def -l bar.lib && "
                         "llvm-dlltool-14 -m i386:x86-64 -d ghost.def -l ghost.lib && "
@@ -432,4 +440,22 @@ TEST_CASE("linkscope-ldd on PE images: list, tree, undefined, json, dot, exit co
           std::string::npos);
     CHECK(sets.out.find("\text-ms-win-nothing-here-l1-1-0.dll => not present (optional)\n") != std::string::npos);
   }
+}
+
+TEST_CASE("--executable: a DLL that imports its host program binds to it", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  winload_options opts;
+  opts.mode = load_mode::altered;
+  auto alone = load_windows(f.dir + "/plug/plugin.dll", opts);
+  REQUIRE(alone);
+  CHECK(findings(*alone).count("missing-dll host.exe") == 1);
+  opts.executable = f.dir + "/host/host.exe";
+  auto hosted = load_windows(f.dir + "/plug/plugin.dll", opts);
+  REQUIRE(hosted);
+  const auto host = find_object(*hosted, "host.exe");
+  REQUIRE(host != no_object);
+  CHECK(hosted->info[host].rule == dll_rule::executable);
+  CHECK(hosted->link.objects[host].path == f.dir + "/host/host.exe");
+  CHECK(findings(*hosted).empty());
 }

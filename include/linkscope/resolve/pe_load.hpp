@@ -56,6 +56,7 @@ enum class load_mode : std::uint8_t { program, altered, python };
 enum class dll_rule : std::uint8_t {
   not_found,
   main,          // the root image
+  executable,    // the host program given as --executable (a .node importing node.exe)
   loaded,        // already loaded under this base name
   known_dlls,    // a KnownDLL (from System32)
   api_set,       // an API set contract (the object stands for its host)
@@ -73,6 +74,7 @@ constexpr const char* to_string(dll_rule r) noexcept {
   switch (r) {
     case dll_rule::not_found: return "not-found";
     case dll_rule::main: return "main";
+    case dll_rule::executable: return "executable";
     case dll_rule::loaded: return "loaded";
     case dll_rule::known_dlls: return "known-dlls";
     case dll_rule::api_set: return "api-set";

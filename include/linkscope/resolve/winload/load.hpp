@@ -301,6 +301,10 @@ class loader {
       return id;
     }
     std::vector<std::pair<std::string, dll_rule>> dirs;
+    // The host program is a loaded module under its base name: a .node that
+    // imports node.exe binds to the executable that loaded it.
+    if (!options_.executable.empty() && key_of(std::filesystem::path(options_.executable).filename().string()) == lname)
+      dirs.emplace_back(app_dir_, dll_rule::executable);
     if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
     for (auto& d : search_order()) dirs.push_back(std::move(d));
     for (const auto& [dir, rule] : dirs) {
