@@ -14,7 +14,10 @@
 #include <linkscope/elf/file.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
+#include <linkscope/resolve/floors_macho.hpp>
 #include <linkscope/resolve/floors_policy.hpp>
+#include <linkscope/macho/fat.hpp>
+#include <linkscope/macho/file.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -36,6 +39,9 @@ constexpr cli::option_spec options[] = {
     {"all-versions", 'a', cli::arg::none, nullptr, "list every version needed with its symbols, not only the highest"},
     {"policy", 0, cli::arg::required, "FILE",
      "check against auditwheel-style policies (manylinux-policy.json): best tag per file and for the set, versions above each failed policy, blacklisted symbols, libraries outside the whitelist"},
+    {"macos-target", 0, cli::arg::required, "VER",
+     "exit 1 when a Mach-O slice needs a macOS above VER (MACOSX_DEPLOYMENT_TARGET: 10.13, 11.0, ...)"},
+    {"require-archs", 0, cli::arg::required, "LIST", "exit 1 when a Mach-O file lacks one of the architectures (x86_64,arm64)"},
     {"require-policy", 0, cli::arg::required, "NAME", "with --policy: exit 1 when a file fails policy NAME (e.g. manylinux_2_17)"},
 };
 
@@ -44,12 +50,14 @@ constexpr cli::tool_spec spec{
     "Report the oldest system each ELF file runs on and why: per needed library the highest\n"
     "version of each family (GLIBC_, GLIBCXX_, CXXABI_, GCC_, OPENSSL_, ...) with the symbols\n"
     "bound to it, GLIBC_PRIVATE (never portable), versions of unknown scheme, and the x86-64 ISA\n"
-    "level of the GNU property note. A DIR is searched recursively (symbolic links are not\n"
-    "followed); with several files the set's floor follows.",
+    "level of the GNU property note. Mach-O (thin or universal): per architecture the minimum OS\n"
+    "and SDK (LC_BUILD_VERSION, LC_VERSION_MIN_*). A DIR is searched recursively (symbolic links\n"
+    "are not followed); with several files the set's floor follows.",
     options,
     "  linkscope-floors /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
     "  linkscope-floors --max-glibc 2.17 --max-glibcxx 3.4.19 build/lib/\n"
-    "  linkscope-floors --policy manylinux-policy.json --require-policy manylinux_2_28 wheel/lib/\n"};
+    "  linkscope-floors --policy manylinux-policy.json --require-policy manylinux_2_28 wheel/lib/\n"
+    "  linkscope-floors --macos-target 11.0 --require-archs x86_64,arm64 lib/libfoo.dylib\n"};
 
 struct input {
   std::string path;
@@ -59,9 +67,11 @@ struct input {
   bool isa_exceeded = false;
   std::optional<resolve::policy_report> policy;
   bool policy_failed = false;  // failed --require-policy
+  std::optional<resolve::macho_floors> macho;
+  resolve::macho_violations macho_violations;
 };
 
-// Regular files under `dir` that start with the ELF magic, in path order.
+// Regular files under `dir` that start with an ELF, Mach-O or universal magic, in path order.
 void walk(const std::string& dir, std::vector<std::string>& out) {
   std::error_code ec;
   std::vector<std::string> found;
@@ -71,10 +81,12 @@ void walk(const std::string& dir, std::vector<std::string>& out) {
     if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
     std::FILE* f = std::fopen(it->path().c_str(), "rb");
     if (f == nullptr) continue;
-    unsigned char magic[4] = {};
-    const bool elf = std::fread(magic, 1, 4, f) == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+    unsigned char magic[8] = {};
+    const std::size_t got = std::fread(magic, 1, 8, f);
     std::fclose(f);
-    if (elf) found.push_back(it->path().string());
+    const linkscope::byte_view head(magic, got);
+    if (linkscope::elf::is_elf(head) || linkscope::macho::is_macho(head) || linkscope::macho::is_fat(head))
+      found.push_back(it->path().string());
   }
   std::sort(found.begin(), found.end());
   out.insert(out.end(), found.begin(), found.end());
@@ -125,6 +137,21 @@ void print_policy(const resolve::policy_report& r) {
   }
 }
 
+void print_macho(const input& in, const std::string& target) {
+  const resolve::macho_floors& m = *in.macho;
+  std::printf("%s:\n", in.path.c_str());
+  for (const auto& s : m.slices) {
+    if (s.platforms.empty()) std::printf("  %s: no minimum OS version\n", s.arch.c_str());
+    for (const auto& p : s.platforms)
+      std::printf("  %s: %s minos %s sdk %s (%s)\n", s.arch.c_str(), p.platform.c_str(),
+                  resolve::macos_version_string(p.minos).c_str(), resolve::macos_version_string(p.sdk).c_str(), p.command.c_str());
+  }
+  if (!in.macho_violations.above_target.empty())
+    std::printf("  exceeds --macos-target %s: %s\n", target.c_str(), join(in.macho_violations.above_target, " ").c_str());
+  if (!in.macho_violations.missing_archs.empty())
+    std::printf("  missing architectures: %s\n", join(in.macho_violations.missing_archs, " ").c_str());
+}
+
 void print_text(const input& in, bool all_versions, const std::vector<resolve::version_limit>& limits, int max_isa) {
   const resolve::elf_floors& f = *in.floors;
   std::printf("%s:\n", in.path.c_str());
@@ -172,7 +199,39 @@ void write_strings(linkscope::json_writer& w, std::string_view key, const std::v
   w.end_array();
 }
 
+void write_json_macho(linkscope::json_writer& w, const input& in) {
+  const resolve::macho_floors& m = *in.macho;
+  w.begin_object();
+  w.field("path", in.path);
+  w.field("format", "macho");
+  w.field("universal", m.universal);
+  w.key("slices").begin_array();
+  for (const auto& s : m.slices) {
+    w.begin_object();
+    w.field("arch", s.arch);
+    w.key("platforms").begin_array();
+    for (const auto& p : s.platforms) {
+      w.begin_object();
+      w.field("platform", p.platform);
+      w.field("command", p.command);
+      w.field("minos", resolve::macos_version_string(p.minos));
+      w.field("sdk", resolve::macos_version_string(p.sdk));
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("macos_minos");
+  if (auto minos = m.macos_minos()) w.value(resolve::macos_version_string(*minos));
+  else w.value(nullptr);
+  write_strings(w, "above_macos_target", in.macho_violations.above_target);
+  write_strings(w, "missing_archs", in.macho_violations.missing_archs);
+  w.end_object();
+}
+
 void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
+  if (in.macho) return write_json_macho(w, in);
   const resolve::elf_floors& f = *in.floors;
   w.begin_object();
   w.field("path", in.path);
@@ -339,6 +398,24 @@ int main(int argc, char** argv) {
     if (!known) return cli::usage_error(spec, "--require-policy: no such policy in the --policy file");
   }
 
+  const std::string macos_target_text = p.value("macos-target");
+  std::optional<linkscope::macho::packed_version> macos_target;
+  if (p.has("macos-target")) {
+    macos_target = resolve::parse_macos_version(macos_target_text);
+    if (!macos_target) return cli::usage_error(spec, "--macos-target: not a macOS version (e.g. 11.0)");
+  }
+  std::vector<std::string> required_archs;
+  if (p.has("require-archs")) {
+    const std::string list = p.value("require-archs");
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      if (comma > start) required_archs.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+    if (required_archs.empty()) return cli::usage_error(spec, "--require-archs: expected a list such as x86_64,arm64");
+  }
+
   std::vector<std::string> paths;
   int status = cli::exit_ok;
   for (const auto& operand : p.operands) {
@@ -359,7 +436,26 @@ int main(int argc, char** argv) {
       continue;
     }
     in.file = std::move(*mapped);
-    auto floors = resolve::elf_floors_of(in.file.bytes());
+    const linkscope::byte_view bytes = in.file.bytes();
+    if (linkscope::macho::is_macho(bytes) || linkscope::macho::is_fat(bytes)) {
+      auto macho = resolve::macho_floors_of(bytes);
+      if (!macho) {
+        cli::report(tool, path, macho.error());
+        status = cli::exit_error;
+        continue;
+      }
+      in.macho = std::move(*macho);
+      in.macho_violations = resolve::check_macho(*in.macho, macos_target, required_archs);
+      if (in.macho_violations.any() && status == cli::exit_ok) status = cli::exit_finding;
+      inputs.push_back(std::move(in));
+      continue;
+    }
+    if (!linkscope::elf::is_elf(bytes)) {
+      cli::report(tool, path, linkscope::error{linkscope::errc::bad_magic, 0, "not an ELF or Mach-O file"});
+      status = cli::exit_error;
+      continue;
+    }
+    auto floors = resolve::elf_floors_of(bytes);
     if (!floors) {
       cli::report(tool, path, floors.error());
       status = cli::exit_error;
@@ -378,7 +474,17 @@ int main(int argc, char** argv) {
   }
 
   std::vector<const resolve::elf_floors*> list;
-  for (const auto& in : inputs) list.push_back(&*in.floors);
+  for (const auto& in : inputs) list.push_back(in.floors ? &*in.floors : nullptr);
+  // The highest macOS minimum over the Mach-O files.
+  std::optional<linkscope::macho::packed_version> set_macos;
+  std::size_t set_macos_file = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].macho) continue;
+    if (auto m = inputs[i].macho->macos_minos(); m && (!set_macos || m->raw > set_macos->raw)) {
+      set_macos = m;
+      set_macos_file = i;
+    }
+  }
   const resolve::set_floors set = resolve::merge_set(list);
   std::vector<const resolve::policy_report*> reports;
   for (const auto& in : inputs) reports.push_back(in.policy ? &*in.policy : nullptr);
@@ -407,6 +513,15 @@ int main(int argc, char** argv) {
     w.key("private_files").begin_array();
     for (std::size_t i : set.private_files) w.value(inputs[i].path);
     w.end_array();
+    w.key("macos_minos");
+    if (set_macos) {
+      w.begin_object();
+      w.field("version", resolve::macos_version_string(*set_macos));
+      w.field("file", inputs[set_macos_file].path);
+      w.end_object();
+    } else {
+      w.value(nullptr);
+    }
     if (!policies.empty()) {
       w.key("policy");
       if (set_policy < 0) {
@@ -426,7 +541,10 @@ int main(int argc, char** argv) {
     return status;
   }
 
-  for (const auto& in : inputs) print_text(in, all_versions, limits, max_isa);
+  for (const auto& in : inputs) {
+    if (in.macho) print_macho(in, macos_target_text);
+    else print_text(in, all_versions, limits, max_isa);
+  }
   if (inputs.size() > 1) {
     std::printf("all %zu files:\n", inputs.size());
     for (const auto& fam : set.families) {
@@ -435,6 +553,8 @@ int main(int argc, char** argv) {
       std::printf("  %s: %zu file%s: %s\n", fam.highest.c_str(), fam.files.size(), fam.files.size() == 1 ? "" : "s",
                   join(names, " ").c_str());
     }
+    if (set_macos)
+      std::printf("  macOS minos: %s (%s)\n", resolve::macos_version_string(*set_macos).c_str(), inputs[set_macos_file].path.c_str());
     if (set.x86_isa_level > 0) std::printf("  x86 ISA level: %s\n", resolve::x86_isa_level_name(set.x86_isa_level));
     if (set_policy >= 0)
       std::printf("  policy: best %s (decided by %s)\n", inputs[static_cast<std::size_t>(set_policy)].policy->best.c_str(),

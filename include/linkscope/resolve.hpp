@@ -21,6 +21,7 @@
 #include "linkscope/resolve/duplicates.hpp"
 #include "linkscope/resolve/dyld.hpp"
 #include "linkscope/resolve/floors.hpp"
+#include "linkscope/resolve/floors_macho.hpp"
 #include "linkscope/resolve/floors_policy.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"

@@ -4,6 +4,7 @@
 // version numbers), never from linkscope's own output.
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/resolve/floors.hpp>
+#include <linkscope/resolve/floors_macho.hpp>
 #include <linkscope/resolve/floors_policy.hpp>
 
 #include <catch2/catch.hpp>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "macho/macho_fixtures.hpp"
 #include "support/fixtures.hpp"
 
 using namespace linkscope;
@@ -465,4 +467,115 @@ TEST_CASE("--max-glibcxx lists every GLIBCXX_ version above it, as objdump -T do
       CHECK(as_set(a.symbols) == oracle.symbols.at(a.name));
     }
   CHECK(got == expected);
+}
+
+// ---------------------------------------------------------------------------
+// Mach-O: minos and sdk per slice against llvm-otool-14 -l, on dylibs linked
+// by ld64.lld-14 with different -platform_version values (thin and universal).
+
+
+namespace {
+
+struct otool_version {
+  std::string command, minos, sdk;
+};
+
+// The first LC_BUILD_VERSION / LC_VERSION_MIN_MACOSX of `arch` in llvm-otool-14 -l
+// (of the slice llvm-lipo-14 -thin extracts, for a universal file: llvm-otool-14
+// prints the first slice whatever -arch says).
+otool_version otool_platform(const std::string& path, const std::string& arch) {
+  std::string target = path;
+  if (lt::capture("llvm-lipo-14 -info " + lt::shell_quote(path)).out.find("Architectures in the fat file") != std::string::npos) {
+    target = path + "." + arch + ".thin";
+    lt::capture("llvm-lipo-14 -thin " + arch + " " + lt::shell_quote(path) + " -output " + lt::shell_quote(target));
+  }
+  auto r = lt::capture("llvm-otool-14 -l " + lt::shell_quote(target));
+  otool_version out;
+  for (const auto& line : lt::lines(r.out)) {
+    std::istringstream in(line);
+    std::string key, value;
+    in >> key >> value;
+    if (key == "cmd" && (value == "LC_BUILD_VERSION" || value == "LC_VERSION_MIN_MACOSX")) {
+      if (!out.command.empty()) break;
+      out.command = value;
+    } else if (!out.command.empty() && out.minos.empty() &&
+               (key == (out.command == "LC_BUILD_VERSION" ? "minos" : "version"))) {
+      out.minos = value;  // (LC_BUILD_VERSION's tool lines also say "version")
+    } else if (!out.command.empty() && key == "sdk" && out.sdk.empty()) {
+      out.sdk = value;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Mach-O minos and sdk equal llvm-otool-14 -l", "[floors][macho]") {
+  if (!lt::have_macho_tools()) {
+    WARN("clang-14 / ld64.lld-14 / llvm-otool-14 / llvm-lipo-14 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("floors_macho");
+  lt::write_file(dir + "/libSystem.tbd",
+                 "--- !tapi-tbd\ntbd-version:     4\ntargets:         [ x86_64-macos, arm64-macos ]\n"
+                 "install-name:    '/usr/lib/libSystem.B.dylib'\ncurrent-version: 1311\nexports:\n"
+                 "  - targets:         [ x86_64-macos, arm64-macos ]\n    symbols:         [ _printf, dyld_stub_binder ]\n...\n");
+  lt::write_file(dir + "/f.c", "int f(void) { return 1; }\n");
+  struct fixture {
+    const char* arch;
+    const char* minos;
+    const char* sdk;
+  };
+  const fixture cases[] = {{"x86_64", "10.9", "10.15"}, {"x86_64", "10.13.4", "11.1"}, {"arm64", "11.0", "12.0"},
+                           {"arm64", "12.3", "13.1"}, {"x86_64", "14.2", "14.2"}};
+  std::vector<std::string> built;
+  for (const auto& c : cases) {
+    const std::string name = std::string("lib_") + c.arch + "_" + c.minos + ".dylib";
+    REQUIRE(lt::run_in(dir, std::string("clang-14 -target ") + c.arch + "-apple-macos11 -c f.c -o f_" + c.arch + ".o") == 0);
+    REQUIRE(lt::run_in(dir, std::string("ld64.lld-14 -dylib -arch ") + c.arch + " -platform_version macos " + c.minos + " " +
+                                c.sdk + " f_" + c.arch + ".o -L. -lSystem -o " + name) == 0);
+    built.push_back(name);
+  }
+  REQUIRE(lt::run_in(dir, "llvm-lipo-14 -create lib_x86_64_10.9.dylib lib_arm64_12.3.dylib -output fat.dylib") == 0);
+  built.push_back("fat.dylib");
+  for (const auto& name : built) {
+    INFO(name);
+    auto file = mapped_file::open(dir + "/" + name);
+    REQUIRE(file);
+    auto floors = resolve::macho_floors_of(file->bytes());
+    REQUIRE(floors);
+    CHECK(floors->universal == (name == "fat.dylib"));
+    for (const auto& slice : floors->slices) {
+      const otool_version expected = otool_platform(dir + "/" + name, slice.arch);
+      REQUIRE(!expected.command.empty());
+      REQUIRE(slice.platforms.size() >= 1);
+      CHECK(slice.platforms[0].command == expected.command);
+      CHECK(resolve::macos_version_string(slice.platforms[0].minos) == expected.minos);
+      CHECK(resolve::macos_version_string(slice.platforms[0].sdk) == expected.sdk);
+    }
+  }
+  // The CLI: --macos-target and --require-archs.
+  const std::string bin = lt::tool_path("linkscope-floors");
+  const std::string fat = lt::shell_quote(dir + "/fat.dylib");
+  const std::string minos_arm = otool_platform(dir + "/fat.dylib", "arm64").minos;  // 12.3
+  CHECK(lt::capture(bin + " --macos-target " + minos_arm + " " + fat).status == 0);
+  auto over = lt::capture(bin + " --macos-target 12.2 " + fat);
+  CHECK(over.status == 1);
+  CHECK(over.out.find("exceeds --macos-target 12.2: arm64") != std::string::npos);
+  CHECK(lt::capture(bin + " --require-archs x86_64,arm64 " + fat).status == 0);
+  auto thin = lt::capture(bin + " --require-archs x86_64,arm64 " + lt::shell_quote(dir + "/lib_x86_64_10.9.dylib"));
+  CHECK(thin.status == 1);
+  CHECK(thin.out.find("missing architectures: arm64") != std::string::npos);
+  auto json = lt::capture(bin + " --json " + fat + " " + lt::shell_quote(dir + "/lib_x86_64_14.2.dylib"));
+  INFO(json.out);
+  CHECK(json.status == 0);
+  CHECK(json.out.find("\"macos_minos\":{\"version\":\"" + otool_platform(dir + "/lib_x86_64_14.2.dylib", "x86_64").minos + "\"") !=
+        std::string::npos);
+  CHECK(lt::capture(bin + " --macos-target eleven " + fat + " 2>/dev/null").status == 2);
+  // A truncated Mach-O is an input error naming the file.
+  std::string bytes = lt::read_file(dir + "/lib_arm64_12.3.dylib");
+  lt::write_file(dir + "/cut.dylib", bytes.substr(0, 40));
+  auto cut = lt::capture(bin + " " + lt::shell_quote(dir + "/cut.dylib") + " 2>&1");
+  CHECK(cut.status == 2);
+  CHECK(cut.out.find("linkscope-floors: " + dir + "/cut.dylib: error:") != std::string::npos);
 }
