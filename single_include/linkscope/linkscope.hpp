@@ -19440,6 +19440,7 @@ enum class load_mode : std::uint8_t { program, altered, python };
 enum class dll_rule : std::uint8_t {
   not_found,
   main,          // the root image
+  executable,    // the host program given as --executable (a .node importing node.exe)
   loaded,        // already loaded under this base name
   known_dlls,    // a KnownDLL (from System32)
   api_set,       // an API set contract (the object stands for its host)
@@ -19457,6 +19458,7 @@ constexpr const char* to_string(dll_rule r) noexcept {
   switch (r) {
     case dll_rule::not_found: return "not-found";
     case dll_rule::main: return "main";
+    case dll_rule::executable: return "executable";
     case dll_rule::loaded: return "loaded";
     case dll_rule::known_dlls: return "known-dlls";
     case dll_rule::api_set: return "api-set";
@@ -19872,6 +19874,10 @@ class loader {
       return id;
     }
     std::vector<std::pair<std::string, dll_rule>> dirs;
+    // The host program is a loaded module under its base name: a .node that
+    // imports node.exe binds to the executable that loaded it.
+    if (!options_.executable.empty() && key_of(std::filesystem::path(options_.executable).filename().string()) == lname)
+      dirs.emplace_back(app_dir_, dll_rule::executable);
     if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
     for (auto& d : search_order()) dirs.push_back(std::move(d));
     for (const auto& [dir, rule] : dirs) {
