@@ -66,6 +66,7 @@ inline std::string rule_of(const windows_link& w, std::uint32_t id) {
   if (info.host != linkscope::resolve::no_object) r.append(" -> ").append(w.link.objects[info.host].name);
   if (info.delay_only) r.append(", delay-load");
   if (info.managed) r.append(", managed");
+  for (const auto& a : info.assemblies) r.append(", assembly ").append(a);
   return r;
 }
 
@@ -156,6 +157,9 @@ inline void print_json(const std::string& file, const windows_link& w) {
     out.key("file").value(file);
     out.key("format").value("pe");
     out.key("managed").value(w.root_managed);
+    out.key("assemblies").begin_array();
+    for (const auto& a : w.info[0].assemblies) out.value(a);
+    out.end_array();
     auto needed = [&](std::size_t i) {
       out.key("needed").begin_array();
       const auto& o = w.link.objects[i];
@@ -186,6 +190,9 @@ inline void print_json(const std::string& file, const windows_link& w) {
       out.key("checked").value(o.found() && !info.assumed && info.host == linkscope::resolve::no_object);
       out.key("loaded_by").value(o.loader < w.link.objects.size() ? shown(w, o.loader) : std::string());
       needed(i);
+      out.key("assemblies").begin_array();
+      for (const auto& a : info.assemblies) out.value(a);
+      out.end_array();
       out.key("skipped").begin_array();
       for (const auto& r : o.rejected) {
         out.begin_object();

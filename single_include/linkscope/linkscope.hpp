@@ -6170,6 +6170,36 @@ struct optional_header_versions {
 };
 static_assert(sizeof(optional_header_versions) == 72);
 
+// The resource tree (spec 6.9 ".rsrc"): a directory table (16 B) followed
+// by NumberOfNamedEntries + NumberOfIdEntries entries (8 B); an entry's
+// OffsetToData with the top bit set is a subdirectory, else a data entry
+// (16 B); both offsets are from the start of the resource directory.
+struct resource_directory {
+  le<u32> characteristics;
+  le<u32> time_date_stamp;
+  le<u16> major_version;
+  le<u16> minor_version;
+  le<u16> number_of_named_entries;
+  le<u16> number_of_id_entries;
+};
+static_assert(sizeof(resource_directory) == 16);
+
+struct resource_directory_entry {
+  le<u32> name;            // top bit: offset of a name string, else an ID
+  le<u32> offset_to_data;  // top bit: a subdirectory
+};
+static_assert(sizeof(resource_directory_entry) == 8);
+
+struct resource_data_entry {
+  le<u32> data_rva;
+  le<u32> size;
+  le<u32> codepage;
+  le<u32> reserved;
+};
+static_assert(sizeof(resource_data_entry) == 16);
+
+inline constexpr u32 rt_manifest = 24;
+
 // IMAGE_BOUND_IMPORT_DESCRIPTOR and IMAGE_BOUND_FORWARDER_REF (winnt.h):
 // both 8 bytes; names are offsets from the start of the bound import table.
 struct bound_import_descriptor {
@@ -7260,6 +7290,10 @@ LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m,
 //   image; the loader hands it to mscoree, so its imports say little.
 //   Header fields (subsystem, OS and subsystem versions, DLL
 //   characteristics) sit at the same offsets in PE32 and PE32+.
+//   Resources (directory 2): a three-level tree type -> name -> language;
+//   RT_MANIFEST (type 24) holds the side-by-side manifest, whose
+//   <dependentAssembly><assemblyIdentity name=... /> elements name the
+//   assemblies (Microsoft.VC90.CRT, Common-Controls) the loader binds via WinSxS.
 //   Forwarder strings are "MODULE.Name" or "MODULE.#ordinal"; the module is
 //   everything before the last '.', and gets ".dll" when it has no dot of
 //   its own (that is how the Windows and Wine loaders split them).
@@ -7268,6 +7302,7 @@ LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m,
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
@@ -7377,6 +7412,61 @@ constexpr const char* subsystem_name(u16 s) noexcept {
     case 16: return "Boot Application";
   }
   return "?";
+}
+
+// One <assemblyIdentity> of a <dependentAssembly> in a manifest.
+struct assembly_identity {
+  std::string_view name, version, processor_architecture, public_key_token, type, language;
+};
+
+namespace detail {
+// The value of attribute `key` inside one XML start tag (either quote).
+inline std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept {
+  std::size_t at = 0;
+  while ((at = tag.find(key, at)) != std::string_view::npos) {
+    const bool word_start = at > 0 && (tag[at - 1] == ' ' || tag[at - 1] == '\t' || tag[at - 1] == '\n' ||
+                                       tag[at - 1] == '\r');
+    std::size_t p = at + key.size();
+    at = p;
+    if (!word_start) continue;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || tag[p] != '=') continue;
+    ++p;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) continue;
+    const char quote = tag[p];
+    const std::size_t end = tag.find(quote, p + 1);
+    if (end == std::string_view::npos) return {};
+    return tag.substr(p + 1, end - p - 1);
+  }
+  return {};
+}
+}  // namespace detail
+
+// The dependent assemblies a manifest names (its <dependency> /
+// <dependentAssembly> / <assemblyIdentity> elements), in order. A plain
+// scan, not an XML parser: enough for what linkers and mt.exe write.
+inline std::vector<assembly_identity> manifest_dependencies(std::string_view xml) {
+  std::vector<assembly_identity> out;
+  std::size_t at = 0;
+  while ((at = xml.find("<dependentAssembly", at)) != std::string_view::npos) {
+    const std::size_t close = xml.find("</dependentAssembly", at);
+    const std::string_view body = xml.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
+    at += 18;
+    const std::size_t id = body.find("<assemblyIdentity");
+    if (id == std::string_view::npos) continue;
+    const std::size_t end = body.find('>', id);
+    const std::string_view tag = body.substr(id, end == std::string_view::npos ? std::string_view::npos : end - id);
+    assembly_identity a;
+    a.name = detail::xml_attribute(tag, "name");
+    a.version = detail::xml_attribute(tag, "version");
+    a.processor_architecture = detail::xml_attribute(tag, "processorArchitecture");
+    a.public_key_token = detail::xml_attribute(tag, "publicKeyToken");
+    a.type = detail::xml_attribute(tag, "type");
+    a.language = detail::xml_attribute(tag, "language");
+    out.push_back(a);
+  }
+  return out;
 }
 
 // The CLR header of a managed image.
@@ -7648,6 +7738,56 @@ class image {
       LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
       LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
       out.push_back(std::move(dll));
+    }
+    return out;
+  }
+
+  // The RT_MANIFEST resources' bytes (usually one: ID 1 for an .exe, 2 for
+  // a DLL), in tree order.
+  result<std::vector<byte_view>> manifests() const {
+    std::vector<byte_view> out;
+    const data_directory d = directory(coff::dir::resource);
+    if (d.virtual_address == 0 || d.size == 0) return out;
+    LINKSCOPE_TRY(tree, at_rva(d.virtual_address, d.size, dirs_offset_ + 2 * 8,
+                               "resource directory RVA outside every section"));
+    // One table: its entries, checked against the tree's bytes.
+    auto entries = [&](u64 offset) -> result<std::pair<coff::resource_directory, byte_view>> {
+      LINKSCOPE_TRY(dir, tree.read<coff::resource_directory>(offset, "resource table past the resource directory"));
+      const u64 n = u64{dir.number_of_named_entries} + dir.number_of_id_entries;
+      LINKSCOPE_TRY(list, tree.sub(offset + sizeof(coff::resource_directory), n * sizeof(coff::resource_directory_entry),
+                                   "resource entries past the resource directory"));
+      return std::pair<coff::resource_directory, byte_view>{dir, list};
+    };
+    auto entry_at = [](byte_view list, u64 i) {
+      return list.read_unchecked<coff::resource_directory_entry>(i * sizeof(coff::resource_directory_entry));
+    };
+    constexpr u32 subdir = 0x80000000u;
+    LINKSCOPE_TRY(root, entries(0));
+    const u64 types = root.second.size() / sizeof(coff::resource_directory_entry);
+    for (u64 t = 0; t < types; ++t) {
+      const auto type = entry_at(root.second, t);
+      if ((type.name & subdir) != 0 || type.name != coff::rt_manifest) continue;
+      if ((type.offset_to_data & subdir) == 0)
+        return bytes_.fail(errc::malformed, root.second.base() + t * 8 + 4, "resource type is not a directory");
+      LINKSCOPE_TRY(names, entries(type.offset_to_data & ~subdir));
+      const u64 nnames = names.second.size() / sizeof(coff::resource_directory_entry);
+      for (u64 n = 0; n < nnames; ++n) {
+        const auto name = entry_at(names.second, n);
+        if ((name.offset_to_data & subdir) == 0)
+          return bytes_.fail(errc::malformed, names.second.base() + n * 8 + 4, "resource name is not a directory");
+        LINKSCOPE_TRY(langs, entries(name.offset_to_data & ~subdir));
+        const u64 nlangs = langs.second.size() / sizeof(coff::resource_directory_entry);
+        for (u64 l = 0; l < nlangs; ++l) {
+          const auto lang = entry_at(langs.second, l);
+          if ((lang.offset_to_data & subdir) != 0)
+            return bytes_.fail(errc::malformed, langs.second.base() + l * 8 + 4, "resource language entry is a directory");
+          LINKSCOPE_TRY(data, tree.read<coff::resource_data_entry>(lang.offset_to_data,
+                                                                   "resource data entry past the resource directory"));
+          LINKSCOPE_TRY(bytes, at_rva(data.data_rva, data.size, tree.base() + lang.offset_to_data,
+                                      "resource data RVA outside every section"));
+          out.push_back(bytes);
+        }
+      }
     }
     return out;
   }
@@ -19514,6 +19654,7 @@ struct winload_object {
   std::uint16_t machine = 0;
   std::vector<bool> needed_delay;   // per needed entry: a delay-load import
   std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
+  std::vector<std::string> assemblies;     // side-by-side: "NAME VERSION" per manifest dependentAssembly
 };
 
 enum class import_problem : std::uint8_t { missing_dll, missing_export, forwarder_missing, forwarder_cycle };
@@ -19779,6 +19920,18 @@ class loader {
  private:
   std::uint32_t add(loaded_object obj, winload_object info, module mod) {
     const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
+    // Side-by-side assemblies its manifest names (reported, not searched:
+    // WinSxS is not part of a root given here).
+    if (mod.mapped) {
+      if (auto manifests = mod.image.manifests()) {
+        for (const byte_view m : *manifests)
+          for (const auto& a : pe::manifest_dependencies(
+                   std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
+            info.assemblies.push_back(std::string(a.name).append(" ").append(a.version));
+      } else {
+        obj.warnings.push_back(std::string("manifest: ") + manifests.error().message);
+      }
+    }
     by_name_.emplace(key_of(obj.name), id);
     out_.link.objects.push_back(std::move(obj));
     out_.info.push_back(std::move(info));

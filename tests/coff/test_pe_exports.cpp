@@ -584,3 +584,66 @@ TEST_CASE("wine's PE DLLs: imports and exports equal objdump -p", "[pe][wine]") 
   }
   CHECK(checked >= 10);
 }
+
+TEST_CASE("the RT_MANIFEST resource and its dependent assemblies (windres), against llvm-readobj", "[pe]") {
+  const fixtures& f = build();
+  if (!f.mingw64 || !have_tool("x86_64-w64-mingw32-windres")) {
+    WARN("x86_64-w64-mingw32-windres missing: skipped");
+    return;
+  }
+  const std::string manifest =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+      "<assembly xmlns=\"urn:schemas-microsoft-com:asm.v1\" manifestVersion=\"1.0\">\n"
+      "  <dependency>\n    <dependentAssembly>\n"
+      "      <assemblyIdentity type=\"win32\" name=\"Microsoft.VC90.CRT\" version=\"9.0.21022.8\" "
+      "processorArchitecture=\"amd64\" publicKeyToken=\"1fc8b3b9a1e18e3b\"></assemblyIdentity>\n"
+      "    </dependentAssembly>\n  </dependency>\n"
+      "  <dependency>\n    <dependentAssembly>\n"
+      "      <assemblyIdentity type='win32' name='Microsoft.Windows.Common-Controls' version='6.0.0.0' "
+      "processorArchitecture='*' publicKeyToken='6595b64144ccf1df' language='*' />\n"
+      "    </dependentAssembly>\n  </dependency>\n</assembly>\n";
+  write_file(f.dir + "/app.manifest", manifest);
+  write_file(f.dir + "/man.rc", "2 24 \"app.manifest\"\n");
+  REQUIRE(run_in(f.dir, "x86_64-w64-mingw32-windres man.rc -O coff -o man.o && "
+                        "x86_64-w64-mingw32-gcc -shared foo.c man.o -o man.dll") == 0);
+  auto file = linkscope::mapped_file::open(f.dir + "/man.dll");
+  REQUIRE(file);
+  auto img = pe::image::parse(file->bytes());
+  REQUIRE(img);
+  auto m = img->manifests();
+  REQUIRE(m);
+  REQUIRE(m->size() == 1);
+  const std::string_view text(reinterpret_cast<const char*>((*m)[0].data()), (*m)[0].size());
+  CHECK(text == manifest);
+  // llvm-readobj-14 --coff-resources: "Type: MANIFEST (ID 24)", "Name: (ID 2)", "DataSize: N".
+  auto r = capture("llvm-readobj-14 --coff-resources " + shell_quote(f.dir + "/man.dll"));
+  CHECK(r.out.find("Type: MANIFEST (ID 24)") != std::string::npos);
+  CHECK(r.out.find("Name: (ID 2)") != std::string::npos);
+  CHECK(r.out.find("DataSize: " + std::to_string(manifest.size())) != std::string::npos);
+  const auto deps = pe::manifest_dependencies(text);
+  REQUIRE(deps.size() == 2);
+  CHECK(deps[0].name == "Microsoft.VC90.CRT");
+  CHECK(deps[0].version == "9.0.21022.8");
+  CHECK(deps[0].processor_architecture == "amd64");
+  CHECK(deps[0].public_key_token == "1fc8b3b9a1e18e3b");
+  CHECK(deps[1].name == "Microsoft.Windows.Common-Controls");
+  CHECK(deps[1].language == "*");
+  // No resources at all: no manifest, no error.
+  auto plain = linkscope::mapped_file::open(f.dir + "/foo64.dll");
+  REQUIRE(plain);
+  auto none = pe::image::parse(plain->bytes())->manifests();
+  REQUIRE(none);
+  CHECK(none->empty());
+  // A data entry pointing outside every section is an error at its offset.
+  std::string bad = read_file(f.dir + "/man.dll");
+  auto rsrc = img->at_rva(img->directory(2).virtual_address, 0x58, 0);
+  REQUIRE(rsrc);
+  // The tree written by windres: root, type, name tables (0x18 each), data entry at 0x48.
+  const std::size_t data_entry = static_cast<std::size_t>(rsrc->base()) + 0x48;
+  const std::uint32_t far = 0x7ff00000u;
+  std::memcpy(&bad[data_entry], &far, 4);
+  auto e = pe::image::parse(byte_view(std::string_view(bad)))->manifests();
+  REQUIRE(!e);
+  CHECK(std::string(e.error().message) == "resource data RVA outside every section");
+  CHECK(e.error().offset == data_entry);
+}

@@ -328,6 +328,36 @@ struct optional_header_versions {
 };
 static_assert(sizeof(optional_header_versions) == 72);
 
+// The resource tree (spec 6.9 ".rsrc"): a directory table (16 B) followed
+// by NumberOfNamedEntries + NumberOfIdEntries entries (8 B); an entry's
+// OffsetToData with the top bit set is a subdirectory, else a data entry
+// (16 B); both offsets are from the start of the resource directory.
+struct resource_directory {
+  le<u32> characteristics;
+  le<u32> time_date_stamp;
+  le<u16> major_version;
+  le<u16> minor_version;
+  le<u16> number_of_named_entries;
+  le<u16> number_of_id_entries;
+};
+static_assert(sizeof(resource_directory) == 16);
+
+struct resource_directory_entry {
+  le<u32> name;            // top bit: offset of a name string, else an ID
+  le<u32> offset_to_data;  // top bit: a subdirectory
+};
+static_assert(sizeof(resource_directory_entry) == 8);
+
+struct resource_data_entry {
+  le<u32> data_rva;
+  le<u32> size;
+  le<u32> codepage;
+  le<u32> reserved;
+};
+static_assert(sizeof(resource_data_entry) == 16);
+
+inline constexpr u32 rt_manifest = 24;
+
 // IMAGE_BOUND_IMPORT_DESCRIPTOR and IMAGE_BOUND_FORWARDER_REF (winnt.h):
 // both 8 bytes; names are offsets from the start of the bound import table.
 struct bound_import_descriptor {

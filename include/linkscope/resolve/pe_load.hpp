@@ -130,6 +130,7 @@ struct winload_object {
   std::uint16_t machine = 0;
   std::vector<bool> needed_delay;   // per needed entry: a delay-load import
   std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
+  std::vector<std::string> assemblies;     // side-by-side: "NAME VERSION" per manifest dependentAssembly
 };
 
 enum class import_problem : std::uint8_t { missing_dll, missing_export, forwarder_missing, forwarder_cycle };

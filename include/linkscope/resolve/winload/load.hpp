@@ -206,6 +206,18 @@ class loader {
  private:
   std::uint32_t add(loaded_object obj, winload_object info, module mod) {
     const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
+    // Side-by-side assemblies its manifest names (reported, not searched:
+    // WinSxS is not part of a root given here).
+    if (mod.mapped) {
+      if (auto manifests = mod.image.manifests()) {
+        for (const byte_view m : *manifests)
+          for (const auto& a : pe::manifest_dependencies(
+                   std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
+            info.assemblies.push_back(std::string(a.name).append(" ").append(a.version));
+      } else {
+        obj.warnings.push_back(std::string("manifest: ") + manifests.error().message);
+      }
+    }
     by_name_.emplace(key_of(obj.name), id);
     out_.link.objects.push_back(std::move(obj));
     out_.info.push_back(std::move(info));
