@@ -14,6 +14,11 @@ same C++ library (a pybind11 module, linkscope._core). Every result's
     >>> [lib["name"] for lib in r.libs]
 """
 
+import copy as _copy
+import os as _os
+from typing import Any, Dict, Iterable, List, Optional
+
+from . import _core
 from ._core import (  # noqa: F401
     Binding,
     Error,
@@ -26,14 +31,79 @@ from ._core import (  # noqa: F401
     open,
 )
 
+
+class _Document:
+    """A result that is one CLI --json document: its top-level keys are attributes."""
+
+    def __init__(self, doc: Dict[str, Any]) -> None:
+        self._doc = doc
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_doc"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The matching CLI's --json document (a copy)."""
+        return _copy.deepcopy(self._doc)
+
+    def __repr__(self) -> str:
+        return f"<linkscope.{type(self).__name__} {sorted(self._doc)}>"
+
+
+class DupesResult(_Document):
+    """linkscope.dupes: .duplicates (symbol, runtime_winner, link_winner, versions_differ,
+    sizes_differ, abi_break, definitions) and .closure_order; to_dict() == linkscope-dupes --json."""
+
+
+class AbsorbedResult(_Document):
+    """linkscope.absorbed: .shared, .shared_has_symtab, .shared_unresolved, .missing_needed and
+    .archives (path, verdict, evidence, members, skipped); to_dict() == linkscope-absorbed --json."""
+
+    @property
+    def needed(self) -> bool:
+        """True when a consumer of the shared library still needs one of the archives."""
+        return any(a["verdict"] == "needed" for a in self._doc["archives"])
+
+
+def _paths(values: Iterable[Any]) -> List[str]:
+    if isinstance(values, (str, bytes, _os.PathLike)):
+        raise TypeError("give a sequence of paths, not one path")
+    return [_os.fspath(v) for v in values]
+
+
+def dupes(paths: Iterable[Any], *, closure: Optional[str] = None, abi_only: bool = False,
+          thin_confine: bool = False) -> DupesResult:
+    """Symbols defined by several of `paths` (objects, archives, DSOs), with the
+    run-time winner (ld.so's scope order, from `closure`'s closure or the first
+    DSO given) and the link-time winner. As linkscope-dupes; the work runs with
+    the GIL released. Raises linkscope.Error naming the file that failed."""
+    return DupesResult(_core.dupes(_paths(paths), closure=None if closure is None else _os.fspath(closure),
+                                   abi_only=abi_only, thin_confine=thin_confine))
+
+
+def absorbed(shared: Any, archives: Iterable[Any], consumers: Iterable[Any] = (), *,
+             thin_confine: bool = False) -> AbsorbedResult:
+    """Does a consumer of the shared library `shared` still need each archive of
+    `archives` (absorbed into it, hidden, re-exported, or needed)? `consumers`:
+    objects, archives or DSOs that link against `shared`. As linkscope-absorbed;
+    the work runs with the GIL released. Raises linkscope.Error."""
+    return AbsorbedResult(_core.absorbed(_os.fspath(shared), _paths(archives), consumers=_paths(consumers),
+                                         thin_confine=thin_confine))
+
 __all__ = [
+    "AbsorbedResult",
     "Binding",
+    "DupesResult",
     "Error",
     "File",
     "LddResult",
     "Symbol",
     "SymbolList",
     "Undefined",
+    "absorbed",
+    "dupes",
     "ldd",
     "open",
 ]

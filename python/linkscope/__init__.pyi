@@ -112,3 +112,35 @@ def ldd(
     isa_level: Optional[int] = None,
     bindings: bool = True,
 ) -> LddResult: ...
+
+class DupesResult:
+    closure_order: list[str]
+    duplicates: list[dict[str, Any]]
+    version: int
+    def to_dict(self) -> dict[str, Any]: ...
+
+class AbsorbedResult:
+    shared: str
+    shared_has_symtab: bool
+    shared_unresolved: int
+    missing_needed: list[str]
+    archives: list[dict[str, Any]]
+    version: int
+    @property
+    def needed(self) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+def dupes(
+    paths: Sequence[Union[str, PathLike[str]]],
+    *,
+    closure: Optional[Union[str, PathLike[str]]] = None,
+    abi_only: bool = False,
+    thin_confine: bool = False,
+) -> DupesResult: ...
+def absorbed(
+    shared: Union[str, PathLike[str]],
+    archives: Sequence[Union[str, PathLike[str]]],
+    consumers: Sequence[Union[str, PathLike[str]]] = (),
+    *,
+    thin_confine: bool = False,
+) -> AbsorbedResult: ...

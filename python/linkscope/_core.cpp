@@ -29,6 +29,8 @@
 #include <linkscope/elf/dynamic.hpp>
 #include <linkscope/elf/file.hpp>
 #include <linkscope/elf/source.hpp>
+#include <linkscope/resolve/absorb.hpp>
+#include <linkscope/resolve/duplicates.hpp>
 #include <linkscope/resolve/dynamic.hpp>
 
 namespace py = pybind11;
@@ -530,6 +532,112 @@ py::dict ldd_to_dict(const ldd_result& r) {
   return d;
 }
 
+// ---- dupes, absorbed: the CLI's --json document, built once -----------------
+
+py::list string_list(const std::vector<std::string>& v) {
+  py::list out;
+  for (const auto& x : v) out.append(to_py(x));
+  return out;
+}
+
+// The document of `linkscope-dupes --json [--closure R] [--abi-only] PATH...`.
+py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::string> closure, bool abi_only,
+                   bool thin_confine) {
+  ls::resolve::duplicates_options options;
+  options.thin.confine_to_archive_dir = thin_confine;
+  if (closure) options.closure_root = *closure;
+  if (paths.size() < 2 && options.closure_root.empty())
+    raise(ls::make_error(ls::errc::usage, ls::no_offset, "give at least two files"), "");
+  std::optional<ls::resolve::duplicates_report> report;
+  {
+    py::gil_scoped_release nogil;
+    if (closure) {
+      // The closure root must be readable (as linkscope-dupes --closure checks).
+      auto root = ls::mapped_file::open(*closure);
+      if (!root) raise(root.error(), *closure);
+    }
+    auto r = ls::resolve::find_duplicates(paths, options);
+    if (!r) raise(r.error());
+    report = std::move(*r);
+  }
+  py::dict d;
+  d["version"] = 1;
+  d["closure_order"] = string_list(report->closure_order);
+  py::list dups;
+  for (const auto& dup : report->duplicates) {
+    if (abi_only && !dup.abi_break) continue;
+    py::dict row;
+    row["symbol"] = to_py(dup.name);
+    row["runtime_winner"] = to_py(dup.runtime_winner < dup.sites.size() ? dup.sites[dup.runtime_winner].file : std::string());
+    row["link_winner"] = to_py(dup.sites[dup.link_winner].file);
+    row["versions_differ"] = dup.versions_differ;
+    row["sizes_differ"] = dup.sizes_differ;
+    row["abi_break"] = dup.abi_break;
+    py::list sites;
+    for (const auto& site : dup.sites) {
+      py::dict sd;
+      sd["file"] = to_py(site.file);
+      sd["version"] = to_py(site.version);
+      sd["size"] = site.size;
+      sd["kind"] = ls::to_string(site.kind);
+      sites.append(sd);
+    }
+    row["definitions"] = sites;
+    dups.append(row);
+  }
+  d["duplicates"] = dups;
+  return d;
+}
+
+// The document of `linkscope-absorbed --json S A... [--consumer C]...`.
+py::dict run_absorbed(const std::string& shared, const std::vector<std::string>& archives,
+                      const std::vector<std::string>& consumers, bool thin_confine) {
+  if (archives.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "no archive given"), shared);
+  ls::resolve::absorb_options options;
+  options.consumers = consumers;
+  options.thin.confine_to_archive_dir = thin_confine;
+  std::optional<ls::resolve::absorb_report> report;
+  {
+    py::gil_scoped_release nogil;
+    auto r = ls::resolve::analyze_absorption(shared, archives, options);
+    if (!r) raise(r.error());
+    report = std::move(*r);
+  }
+  py::dict d;
+  d["version"] = 1;
+  d["shared"] = to_py(report->shared);
+  d["shared_has_symtab"] = report->shared_has_symtab;
+  d["shared_unresolved"] = report->shared_unresolved;
+  d["missing_needed"] = string_list(report->missing_needed);
+  py::list out_archives;
+  for (const auto& a : report->archives) {
+    py::dict ad;
+    ad["path"] = to_py(a.path);
+    ad["verdict"] = ls::resolve::to_string(a.verdict);
+    ad["evidence"] = string_list(a.evidence);
+    py::list members;
+    for (const auto& mr : a.members) {
+      py::dict md;
+      md["name"] = to_py(mr.name);
+      md["status"] = ls::resolve::to_string(mr.status);
+      md["symbols"] = string_list(mr.symbols);
+      members.append(md);
+    }
+    ad["members"] = members;
+    py::list skipped;
+    for (const auto& sk : a.skipped) {
+      py::dict sd;
+      sd["name"] = to_py(sk.name);
+      sd["reason"] = sk.why.message;
+      skipped.append(sd);
+    }
+    ad["skipped"] = skipped;
+    out_archives.append(ad);
+  }
+  d["archives"] = out_archives;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -677,6 +785,12 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
                std::to_string(r.link->bindings.size()) + " bindings>";
       });
 
+  m.def("dupes", &run_dupes, py::arg("paths"), py::kw_only(), py::arg("closure") = py::none(),
+        py::arg("abi_only") = false, py::arg("thin_confine") = false,
+        "The document of linkscope-dupes --json (use linkscope.dupes, which wraps it).");
+  m.def("absorbed", &run_absorbed, py::arg("shared"), py::arg("archives"), py::kw_only(),
+        py::arg("consumers") = std::vector<std::string>{}, py::arg("thin_confine") = false,
+        "The document of linkscope-absorbed --json (use linkscope.absorbed, which wraps it).");
   m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
         py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,
