@@ -15,6 +15,8 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
 #include <linkscope/resolve/floors_macho.hpp>
+#include <linkscope/resolve/floors_pe.hpp>
+#include <linkscope/coff/pe.hpp>
 #include <linkscope/resolve/floors_policy.hpp>
 #include <linkscope/macho/fat.hpp>
 #include <linkscope/macho/file.hpp>
@@ -42,6 +44,10 @@ constexpr cli::option_spec options[] = {
     {"macos-target", 0, cli::arg::required, "VER",
      "exit 1 when a Mach-O slice needs a macOS above VER (MACOSX_DEPLOYMENT_TARGET: 10.13, 11.0, ...)"},
     {"require-archs", 0, cli::arg::required, "LIST", "exit 1 when a Mach-O file lacks one of the architectures (x86_64,arm64)"},
+    {"windows-target", 0, cli::arg::required, "VER",
+     "exit 1 when a PE image needs a Windows above VER (its OS or subsystem version: 6.1, 10.0, ...)"},
+    {"forbid-crt", 0, cli::arg::required, "LIST",
+     "exit 1 when a PE image imports a C runtime of these flavours (ucrt, msvcrt, vcredist, debug, mingw)"},
     {"require-policy", 0, cli::arg::required, "NAME", "with --policy: exit 1 when a file fails policy NAME (e.g. manylinux_2_17)"},
 };
 
@@ -51,13 +57,16 @@ constexpr cli::tool_spec spec{
     "version of each family (GLIBC_, GLIBCXX_, CXXABI_, GCC_, OPENSSL_, ...) with the symbols\n"
     "bound to it, GLIBC_PRIVATE (never portable), versions of unknown scheme, and the x86-64 ISA\n"
     "level of the GNU property note. Mach-O (thin or universal): per architecture the minimum OS\n"
-    "and SDK (LC_BUILD_VERSION, LC_VERSION_MIN_*). A DIR is searched recursively (symbolic links\n"
-    "are not followed); with several files the set's floor follows.",
+    "and SDK (LC_BUILD_VERSION, LC_VERSION_MIN_*). PE: machine, subsystem, the OS and subsystem\n"
+    "versions, and the C runtime (UCRT, msvcrt, VC++ redistributable, debug CRT, MinGW). A DIR\n"
+    "is searched recursively (symbolic links are not followed); with several files the set's\n"
+    "floor follows.",
     options,
     "  linkscope-floors /usr/lib/x86_64-linux-gnu/libstdc++.so.6\n"
     "  linkscope-floors --max-glibc 2.17 --max-glibcxx 3.4.19 build/lib/\n"
     "  linkscope-floors --policy manylinux-policy.json --require-policy manylinux_2_28 wheel/lib/\n"
-    "  linkscope-floors --macos-target 11.0 --require-archs x86_64,arm64 lib/libfoo.dylib\n"};
+    "  linkscope-floors --macos-target 11.0 --require-archs x86_64,arm64 lib/libfoo.dylib\n"
+    "  linkscope-floors --windows-target 6.1 --forbid-crt debug bin/foo.dll\n"};
 
 struct input {
   std::string path;
@@ -69,9 +78,12 @@ struct input {
   bool policy_failed = false;  // failed --require-policy
   std::optional<resolve::macho_floors> macho;
   resolve::macho_violations macho_violations;
+  std::optional<resolve::pe_floors> pe;
+  bool windows_exceeded = false;
+  std::vector<std::string> forbidden_crts;  // imported DLLs of a forbidden flavour
 };
 
-// Regular files under `dir` that start with an ELF, Mach-O or universal magic, in path order.
+// Regular files under `dir` that start with an ELF, Mach-O, universal or MZ magic, in path order.
 void walk(const std::string& dir, std::vector<std::string>& out) {
   std::error_code ec;
   std::vector<std::string> found;
@@ -85,7 +97,8 @@ void walk(const std::string& dir, std::vector<std::string>& out) {
     const std::size_t got = std::fread(magic, 1, 8, f);
     std::fclose(f);
     const linkscope::byte_view head(magic, got);
-    if (linkscope::elf::is_elf(head) || linkscope::macho::is_macho(head) || linkscope::macho::is_fat(head))
+    if (linkscope::elf::is_elf(head) || linkscope::macho::is_macho(head) || linkscope::macho::is_fat(head) ||
+        (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
       found.push_back(it->path().string());
   }
   std::sort(found.begin(), found.end());
@@ -150,6 +163,28 @@ void print_macho(const input& in, const std::string& target) {
     std::printf("  exceeds --macos-target %s: %s\n", target.c_str(), join(in.macho_violations.above_target, " ").c_str());
   if (!in.macho_violations.missing_archs.empty())
     std::printf("  missing architectures: %s\n", join(in.macho_violations.missing_archs, " ").c_str());
+}
+
+std::string windows_version(std::uint16_t major, std::uint16_t minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+void print_pe(const input& in, const std::string& target) {
+  const resolve::pe_floors& f = *in.pe;
+  std::printf("%s:\n", in.path.c_str());
+  std::printf("  %s %s, %s, subsystem %s\n", resolve::pe_machine_name(f.machine), f.pe32_plus ? "PE32+" : "PE32",
+              f.dll ? "DLL" : "EXE", linkscope::pe::subsystem_name(f.subsystem));
+  const auto floor = f.windows_floor();
+  std::printf("  Windows %s (OS version %s, subsystem version %s)\n", windows_version(floor.first, floor.second).c_str(),
+              windows_version(f.major_os_version, f.minor_os_version).c_str(),
+              windows_version(f.major_subsystem_version, f.minor_subsystem_version).c_str());
+  if (f.crts.empty()) std::printf("  C runtime: none imported\n");
+  for (const auto& c : f.crts)
+    std::printf("  C runtime: %s%s%s (%s)\n", resolve::to_string(c.flavour), c.version.empty() ? "" : " ",
+                c.version.c_str(), c.dll.c_str());
+  if (in.windows_exceeded)
+    std::printf("  exceeds --windows-target %s: needs %s\n", target.c_str(), windows_version(floor.first, floor.second).c_str());
+  if (!in.forbidden_crts.empty()) std::printf("  forbidden C runtime: %s\n", join(in.forbidden_crts, " ").c_str());
 }
 
 void print_text(const input& in, bool all_versions, const std::vector<resolve::version_limit>& limits, int max_isa) {
@@ -230,8 +265,37 @@ void write_json_macho(linkscope::json_writer& w, const input& in) {
   w.end_object();
 }
 
+void write_json_pe(linkscope::json_writer& w, const input& in) {
+  const resolve::pe_floors& f = *in.pe;
+  w.begin_object();
+  w.field("path", in.path);
+  w.field("format", "pe");
+  w.field("machine", resolve::pe_machine_name(f.machine));
+  w.field("pe32_plus", f.pe32_plus);
+  w.field("dll", f.dll);
+  w.field("subsystem", linkscope::pe::subsystem_name(f.subsystem));
+  w.field("os_version", windows_version(f.major_os_version, f.minor_os_version));
+  w.field("subsystem_version", windows_version(f.major_subsystem_version, f.minor_subsystem_version));
+  const auto floor = f.windows_floor();
+  w.field("windows", windows_version(floor.first, floor.second));
+  write_strings(w, "imports", f.imports);
+  w.key("crt").begin_array();
+  for (const auto& c : f.crts) {
+    w.begin_object();
+    w.field("dll", c.dll);
+    w.field("flavour", resolve::to_string(c.flavour));
+    w.field("version", c.version);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("above_windows_target", in.windows_exceeded);
+  write_strings(w, "forbidden_crt", in.forbidden_crts);
+  w.end_object();
+}
+
 void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
   if (in.macho) return write_json_macho(w, in);
+  if (in.pe) return write_json_pe(w, in);
   const resolve::elf_floors& f = *in.floors;
   w.begin_object();
   w.field("path", in.path);
@@ -416,6 +480,26 @@ int main(int argc, char** argv) {
     if (required_archs.empty()) return cli::usage_error(spec, "--require-archs: expected a list such as x86_64,arm64");
   }
 
+  const std::string windows_target_text = p.value("windows-target");
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> windows_target;
+  if (p.has("windows-target")) {
+    windows_target = resolve::parse_windows_version(windows_target_text);
+    if (!windows_target) return cli::usage_error(spec, "--windows-target: not a Windows version (e.g. 6.1)");
+  }
+  std::vector<std::string> forbidden_flavours;
+  if (p.has("forbid-crt")) {
+    const std::string list = p.value("forbid-crt");
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string item = list.substr(start, comma - start);
+      if (item != "ucrt" && item != "msvcrt" && item != "vcredist" && item != "debug" && item != "mingw")
+        return cli::usage_error(spec, "--forbid-crt: expected ucrt, msvcrt, vcredist, debug or mingw");
+      forbidden_flavours.push_back(item);
+      start = comma + 1;
+    }
+  }
+
   std::vector<std::string> paths;
   int status = cli::exit_ok;
   for (const auto& operand : p.operands) {
@@ -450,8 +534,24 @@ int main(int argc, char** argv) {
       inputs.push_back(std::move(in));
       continue;
     }
+    if (bytes.size() >= 2 && bytes.data()[0] == 'M' && bytes.data()[1] == 'Z') {
+      auto pe = resolve::pe_floors_of(bytes);
+      if (!pe) {
+        cli::report(tool, path, pe.error());
+        status = cli::exit_error;
+        continue;
+      }
+      in.pe = std::move(*pe);
+      in.windows_exceeded = windows_target && in.pe->windows_floor() > *windows_target;
+      for (const auto& c : in.pe->crts)
+        if (std::find(forbidden_flavours.begin(), forbidden_flavours.end(), resolve::to_string(c.flavour)) != forbidden_flavours.end())
+          in.forbidden_crts.push_back(c.dll);
+      if ((in.windows_exceeded || !in.forbidden_crts.empty()) && status == cli::exit_ok) status = cli::exit_finding;
+      inputs.push_back(std::move(in));
+      continue;
+    }
     if (!linkscope::elf::is_elf(bytes)) {
-      cli::report(tool, path, linkscope::error{linkscope::errc::bad_magic, 0, "not an ELF or Mach-O file"});
+      cli::report(tool, path, linkscope::error{linkscope::errc::bad_magic, 0, "not an ELF, Mach-O or PE file"});
       status = cli::exit_error;
       continue;
     }
@@ -490,6 +590,18 @@ int main(int argc, char** argv) {
   for (const auto& in : inputs) reports.push_back(in.policy ? &*in.policy : nullptr);
   const long long set_policy = resolve::set_best_policy(reports);
 
+  // The highest Windows floor over the PE files.
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> set_windows;
+  std::size_t set_windows_file = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].pe) continue;
+    const auto floor = inputs[i].pe->windows_floor();
+    if (!set_windows || floor > *set_windows) {
+      set_windows = floor;
+      set_windows_file = i;
+    }
+  }
+
   if (json) {
     linkscope::json_writer w(stdout);
     w.begin_object();
@@ -513,6 +625,15 @@ int main(int argc, char** argv) {
     w.key("private_files").begin_array();
     for (std::size_t i : set.private_files) w.value(inputs[i].path);
     w.end_array();
+    w.key("windows");
+    if (set_windows) {
+      w.begin_object();
+      w.field("version", windows_version(set_windows->first, set_windows->second));
+      w.field("file", inputs[set_windows_file].path);
+      w.end_object();
+    } else {
+      w.value(nullptr);
+    }
     w.key("macos_minos");
     if (set_macos) {
       w.begin_object();
@@ -543,6 +664,7 @@ int main(int argc, char** argv) {
 
   for (const auto& in : inputs) {
     if (in.macho) print_macho(in, macos_target_text);
+    else if (in.pe) print_pe(in, windows_target_text);
     else print_text(in, all_versions, limits, max_isa);
   }
   if (inputs.size() > 1) {
@@ -553,6 +675,9 @@ int main(int argc, char** argv) {
       std::printf("  %s: %zu file%s: %s\n", fam.highest.c_str(), fam.files.size(), fam.files.size() == 1 ? "" : "s",
                   join(names, " ").c_str());
     }
+    if (set_windows)
+      std::printf("  Windows: %s (%s)\n", windows_version(set_windows->first, set_windows->second).c_str(),
+                  inputs[set_windows_file].path.c_str());
     if (set_macos)
       std::printf("  macOS minos: %s (%s)\n", resolve::macos_version_string(*set_macos).c_str(), inputs[set_macos_file].path.c_str());
     if (set.x86_isa_level > 0) std::printf("  x86 ISA level: %s\n", resolve::x86_isa_level_name(set.x86_isa_level));

@@ -22,6 +22,7 @@
 #include "linkscope/resolve/dyld.hpp"
 #include "linkscope/resolve/floors.hpp"
 #include "linkscope/resolve/floors_macho.hpp"
+#include "linkscope/resolve/floors_pe.hpp"
 #include "linkscope/resolve/floors_policy.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"

@@ -5,11 +5,13 @@
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/resolve/floors.hpp>
 #include <linkscope/resolve/floors_macho.hpp>
+#include <linkscope/resolve/floors_pe.hpp>
 #include <linkscope/resolve/floors_policy.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -578,4 +580,125 @@ TEST_CASE("Mach-O minos and sdk equal llvm-otool-14 -l", "[floors][macho]") {
   auto cut = lt::capture(bin + " " + lt::shell_quote(dir + "/cut.dylib") + " 2>&1");
   CHECK(cut.status == 2);
   CHECK(cut.out.find("linkscope-floors: " + dir + "/cut.dylib: error:") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// PE: machine, subsystem and versions against x86_64-w64-mingw32-objdump -p on
+// mingw-built images; the C runtime of each DLL name objdump -p lists.
+
+namespace {
+
+// "Key\t\tvalue" lines of objdump -p's optional header dump, and the DLL names.
+struct objdump_pe {
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> dlls;
+};
+
+objdump_pe mingw_objdump_p(const std::string& path) {
+  objdump_pe out;
+  auto r = lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(path));
+  for (const auto& line : lt::lines(r.out)) {
+    std::istringstream in(line);
+    std::string key, value;
+    in >> key >> value;
+    if (key == "DLL" && value == "Name:") {
+      std::string dll;
+      in >> dll;
+      out.dlls.push_back(dll);
+    } else if (!key.empty() && out.fields.count(key) == 0) {
+      std::string rest;
+      std::getline(in, rest);
+      out.fields[key] = value + rest;
+    }
+  }
+  return out;
+}
+
+resolve::pe_floors pe_of(const std::string& path) {
+  auto file = mapped_file::open(path);
+  REQUIRE(file);
+  auto floors = resolve::pe_floors_of(file->bytes());
+  INFO(path);
+  REQUIRE(floors);
+  return *floors;
+}
+
+}  // namespace
+
+TEST_CASE("PE fields equal objdump -p; the C runtime of every imported DLL", "[floors][pe]") {
+  if (!lt::have_tool("x86_64-w64-mingw32-gcc") || !lt::have_tool("x86_64-w64-mingw32-objdump") ||
+      !lt::have_tool("x86_64-w64-mingw32-dlltool")) {
+    WARN("mingw-w64 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("floors_pe");
+  lt::write_file(dir + "/main.c", "int main(void) { return 0; }\n");
+  REQUIRE(lt::run_in(dir, "x86_64-w64-mingw32-gcc main.c -o plain.exe") == 0);
+  REQUIRE(lt::run_in(dir, "x86_64-w64-mingw32-gcc main.c -o win7.exe -mwindows -Wl,--major-os-version,6 "
+                          "-Wl,--minor-os-version,1 -Wl,--major-subsystem-version,6 -Wl,--minor-subsystem-version,2") == 0);
+  // A DLL importing from a CRT of each flavour, through import libraries made from .def files.
+  const std::vector<std::pair<std::string, std::string>> crts = {
+      {"ucrtbase", "ucrt"},     {"api-ms-win-crt-runtime-l1-1-0", "ucrt"}, {"vcruntime140", "vcredist"},
+      {"msvcp140d", "debug"},   {"msvcr120", "vcredist"},                  {"msvcrt", "msvcrt"},
+      {"libwinpthread-1", "mingw"}, {"kernel32", ""}};
+  std::string source, libs;
+  for (std::size_t i = 0; i < crts.size(); ++i) {
+    const std::string fn = "crt_fn" + std::to_string(i);
+    lt::write_file(dir + "/c" + std::to_string(i) + ".def", "LIBRARY " + crts[i].first + ".dll\nEXPORTS\n" + fn + "\n");
+    REQUIRE(lt::run_in(dir, "x86_64-w64-mingw32-dlltool -d c" + std::to_string(i) + ".def -l libc" + std::to_string(i) + ".a") == 0);
+    source += "extern int " + fn + "(void);\n";
+    libs += " -lc" + std::to_string(i);
+  }
+  source += "int f(void) { return 0";
+  for (std::size_t i = 0; i < crts.size(); ++i) source += " + crt_fn" + std::to_string(i) + "()";
+  source += "; }\n";
+  lt::write_file(dir + "/crt.c", source);
+  REQUIRE(lt::run_in(dir, "x86_64-w64-mingw32-gcc -shared -nostdlib crt.c -L." + libs + " -o crt.dll -Wl,-e,f") == 0);
+
+  for (const std::string name : {"plain.exe", "win7.exe", "crt.dll"}) {
+    INFO(name);
+    const auto oracle = mingw_objdump_p(dir + "/" + name);
+    const auto f = pe_of(dir + "/" + name);
+    CHECK(std::to_string(f.major_os_version) == oracle.fields.at("MajorOSystemVersion"));
+    CHECK(std::to_string(f.minor_os_version) == oracle.fields.at("MinorOSystemVersion"));
+    CHECK(std::to_string(f.major_subsystem_version) == oracle.fields.at("MajorSubsystemVersion"));
+    CHECK(std::to_string(f.minor_subsystem_version) == oracle.fields.at("MinorSubsystemVersion"));
+    // "00000003\t(Windows CUI)"
+    const std::string subsystem = oracle.fields.at("Subsystem");
+    CHECK(std::stoul(subsystem, nullptr, 16) == f.subsystem);
+    CHECK(subsystem.find(std::string("(") + pe::subsystem_name(f.subsystem) + ")") != std::string::npos);
+    CHECK(oracle.fields.at("Magic").find(f.pe32_plus ? "(PE32+)" : "(PE32)") != std::string::npos);
+    CHECK(as_set(f.imports) == as_set(oracle.dlls));
+    // Every CRT among objdump's DLL names, classified as the table says.
+    std::map<std::string, std::string> flavour_of;
+    for (const auto& c : f.crts) flavour_of[c.dll] = resolve::to_string(c.flavour);
+    for (const auto& dll : oracle.dlls) {
+      std::string stem = dll.substr(0, dll.size() - 4);
+      std::string lower = stem;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      auto it = std::find_if(crts.begin(), crts.end(), [&](const auto& c) { return c.first == lower; });
+      const std::string expected = it == crts.end() ? "" : it->second;
+      CHECK((flavour_of.count(dll) ? flavour_of[dll] : std::string()) == expected);
+    }
+  }
+  const auto crt = pe_of(dir + "/crt.dll");
+  CHECK(crt.dll);
+  for (const auto& c : crt.crts)
+    if (c.dll == "vcruntime140.dll" || c.dll == "msvcp140d.dll") CHECK(c.version == "14");
+
+  const std::string bin = lt::tool_path("linkscope-floors");
+  const std::string win7 = lt::shell_quote(dir + "/win7.exe");
+  // win7.exe: OS 6.1, subsystem 6.2 (objdump -p): the floor is 6.2.
+  CHECK(lt::capture(bin + " --windows-target 6.2 " + win7).status == 0);
+  CHECK(lt::capture(bin + " --windows-target 6.1 " + win7).status == 1);
+  CHECK(lt::capture(bin + " --forbid-crt debug " + lt::shell_quote(dir + "/crt.dll")).status == 1);
+  CHECK(lt::capture(bin + " --forbid-crt debug " + lt::shell_quote(dir + "/plain.exe")).status == 0);
+  CHECK(lt::capture(bin + " --forbid-crt nonsense " + win7 + " 2>/dev/null").status == 2);
+  auto json = lt::capture(bin + " --json " + win7 + " " + lt::shell_quote(dir + "/plain.exe"));
+  CHECK(json.out.find("\"windows\":{\"version\":\"6.2\",\"file\":\"" + dir + "/win7.exe\"}") != std::string::npos);
+  // A cut image is an input error naming the file.
+  lt::write_file(dir + "/cut.exe", lt::read_file(dir + "/plain.exe").substr(0, 200));
+  auto cut = lt::capture(bin + " " + lt::shell_quote(dir + "/cut.exe") + " 2>&1");
+  CHECK(cut.status == 2);
+  CHECK(cut.out.find("linkscope-floors: " + dir + "/cut.exe: error:") != std::string::npos);
 }
