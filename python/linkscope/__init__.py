@@ -67,6 +67,30 @@ class AbsorbedResult(_Document):
         return any(a["verdict"] == "needed" for a in self._doc["archives"])
 
 
+class WhyResult(_Document):
+    """linkscope.why: .extracted (member, reference, symbol), .undefined, .duplicates,
+    .unused_members, .archives, .symbols_resolved; to_dict() == linkscope-why --json.
+    .why_extract is ld.lld's --why-extract TSV, .map_includes GNU ld's -Map
+    "Archive member included" list."""
+
+    def __init__(self, doc: Dict[str, Any], why_extract: str, map_includes: str) -> None:
+        super().__init__(doc)
+        self.__dict__["why_extract"] = why_extract
+        self.__dict__["map_includes"] = map_includes
+
+
+def why(args: Iterable[Any], *, semantics: str = "lld", thin_confine: bool = False) -> WhyResult:
+    """Emulate the static link of a linker command line `args` (objects, archives,
+    -L/-l, @response files, linker scripts), with ld.lld's (semantics="lld") or
+    GNU ld's ("bfd") archive extraction rules: which members are extracted and
+    why. As linkscope-why; the work runs with the GIL released. Raises
+    linkscope.Error (code "usage" for an option no linker knows)."""
+    if isinstance(args, str):
+        raise TypeError("give the linker arguments as a sequence of str")
+    doc, tsv, includes = _core.why([_os.fspath(a) for a in args], semantics=semantics, thin_confine=thin_confine)
+    return WhyResult(doc, tsv, includes)
+
+
 def _paths(values: Iterable[Any]) -> List[str]:
     if isinstance(values, (str, bytes, _os.PathLike)):
         raise TypeError("give a sequence of paths, not one path")
@@ -102,9 +126,11 @@ __all__ = [
     "Symbol",
     "SymbolList",
     "Undefined",
+    "WhyResult",
     "absorbed",
     "dupes",
     "ldd",
     "open",
+    "why",
 ]
 __version__ = "0.1.0"

@@ -144,3 +144,18 @@ def absorbed(
     *,
     thin_confine: bool = False,
 ) -> AbsorbedResult: ...
+
+class WhyResult:
+    semantics: str
+    extracted: list[dict[str, str]]
+    undefined: list[dict[str, str]]
+    duplicates: list[dict[str, str]]
+    unused_members: list[str]
+    archives: int
+    symbols_resolved: int
+    version: int
+    why_extract: str
+    map_includes: str
+    def to_dict(self) -> dict[str, Any]: ...
+
+def why(args: Sequence[Union[str, PathLike[str]]], *, semantics: str = "lld", thin_confine: bool = False) -> WhyResult: ...

@@ -32,6 +32,8 @@
 #include <linkscope/resolve/absorb.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 #include <linkscope/resolve/dynamic.hpp>
+#include <linkscope/resolve/link_line.hpp>
+#include <linkscope/resolve/static.hpp>
 
 namespace py = pybind11;
 namespace ls = linkscope;
@@ -638,6 +640,78 @@ py::dict run_absorbed(const std::string& shared, const std::vector<std::string>&
   return d;
 }
 
+// ---- why: the static link ---------------------------------------------------
+
+[[noreturn]] void raise_link(const ls::resolve::link_diagnostic& diag) {
+  ls::diagnostic d(diag.err, diag.subject);
+  d.context = diag.detail;
+  raise(d);
+}
+
+// (document of `linkscope-why --json ARGS`, --why-extract TSV, -Map inclusions)
+py::tuple run_why(const std::vector<std::string>& args, const std::string& semantics, bool thin_confine) {
+  using namespace ls::resolve;
+  static_options options;
+  options.thin.confine_to_archive_dir = thin_confine;
+  if (semantics == "lld")
+    options.semantics = link_semantics::lld;
+  else if (semantics == "bfd")
+    options.semantics = link_semantics::bfd;
+  else
+    raise(ls::make_error(ls::errc::usage, ls::no_offset, "semantics must be 'lld' or 'bfd'"), semantics);
+  if (args.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "no linker arguments"), "");
+  std::optional<static_link_result> linked;
+  std::string tsv, includes;
+  {
+    py::gil_scoped_release nogil;
+    link_diagnostic diag;
+    auto line = read_link_line(args, diag);
+    if (!line) raise_link(diag);
+    auto r = resolve_static(*line, options, diag);
+    if (!r) raise_link(diag);
+    linked = std::move(*r);
+    tsv = linked->why_extract_tsv();
+    includes = linked->map_includes();
+  }
+  const static_link_result& r = *linked;
+  auto name_of_file = [&](file_id id) { return id == no_file ? std::string("<internal>") : r.files[id].name; };
+  py::dict d;
+  d["version"] = 1;
+  d["semantics"] = to_string(r.semantics);
+  py::list extracted;
+  for (const extraction& e : r.extractions) {
+    py::dict row;
+    row["member"] = to_py(r.files[e.member].name);
+    row["reference"] = to_py(r.reference_name(e));
+    row["symbol"] = to_py(e.symbol);
+    extracted.append(row);
+  }
+  d["extracted"] = extracted;
+  py::list undefined;
+  for (const undefined_symbol& u : r.undefined) {
+    py::dict row;
+    row["name"] = to_py(u.name);
+    row["reference"] = to_py(name_of_file(u.first_reference));
+    undefined.append(row);
+  }
+  d["undefined"] = undefined;
+  py::list duplicates;
+  for (const duplicate_definition& dd : r.duplicates) {
+    py::dict row;
+    row["name"] = to_py(dd.name);
+    row["first"] = to_py(name_of_file(dd.first));
+    row["second"] = to_py(name_of_file(dd.second));
+    duplicates.append(row);
+  }
+  d["duplicates"] = duplicates;
+  py::list unused;
+  for (file_id id : r.unused_members) unused.append(to_py(r.files[id].name));
+  d["unused_members"] = unused;
+  d["archives"] = r.archives;
+  d["symbols_resolved"] = r.symbols_resolved;
+  return py::make_tuple(d, to_py(tsv), to_py(includes));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -791,6 +865,9 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
   m.def("absorbed", &run_absorbed, py::arg("shared"), py::arg("archives"), py::kw_only(),
         py::arg("consumers") = std::vector<std::string>{}, py::arg("thin_confine") = false,
         "The document of linkscope-absorbed --json (use linkscope.absorbed, which wraps it).");
+  m.def("why", &run_why, py::arg("args"), py::kw_only(), py::arg("semantics") = "lld",
+        py::arg("thin_confine") = false,
+        "(linkscope-why --json document, --why-extract TSV, -Map inclusions) (use linkscope.why).");
   m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
         py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,
