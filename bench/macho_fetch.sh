@@ -10,6 +10,7 @@
 #   @img/sharp-darwin-x64@0.35.6      lib/sharp-darwin-x64-0.35.6.node   (bundle)
 #   @img/sharp-darwin-arm64@0.35.6    lib/sharp-darwin-arm64-0.35.6.node (bundle)
 #   @img/sharp-libvips-darwin-x64@1.3.5  lib/libvips-cpp.8.18.8.dylib    (20 MB dylib)
+#   @img/sharp-libvips-darwin-arm64@1.3.5  lib/libvips-cpp.8.18.8.dylib  (18 MB; test_dyld [real] only)
 set -eu
 build=${1:-build}
 nm_ours=$build/examples/linkscope-nm
@@ -31,6 +32,8 @@ fetch @img/sharp-darwin-arm64@0.35.6 img-sharp-darwin-arm64-0.35.6.tgz \
   eced7e4ac797fbd5010a5f79f65db13baf4e0dc82815df63a2a17051667463aa
 fetch @img/sharp-libvips-darwin-x64@1.3.5 img-sharp-libvips-darwin-x64-1.3.5.tgz \
   7738f7ad3b97c4ff5bbb9ccc272e71717ba7b55c224fdd30fedfbf5a3ede20d4
+fetch @img/sharp-libvips-darwin-arm64@1.3.5 img-sharp-libvips-darwin-arm64-1.3.5.tgz \
+  621dcd7e48eabaa250f822f6cba9aabc77fc1349c448e1c2e46837c9049f4e70
 
 files="img-sharp-darwin-x64-0.35.6/package/lib/sharp-darwin-x64-0.35.6.node
 img-sharp-darwin-arm64-0.35.6/package/lib/sharp-darwin-arm64-0.35.6.node
@@ -56,7 +59,9 @@ done
 # (tests/macho/test_exports and test_binds, their [real] cases).
 real=""
 for f in $files; do real="$real$(pwd)/$f:"; done
-for t in test_exports test_binds; do
+# The dyld emulator's [real] case needs both libvips-cpp slices (test_dyld: the npm layout).
+real="$real$(pwd)/img-sharp-libvips-darwin-arm64-1.3.5/package/lib/libvips-cpp.8.18.8.dylib:"
+for t in test_exports test_binds test_dyld; do
   bin=$(dirname "$nm_ours")/../tests/$t
   if [ -x "$bin" ]; then
     LINKSCOPE_MACHO_REAL=$real "$bin" '[real]' >/dev/null 2>&1 && echo "same  $t [real]" || { echo "DIFF  $t [real]"; status=1; }

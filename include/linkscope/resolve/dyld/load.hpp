@@ -468,7 +468,10 @@ inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dy
     o.loader = requester;
     return add_object(f, 0, c.under_root, std::move(o));
   }
-  if (c.under_root && opts_.system_not_checked && system_library_path(c.path)) {
+  // Only a name that is itself a system path (or an absolute rpath's) stands
+  // for a shared-cache library: a fallback made of a leaf name does not.
+  if (c.under_root && opts_.system_not_checked && system_library_path(c.path) &&
+      (c.via == dyld_found_via::path || c.via == dyld_found_via::rpath)) {
     dyld_object o;
     o.name = std::string(dep.install_name);
     o.path = shown;
