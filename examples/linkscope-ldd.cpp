@@ -6,6 +6,7 @@
 // left out: the lines are `\tname => path`, `\tpath` when the name is the path
 // (the interpreter), and `\tname => not found`. The vDSO (linux-vdso.so.1) is
 // not a file and is not listed.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -224,27 +225,53 @@ void print_interposed(const dynamic_link& link) {
   }
 }
 
-void print_dot(const dynamic_link& link) {
-  std::string text = "digraph linkscope_ldd {\n  rankdir=LR;\n  node [shape=box];\n";
-  auto quote = [](std::string_view s) {
+// The dependency graph of every file given, as one Graphviz digraph: an
+// object loaded by several roots is one node (keyed by its path; a library
+// that is not found by its name).
+class dot_graph {
+ public:
+  void add(const dynamic_link& link) {
+    std::vector<std::size_t> ids(link.objects.size());
+    for (std::size_t i = 0; i < link.objects.size(); ++i) {
+      const auto& o = link.objects[i];
+      ids[i] = node(o.found() ? o.path : o.name + " (not found)", !o.found());
+    }
+    for (std::size_t i = 0; i < link.objects.size(); ++i)
+      for (std::uint32_t d : link.objects[i].needed_objects)
+        if (d != no_object) {
+          const std::string edge = "  n" + std::to_string(ids[i]) + " -> n" + std::to_string(ids[d]) + ";\n";
+          if (std::find(edges_.begin(), edges_.end(), edge) == edges_.end()) edges_.push_back(edge);
+        }
+  }
+  void print() const {
+    std::string text = "digraph linkscope_ldd {\n  rankdir=LR;\n  node [shape=box];\n";
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      text += "  n" + std::to_string(i) + " [label=" + quote(nodes_[i]) + (missing_[i] ? ", color=red" : "") + "];\n";
+    for (const auto& e : edges_) text += e;
+    text += "}\n";
+    out(text);
+  }
+
+ private:
+  static std::string quote(std::string_view s) {
     std::string q = "\"";
     for (char c : s) {
       if (c == '"' || c == '\\') q.push_back('\\');
       q.push_back(c);
     }
     return q + "\"";
-  };
-  for (std::size_t i = 0; i < link.objects.size(); ++i) {
-    const auto& o = link.objects[i];
-    text += "  n" + std::to_string(i) + " [label=" + quote(o.found() ? o.path : o.name + " (not found)") +
-            (o.found() ? "" : ", color=red") + "];\n";
   }
-  for (std::size_t i = 0; i < link.objects.size(); ++i)
-    for (std::uint32_t d : link.objects[i].needed_objects)
-      if (d != no_object) text += "  n" + std::to_string(i) + " -> n" + std::to_string(d) + ";\n";
-  text += "}\n";
-  out(text);
-}
+  std::size_t node(const std::string& label, bool missing) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i] == label) return i;
+    nodes_.push_back(label);
+    missing_.push_back(missing);
+    return nodes_.size() - 1;
+  }
+  std::vector<std::string> nodes_;
+  std::vector<bool> missing_;
+  std::vector<std::string> edges_;
+};
 
 void print_json(const std::string& file, const dynamic_link& link) {
   {
@@ -322,8 +349,12 @@ void print_json(const std::string& file, const dynamic_link& link) {
     w.end_object();
   }
   w.end_array();
+  // Every warning of the run, the missing libraries included (stderr says
+  // "NAME: not found" for them too).
   w.key("warnings").begin_array();
   for (const auto& s : link.warnings) w.value(s);
+  for (const auto& o : link.objects)
+    if (!o.found()) w.value(o.name + ": not found");
   w.end_array();
   w.end_object();
   }  // the writer flushes here
@@ -419,8 +450,9 @@ int main(int argc, char** argv) {
   options.bindings = what != mode::list && what != mode::tree && what != mode::dot;
 
   int status = cli::exit_ok;
+  dot_graph graph;  // --format=dot: one graph for every file
   for (const std::string& file : files) {
-    if (files.size() > 1 && what != mode::json && what != mode::bindings) {
+    if (files.size() > 1 && what != mode::json && what != mode::bindings && what != mode::dot) {
       std::printf("%s:\n", file.c_str());
     }
     if (cli::is_pe_file(file)) {
@@ -451,6 +483,18 @@ int main(int argc, char** argv) {
       if (s > status) status = s;
       continue;
     }
+    // ldd on an ELF file without PT_DYNAMIC (an object, a static executable):
+    // "\tnot a dynamic executable" on stderr, exit 1.
+    if (what != mode::json) {
+      if (auto mapped = mapped_file::open(file)) {
+        if (auto id = elf::identify(mapped->bytes()); id && !id->dynamically_linked()) {
+          std::fflush(stdout);
+          std::fputs("\tnot a dynamic executable\n", stderr);
+          if (status == cli::exit_ok) status = cli::exit_finding;
+          continue;
+        }
+      }
+    }
     auto link = link_dynamic(file, options);
     if (!link) {
       cli::report(tool, file, link.error());
@@ -470,6 +514,9 @@ int main(int argc, char** argv) {
     switch (what) {
       case mode::list:
         print_missing_versions(*link);
+        // Nothing loaded besides the file itself (a static-pie, a DSO without
+        // NEEDED): ld.so's trace mode says "statically linked".
+        if (link->objects.size() == 1) out("\tstatically linked\n");
         print_list(*link);
         break;
       case mode::tree: print_tree(*link); break;
@@ -486,10 +533,11 @@ int main(int argc, char** argv) {
         if (!link->undefined.empty() && status == cli::exit_ok) status = cli::exit_finding;
         break;
       case mode::interposed: print_interposed(*link); break;
-      case mode::dot: print_dot(*link); break;
+      case mode::dot: graph.add(*link); break;
       case mode::json: print_json(file, *link); break;
     }
   }
+  if (what == mode::dot) graph.print();
   std::fflush(stdout);
   return status;
 }

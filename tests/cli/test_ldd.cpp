@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/fixtures.hpp"
@@ -193,6 +194,11 @@ TEST_CASE("linkscope-ldd: bad input keeps the rest of the closure") {
     CHECK(nonempty(r.out) == ldd_lines(d, "./m_gone"));
     CHECK(r.out.find("libgone.so => not found") != std::string::npos);
     CHECK(read_file(d + "/err.txt").find("libgone.so: not found") != std::string::npos);
+    // The same warning in the JSON document (issue 15 part 6).
+    auto j = ours(d, "--json ./m_gone");
+    const auto warnings = j.out.find("\"warnings\":[");
+    REQUIRE(warnings != std::string::npos);
+    CHECK(j.out.find("\"libgone.so: not found\"", warnings) != std::string::npos);
     auto b = ours(d, "--bindings ./m_gone");
     CHECK(line_set(b.out) == ld_so_bindings(d, "./m_gone"));
   }
@@ -304,4 +310,61 @@ TEST_CASE("linkscope-ldd --root /nonexistent blames the root, not the input file
   CHECK(r.status == 2);
   CHECK(r.out.rfind("linkscope-ldd: /nonexistent-linkscope-root: error: ", 0) == 0);
   CHECK(r.out.find("/bin/ls") == std::string::npos);
+}
+
+// ldd on files that ld.so does not link dynamically (issue 15 part 6): a
+// static-pie, a DSO without NEEDED, an object and a static executable; stdout,
+// stderr and the exit status are ldd's, alone and several in one run.
+TEST_CASE("linkscope-ldd: statically linked and not a dynamic executable, as ldd says") {
+  const auto& fx = fixture();
+  if (!fx.ok || !have_tool("ldd")) {
+    WARN("no x86-64 ld.so, gcc or ldd here; skipped");
+    return;
+  }
+  const std::string d = scratch_dir("ldd_static");
+  write_file(d + "/s.c", "int main(void) { return 0; }\n");
+  write_file(d + "/q.c", "int q(void) { return 1; }\n");
+  REQUIRE(run_in(d, "gcc -c s.c -o s.o && gcc -shared -fPIC -nostdlib q.c -o libq.so") == 0);
+  std::vector<std::string> files = {"./s.o", "./libq.so"};
+  if (run_in(d, "gcc -static-pie s.c -o spie") == 0) files.push_back("./spie");
+  if (run_in(d, "gcc -static s.c -o sexe") == 0) files.push_back("./sexe");
+  if (capture("test -f /sbin/ldconfig && echo yes").out == "yes\n") files.push_back("/sbin/ldconfig");
+  auto both = [&](const std::string& program, const std::string& args) {
+    const auto out = capture("cd " + shell_quote(d) + " && env -u LD_LIBRARY_PATH " + program + " " + args + " 2>err.txt");
+    return std::make_pair(out, read_file(d + "/err.txt"));
+  };
+  std::string all;
+  for (const auto& f : files) {
+    INFO(f);
+    all += " " + f;
+    auto real = both("ldd", f);
+    auto ours_ = both(shell_quote(ldd_tool()), f);
+    CHECK(ours_.first.out == real.first.out);
+    CHECK(ours_.first.status == real.first.status);
+    CHECK(ours_.second == real.second);
+  }
+  auto real = both("ldd", all);
+  auto ours_ = both(shell_quote(ldd_tool()), all);
+  CHECK(ours_.first.out == real.first.out);
+  CHECK(ours_.first.status == real.first.status);
+  CHECK(ours_.second == real.second);
+}
+
+TEST_CASE("linkscope-ldd --format=dot over several files is one graph") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto dot = ours(fx.dir, "--format=dot ./m ./mv");
+  CHECK(dot.out.find("digraph") == 0);
+  CHECK(dot.out.find("digraph", 1) == std::string::npos);
+  CHECK(dot.out.find("\n}\n") == dot.out.size() - 3);
+  // libc is one node, needed by both programs.
+  const std::string libc_label = "libc.so.6\"]";
+  const auto first = dot.out.find(libc_label);
+  REQUIRE(first != std::string::npos);
+  CHECK(dot.out.find(libc_label, first + 1) == std::string::npos);
+  CHECK(dot.out.find("[label=\"./m\"]") != std::string::npos);
+  CHECK(dot.out.find("[label=\"./mv\"]") != std::string::npos);
 }
