@@ -16567,7 +16567,7 @@ struct version_name {
   char letter = 0;        // OpenSSL's release letter, 0 when none
 };
 
-namespace detail {
+namespace floors_detail {
 // "N([._]N)*[a-z]?" into parts; false when `s` is not such a number.
 inline bool parse_version_number(std::string_view s, version_name& out) noexcept {
   if (s.empty()) return false;
@@ -16596,7 +16596,7 @@ inline bool parse_version_number(std::string_view s, version_name& out) noexcept
     return false;
   }
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // Split a version name into its family and number (see the header comment).
 inline version_name parse_version_name(std::string_view text) noexcept {
@@ -16612,7 +16612,7 @@ inline version_name parse_version_name(std::string_view text) noexcept {
       return v;
     }
     version_name probe;
-    if (detail::parse_version_number(rest, probe)) {
+    if (floors_detail::parse_version_number(rest, probe)) {
       probe.text = text;
       probe.family = text.substr(0, us);
       probe.number = rest;
@@ -16723,7 +16723,7 @@ struct elf_floors {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline void sort_unique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -16834,12 +16834,12 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   }
   return out;
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The ELF floors of one file (any class and byte order). Errors of the
 // version tables, the dynamic symbols or the notes carry their file offset.
 inline result<elf_floors> elf_floors_of(byte_view bytes) {
-  return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return detail::elf_floors_of(f); });
+  return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return floors_detail::elf_floors_of(f); });
 }
 
 // ---------------------------------------------------------------------------
@@ -17063,7 +17063,7 @@ struct macho_floors {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline const char* platform_command_name(u32 cmd) noexcept {
   switch (cmd) {
     case macho::LC_BUILD_VERSION: return "LC_BUILD_VERSION";
@@ -17087,7 +17087,7 @@ inline result<macho_slice_floor> macho_slice_of(byte_view image) {
     return out;
   });
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The Mach-O floors of a thin or universal file.
 inline result<macho_floors> macho_floors_of(byte_view bytes) {
@@ -17096,12 +17096,12 @@ inline result<macho_floors> macho_floors_of(byte_view bytes) {
     out.universal = true;
     LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
     for (const auto& slice : fat.slices()) {
-      LINKSCOPE_TRY(one, detail::macho_slice_of(slice.bytes));
+      LINKSCOPE_TRY(one, floors_detail::macho_slice_of(slice.bytes));
       out.slices.push_back(std::move(one));
     }
     return out;
   }
-  LINKSCOPE_TRY(one, detail::macho_slice_of(bytes));
+  LINKSCOPE_TRY(one, floors_detail::macho_slice_of(bytes));
   out.slices.push_back(std::move(one));
   return out;
 }
@@ -17186,7 +17186,7 @@ struct crt_dependency {
   std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
 };
 
-namespace detail {
+namespace floors_detail {
 inline std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -17196,15 +17196,15 @@ inline bool starts_with(std::string_view s, std::string_view p) noexcept { retur
 inline bool all_digits(std::string_view s) noexcept {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The C runtime a DLL name stands for; nullopt for any other DLL.
 inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
-  const std::string name = detail::lower(dll);
+  const std::string name = floors_detail::lower(dll);
   if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
   const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
   crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
-  if (stem == "ucrtbase" || detail::starts_with(stem, "api-ms-win-crt-")) {
+  if (stem == "ucrtbase" || floors_detail::starts_with(stem, "api-ms-win-crt-")) {
     out.flavour = crt_flavour::ucrt;
     return out;
   }
@@ -17213,14 +17213,14 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
     return out;
   }
   if (stem == "msvcrt") return out;
-  if (detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
+  if (floors_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
     out.flavour = crt_flavour::mingw;
     return out;
   }
   // vcruntime140, vcruntime140_1, msvcp140, msvcp140_1, msvcp140_atomic_wait,
   // concrt140, vcomp140 (and their d-suffixed debug builds); msvcrNN / msvcpNN.
   for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
-    if (!detail::starts_with(stem, prefix)) continue;
+    if (!floors_detail::starts_with(stem, prefix)) continue;
     std::string_view rest = stem.substr(prefix.size());
     std::size_t digits = 0;
     while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
@@ -17230,7 +17230,7 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
     const bool debug = !tail.empty() && tail[0] == 'd';
     if (debug) tail.remove_prefix(1);
     if (!tail.empty() && tail[0] != '_') continue;
-    if (!tail.empty() && !detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
+    if (!tail.empty() && !floors_detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
     out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
     out.version = number == "140" ? "14" : std::string(number);
     return out;
@@ -17303,7 +17303,7 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
   const std::size_t dot = s.find('.');
   const std::string_view major = s.substr(0, dot);
   const std::string_view minor = dot == std::string_view::npos ? std::string_view("0") : s.substr(dot + 1);
-  if (!detail::all_digits(major) || !detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
+  if (!floors_detail::all_digits(major) || !floors_detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
   auto number = [](std::string_view d) {
     u32 v = 0;
     for (char c : d) v = v * 10 + static_cast<u32>(c - '0');
@@ -17386,7 +17386,7 @@ struct floor_policy {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
 
 inline result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
@@ -17411,47 +17411,47 @@ inline result<long long> integer(const json_value& v, const char* message) {
   }
   return v.text[0] == '-' ? -n : n;
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // Read a policy file. Errors name the offset of the offending value.
 inline result<std::vector<floor_policy>> read_policies(std::string_view text) {
   LINKSCOPE_TRY(doc, read_json(text));
-  if (!doc.is_array()) return detail::policy_error(doc, "policy file is not a JSON array of policies");
+  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
   std::vector<floor_policy> out;
   for (const auto& p : doc.items) {
-    if (!p.is_object()) return detail::policy_error(p, "policy is not a JSON object");
+    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
     floor_policy policy;
     const json_value* name = p.find("name");
-    if (name == nullptr || !name->is_string()) return detail::policy_error(p, "policy without a string \"name\"");
+    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
     policy.name = name->text;
     const json_value* priority = p.find("priority");
-    if (priority == nullptr) return detail::policy_error(p, "policy without \"priority\"");
-    LINKSCOPE_TRY(prio, detail::integer(*priority, "policy \"priority\" is not an integer"));
+    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
+    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
     policy.priority = prio;
     if (const json_value* aliases = p.find("aliases")) {
-      LINKSCOPE_TRY(list, detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
+      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
       policy.aliases = std::move(list);
     }
     if (const json_value* versions = p.find("symbol_versions")) {
-      if (!versions->is_object()) return detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
+      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
       for (const auto& [arch, families] : versions->members) {
-        if (!families.is_object()) return detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
+        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
         floor_policy::arch_versions entry{arch, {}};
         for (const auto& [family, list] : families.members) {
-          LINKSCOPE_TRY(names, detail::string_list(list, "policy symbol versions are not an array of strings"));
+          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
           entry.families.push_back({family, std::move(names)});
         }
         policy.symbol_versions.push_back(std::move(entry));
       }
     }
     if (const json_value* whitelist = p.find("lib_whitelist")) {
-      LINKSCOPE_TRY(list, detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
+      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
       policy.lib_whitelist = std::move(list);
     }
     if (const json_value* blacklist = p.find("blacklist")) {
-      if (!blacklist->is_object()) return detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
+      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
       for (const auto& [library, list] : blacklist->members) {
-        LINKSCOPE_TRY(names, detail::string_list(list, "policy blacklist entry is not an array of strings"));
+        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
         policy.blacklist.push_back({library, std::move(names)});
       }
     }

@@ -78,7 +78,7 @@ struct version_name {
   char letter = 0;        // OpenSSL's release letter, 0 when none
 };
 
-namespace detail {
+namespace floors_detail {
 // "N([._]N)*[a-z]?" into parts; false when `s` is not such a number.
 inline bool parse_version_number(std::string_view s, version_name& out) noexcept {
   if (s.empty()) return false;
@@ -107,7 +107,7 @@ inline bool parse_version_number(std::string_view s, version_name& out) noexcept
     return false;
   }
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // Split a version name into its family and number (see the header comment).
 inline version_name parse_version_name(std::string_view text) noexcept {
@@ -123,7 +123,7 @@ inline version_name parse_version_name(std::string_view text) noexcept {
       return v;
     }
     version_name probe;
-    if (detail::parse_version_number(rest, probe)) {
+    if (floors_detail::parse_version_number(rest, probe)) {
       probe.text = text;
       probe.family = text.substr(0, us);
       probe.number = rest;
@@ -234,7 +234,7 @@ struct elf_floors {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline void sort_unique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -345,12 +345,12 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   }
   return out;
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The ELF floors of one file (any class and byte order). Errors of the
 // version tables, the dynamic symbols or the notes carry their file offset.
 inline result<elf_floors> elf_floors_of(byte_view bytes) {
-  return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return detail::elf_floors_of(f); });
+  return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return floors_detail::elf_floors_of(f); });
 }
 
 // ---------------------------------------------------------------------------

@@ -110,7 +110,7 @@ struct macho_floors {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline const char* platform_command_name(u32 cmd) noexcept {
   switch (cmd) {
     case macho::LC_BUILD_VERSION: return "LC_BUILD_VERSION";
@@ -134,7 +134,7 @@ inline result<macho_slice_floor> macho_slice_of(byte_view image) {
     return out;
   });
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The Mach-O floors of a thin or universal file.
 inline result<macho_floors> macho_floors_of(byte_view bytes) {
@@ -143,12 +143,12 @@ inline result<macho_floors> macho_floors_of(byte_view bytes) {
     out.universal = true;
     LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
     for (const auto& slice : fat.slices()) {
-      LINKSCOPE_TRY(one, detail::macho_slice_of(slice.bytes));
+      LINKSCOPE_TRY(one, floors_detail::macho_slice_of(slice.bytes));
       out.slices.push_back(std::move(one));
     }
     return out;
   }
-  LINKSCOPE_TRY(one, detail::macho_slice_of(bytes));
+  LINKSCOPE_TRY(one, floors_detail::macho_slice_of(bytes));
   out.slices.push_back(std::move(one));
   return out;
 }

@@ -58,7 +58,7 @@ struct crt_dependency {
   std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
 };
 
-namespace detail {
+namespace floors_detail {
 inline std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -68,15 +68,15 @@ inline bool starts_with(std::string_view s, std::string_view p) noexcept { retur
 inline bool all_digits(std::string_view s) noexcept {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // The C runtime a DLL name stands for; nullopt for any other DLL.
 inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
-  const std::string name = detail::lower(dll);
+  const std::string name = floors_detail::lower(dll);
   if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
   const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
   crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
-  if (stem == "ucrtbase" || detail::starts_with(stem, "api-ms-win-crt-")) {
+  if (stem == "ucrtbase" || floors_detail::starts_with(stem, "api-ms-win-crt-")) {
     out.flavour = crt_flavour::ucrt;
     return out;
   }
@@ -85,14 +85,14 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
     return out;
   }
   if (stem == "msvcrt") return out;
-  if (detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
+  if (floors_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
     out.flavour = crt_flavour::mingw;
     return out;
   }
   // vcruntime140, vcruntime140_1, msvcp140, msvcp140_1, msvcp140_atomic_wait,
   // concrt140, vcomp140 (and their d-suffixed debug builds); msvcrNN / msvcpNN.
   for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
-    if (!detail::starts_with(stem, prefix)) continue;
+    if (!floors_detail::starts_with(stem, prefix)) continue;
     std::string_view rest = stem.substr(prefix.size());
     std::size_t digits = 0;
     while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
@@ -102,7 +102,7 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
     const bool debug = !tail.empty() && tail[0] == 'd';
     if (debug) tail.remove_prefix(1);
     if (!tail.empty() && tail[0] != '_') continue;
-    if (!tail.empty() && !detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
+    if (!tail.empty() && !floors_detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
     out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
     out.version = number == "140" ? "14" : std::string(number);
     return out;
@@ -175,7 +175,7 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
   const std::size_t dot = s.find('.');
   const std::string_view major = s.substr(0, dot);
   const std::string_view minor = dot == std::string_view::npos ? std::string_view("0") : s.substr(dot + 1);
-  if (!detail::all_digits(major) || !detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
+  if (!floors_detail::all_digits(major) || !floors_detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
   auto number = [](std::string_view d) {
     u32 v = 0;
     for (char c : d) v = v * 10 + static_cast<u32>(c - '0');

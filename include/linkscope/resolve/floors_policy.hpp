@@ -71,7 +71,7 @@ struct floor_policy {
   }
 };
 
-namespace detail {
+namespace floors_detail {
 inline error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
 
 inline result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
@@ -96,47 +96,47 @@ inline result<long long> integer(const json_value& v, const char* message) {
   }
   return v.text[0] == '-' ? -n : n;
 }
-}  // namespace detail
+}  // namespace floors_detail
 
 // Read a policy file. Errors name the offset of the offending value.
 inline result<std::vector<floor_policy>> read_policies(std::string_view text) {
   LINKSCOPE_TRY(doc, read_json(text));
-  if (!doc.is_array()) return detail::policy_error(doc, "policy file is not a JSON array of policies");
+  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
   std::vector<floor_policy> out;
   for (const auto& p : doc.items) {
-    if (!p.is_object()) return detail::policy_error(p, "policy is not a JSON object");
+    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
     floor_policy policy;
     const json_value* name = p.find("name");
-    if (name == nullptr || !name->is_string()) return detail::policy_error(p, "policy without a string \"name\"");
+    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
     policy.name = name->text;
     const json_value* priority = p.find("priority");
-    if (priority == nullptr) return detail::policy_error(p, "policy without \"priority\"");
-    LINKSCOPE_TRY(prio, detail::integer(*priority, "policy \"priority\" is not an integer"));
+    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
+    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
     policy.priority = prio;
     if (const json_value* aliases = p.find("aliases")) {
-      LINKSCOPE_TRY(list, detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
+      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
       policy.aliases = std::move(list);
     }
     if (const json_value* versions = p.find("symbol_versions")) {
-      if (!versions->is_object()) return detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
+      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
       for (const auto& [arch, families] : versions->members) {
-        if (!families.is_object()) return detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
+        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
         floor_policy::arch_versions entry{arch, {}};
         for (const auto& [family, list] : families.members) {
-          LINKSCOPE_TRY(names, detail::string_list(list, "policy symbol versions are not an array of strings"));
+          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
           entry.families.push_back({family, std::move(names)});
         }
         policy.symbol_versions.push_back(std::move(entry));
       }
     }
     if (const json_value* whitelist = p.find("lib_whitelist")) {
-      LINKSCOPE_TRY(list, detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
+      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
       policy.lib_whitelist = std::move(list);
     }
     if (const json_value* blacklist = p.find("blacklist")) {
-      if (!blacklist->is_object()) return detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
+      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
       for (const auto& [library, list] : blacklist->members) {
-        LINKSCOPE_TRY(names, detail::string_list(list, "policy blacklist entry is not an array of strings"));
+        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
         policy.blacklist.push_back({library, std::move(names)});
       }
     }
