@@ -91,6 +91,31 @@ def why(args: Iterable[Any], *, semantics: str = "lld", thin_confine: bool = Fal
     return WhyResult(doc, tsv, includes)
 
 
+class CheckResult(_Document):
+    """linkscope.check: .files (per file: needed, missing, unused, overlinked, system,
+    rpaths, undefined, findings), .packages, .undeclared (overlinking),
+    .unused_declared (overdepending), .unowned, .stats, .findings;
+    to_dict() == linkscope-check --json (stats.milliseconds is this run's)."""
+
+
+def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = None,
+          declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), default_allow: bool = True,
+          library_path: Iterable[Any] = (), conda: bool = True, dpkg: bool = True,
+          dpkg_info: Optional[str] = None, undefined: bool = False) -> CheckResult:
+    """The whole-package check of linkscope-check: every dynamically linked ELF
+    file under `prefix` (or `files`, or the files conda-meta gives `package`),
+    linked on the ld.so emulator; needed DSOs attributed to packages (conda-meta,
+    dpkg); with `declared` (run dependencies), conda-build's overlinking
+    (undeclared) and overdepending (unused_declared). `allow` adds allow-list
+    globs; `undefined=True` counts unresolved symbols as findings. Raises
+    linkscope.Error for an unusable prefix or a file that cannot be opened."""
+    return CheckResult(_core.check(
+        _os.fspath(prefix), _paths(files), package=package,
+        declared=None if declared is None else [str(d) for d in declared], allow=[str(a) for a in allow],
+        default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
+        dpkg_info=dpkg_info, undefined=undefined))
+
+
 def _paths(values: Iterable[Any]) -> List[str]:
     if isinstance(values, (str, bytes, _os.PathLike)):
         raise TypeError("give a sequence of paths, not one path")
@@ -119,6 +144,7 @@ def absorbed(shared: Any, archives: Iterable[Any], consumers: Iterable[Any] = ()
 __all__ = [
     "AbsorbedResult",
     "Binding",
+    "CheckResult",
     "DupesResult",
     "Error",
     "File",
@@ -128,6 +154,7 @@ __all__ = [
     "Undefined",
     "WhyResult",
     "absorbed",
+    "check",
     "dupes",
     "ldd",
     "open",

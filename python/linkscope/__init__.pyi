@@ -159,3 +159,34 @@ class WhyResult:
     def to_dict(self) -> dict[str, Any]: ...
 
 def why(args: Sequence[Union[str, PathLike[str]]], *, semantics: str = "lld", thin_confine: bool = False) -> WhyResult: ...
+
+class CheckResult:
+    prefix: str
+    conda_meta: bool
+    dpkg: bool
+    files: list[dict[str, Any]]
+    packages: list[dict[str, Any]]
+    undeclared: list[str]
+    unused_declared: list[str]
+    unowned: list[str]
+    warnings: list[str]
+    stats: dict[str, int]
+    failed: int
+    findings: int
+    version: int
+    def to_dict(self) -> dict[str, Any]: ...
+
+def check(
+    prefix: Union[str, PathLike[str]],
+    files: Sequence[Union[str, PathLike[str]]] = (),
+    *,
+    package: Optional[str] = None,
+    declared: Optional[Sequence[str]] = None,
+    allow: Sequence[str] = (),
+    default_allow: bool = True,
+    library_path: Sequence[Union[str, PathLike[str]]] = (),
+    conda: bool = True,
+    dpkg: bool = True,
+    dpkg_info: Optional[str] = None,
+    undefined: bool = False,
+) -> CheckResult: ...

@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -30,6 +31,7 @@
 #include <linkscope/elf/file.hpp>
 #include <linkscope/elf/source.hpp>
 #include <linkscope/resolve/absorb.hpp>
+#include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 #include <linkscope/resolve/dynamic.hpp>
 #include <linkscope/resolve/link_line.hpp>
@@ -712,6 +714,146 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
   return py::make_tuple(d, to_py(tsv), to_py(includes));
 }
 
+// ---- check: the whole-prefix check -------------------------------------------
+
+py::object str_or_none(const std::string& v) { return v.empty() ? py::object(py::none()) : py::object(to_py(v)); }
+
+// The document of `linkscope-check --json PREFIX [FILE...]` (stats.milliseconds
+// is this call's time).
+py::dict run_check(const std::string& prefix, const std::vector<std::string>& files, std::optional<std::string> package,
+                   std::optional<std::vector<std::string>> declared, const std::vector<std::string>& allow,
+                   bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
+                   std::optional<std::string> dpkg_info, bool undefined) {
+  using namespace ls::resolve;
+  prefix_options options;
+  options.use_conda = conda;
+  options.use_dpkg = dpkg;
+  options.undefined_is_finding = undefined;
+  if (declared) {
+    options.check_declared = true;
+    options.declared = *declared;
+  }
+  if (!default_allow) options.allow.clear();
+  options.allow.insert(options.allow.end(), allow.begin(), allow.end());
+  if (!library_path.empty()) {
+    std::string joined;
+    for (std::size_t i = 0; i < library_path.size(); ++i) joined.append(i ? ":" : "").append(library_path[i]);
+    options.search.library_path = joined;
+  }
+  if (package) options.package = *package;
+  if (dpkg_info) options.dpkg_info_dir = *dpkg_info;
+  options.files = files;
+  std::optional<prefix_report> report;
+  double seconds = 0;
+  {
+    py::gil_scoped_release nogil;
+    for (const auto& f : options.files) {
+      auto opened = ls::mapped_file::open(f);
+      if (!opened) raise(opened.error(), f);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto r = check_prefix(prefix, options);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r) raise(r.error(), prefix);
+    report = std::move(*r);
+  }
+  const prefix_report& r = *report;
+  py::dict d;
+  d["version"] = 1;
+  d["prefix"] = to_py(r.prefix);
+  d["conda_meta"] = r.have_conda;
+  d["dpkg"] = r.have_dpkg;
+  py::list out_files;
+  for (const auto& f : r.files) {
+    py::dict fd;
+    fd["path"] = to_py(f.path);
+    fd["relative"] = to_py(f.relative);
+    py::list needed, unused, system;
+    for (const auto& n : f.needed) {
+      py::dict nd;
+      nd["name"] = to_py(n.name);
+      nd["path"] = str_or_none(n.path);
+      nd["found_via"] = to_string(n.via);
+      nd["in_prefix"] = n.in_prefix;
+      nd["used"] = n.used;
+      nd["symbols"] = n.symbols;
+      nd["allowed"] = n.allowed;
+      nd["package"] = str_or_none(n.owner.package);
+      nd["package_source"] = to_py(n.owner.source);
+      needed.append(nd);
+      if (!n.path.empty() && !n.used) unused.append(to_py(n.name));
+      if (!n.path.empty() && !n.in_prefix) system.append(to_py(n.path));
+    }
+    fd["needed"] = needed;
+    py::list missing;
+    for (const auto& mi : f.missing) {
+      py::dict md;
+      md["name"] = to_py(mi.name);
+      md["needed_by"] = to_py(mi.needed_by);
+      md["direct"] = mi.direct;
+      missing.append(md);
+    }
+    fd["missing"] = missing;
+    fd["unused"] = unused;
+    py::list overlinked;
+    for (const auto& o : f.overlinked) {
+      py::dict od;
+      od["path"] = to_py(o.path);
+      od["soname"] = to_py(o.soname);
+      od["via"] = to_py(o.via);
+      od["allowed"] = o.allowed;
+      od["symbols"] = string_list(o.symbols);
+      overlinked.append(od);
+    }
+    fd["overlinked"] = overlinked;
+    fd["system"] = system;
+    py::list rpaths;
+    for (const auto& rp : f.rpaths) {
+      py::dict rd;
+      rd["tag"] = to_py(rp.tag);
+      rd["entry"] = to_py(rp.entry);
+      rd["expanded"] = to_py(rp.expanded);
+      rd["outside"] = rp.outside;
+      rpaths.append(rd);
+    }
+    fd["rpaths"] = rpaths;
+    fd["undefined"] = string_list(f.undefined);
+    fd["warnings"] = string_list(f.warnings);
+    fd["error"] = to_py(f.failed() ? ls::describe(f.failure) : std::string());
+    fd["findings"] = f.findings;
+    out_files.append(fd);
+  }
+  d["files"] = out_files;
+  py::list packages;
+  for (const auto& pu : r.packages) {
+    py::dict pd;
+    pd["name"] = to_py(pu.name);
+    pd["source"] = to_py(pu.source);
+    pd["declared"] = pu.declared;
+    pd["self"] = pu.self;
+    pd["allowed_only"] = pu.allowed_only;
+    pd["dsos"] = string_list(pu.dsos);
+    packages.append(pd);
+  }
+  d["packages"] = packages;
+  d["undeclared"] = string_list(r.undeclared);
+  d["unused_declared"] = string_list(r.unused_declared);
+  d["unowned"] = string_list(r.unowned);
+  d["warnings"] = string_list(r.warnings);
+  py::dict stats;
+  stats["files"] = r.files.size();
+  stats["objects_parsed"] = r.objects_parsed;
+  stats["lookups"] = r.lookups;
+  stats["skipped_non_elf"] = r.skipped_non_elf;
+  stats["skipped_symlinks"] = r.skipped_symlinks;
+  stats["skipped_static"] = r.skipped_static;
+  stats["milliseconds"] = static_cast<long long>(seconds * 1000);
+  d["stats"] = stats;
+  d["failed"] = r.failed;
+  d["findings"] = r.findings;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -868,6 +1010,12 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
   m.def("why", &run_why, py::arg("args"), py::kw_only(), py::arg("semantics") = "lld",
         py::arg("thin_confine") = false,
         "(linkscope-why --json document, --why-extract TSV, -Map inclusions) (use linkscope.why).");
+  m.def("check", &run_check, py::arg("prefix"), py::arg("files") = std::vector<std::string>{}, py::kw_only(),
+        py::arg("package") = py::none(), py::arg("declared") = py::none(),
+        py::arg("allow") = std::vector<std::string>{}, py::arg("default_allow") = true,
+        py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
+        py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
+        "The document of linkscope-check --json (use linkscope.check, which wraps it).");
   m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
         py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,

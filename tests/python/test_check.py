@@ -1,0 +1,69 @@
+"""linkscope.check: to_dict() equals linkscope-check --json (stats.milliseconds aside)."""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import linkscope
+
+
+@pytest.fixture(scope="module")
+def prefix(tmp_path_factory):
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    t = tmp_path_factory.mktemp("check")
+    p = t / "prefix"
+    (p / "lib").mkdir(parents=True)
+    (p / "bin").mkdir()
+    (p / "conda-meta").mkdir()
+    (t / "a.c").write_text("int a_func(void) { return 1; }\n")
+    (t / "c.c").write_text("int c_func(void) { return 3; }\n")
+    (t / "b.c").write_text("extern int a_func(void);\nint b_func(void) { return a_func(); }\n")
+    (t / "m.c").write_text("extern int b_func(void);\nextern int a_func(void);\n"
+                           "int main(void) { return b_func() + a_func(); }\n")
+    subprocess.run(["sh", "-c", f"""set -e
+gcc -shared -fPIC a.c -o {p}/lib/liba.so -Wl,-soname,liba.so
+gcc -shared -fPIC c.c -o {p}/lib/libc_.so -Wl,-soname,libc_.so
+gcc -shared -fPIC b.c -o {p}/lib/libb.so -Wl,-soname,libb.so -L{p}/lib -la -Wl,-rpath,'$ORIGIN'
+gcc m.c -o {p}/bin/m -L{p}/lib -Wl,--no-as-needed -lb -la -lc_ -Wl,-rpath-link,{p}/lib -Wl,-rpath,'$ORIGIN/../lib'
+"""], cwd=t, check=True)
+    for name, files in {"a": ["lib/liba.so"], "b": ["lib/libb.so"], "c": ["lib/libc_.so"], "m": ["bin/m"]}.items():
+        (p / "conda-meta" / f"{name}-1.0-0.json").write_text(
+            json.dumps({"name": name, "version": "1.0", "build": "0", "files": files, "depends": []}))
+    return p
+
+
+def cli_doc(run_cli, *args):
+    doc = json.loads(run_cli("linkscope-check", "--json", *args).stdout)
+    doc["stats"].pop("milliseconds")
+    return doc
+
+
+def module_doc(result):
+    doc = result.to_dict()
+    doc["stats"].pop("milliseconds")
+    return doc
+
+
+def test_check_equals_cli(prefix, run_cli):
+    assert module_doc(linkscope.check(str(prefix))) == cli_doc(run_cli, str(prefix))
+
+
+def test_check_declared_equals_cli(prefix, run_cli):
+    r = linkscope.check(str(prefix), [str(prefix / "bin/m")], declared=["b", "c"], dpkg=False)
+    assert module_doc(r) == cli_doc(run_cli, "--declared", "b,c", "--no-dpkg", str(prefix), str(prefix / "bin/m"))
+    # m binds a_func in liba.so, of package a, which is not declared.
+    assert r.undeclared == ["a"]
+
+
+def test_check_package_equals_cli(prefix, run_cli):
+    r = linkscope.check(str(prefix), package="b", undefined=True)
+    assert module_doc(r) == cli_doc(run_cli, "--package", "b", "--undefined", str(prefix))
+    assert [f["relative"] for f in r.files] == ["lib/libb.so"]
+
+
+def test_check_errors(prefix):
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(prefix), [str(prefix / "bin/nothing")])
+    assert e.value.file == str(prefix / "bin/nothing") and e.value.code == "not_found"
