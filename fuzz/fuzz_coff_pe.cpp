@@ -1,7 +1,8 @@
 // Fuzz target: pe::image — PE/COFF images (DLLs, executables): headers,
 // sections, data directories, RVA mapping, the export directory (names,
-// ordinals, forwarders), the import and delay-load import directories, and
-// the symbol_source adapter.
+// ordinals, forwarders), the import and delay-load import directories, the
+// header fields, the CLR header, bound imports, RT_MANIFEST resources and
+// their dependent assemblies, and the symbol_source adapter.
 #include <cstddef>
 #include <cstdint>
 
@@ -51,6 +52,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       sink(e.forwarder);
       sink(u64{e.ordinal} + e.rva + e.hint);
     }
+  });
+  const pe::header_info& h = img.header();
+  sink(u64{h.subsystem} + h.major_os_version + h.dll_characteristics + static_cast<u64>(img.is_managed()));
+  linkscope_fuzz::sink_result(img.clr(), [](const pe::clr_info& c) { sink(u64{c.flags} + c.major_runtime_version); });
+  linkscope_fuzz::sink_result(img.bound_imports(), [](const std::vector<pe::bound_import>& bound) {
+    for (const pe::bound_import& b : bound) sink(b.module);
+  });
+  linkscope_fuzz::sink_result(img.manifests(), [](const std::vector<byte_view>& manifests) {
+    for (const byte_view m : manifests)
+      for (const pe::assembly_identity& a : pe::manifest_dependencies(m.chars())) {
+        sink(a.name);
+        sink(a.version);
+      }
+  });
+  linkscope_fuzz::sink_result(img.exports(), [](const std::vector<pe::export_entry>& exports) {
+    for (const pe::export_entry& e : exports)
+      if (auto t = pe::split_forwarder(e.forwarder)) sink(t->module);
   });
   linkscope_fuzz::sink_result(img.imports(), sink_dlls);
   linkscope_fuzz::sink_result(img.delay_imports(), sink_dlls);

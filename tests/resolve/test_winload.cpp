@@ -88,6 +88,16 @@ const fixture& build() {
     std::filesystem::create_directories(d + "/plug");
     write_file(d + "/host.c", "__declspec(dllexport) int host_fn(int x){ return x; }\nint main(void){ return 0; }\n");
     write_file(d + "/plugin.c", "extern int host_fn(int);\nint plug(int x){ return host_fn(x); }\n");
+    // cyc/self.dll imports from itself: x2 (forwarder to self.x), loop
+    // (forwarder to self.loop: a cycle) and gone (forwarder to self.nothing).
+    std::filesystem::create_directories(d + "/cyc");
+    write_file(d + "/self.def",
+               "LIBRARY self.dll\nEXPORTS\n  x\n  x2 = self.x\n  y\n  loop = self.loop\n  gone = self.nothing\n");
+    write_file(d + "/selfimp.def", "LIBRARY self.dll\nEXPORTS\n  x2\n  loop\n  gone\n");
+    write_file(d + "/self.c",
+               "extern __declspec(dllimport) int x2(int); extern __declspec(dllimport) int loop(int);\n"
+               "extern __declspec(dllimport) int gone(int);\n"
+               "int y(int a) { return x2(a) + loop(a) + gone(a); }\nint x(int a) { return a + 1; }\n");
     const std::string cc = "x86_64-w64-mingw32-gcc";
     const std::string dt = "x86_64-w64-mingw32-dlltool";
     x.ok = have_tool(cc) && have_tool(dt) &&
@@ -104,7 +114,9 @@ const fixture& build() {
                          " -d FOOcase.def -l libFOOcase.a && " + cc + " case.c -L. -lFOOcase -o app/case.exe && " + cc +
                          " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll && " + cc +
                          " host.c -o host/host.exe -Wl,--out-implib,libhost.a && " + cc +
-                         " -shared plugin.c -L. -lhost -o plug/plugin.dll") == 0;
+                         " -shared plugin.c -L. -lhost -o plug/plugin.dll && " + dt +
+                         " -d selfimp.def -l libselfimp.a -D self.dll && " + cc +
+                         " -shared self.c self.def -L. -lselfimp -o cyc/self.dll") == 0;
     x.delay = x.ok && have_tool("lld-link-14") && have_tool("llvm-dlltool-14") &&
               run_in(d, "llvm-dlltool-14 -m i386:x86-64 -d bar.def -l bar.lib && "
                         "llvm-dlltool-14 -m i386:x86-64 -d ghost.def -l ghost.lib && "
@@ -458,4 +470,18 @@ TEST_CASE("--executable: a DLL that imports its host program binds to it", "[win
   CHECK(hosted->info[host].rule == dll_rule::executable);
   CHECK(hosted->link.objects[host].path == f.dir + "/host/host.exe");
   CHECK(findings(*hosted).empty());
+}
+
+TEST_CASE("forwarders to the DLL itself: resolved, a cycle, a missing target", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  winload_options opts;
+  auto w = load_windows(f.dir + "/cyc/self.dll", opts);
+  REQUIRE(w);
+  CHECK(findings(*w) == std::set<std::string>{"forwarder-cycle self.dll.loop", "forwarder-target-missing self.dll.gone"});
+  for (const auto& fi : w->findings)
+    if (fi.problem == import_problem::forwarder_cycle) CHECK(fi.detail == "self.loop -> self.loop");
+  bool x2 = false;
+  for (const auto& b : w->link.bindings) x2 = x2 || (b.symbol == "x2" && b.from == 0 && b.to == 0);
+  CHECK(x2);
 }

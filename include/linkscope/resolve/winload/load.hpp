@@ -461,6 +461,23 @@ class loader {
     return inner;
   }
 
+  // "a -> b -> a -> b ..." up to the first repeated hop: "a -> b -> a".
+  static std::string first_loop(const std::string& chain) {
+    std::vector<std::string_view> hops;
+    std::string_view rest(chain);
+    while (!rest.empty()) {
+      const std::size_t arrow = rest.find(" -> ");
+      const std::string_view hop = rest.substr(0, arrow);
+      const bool repeat = std::find(hops.begin(), hops.end(), hop) != hops.end();
+      hops.push_back(hop);
+      if (repeat || arrow == std::string_view::npos) break;
+      rest.remove_prefix(arrow + 4);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < hops.size(); ++i) out.append(i ? " -> " : "").append(hops[i]);
+    return out;
+  }
+
   void check(std::uint32_t id) {
     if (checked_[id] || !modules_[id].mapped) return;
     checked_[id] = 1;
@@ -514,6 +531,7 @@ class loader {
           f.symbol = std::move(symbol);
           f.delay = dll.delay_load;
           f.detail = std::move(r.chain);
+          if (f.problem == import_problem::forwarder_cycle) f.detail = first_loop(f.detail);
           out_.findings.push_back(std::move(f));
         }
       }
