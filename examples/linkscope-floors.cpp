@@ -2,6 +2,7 @@
 // decide it (resolve/floors.hpp): per needed library the highest GLIBC_,
 // GLIBCXX_, CXXABI_, GCC_, OPENSSL_ ... version with the symbols behind it,
 // GLIBC_PRIVATE, the x86-64 ISA level; checked against --max-* limits.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -179,9 +180,16 @@ void print_pe(const input& in, const std::string& target) {
               windows_version(f.major_os_version, f.minor_os_version).c_str(),
               windows_version(f.major_subsystem_version, f.minor_subsystem_version).c_str());
   if (f.crts.empty()) std::printf("  C runtime: none imported\n");
-  for (const auto& c : f.crts)
-    std::printf("  C runtime: %s%s%s (%s)\n", resolve::to_string(c.flavour), c.version.empty() ? "" : " ",
-                c.version.c_str(), c.dll.c_str());
+  // One line per flavour and version: a UCRT image imports a dozen api-ms-win-crt-* sets.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& c : f.crts) {
+    std::string key = resolve::to_string(c.flavour);
+    if (!c.version.empty()) key += " " + c.version;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) groups.push_back({key, {c.dll}});
+    else it->second.push_back(c.dll);
+  }
+  for (const auto& [key, dlls] : groups) std::printf("  C runtime: %s (%s)\n", key.c_str(), join(dlls, " ").c_str());
   if (in.windows_exceeded)
     std::printf("  exceeds --windows-target %s: needs %s\n", target.c_str(), windows_version(floor.first, floor.second).c_str());
   if (!in.forbidden_crts.empty()) std::printf("  forbidden C runtime: %s\n", join(in.forbidden_crts, " ").c_str());
