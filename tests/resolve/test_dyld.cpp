@@ -464,3 +464,36 @@ TEST_CASE("dyld on the real sharp npm layout", "[dyld][real]") {
     CHECK(bound == expected);
   }
 }
+
+TEST_CASE("linkscope-ldd on Mach-O: the rule that found each image, findings and exit status", "[dyld][cli]") {
+  const std::string& dir = fixtures();
+  LINKSCOPE_MACHO_FIXTURES_OR_RETURN(dir);
+  const std::string ldd = tool_path("linkscope-ldd");
+  if (!have_tool(ldd)) {
+    WARN("linkscope-ldd not built: test skipped");
+    return;
+  }
+  const std::string base = dir + "/x86_64";
+  const std::string root = " --root " + shell_quote(dir + "/sdk") + " ";
+  const auto tree = capture(ldd + " --tree" + root + shell_quote(base + "/app/bin/main"));
+  CHECK(tree.status == 0);
+  CHECK(tree.out.find("@rpath/liba.dylib => " + base + "/app/lib/liba.dylib [rpath @executable_path/../lib of " + base +
+                      "/app/bin/main]") != std::string::npos);
+  CHECK(tree.out.find("@rpath/libw.dylib => " + base + "/app/lib/libw.dylib [rpath @loader_path/. of " + base +
+                      "/app/lib/liba.dylib]") != std::string::npos);
+  CHECK(tree.out.find("@loader_path/libr.dylib => " + base + "/app/lib/libr.dylib [loader-path]") != std::string::npos);
+  const auto list = capture(ldd + " " + shell_quote(base + "/app/bin/main"));
+  CHECK(list.out.find("\t/usr/lib/libSystem.B.dylib => /usr/lib/libSystem.B.dylib (system, not checked)\n") != std::string::npos);
+  // Findings: an undefined import (exit 1), an unused dylib (exit 1).
+  REQUIRE(run_in(base, "rm -rf cli_app && cp -r app cli_app && cp broken/libx.dylib cli_app/lib/libx.dylib") == 0);
+  const auto undef = capture(ldd + " --undefined" + root + shell_quote(base + "/cli_app/bin/main"));
+  CHECK(undef.status == 1);
+  CHECK(undef.out == "undefined symbol: _x_var\t(" + base + "/cli_app/lib/liba.dylib)\n");
+  const auto unused = capture(ldd + " --unused" + root + shell_quote(base + "/app/bin/main"));
+  CHECK(unused.status == 1);
+  CHECK(unused.out == "Unused direct dependencies:\n\t" + base + "/app/lib/libu.dylib\n");
+  const auto bindings = capture(ldd + " --bindings" + root + shell_quote(base + "/app/bin/main"));
+  CHECK(bindings.out.find(base + "/app/bin/main\t" + base + "/app/lib/libr.dylib\t_reexported_fn\t\n") != std::string::npos);
+  // Bad input: exit 2.
+  CHECK(capture(ldd + root + shell_quote(base + "/app/bin/main_bad") + " 2>/dev/null").status == 2);
+}
