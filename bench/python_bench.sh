@@ -30,14 +30,17 @@ torch, prog, ldd_cli = sys.argv[1:4]
 def best(fn, n):
     runs = []
     for _ in range(n):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         w, c = time.perf_counter(), time.process_time()
         out = fn()
-        runs.append((time.perf_counter() - w, time.process_time() - c))
+        runs.append((time.perf_counter() - w, time.process_time() - c,
+                     resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0))
         del out
     return min(runs), fn()
 
 def show(label, wall_cpu, n):
-    print(f"  {label:<58} wall {wall_cpu[0]*1e3:9.1f} ms   CPU {wall_cpu[1]*1e3:9.1f} ms   (best of {n})")
+    faults = f"   {wall_cpu[2]:6d} page faults" if len(wall_cpu) > 2 else ""
+    print(f"  {label:<58} wall {wall_cpu[0]*1e3:9.1f} ms   CPU {wall_cpu[1]*1e3:9.1f} ms{faults}   (best of {n})")
 
 print(f"1. dynamic symbols of {torch}")
 def ls_names():
