@@ -533,7 +533,7 @@ TEST_CASE("Mach-O minos and sdk equal llvm-otool-14 -l", "[floors][macho]") {
   std::vector<std::string> built;
   for (const auto& c : cases) {
     const std::string name = std::string("lib_") + c.arch + "_" + c.minos + ".dylib";
-    REQUIRE(lt::run_in(dir, std::string("clang-14 -target ") + c.arch + "-apple-macos11 -c f.c -o f_" + c.arch + ".o") == 0);
+    REQUIRE(lt::run_in(dir, std::string("clang-14 -target ") + c.arch + "-apple-macos" + c.minos + " -c f.c -o f_" + c.arch + ".o") == 0);
     REQUIRE(lt::run_in(dir, std::string("ld64.lld-14 -dylib -arch ") + c.arch + " -platform_version macos " + c.minos + " " +
                                 c.sdk + " f_" + c.arch + ".o -L. -lSystem -o " + name) == 0);
     built.push_back(name);
