@@ -82,6 +82,12 @@ std::string make_dyld_fixtures() {
              "int printf(const char*, ...);\nint defined_fn(void);\nint reexported_fn(void);\n"
              "int main(void) { printf(\"%d\\n\", defined_fn() + reexported_fn()); return 0; }\n");
   write_file(dir + "/p.c", "int defined_fn(void);\nint plugin_fn(void) { return defined_fn(); }\n");
+  std::filesystem::create_directories(dir + "/sdk/System/Library/Frameworks/Foo.framework");
+  write_file(dir + "/sdk/System/Library/Frameworks/Foo.framework/Foo.tbd",
+             "--- !tapi-tbd\ntbd-version:     4\ntargets:         [ x86_64-macos, arm64-macos ]\n"
+             "install-name:    '/System/Library/Frameworks/Foo.framework/Versions/A/Foo'\n"
+             "exports:\n  - targets:         [ x86_64-macos, arm64-macos ]\n    symbols:         [ _fw_fn ]\n...\n");
+  write_file(dir + "/f.c", "int fw_fn(void);\nint main(void) { return fw_fn(); }\n");
   write_file(dir + "/s.c", "int self_fn(void);\nint cyc_fn(void);\nint main(void) { return self_fn() + cyc_fn(); }\n");
   std::string script = "set -e\n";
   for (const char* arch : macho_archs) {
@@ -89,7 +95,7 @@ std::string make_dyld_fixtures() {
     const std::string L = "ld64.lld-14 -arch " + a + " -platform_version macos 11.0 11.0 -syslibroot ../sdk -lSystem ";
     script += "mkdir -p " + a + "/app/bin " + a + "/app/lib " + a + "/app/plugins " + a + "/broken " + a + "/old\n";
     script += "cd " + a + "\n";
-    for (const char* src : {"a", "w", "x", "x2", "r", "u", "main", "p", "s"})
+    for (const char* src : {"a", "w", "x", "x2", "r", "u", "main", "p", "s", "f"})
       script += std::string("clang-14 -target ") + a + "-apple-macos11 -c ../" + src + ".c -o " + src + ".o\n";
     script += L + "-dylib -install_name @rpath/libw.dylib w.o -o app/lib/libw.dylib\n";
     script += L + "-dylib -install_name @rpath/libx.dylib x.o -o app/lib/libx.dylib\n";
@@ -109,6 +115,7 @@ std::string make_dyld_fixtures() {
     script += L + "-execute main.o app/lib/liba.dylib -o app/bin/main_norpath\n";
     script += L + "-bundle -rpath @loader_path/../lib p.o app/lib/liba.dylib -o app/plugins/p.bundle\n";
     script += L + "-execute s.o -lself -lcyc1 -o app/bin/main_bad\n";
+    script += L + "-execute f.o -framework Foo -o app/bin/main_fw\n";
     script += "cd ..\n";
   }
   write_file(dir + "/make.sh", script);
@@ -496,4 +503,39 @@ TEST_CASE("linkscope-ldd on Mach-O: the rule that found each image, findings and
   CHECK(bindings.out.find(base + "/app/bin/main\t" + base + "/app/lib/libr.dylib\t_reexported_fn\t\n") != std::string::npos);
   // Bad input: exit 2.
   CHECK(capture(ldd + root + shell_quote(base + "/app/bin/main_bad") + " 2>/dev/null").status == 2);
+}
+
+TEST_CASE("dyld: a framework found as its SDK stub, DYLD_LIBRARY_PATH first, a symlink loop", "[dyld]") {
+  const std::string& dir = fixtures();
+  LINKSCOPE_MACHO_FIXTURES_OR_RETURN(dir);
+  for (const char* arch : macho_archs) {
+    CAPTURE(arch);
+    const std::string base = dir + "/" + arch;
+    dyld_options o;
+    o.root = dir + "/sdk";
+    // Foo.framework/Versions/A/Foo is Foo.framework/Foo.tbd in an SDK.
+    const dyld_link fw = run_dyld(base + "/app/bin/main_fw", o);
+    const auto foo = find_object(fw, "/System/Library/Frameworks/Foo.framework/Versions/A/Foo");
+    REQUIRE(foo != no_object);
+    CHECK(fw.objects[foo].kind == dyld_image_kind::tbd);
+    CHECK(fw.objects[foo].file == dir + "/sdk/System/Library/Frameworks/Foo.framework/Foo.tbd");
+    CHECK(fw.undefined.empty());
+    bool bound = false;
+    for (const auto& b : fw.bindings) bound = bound || (b.from == 0 && b.to == foo && b.symbol == "_fw_fn");
+    CHECK(bound);
+    // DYLD_LIBRARY_PATH (an option, under the root) comes before @rpath: the
+    // broken libx in it gives the undefined import.
+    REQUIRE(run_in(dir, std::string("mkdir -p sdk/dlp_") + arch + " && cp " + arch + "/broken/libx.dylib sdk/dlp_" + arch + "/") == 0);
+    o.library_path = {std::string("/dlp_") + arch};
+    const dyld_link dlp = run_dyld(base + "/app/bin/main", o);
+    const auto x = find_object(dlp, "/dlp_" + std::string(arch) + "/libx.dylib");
+    REQUIRE(x != no_object);
+    CHECK(dlp.objects[x].via == dyld_found_via::library_path);
+    CHECK(undefined_of(dlp) == std::set<std::string>{"liba.dylib:_x_var"});
+    // An rpath folder that loops through symlinks: not found, no hang.
+    REQUIRE(run_in(base, "rm -rf loop_app && cp -r app loop_app && rm -rf loop_app/lib && ln -s lib2 loop_app/lib && "
+                         "ln -s lib loop_app/lib2") == 0);
+    const dyld_link loop = run_dyld(base + "/loop_app/bin/main", {});
+    CHECK(loop.any_missing());
+  }
 }
