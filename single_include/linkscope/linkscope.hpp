@@ -20223,7 +20223,11 @@ class loader {
     if (!options_.executable.empty() && key_of(std::filesystem::path(options_.executable).filename().string()) == lname)
       dirs.emplace_back(app_dir_, dll_rule::executable);
     if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
-    for (auto& d : search_order()) dirs.push_back(std::move(d));
+    // A KnownDLL is never searched for: without a Windows tree it is the
+    // system's copy, whatever the application folder holds.
+    const bool known_assumed = known(lname) && system32_.empty();
+    if (!known_assumed)
+      for (auto& d : search_order()) dirs.push_back(std::move(d));
     for (const auto& [dir, rule] : dirs) {
       auto path = find_in(dir, lname);
       if (!path) continue;

@@ -112,7 +112,7 @@ const fixture& build() {
                          " -nostdlib -e start sets.c -L. -ls1 -ls2 -ls3 -o app/sets.exe && " + cc +
                          " -shared ext.c -L. -lbar -o py/ext.pyd && " + dt +
                          " -d FOOcase.def -l libFOOcase.a && " + cc + " case.c -L. -lFOOcase -o app/case.exe && " + cc +
-                         " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll && " + cc +
+                         " app2.c -L. -lbar -o both/app2.exe && cp pathdir/bar.dll both/bar.dll && cp pathdir/bar.dll both/kernel32.dll && " + cc +
                          " host.c -o host/host.exe -Wl,--out-implib,libhost.a && " + cc +
                          " -shared plugin.c -L. -lhost -o plug/plugin.dll && " + dt +
                          " -d selfimp.def -l libselfimp.a -D self.dll && " + cc +
@@ -293,6 +293,18 @@ TEST_CASE("names whose case differs; the application folder before PATH; against
   REQUIRE(bar != no_object);
   CHECK(both->link.objects[bar].path == f.dir + "/both/bar.dll");
   CHECK(both->info[bar].rule == dll_rule::app_dir);
+  // A KnownDLL is never taken from the application folder (both/kernel32.dll is a decoy).
+  const auto k32 = find_object(*both, "KERNEL32.dll");
+  REQUIRE(k32 != no_object);
+  CHECK(both->info[k32].rule == dll_rule::known_dlls);
+  CHECK(both->link.objects[k32].path != f.dir + "/both/kernel32.dll");
+  winload_options bare;
+  auto no_root = load_windows(f.dir + "/both/app2.exe", bare);
+  REQUIRE(no_root);
+  const auto k32b = find_object(*no_root, "KERNEL32.dll");
+  REQUIRE(k32b != no_object);
+  CHECK(no_root->info[k32b].rule == dll_rule::known_dlls);
+  CHECK(no_root->info[k32b].assumed);
   const wine_view wc = run_wine(f.dir + "/app/case.exe", "");
   if (!wc.ran) return;
   CHECK(wc.native == std::set<std::string>{"case.exe", "foo.dll"});
