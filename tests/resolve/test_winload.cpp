@@ -497,3 +497,36 @@ TEST_CASE("forwarders to the DLL itself: resolved, a cycle, a missing target", "
   for (const auto& b : w->link.bindings) x2 = x2 || (b.symbol == "x2" && b.from == 0 && b.to == 0);
   CHECK(x2);
 }
+
+TEST_CASE("a DLL of another machine in the application folder is skipped, as wine does", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok || !have_tool("i686-w64-mingw32-gcc")) {
+    WARN("i686-w64-mingw32-gcc missing: skipped");
+    return;
+  }
+  const std::string mix = f.dir + "/mix";
+  std::filesystem::create_directories(mix);
+  std::filesystem::copy_file(f.dir + "/app/app.exe", mix + "/app.exe", std::filesystem::copy_options::overwrite_existing);
+  REQUIRE(run_in(f.dir, "i686-w64-mingw32-gcc -shared foo.c foo.def -o mix/foo.dll") == 0);
+  winload_options opts;
+  if (std::filesystem::is_directory(wine_root)) opts.windows_root = wine_root;
+  opts.path = {f.dir + "/app", f.dir + "/pathdir"};
+  auto w = load_windows(mix + "/app.exe", opts);
+  REQUIRE(w);
+  const auto foo = find_object(*w, "foo.dll");
+  REQUIRE(foo != no_object);
+  CHECK(w->link.objects[foo].path == f.dir + "/app/foo.dll");
+  CHECK(w->info[foo].rule == dll_rule::path);
+  REQUIRE(w->link.objects[foo].rejected.size() == 1);
+  CHECK(w->link.objects[foo].rejected[0].path == mix + "/foo.dll");
+  const wine_view wine = run_wine(mix + "/app.exe", f.dir + "/app;" + f.dir + "/pathdir");
+  if (!wine.ran) return;
+  // Wine loads app\foo.dll (the x64 one from PATH), not mix\foo.dll.
+  auto r = capture("cd " + shell_quote(mix) + " && WINEPREFIX=" +
+                   shell_quote(std::string(LINKSCOPE_TEST_SCRATCH) + "/winload_prefix") +
+                   " WINEDLLOVERRIDES='mscoree,mshtml=' WINEDEBUG=+loaddll WINEPATH=" +
+                   shell_quote(f.dir + "/app;" + f.dir + "/pathdir") +
+                   " timeout 180 /usr/lib/wine/wine64 app.exe 2>&1 | grep 'foo.dll'");
+  CHECK(r.out.find(R"(\\app\\foo.dll)") != std::string::npos);
+  CHECK(r.out.find(R"(\\mix\\foo.dll)") == std::string::npos);
+}
