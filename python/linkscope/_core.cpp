@@ -492,9 +492,13 @@ std::string ldd_interp(const ldd_result& r) {
   return interp;
 }
 
+// The run's warnings, then "NAME: not found" per library that was not found
+// (as linkscope-ldd --json lists them).
 py::list ldd_warnings(const ldd_result& r) {
   py::list out;
   for (const auto& w : r.link->warnings) out.append(to_py(w));
+  for (const auto& o : r.link->objects)
+    if (!o.found()) out.append(to_py(o.name + ": not found"));
   return out;
 }
 
