@@ -44,6 +44,7 @@ constexpr cli::option_spec option_table[] = {
      output_mode},
     {"format", 0, cli::arg::required, "dot", "output: the dependency graph for Graphviz", output_mode},
     {"json", 0, cli::arg::none, nullptr, "output: everything as JSON ({\"version\": 1, ...})", output_mode},
+    {"verbose", 'v', cli::arg::none, nullptr, "with the default output: also the version information, as `ldd -v`"},
     {"stats", 0, cli::arg::none, nullptr, "also print counts and the index size to stderr"},
     {"root", 0, cli::arg::required, "DIR", "read every file under DIR (the ld.so.cache too)"},
     {"library-path", 0, cli::arg::required, "P", "use P as LD_LIBRARY_PATH"},
@@ -202,6 +203,26 @@ void print_missing_versions(const dynamic_link& link) {
     line.append(" (required by ").append(link.objects[m.from].path).append(")\n");
     out(line);
   }
+}
+
+// ldd -v: "Version information:", per loaded object in load order, each of
+// its verneed entries and the object that provides it (rtld.c's trace mode).
+void print_version_information(const dynamic_link& link) {
+  std::string text;
+  for (std::size_t i = 0; i < link.objects.size(); ++i) {
+    bool first = true;
+    for (const auto& v : link.version_needs) {
+      if (v.from != i) continue;
+      if (text.empty()) text = "\n\tVersion information:\n";
+      if (first) text.append("\t").append(link.objects[i].path).append(":\n");
+      first = false;
+      text.append("\t\t").append(v.file).append(" (").append(v.version).append(") ");
+      if (v.weak) text.append("[WEAK] ");
+      text.append("=> ").append(v.satisfied ? std::string_view(link.objects[v.target].path) : std::string_view("not found"));
+      text.push_back('\n');
+    }
+  }
+  out(text);
 }
 
 void print_undefined(const dynamic_link& link) {
@@ -401,7 +422,7 @@ int main(int argc, char** argv) {
     if (p.value("format") != "dot") return cli::usage_error(tool, "unsupported output format '" + p.value("format") + "' (dot)");
     what = mode::dot;
   }
-  const bool stats = p.has("stats");
+  const bool stats = p.has("stats"), verbose = p.has("verbose");
   dynamic_options options;
   dyld_options macho_options;  // Mach-O files: the dyld emulator (cli/ldd_macho.hpp)
   if (p.has("no-env")) options.search.use_env = false;
@@ -518,6 +539,7 @@ int main(int argc, char** argv) {
         // NEEDED): ld.so's trace mode says "statically linked".
         if (link->objects.size() == 1) out("\tstatically linked\n");
         print_list(*link);
+        if (verbose) print_version_information(*link);
         break;
       case mode::tree: print_tree(*link); break;
       case mode::bindings: print_bindings(*link); break;

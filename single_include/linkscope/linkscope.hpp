@@ -4505,6 +4505,10 @@ class version_tables {
   // Highest vd_ndx in verdef (bfd's cverdefs).
   u16 max_verdef_index() const noexcept { return max_verdef_; }
   const std::vector<version_entry>& entries() const noexcept { return entries_; }
+  // The versym indices of the verneed entries in the order of the verneed
+  // chain (file by file, Vernaux by Vernaux), the order in which ld.so checks
+  // them (dl-version.c) and `ldd -v` lists them; linkers number them otherwise.
+  const std::vector<u16>& needed_order() const noexcept { return needed_order_; }
 
   // What version index `n` means (an empty entry when unused).
   version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
@@ -4681,6 +4685,7 @@ class version_tables {
         if (other != 0) {
           version_entry& e = slot(other);
           if (!e.defined) {
+            needed_order_.push_back(other);
             e.name = *name;
             e.file = *file_name;
             e.flags = vna.vna_flags;
@@ -4704,6 +4709,7 @@ class version_tables {
   record_array<Versym> versym_;
   u64 versym_offset_ = 0;
   std::vector<version_entry> entries_;
+  std::vector<u16> needed_order_;
   u16 max_verdef_ = 0;
   bool present_ = false;
   bool has_definitions_or_needs_ = false;
@@ -11463,6 +11469,7 @@ struct object_image {
   byte_view dynstr;
   record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
   std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
   std::vector<version_entry> defined_versions;  // every verdef, the base included
   elf::reloc_classifier classes;
   // What the loader needs of the dynamic section and the program headers.
@@ -11540,6 +11547,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
     note(v.error());
   } else if (v->present()) {
     img->versym = v->versym();
+    img->needed_order = v->needed_order();
     const auto& entries = v->entries();
     img->versions.resize(entries.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -12717,6 +12725,18 @@ struct missing_version {
   bool weak = false;
 };
 
+// One verneed entry of a loaded object, as `ldd -v` lists them under
+// "Version information:" (rtld.c): the file and version it needs, and the
+// object that provides it, if that object is loaded and defines the version.
+struct version_need {
+  std::uint32_t from = 0;
+  std::uint32_t target = no_object;  // the loaded object named by the verneed file
+  std::string_view file;     // the verneed file name (vn_file)
+  std::string_view version;  // the needed version's name
+  bool weak = false;         // VER_FLG_WEAK: ldd prints "[WEAK] "
+  bool satisfied = false;    // target is loaded and defines the version
+};
+
 struct interposition {
   std::string_view symbol;
   std::vector<std::uint32_t> definers;  // in scope order; definers[0] wins
@@ -12728,6 +12748,7 @@ struct dynamic_link {
   std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
   std::vector<undefined_reference> undefined;
   std::vector<missing_version> missing_versions;
+  std::vector<version_need> version_needs;  // every verneed entry of the global scope (ldd -v)
   std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
   std::vector<interposition> interposed;   // names defined by several objects in scope
   std::vector<std::string> warnings;       // cache errors and the like
@@ -12920,13 +12941,19 @@ class loader {
   void check_versions() {
     for (std::uint32_t id : out_.search_list) {
       const auto& img = *images_[id];
-      for (const auto& v : img.versions) {
+      // In verneed chain order, as dl-version.c walks it (and ldd -v lists it).
+      for (const u16 n : img.needed_order) {
+        if (n >= img.versions.size()) continue;
+        const auto& v = img.versions[n];
         if (v.filename.empty() || v.hash == 0) continue;
         const std::uint32_t target = lookup_loaded(std::string(v.filename));
-        if (target == no_object || !objects_[target].found()) continue;  // missing lib reported already
+        const bool loaded = target != no_object && objects_[target].found();
         bool have = false;
-        for (const auto& dv : images_[target]->defined_versions)
-          have = have || (dv.hash == v.hash && dv.name == v.name);
+        if (loaded)
+          for (const auto& dv : images_[target]->defined_versions)
+            have = have || (dv.hash == v.hash && dv.name == v.name);
+        out_.version_needs.push_back({id, loaded ? target : no_object, v.filename, v.name, v.weak, have});
+        if (!loaded) continue;  // missing lib reported already
         if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
       }
     }
@@ -12957,6 +12984,10 @@ class loader {
     for (auto& u : out_.undefined) fix(u.from);
     for (auto& u : out_.unused) fix(u);
     for (auto& m : out_.missing_versions) {
+      fix(m.from);
+      fix(m.target);
+    }
+    for (auto& m : out_.version_needs) {
       fix(m.from);
       fix(m.target);
     }

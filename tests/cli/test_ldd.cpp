@@ -368,3 +368,26 @@ TEST_CASE("linkscope-ldd --format=dot over several files is one graph") {
   CHECK(dot.out.find("[label=\"./m\"]") != std::string::npos);
   CHECK(dot.out.find("[label=\"./mv\"]") != std::string::npos);
 }
+
+// ldd -v: the list, then "Version information:", per loaded object in load
+// order, each verneed entry in the verneed chain's order with the object that
+// provides it (issue 15 part 6). The oracle is ldd -v itself.
+TEST_CASE("linkscope-ldd -v is ldd -v's version information") {
+  const auto& fx = fixture();
+  if (!fx.ok || !have_tool("ldd")) {
+    WARN("no x86-64 ld.so, gcc or ldd here; skipped");
+    return;
+  }
+  std::vector<std::string> programs = {"./m", "./mv"};
+  for (const char* p : {"/usr/bin/python3", "/usr/bin/ls"})
+    if (capture(std::string("test -x ") + p + " && echo yes").out == "yes\n") programs.emplace_back(p);
+  for (const auto& program : programs) {
+    INFO(program);
+    auto r = ours(fx.dir, "-v " + program);
+    const auto real = ldd_lines(fx.dir, program, "", "-v");
+    CHECK(lines(r.out) == real);
+    CHECK(r.out.find("\tVersion information:\n") != std::string::npos);
+    auto long_form = ours(fx.dir, "--verbose " + program);
+    CHECK(long_form.out == r.out);
+  }
+}

@@ -96,6 +96,10 @@ class version_tables {
   // Highest vd_ndx in verdef (bfd's cverdefs).
   u16 max_verdef_index() const noexcept { return max_verdef_; }
   const std::vector<version_entry>& entries() const noexcept { return entries_; }
+  // The versym indices of the verneed entries in the order of the verneed
+  // chain (file by file, Vernaux by Vernaux), the order in which ld.so checks
+  // them (dl-version.c) and `ldd -v` lists them; linkers number them otherwise.
+  const std::vector<u16>& needed_order() const noexcept { return needed_order_; }
 
   // What version index `n` means (an empty entry when unused).
   version_entry entry(u16 n) const noexcept { return n < entries_.size() ? entries_[n] : version_entry{}; }
@@ -272,6 +276,7 @@ class version_tables {
         if (other != 0) {
           version_entry& e = slot(other);
           if (!e.defined) {
+            needed_order_.push_back(other);
             e.name = *name;
             e.file = *file_name;
             e.flags = vna.vna_flags;
@@ -295,6 +300,7 @@ class version_tables {
   record_array<Versym> versym_;
   u64 versym_offset_ = 0;
   std::vector<version_entry> entries_;
+  std::vector<u16> needed_order_;
   u16 max_verdef_ = 0;
   bool present_ = false;
   bool has_definitions_or_needs_ = false;

@@ -72,6 +72,7 @@ struct object_image {
   byte_view dynstr;
   record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
   std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
   std::vector<version_entry> defined_versions;  // every verdef, the base included
   elf::reloc_classifier classes;
   // What the loader needs of the dynamic section and the program headers.
@@ -149,6 +150,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
     note(v.error());
   } else if (v->present()) {
     img->versym = v->versym();
+    img->needed_order = v->needed_order();
     const auto& entries = v->entries();
     img->versions.resize(entries.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {

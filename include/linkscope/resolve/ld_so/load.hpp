@@ -131,13 +131,19 @@ class loader {
   void check_versions() {
     for (std::uint32_t id : out_.search_list) {
       const auto& img = *images_[id];
-      for (const auto& v : img.versions) {
+      // In verneed chain order, as dl-version.c walks it (and ldd -v lists it).
+      for (const u16 n : img.needed_order) {
+        if (n >= img.versions.size()) continue;
+        const auto& v = img.versions[n];
         if (v.filename.empty() || v.hash == 0) continue;
         const std::uint32_t target = lookup_loaded(std::string(v.filename));
-        if (target == no_object || !objects_[target].found()) continue;  // missing lib reported already
+        const bool loaded = target != no_object && objects_[target].found();
         bool have = false;
-        for (const auto& dv : images_[target]->defined_versions)
-          have = have || (dv.hash == v.hash && dv.name == v.name);
+        if (loaded)
+          for (const auto& dv : images_[target]->defined_versions)
+            have = have || (dv.hash == v.hash && dv.name == v.name);
+        out_.version_needs.push_back({id, loaded ? target : no_object, v.filename, v.name, v.weak, have});
+        if (!loaded) continue;  // missing lib reported already
         if (!have && images_[target]->ok) out_.missing_versions.push_back({id, target, v.filename, v.name, v.weak});
       }
     }
@@ -168,6 +174,10 @@ class loader {
     for (auto& u : out_.undefined) fix(u.from);
     for (auto& u : out_.unused) fix(u);
     for (auto& m : out_.missing_versions) {
+      fix(m.from);
+      fix(m.target);
+    }
+    for (auto& m : out_.version_needs) {
       fix(m.from);
       fix(m.target);
     }

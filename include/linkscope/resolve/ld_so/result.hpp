@@ -77,6 +77,18 @@ struct missing_version {
   bool weak = false;
 };
 
+// One verneed entry of a loaded object, as `ldd -v` lists them under
+// "Version information:" (rtld.c): the file and version it needs, and the
+// object that provides it, if that object is loaded and defines the version.
+struct version_need {
+  std::uint32_t from = 0;
+  std::uint32_t target = no_object;  // the loaded object named by the verneed file
+  std::string_view file;     // the verneed file name (vn_file)
+  std::string_view version;  // the needed version's name
+  bool weak = false;         // VER_FLG_WEAK: ldd prints "[WEAK] "
+  bool satisfied = false;    // target is loaded and defines the version
+};
+
 struct interposition {
   std::string_view symbol;
   std::vector<std::uint32_t> definers;  // in scope order; definers[0] wins
@@ -88,6 +100,7 @@ struct dynamic_link {
   std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
   std::vector<undefined_reference> undefined;
   std::vector<missing_version> missing_versions;
+  std::vector<version_need> version_needs;  // every verneed entry of the global scope (ldd -v)
   std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
   std::vector<interposition> interposed;   // names defined by several objects in scope
   std::vector<std::string> warnings;       // cache errors and the like
