@@ -702,3 +702,36 @@ TEST_CASE("PE fields equal objdump -p; the C runtime of every imported DLL", "[f
   CHECK(cut.status == 2);
   CHECK(cut.out.find("linkscope-floors: " + dir + "/cut.exe: error:") != std::string::npos);
 }
+
+TEST_CASE("corrupted notes and version tables give a value or an error, never a crash", "[floors][hardening]") {
+  const std::string dir = lt::scratch_dir("floors_sweep");
+  lt::write_file(dir + "/main.c", "#include <stdio.h>\nint main(void) { puts(\"x\"); return 0; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -Wl,-z,x86-64-v3 main.c -o prog") == 0);
+  const std::string good = lt::read_file(dir + "/prog");
+  // The sections the floors read, from readelf -S: notes and the version tables.
+  auto r = lt::capture("readelf -SW " + lt::shell_quote(dir + "/prog") +
+                       " | sed 's/^ *\\[ *[0-9]*\\]//' | awk '$1 ~ /^\\.note|^\\.gnu\\.version/ { print $4, $5 }'");
+  std::size_t swept = 0;
+  for (const auto& line : lt::lines(r.out)) {
+    std::istringstream in(line);
+    std::string off_hex, size_hex;
+    in >> off_hex >> size_hex;
+    if (off_hex.empty() || size_hex.empty()) continue;
+    const std::size_t off = std::stoul(off_hex, nullptr, 16), size = std::stoul(size_hex, nullptr, 16);
+    for (std::size_t i = off; i < off + size && i < good.size(); ++i) {
+      for (unsigned char value : {0x00, 0xff, 0x7f}) {
+        std::string bytes = good;
+        bytes[i] = static_cast<char>(value);
+        auto floors = resolve::elf_floors_of(byte_view(std::string_view(bytes)));
+        if (!floors) CHECK(floors.error().offset != no_offset);
+        ++swept;
+      }
+    }
+  }
+  CHECK(swept > 100);
+  // Every truncation point of the file.
+  for (std::size_t n = 0; n < good.size(); n += 7) {
+    auto floors = resolve::elf_floors_of(byte_view(std::string_view(good).substr(0, n)));
+    (void)floors;
+  }
+}
