@@ -16812,6 +16812,15 @@ inline std::vector<family_floor> merge_families(const std::vector<library_floor>
   return out;
 }
 
+}  // namespace floors_detail
+
+// The ELF floors of one file (any class and byte order). Errors of the
+// version tables, the dynamic symbols or the notes carry their file offset.
+// Compiled once in src/ in compiled mode (core/config.hpp): the four ELF
+// variants behind it are instantiated there only.
+result<elf_floors> elf_floors_of(byte_view bytes);
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
 template <class ET>
 result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   elf_floors out;
@@ -16867,11 +16876,10 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
 }
 }  // namespace floors_detail
 
-// The ELF floors of one file (any class and byte order). Errors of the
-// version tables, the dynamic symbols or the notes carry their file offset.
-inline result<elf_floors> elf_floors_of(byte_view bytes) {
+LINKSCOPE_FUNC result<elf_floors> elf_floors_of(byte_view bytes) {
   return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return floors_detail::elf_floors_of(f); });
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // ---------------------------------------------------------------------------
 // Limits: --max-glibc 2.17, --max-glibcxx 3.4.19, --max-isa v2
@@ -17106,7 +17114,14 @@ inline const char* platform_command_name(u32 cmd) noexcept {
   }
 }
 
-inline result<macho_slice_floor> macho_slice_of(byte_view image) {
+}  // namespace floors_detail
+
+// The Mach-O floors of a thin or universal file (compiled once in src/ in
+// compiled mode: the Mach-O variants behind it are instantiated there only).
+result<macho_floors> macho_floors_of(byte_view bytes);
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC result<macho_slice_floor> macho_slice_of(byte_view image) {
   return macho::visit_macho(image, [](const auto& f) -> result<macho_slice_floor> {
     macho_slice_floor out;
     out.cputype = f.cputype();
@@ -17120,8 +17135,7 @@ inline result<macho_slice_floor> macho_slice_of(byte_view image) {
 }
 }  // namespace floors_detail
 
-// The Mach-O floors of a thin or universal file.
-inline result<macho_floors> macho_floors_of(byte_view bytes) {
+LINKSCOPE_FUNC result<macho_floors> macho_floors_of(byte_view bytes) {
   macho_floors out;
   if (macho::is_fat(bytes)) {
     out.universal = true;
@@ -17136,6 +17150,7 @@ inline result<macho_floors> macho_floors_of(byte_view bytes) {
   out.slices.push_back(std::move(one));
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // What a Mach-O file breaks: slices whose macOS minimum is above `target`,
 // and required architectures it lacks.

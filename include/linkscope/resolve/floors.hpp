@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
@@ -292,6 +293,15 @@ inline std::vector<family_floor> merge_families(const std::vector<library_floor>
   return out;
 }
 
+}  // namespace floors_detail
+
+// The ELF floors of one file (any class and byte order). Errors of the
+// version tables, the dynamic symbols or the notes carry their file offset.
+// Compiled once in src/ in compiled mode (core/config.hpp): the four ELF
+// variants behind it are instantiated there only.
+result<elf_floors> elf_floors_of(byte_view bytes);
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
 template <class ET>
 result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
   elf_floors out;
@@ -347,11 +357,10 @@ result<elf_floors> elf_floors_of(const elf::file<ET>& f) {
 }
 }  // namespace floors_detail
 
-// The ELF floors of one file (any class and byte order). Errors of the
-// version tables, the dynamic symbols or the notes carry their file offset.
-inline result<elf_floors> elf_floors_of(byte_view bytes) {
+LINKSCOPE_FUNC result<elf_floors> elf_floors_of(byte_view bytes) {
   return elf::visit_elf(bytes, [](const auto& f) -> result<elf_floors> { return floors_detail::elf_floors_of(f); });
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // ---------------------------------------------------------------------------
 // Limits: --max-glibc 2.17, --max-glibcxx 3.4.19, --max-isa v2

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
@@ -122,7 +123,14 @@ inline const char* platform_command_name(u32 cmd) noexcept {
   }
 }
 
-inline result<macho_slice_floor> macho_slice_of(byte_view image) {
+}  // namespace floors_detail
+
+// The Mach-O floors of a thin or universal file (compiled once in src/ in
+// compiled mode: the Mach-O variants behind it are instantiated there only).
+result<macho_floors> macho_floors_of(byte_view bytes);
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC result<macho_slice_floor> macho_slice_of(byte_view image) {
   return macho::visit_macho(image, [](const auto& f) -> result<macho_slice_floor> {
     macho_slice_floor out;
     out.cputype = f.cputype();
@@ -136,8 +144,7 @@ inline result<macho_slice_floor> macho_slice_of(byte_view image) {
 }
 }  // namespace floors_detail
 
-// The Mach-O floors of a thin or universal file.
-inline result<macho_floors> macho_floors_of(byte_view bytes) {
+LINKSCOPE_FUNC result<macho_floors> macho_floors_of(byte_view bytes) {
   macho_floors out;
   if (macho::is_fat(bytes)) {
     out.universal = true;
@@ -152,6 +159,7 @@ inline result<macho_floors> macho_floors_of(byte_view bytes) {
   out.slices.push_back(std::move(one));
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // What a Mach-O file breaks: slices whose macOS minimum is above `target`,
 // and required architectures it lacks.
