@@ -508,7 +508,8 @@ int main(int argc, char** argv) {
     // "\tnot a dynamic executable" on stderr, exit 1.
     if (what != mode::json) {
       if (auto mapped = mapped_file::open(file)) {
-        if (auto id = elf::identify(mapped->bytes()); id && !id->dynamically_linked()) {
+        // Only when the program headers were read: a truncated file is an input error below.
+        if (auto id = elf::identify(mapped->bytes()); id && id->segments_read && !id->dynamically_linked()) {
           std::fflush(stdout);
           std::fputs("\tnot a dynamic executable\n", stderr);
           if (status == cli::exit_ok) status = cli::exit_finding;

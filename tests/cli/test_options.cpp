@@ -38,7 +38,7 @@ const std::vector<cli_case>& cases() {
         "--without-symbol-versions", "--arch=ARCH|all", "--json", "--thin-confine", "-h, --help", "-V, --version"},
        "--format", "--json -P"},
       {"linkscope-ldd",
-       {"--tree", "--bindings", "-u, --unused", "-r, --undefined", "--interposed", "--format=dot", "--json", "--stats",
+       {"--tree", "--bindings", "-u, --unused", "-r, --undefined", "--interposed", "--format=dot", "--json", "-v, --verbose", "--stats",
         "--root=DIR", "--library-path=P", "--no-env", "--preload=LIB", "--cache=FILE", "--no-cache", "--isa-level=N",
         "--executable=PATH", "--arch=ARCH", "--dyld-library-path=P", "--dyld-framework-path=P",
         "--dyld-fallback-library-path=P"},
