@@ -80,7 +80,7 @@ struct missing_version {
 // One verneed entry of a loaded object, as `ldd -v` lists them under
 // "Version information:" (rtld.c): the file and version it needs, and the
 // object that provides it, if that object is loaded and defines the version.
-struct version_need {
+struct needed_version {
   std::uint32_t from = 0;
   std::uint32_t target = no_object;  // the loaded object named by the verneed file
   std::string_view file;     // the verneed file name (vn_file)
@@ -100,7 +100,7 @@ struct dynamic_link {
   std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
   std::vector<undefined_reference> undefined;
   std::vector<missing_version> missing_versions;
-  std::vector<version_need> version_needs;  // every verneed entry of the global scope (ldd -v)
+  std::vector<needed_version> version_needs;  // every verneed entry of the global scope (ldd -v)
   std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
   std::vector<interposition> interposed;   // names defined by several objects in scope
   std::vector<std::string> warnings;       // cache errors and the like
