@@ -11037,15 +11037,21 @@ result<linkage> read_linkage(const file<MT>& f) {
 }
 
 // Read a thin image of any variant.
-inline result<linkage> read_linkage(byte_view image) {
-  return visit_macho(image, [](const auto& f) -> result<linkage> { return read_linkage(f); });
-}
-
+result<linkage> read_linkage(byte_view image);
 // Read `bytes` (a thin image or a universal file): of a universal file, the
 // slice of `cputype` (any subtype; 0: the first slice). A universal file
 // without that slice is errc::not_found; a thin image of another cputype
 // (when cputype != 0) too.
-inline result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
+result<linkage> read_linkage_slice(byte_view bytes, u32 cputype);
+
+// Both are compiled once in src/ in compiled mode (core/config.hpp): they
+// instantiate the reader for every Mach-O variant.
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<linkage> read_linkage(byte_view image) {
+  return visit_macho(image, [](const auto& f) -> result<linkage> { return read_linkage(f); });
+}
+
+LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
   if (is_fat(bytes)) {
     LINKSCOPE_TRY(fat, fat_file::open(bytes));
     for (const fat_slice& s : fat.slices())
@@ -11056,6 +11062,7 @@ inline result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
   if (cputype != 0 && l.cputype != cputype) return bytes.fail(errc::not_found, 4, "Mach-O image of another architecture");
   return std::move(l);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace macho
 }  // namespace v0
@@ -12728,7 +12735,7 @@ struct missing_version {
 // One verneed entry of a loaded object, as `ldd -v` lists them under
 // "Version information:" (rtld.c): the file and version it needs, and the
 // object that provides it, if that object is loaded and defines the version.
-struct version_need {
+struct needed_version {
   std::uint32_t from = 0;
   std::uint32_t target = no_object;  // the loaded object named by the verneed file
   std::string_view file;     // the verneed file name (vn_file)
@@ -12748,7 +12755,7 @@ struct dynamic_link {
   std::vector<symbol_binding> bindings;           // every distinct (from, to, symbol, version)
   std::vector<undefined_reference> undefined;
   std::vector<missing_version> missing_versions;
-  std::vector<version_need> version_needs;  // every verneed entry of the global scope (ldd -v)
+  std::vector<needed_version> version_needs;  // every verneed entry of the global scope (ldd -v)
   std::vector<std::uint32_t> unused;       // ldd -u: direct NEEDED of main that main never binds to
   std::vector<interposition> interposed;   // names defined by several objects in scope
   std::vector<std::string> warnings;       // cache errors and the like
@@ -15260,47 +15267,6 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
 
 #include <string>
 
-// ---- begin linkscope/resolve/dyld/bind.hpp ----
-// linkscope/resolve/dyld/bind.hpp — the bind phase of the dyld emulator:
-// where every import of every Mach-O image of the closure binds, as dyld4's
-// Loader::resolveSymbol and Loader::hasExportedSymbol decide it.
-//
-// Each import names a library ordinal (macho/binds.hpp: bind opcodes or
-// chained-fixup imports):
-//   1..n  the n-th dylib command of the importing image (two-level
-//         namespace); the name is looked up in that image's exports, then
-//         in the images it re-exports (LC_REEXPORT_DYLIB, a stub's
-//         reexported-libraries), depth-first in command order, each image
-//         searched once per lookup;
-//   0     the importing image itself; -1 the main executable;
-//   -2    flat lookup: every image in load order, each in its own exports;
-//   -3    weak lookup: weak-definition coalescing over the images that have
-//         weak definitions (MH_WEAK_DEFINES), the first in load order, a
-//         non-weak definition winning over weak ones.
-// An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
-// An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
-// dependency of its own image by ordinal, and maybe another name (a rename);
-// a renamed lookup starts afresh (its own set of searched images).
-// Entries of the weak-bind stream are coalescing, not imports: they bind
-// where coalescing finds the name and are never undefined.
-//
-// A weak import (weak_import) may stay unresolved. Any other import that
-// nothing exports is undefined (dyld's "Symbol not found"; a lazy bind
-// would abort when called). An import into a system library (not checked)
-// binds to it unchecked. An ordinal past the image's dylib count, a
-// re-export ordinal out of range, a malformed trie node and a re-export
-// chain deeper than dyld_max_reexport_depth are errors naming the image.
-//
-// Unused dylibs: a dylib command (not a re-export) of a two-level image that
-// no import names by ordinal, which ld64 -dead_strip_dylibs would drop.
-
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <vector>
-
 // ---- begin linkscope/resolve/dyld/image.hpp ----
 // linkscope/resolve/dyld/image.hpp — one file as the dyld emulator reads it
 // (dyld_file: one Mach-O image, or the documents of a .tbd stub), and the
@@ -15698,6 +15664,50 @@ class dyld_cache {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld/image.hpp ----
+// The phases are the implementation: a TU of compiled mode that only calls
+// link_dyld sees the declarations below and never parses them.
+#if LINKSCOPE_DEFINITIONS
+// ---- begin linkscope/resolve/dyld/bind.hpp ----
+// linkscope/resolve/dyld/bind.hpp — the bind phase of the dyld emulator:
+// where every import of every Mach-O image of the closure binds, as dyld4's
+// Loader::resolveSymbol and Loader::hasExportedSymbol decide it.
+//
+// Each import names a library ordinal (macho/binds.hpp: bind opcodes or
+// chained-fixup imports):
+//   1..n  the n-th dylib command of the importing image (two-level
+//         namespace); the name is looked up in that image's exports, then
+//         in the images it re-exports (LC_REEXPORT_DYLIB, a stub's
+//         reexported-libraries), depth-first in command order, each image
+//         searched once per lookup;
+//   0     the importing image itself; -1 the main executable;
+//   -2    flat lookup: every image in load order, each in its own exports;
+//   -3    weak lookup: weak-definition coalescing over the images that have
+//         weak definitions (MH_WEAK_DEFINES), the first in load order, a
+//         non-weak definition winning over weak ones.
+// An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
+// An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
+// dependency of its own image by ordinal, and maybe another name (a rename);
+// a renamed lookup starts afresh (its own set of searched images).
+// Entries of the weak-bind stream are coalescing, not imports: they bind
+// where coalescing finds the name and are never undefined.
+//
+// A weak import (weak_import) may stay unresolved. Any other import that
+// nothing exports is undefined (dyld's "Symbol not found"; a lazy bind
+// would abort when called). An import into a system library (not checked)
+// binds to it unchecked. An ordinal past the image's dylib count, a
+// re-export ordinal out of range, a malformed trie node and a re-export
+// chain deeper than dyld_max_reexport_depth are errors naming the image.
+//
+// Unused dylibs: a dylib command (not a re-export) of a two-level image that
+// no import names by ordinal, which ld64 -dead_strip_dylibs would drop.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
 // ---- begin linkscope/resolve/dyld/load.hpp ----
 // linkscope/resolve/dyld/load.hpp — the load phase of the dyld emulator:
 // the closure of a root image, as dyld4 builds it (dyld/Loader.cpp,
@@ -16494,6 +16504,7 @@ class dyld_binder {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld/bind.hpp ----
+#endif
 
 namespace linkscope {
 inline namespace v0 {
@@ -16503,7 +16514,11 @@ namespace resolve {
 // dylib or a bundle; a universal file's slice of options.arch, else its
 // first). Errors are only for a root that cannot be read or is not Mach-O;
 // every problem further down is on the objects, in errors or in warnings.
-inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache);
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
   dyld_link out;
   detail::dyld_state state(options, out, cache);
   // The root image.
@@ -16517,10 +16532,11 @@ inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& 
   return out;
 }
 
-inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {}) {
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options) {
   dyld_cache cache;
   return link_dyld(file, options, cache);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -127,15 +127,21 @@ result<linkage> read_linkage(const file<MT>& f) {
 }
 
 // Read a thin image of any variant.
-inline result<linkage> read_linkage(byte_view image) {
-  return visit_macho(image, [](const auto& f) -> result<linkage> { return read_linkage(f); });
-}
-
+result<linkage> read_linkage(byte_view image);
 // Read `bytes` (a thin image or a universal file): of a universal file, the
 // slice of `cputype` (any subtype; 0: the first slice). A universal file
 // without that slice is errc::not_found; a thin image of another cputype
 // (when cputype != 0) too.
-inline result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
+result<linkage> read_linkage_slice(byte_view bytes, u32 cputype);
+
+// Both are compiled once in src/ in compiled mode (core/config.hpp): they
+// instantiate the reader for every Mach-O variant.
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<linkage> read_linkage(byte_view image) {
+  return visit_macho(image, [](const auto& f) -> result<linkage> { return read_linkage(f); });
+}
+
+LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
   if (is_fat(bytes)) {
     LINKSCOPE_TRY(fat, fat_file::open(bytes));
     for (const fat_slice& s : fat.slices())
@@ -146,6 +152,7 @@ inline result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) {
   if (cputype != 0 && l.cputype != cputype) return bytes.fail(errc::not_found, 4, "Mach-O image of another architecture");
   return std::move(l);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace macho
 }  // namespace v0

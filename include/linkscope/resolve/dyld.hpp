@@ -21,10 +21,14 @@
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
-#include "linkscope/resolve/dyld/bind.hpp"
 #include "linkscope/resolve/dyld/image.hpp"
-#include "linkscope/resolve/dyld/load.hpp"
 #include "linkscope/resolve/dyld/result.hpp"
+// The phases are the implementation: a TU of compiled mode that only calls
+// link_dyld sees the declarations below and never parses them.
+#if LINKSCOPE_DEFINITIONS
+#include "linkscope/resolve/dyld/bind.hpp"
+#include "linkscope/resolve/dyld/load.hpp"
+#endif
 
 namespace linkscope {
 inline namespace v0 {
@@ -34,7 +38,11 @@ namespace resolve {
 // dylib or a bundle; a universal file's slice of options.arch, else its
 // first). Errors are only for a root that cannot be read or is not Mach-O;
 // every problem further down is on the objects, in errors or in warnings.
-inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache);
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
   dyld_link out;
   detail::dyld_state state(options, out, cache);
   // The root image.
@@ -48,10 +56,11 @@ inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& 
   return out;
 }
 
-inline result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {}) {
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options) {
   dyld_cache cache;
   return link_dyld(file, options, cache);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
