@@ -42,9 +42,10 @@ nm_ours=$(cd - >/dev/null && cd "$(dirname "$nm_ours")" && pwd)/linkscope-nm
 
 status=0
 for f in $files; do
-  for flags in "" -g -u --defined-only; do
-    "$nm_ours" $flags "$f" > ours.txt
-    "$nm_llvm" $flags "$f" > theirs.txt
+  for flags in "" -g -u --defined-only -p -n -r -j -m -P -A -a -D -C -S "-g -p" "-u -m" "-g -j" "-P -g" \
+      "-A -g" "-C -g" "-D -g" "-S -g" "-n -g" "-r -g"; do
+    "$nm_ours" $flags "$f" > ours.txt 2>/dev/null || true
+    "$nm_llvm" $flags "$f" > theirs.txt 2>/dev/null || true
     if cmp -s ours.txt theirs.txt; then
       echo "same  nm $flags $(basename "$f"): $(wc -l < theirs.txt) lines"
     else
@@ -56,12 +57,13 @@ for f in $files; do
 done
 
 # The export trie and bind tables of the same files against llvm-objdump-14
-# (tests/macho/test_exports and test_binds, their [real] cases).
+# (tests/macho/test_exports and test_binds, their [real] cases), and nm's
+# flag sets again through test_macho_nm [real].
 real=""
 for f in $files; do real="$real$(pwd)/$f:"; done
 # The dyld emulator's [real] case needs both libvips-cpp slices (test_dyld: the npm layout).
 real="$real$(pwd)/img-sharp-libvips-darwin-arm64-1.3.5/package/lib/libvips-cpp.8.18.8.dylib:"
-for t in test_exports test_binds test_dyld; do
+for t in test_exports test_binds test_dyld test_macho_nm; do
   bin=$(dirname "$nm_ours")/../tests/$t
   if [ -x "$bin" ]; then
     LINKSCOPE_MACHO_REAL=$real "$bin" '[real]' >/dev/null 2>&1 && echo "same  $t [real]" || { echo "DIFF  $t [real]"; status=1; }

@@ -52,7 +52,12 @@ struct options {
   bool demangle = false;  // -C, --demangle
   bool use_strcoll = false;
   ar::thin_options thin;  // --thin-confine
-  std::string arch;       // --arch=ARCH|all: the slices of a universal Mach-O file (llvm-nm's option)
+  std::vector<std::string> archs;  // --arch=ARCH[,ARCH]|all: the slices of a universal Mach-O file (llvm-nm's option)
+  // Mach-O only (llvm-nm's options; GNU nm's ELF listing does not take them):
+  macho::nm_format format = macho::nm_format::bsd;  // -P/-f, -m, -j: the last one given
+  bool numeric_sort = false;  // -n
+  bool reverse_sort = false;  // -r
+  std::string macho_only;     // the first Mach-O-only option given, for the ELF error
   std::vector<std::string> files;
 };
 
@@ -156,11 +161,16 @@ constexpr cli::option_spec option_table[] = {
     {"demangle", 'C', cli::arg::none, nullptr, "Decode low-level symbol names into user-level names"},
     {"no-demangle", 0, cli::arg::none, nullptr, "Do not demangle low-level symbol names"},
     {"dynamic", 'D', cli::arg::none, nullptr, "Display dynamic symbols instead of normal symbols"},
-    {"format", 'f', cli::arg::required, "FORMAT", "Use the output format FORMAT (bsd or posix)"},
+    {"format", 'f', cli::arg::required, "FORMAT",
+     "Use the output format FORMAT (bsd or posix; Mach-O also darwin, just-symbols)"},
     {"extern-only", 'g', cli::arg::none, nullptr, "Display only external symbols"},
+    {"just-symbols", 'j', cli::arg::none, nullptr, "Mach-O: print the symbol names only (as llvm-nm -j)"},
+    {nullptr, 'm', cli::arg::none, nullptr, "Mach-O: print the type spelled out (llvm-nm --format=darwin)"},
+    {"numeric-sort", 'n', cli::arg::none, nullptr, "Mach-O: sort by address, the undefined first (as llvm-nm)"},
     {nullptr, 'o', cli::arg::none, nullptr, "Same as -A"},
     {"no-sort", 'p', cli::arg::none, nullptr, "Do not sort the symbols"},
     {"portability", 'P', cli::arg::none, nullptr, "Same as --format=posix"},
+    {"reverse-sort", 'r', cli::arg::none, nullptr, "Mach-O: reverse the sort order (as llvm-nm)"},
     {"print-size", 'S', cli::arg::none, nullptr, "Print size of defined symbols"},
     {"print-armap", 's', cli::arg::none, nullptr, "Include index for symbols from archive members"},
     {"special-syms", 0, cli::arg::none, nullptr, "Include special symbols in the output"},
@@ -168,7 +178,7 @@ constexpr cli::option_spec option_table[] = {
     {"defined-only", 'U', cli::arg::none, nullptr, "Display only defined symbols"},
     {"with-symbol-versions", 0, cli::arg::none, nullptr, "Display version strings after symbol names (default)"},
     {"without-symbol-versions", 0, cli::arg::none, nullptr, "Do not display version strings"},
-    {"arch", 0, cli::arg::required, "ARCH|all", "Mach-O universal files: the slices to list (as llvm-nm)"},
+    {"arch", 0, cli::arg::required, "ARCH|all", "Mach-O universal files: the slices to list (as llvm-nm; repeatable)"},
     {"json", 0, cli::arg::none, nullptr, "Machine-readable output ({\"version\": 1, ...})"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "Refuse thin-archive member paths that are absolute or leave the archive's folder"},
@@ -229,8 +239,15 @@ class lister {
       return false;
     }
     const byte_view bytes = mapped->bytes();
-    if (ar::archive::is_archive(bytes)) return list_archive(path, bytes, per_file);
     if (macho::is_macho(bytes) || macho::is_fat(bytes)) return list_macho(path, bytes, per_file);
+    if (ar::archive::is_archive(bytes) && macho::is_macho_archive(bytes)) return list_macho(path, bytes, per_file);
+    if (!opts_.macho_only.empty()) {
+      // GNU nm's ELF listing here knows no llvm-nm option: say so rather than ignore it.
+      out_.flush();
+      cli::report(tool, path, "-j, -m, -n, -r and --format=darwin|just-symbols are supported for Mach-O files only");
+      return false;
+    }
+    if (ar::archive::is_archive(bytes)) return list_archive(path, bytes, per_file);
     if (!elf::is_elf(bytes)) {
       out_.flush();
       cli::report(tool, path, "file format not recognized");
@@ -252,28 +269,57 @@ class lister {
     return list_object(ctx, bytes);
   }
 
-  // Mach-O (thin or universal) lists as llvm-nm does, nm on macOS (macho/nm.hpp).
+  // Mach-O (thin, universal, or a darwin archive of objects) lists as llvm-nm
+  // does, nm on macOS (macho/nm.hpp).
+  // Out of line and cold: the ELF listing of the same unit stays inlined as it was.
+#if defined(__GNUC__)
+  __attribute__((cold, noinline))
+#endif
   bool list_macho(const std::string& path, byte_view bytes, bool per_file) {
-    if (opts_.json) {
-      out_.flush();
-      cli::report(tool, path, "--json is not supported for Mach-O files yet");
-      return false;
-    }
     macho::nm_options options;
+    options.format = opts_.format;
     options.undefined_only = opts_.nm.undefined_only;
     options.external_only = opts_.nm.external_only;
     options.defined_only = opts_.nm.defined_only;
-    options.arch = opts_.arch;
-    std::string text;
-    if (per_file && !macho::is_fat(bytes)) text += "\n" + path + ":\n";
-    auto listed = macho::nm_file(bytes, path, options, text);
-    if (!listed) {
+    options.debug_syms = opts_.nm.debug_syms;
+    options.dynamic = opts_.nm.dynamic;
+    options.no_sort = opts_.no_sort;
+    options.numeric_sort = opts_.numeric_sort;
+    options.reverse_sort = opts_.reverse_sort;
+    options.print_file_name = opts_.print_file_name;
+    options.print_size = opts_.print_size;
+    options.demangle = opts_.demangle;
+    options.print_armap = opts_.print_armap;
+    options.multiple_files = per_file;
+    for (const std::string& a : opts_.archs) options.archs.push_back(a);
+    if (opts_.json) {
+      std::vector<macho::nm_object> objects;
+      std::vector<macho::nm_problem> problems;
+      auto listed = macho::nm_file_objects(bytes, path, options, objects, &problems);
+      for (const auto& object : objects) emit_macho_json(object);
+      for (const auto& problem : problems) cli::report(tool, problem.where, problem.what);
+      if (!listed) {
+        cli::report(tool, path, listed.error());
+        return false;
+      }
+      return problems.empty();
+    }
+    if (opts_.print_size && !size_warned_) {
       out_.flush();
+      cli::warn(tool, {}, "sizes with --print-size for Mach-O files are always zero.");
+      size_warned_ = true;
+    }
+    std::string text;
+    std::vector<macho::nm_problem> problems;
+    auto listed = macho::nm_file(bytes, path, options, text, &problems);
+    out_.put(text);
+    out_.flush();
+    for (const auto& problem : problems) cli::report(tool, problem.where, problem.what);
+    if (!listed) {
       cli::report(tool, path, listed.error());
       return false;
     }
-    out_.put(text);
-    return true;
+    return problems.empty();
   }
 
   bool list_archive(const std::string& path, byte_view bytes, bool per_file) {
@@ -662,6 +708,38 @@ class lister {
     }
   }
 
+  // The keys of emit_json, plus "arch" for a slice of a universal file.
+  void emit_macho_json(const macho::nm_object& object) {
+    start_json();
+    json_.begin_object();
+    json_.field("file", object.file);
+    if (!object.member.empty()) json_.field("member", object.member);
+    if (!object.arch.empty()) json_.field("arch", object.arch);
+    json_.field("bits", object.bits);
+    json_.key("symbols").begin_array();
+    for (const auto& s : object.symbols) {
+      json_.begin_object();
+      json_.field("name", s.name);
+      json_.field("type", std::string_view(&s.type, 1));
+      json_.field("defined", s.defined);
+      if (s.defined) {
+        json_.key("value").hex(s.value);
+        json_.field("size", 0);
+      }
+      json_.end_object();
+    }
+    json_.end_array();
+    json_.end_object();
+  }
+
+  void start_json() {
+    if (json_started_) return;
+    json_.begin_object();
+    json_.field("version", 1);
+    json_.key("objects").begin_array();
+    json_started_ = true;
+  }
+
   void emit_json(const object_context& ctx, bool is64) {
     if (!json_started_) {
       json_.begin_object();
@@ -717,6 +795,7 @@ class lister {
   std::vector<key_type> buffer_;
   std::vector<sort_range> work_;
   bool sorted_ = false;
+  bool size_warned_ = false;
   json_writer json_{stdout};
   bool json_started_ = false;
 };
@@ -738,16 +817,36 @@ int main(int argc, char** argv) {
       case 'D': opts.nm.dynamic = true; continue;
       case 'g': opts.nm.external_only = true; continue;
       case 'p': opts.no_sort = true; continue;
-      case 'P': opts.posix = true; continue;
+      case 'P': opts.posix = true, opts.format = macho::nm_format::posix; continue;
+      case 'm':
+        opts.posix = false, opts.format = macho::nm_format::darwin;
+        if (opts.macho_only.empty()) opts.macho_only = "-m";
+        continue;
+      case 'j':
+        opts.posix = false, opts.format = macho::nm_format::just_symbols;
+        if (opts.macho_only.empty()) opts.macho_only = "-j";
+        continue;
+      case 'n':
+        opts.numeric_sort = true;
+        if (opts.macho_only.empty()) opts.macho_only = "-n";
+        continue;
+      case 'r':
+        opts.reverse_sort = true;
+        if (opts.macho_only.empty()) opts.macho_only = "-r";
+        continue;
       case 'S': opts.print_size = true; continue;
       case 's': opts.print_armap = true; continue;
       case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; continue;
       case 'U': opts.nm.defined_only = true, opts.nm.undefined_only = false; continue;
       case 'f': {
         const std::string& f = given.value;
-        if (f == "posix" || f == "p" || f == "P") opts.posix = true;
-        else if (f == "bsd" || f == "b" || f == "B") opts.posix = false;
-        else return cli::usage_error(tool, "unsupported output format: " + f);
+        if (f == "posix" || f == "p" || f == "P") opts.posix = true, opts.format = macho::nm_format::posix;
+        else if (f == "bsd" || f == "b" || f == "B") opts.posix = false, opts.format = macho::nm_format::bsd;
+        else if (f == "darwin" || f == "just-symbols") {
+          opts.posix = false;
+          opts.format = f == "darwin" ? macho::nm_format::darwin : macho::nm_format::just_symbols;
+          if (opts.macho_only.empty()) opts.macho_only = "--format=" + f;
+        } else return cli::usage_error(tool, "unsupported output format: " + f);
         continue;
       }
       default: break;
@@ -757,12 +856,21 @@ int main(int argc, char** argv) {
     else if (name == "special-syms") opts.nm.special_syms = true;
     else if (name == "with-symbol-versions") opts.with_versions = true;
     else if (name == "without-symbol-versions") opts.with_versions = false;
-    else if (name == "arch") opts.arch = given.value;
+    else if (name == "arch") {
+      // --arch=A,B as llvm-nm splits it
+      std::string_view v = given.value;
+      while (!v.empty()) {
+        const auto comma = v.find(',');
+        if (comma != 0) opts.archs.emplace_back(v.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        v.remove_prefix(comma + 1);
+      }
+    }
     else if (name == "json") opts.json = true;
     else if (name == "thin-confine") opts.thin.confine_to_archive_dir = true;
   }
   // --json is an output format of its own: with a text format it is a usage error.
-  if (opts.json && (p.has("portability") || p.has("format")))
+  if (opts.json && (p.has("portability") || p.has("format") || opts.format != macho::nm_format::bsd))
     return cli::usage_error(spec, p.has("format") ? "options '--json' and '--format' exclude each other"
                                                    : "options '--json' and '--portability' exclude each other");
   opts.files = std::move(p.operands);

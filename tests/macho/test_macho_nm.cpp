@@ -1,11 +1,17 @@
 // macho/nm.hpp and linkscope-nm on Mach-O (named test_macho_nm: tests/elf
-// owns the target test_nm): byte-identical to llvm-nm-14 — default, -m, -g,
-// -u, --defined-only on every fixture, and the slices of a universal file
-// (no --arch: the host's slice; --arch=arm64; --arch=all with headers).
+// owns the target test_nm): byte-identical to llvm-nm-14's stdout for every
+// flag set a packager uses (default, -p, -n, -r, -j, -m, -P, -A, -a, -D, -C,
+// -S, -g, -u, --defined-only and their combinations) on objects (64- and
+// 32-bit), dylibs, bundles, executables, universal files (the host's slice,
+// --arch=ARCH, --arch=A,B, --arch=all), darwin archives of Mach-O objects
+// (--print-armap, which linkscope-nm also spells -s as GNU nm does) and a
+// universal archive. The expected text is always llvm-nm-14's own output.
 #include "linkscope/macho/nm.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,59 +22,191 @@ using namespace linkscope;
 using namespace linkscope_test;
 
 namespace {
+// The shared fixtures plus this test's own: a 32-bit object, C++ and Rust
+// (v0) names for -C, a darwin archive of arm64 objects and a universal
+// archive made of the two archives.
 const std::string& fixture_dir() {
-  static const std::string dir = have_macho_tools() ? make_macho_fixtures("macho_nm") : std::string();
+  static const std::string dir = [] {
+    if (!have_macho_tools()) return std::string();
+    std::string d = make_macho_fixtures("macho_nm");
+    if (d.empty()) return d;
+    write_file(d + "/cxx.cpp",
+               "namespace ns { struct S { int f(int) const; static int g; }; int S::f(int x) const { return x; }\n"
+               "int S::g = 1; template <class T> T twice(T v) { return v + v; } template int twice<int>(int);\n"
+               "template long twice<long>(long); }\n"
+               "extern \"C\" int plain(void) { return 0; }\n"
+               "int use(const ns::S& s) { return s.f(2) + ns::S::g; }\n");
+    write_file(d + "/rust.s",
+               ".globl __RNvNtCs7ugCUClCr9k_3std9panicking11EMPTY_PANIC\n"
+               "__RNvNtCs7ugCUClCr9k_3std9panicking11EMPTY_PANIC = 0x10\n"
+               ".globl __RNvCs1234_5hello4main\n__RNvCs1234_5hello4main = 0x20\n"
+               ".globl __DefaultRuneLocale\n__DefaultRuneLocale = 0x30\n");
+    const std::string script =
+        "set -e\n"
+        "clang-14 -target i386-apple-macos10.13 -fcommon -c a.c -o a_i386.o\n"
+        "clang-14 -target x86_64-apple-macos11 -c cxx.cpp -o cxx_x86_64.o\n"
+        "clang-14 -target x86_64-apple-macos11 -c rust.s -o rust_x86_64.o\n"
+        "llvm-ar-14 rcs --format=darwin liba_arm64.a a_arm64.o w_arm64.o\n"
+        "llvm-lipo-14 -create liba_darwin.a liba_arm64.a -output libfat.a\n";
+    write_file(d + "/make_nm.sh", script);
+    if (run_in(d, "sh make_nm.sh >make_nm.log 2>&1") != 0) return std::string();
+    return d;
+  }();
   return dir;
+}
+
+// The flag sets, as llvm-nm-14 spells them (linkscope-nm takes the same).
+const std::vector<std::string> flag_sets = {
+    "",      "-p",    "-n",    "-r",       "-j",    "-m",    "-P",    "-A",    "-a",    "-D",
+    "-C",    "-S",    "-g",    "-u",       "--defined-only", "-g -p", "-u -m", "-g -j", "-P -g",
+    "-A -g", "-C -g", "-D -g", "-S -g",    "-n -g", "-r -g", "-n -r", "-A -P", "-u -P", "-a -m",
+    "-a -p", "-m -g", "-u -A", "-p -r",    "-C -m"};
+
+// nm_options for one flag set (the library test).
+macho::nm_options options_for(const std::string& flags) {
+  macho::nm_options o;
+  std::istringstream words(flags);
+  std::string w;
+  while (words >> w) {
+    if (w == "-p") o.no_sort = true;
+    else if (w == "-n") o.numeric_sort = true;
+    else if (w == "-r") o.reverse_sort = true;
+    else if (w == "-j") o.format = macho::nm_format::just_symbols;
+    else if (w == "-m") o.format = macho::nm_format::darwin;
+    else if (w == "-P") o.format = macho::nm_format::posix;
+    else if (w == "-A") o.print_file_name = true;
+    else if (w == "-a") o.debug_syms = true;
+    else if (w == "-D") o.dynamic = true;
+    else if (w == "-C") o.demangle = true;
+    else if (w == "-S") o.print_size = true;
+    else if (w == "-g") o.external_only = true;
+    else if (w == "-u") o.undefined_only = true;
+    else if (w == "--defined-only") o.defined_only = true;
+    else FAIL("unknown flag " << w);
+  }
+  return o;
+}
+
+// llvm-nm-14's stdout and status for ARGS, run once per distinct ARGS.
+const command_result& llvm_nm(const std::string& args) {
+  static std::map<std::string, command_result> seen;
+  auto it = seen.find(args);
+  if (it == seen.end()) it = seen.emplace(args, capture("llvm-nm-14 " + args + " 2>/dev/null")).first;
+  return it->second;
+}
+
+std::vector<std::string> listed_files() {
+  std::vector<std::string> files = macho_images();
+  for (const char* f : {"liba_fat.dylib", "liba_darwin.a", "a_i386.o", "cxx_x86_64.o", "rust_x86_64.o", "libfat.a"})
+    files.push_back(f);
+  return files;
 }
 }  // namespace
 
 TEST_CASE("macho::nm_file equals llvm-nm-14 for each flag set", "[macho]") {
   LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
-  struct flag_set {
-    const char* flags;
-    macho::nm_options options;
-  };
-  std::vector<flag_set> sets(5);
-  sets[0].flags = "";
-  sets[1].flags = "-m";
-  sets[1].options.darwin_format = true;
-  sets[2].flags = "-g";
-  sets[2].options.external_only = true;
-  sets[3].flags = "-u";
-  sets[3].options.undefined_only = true;
-  sets[4].flags = "--defined-only";
-  sets[4].options.defined_only = true;
-  std::vector<std::string> files = macho_images();
-  files.push_back("liba_fat.dylib");
-  for (const auto& name : files) {
+  for (const auto& name : listed_files()) {
     const std::string path = fixture_dir() + "/" + name;
     auto mapped = mapped_file::open(path);
     REQUIRE(mapped);
-    for (const auto& set : sets) {
-      INFO(name << " " << set.flags);
+    for (const auto& flags : flag_sets) {
+      INFO(name << " [" << flags << "]");
       std::string ours;
-      REQUIRE(macho::nm_file(mapped->bytes(), path, set.options, ours));
-      CHECK(ours == capture(std::string("llvm-nm-14 ") + set.flags + " " + shell_quote(path)).out);
+      std::vector<macho::nm_problem> problems;
+      REQUIRE(macho::nm_file(mapped->bytes(), path, options_for(flags), ours, &problems));
+      const auto& theirs = llvm_nm(flags + " " + shell_quote(path));
+      CHECK(ours == theirs.out);
+      // llvm-nm fails exactly where a problem is reported (-D on Mach-O)
+      CHECK(problems.empty() == (theirs.status == 0));
     }
   }
+}
+
+TEST_CASE("macho::nm_options.darwin_format and .arch keep their meaning", "[macho]") {
+  LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
+  const std::string path = fixture_dir() + "/liba_fat.dylib";
+  auto mapped = mapped_file::open(path);
+  REQUIRE(mapped);
+  macho::nm_options o;
+  o.darwin_format = true;
+  o.arch = "arm64";
+  std::string ours;
+  REQUIRE(macho::nm_file(mapped->bytes(), path, o, ours));
+  CHECK(ours == capture("llvm-nm-14 -m --arch=arm64 " + shell_quote(path)).out);
 }
 
 TEST_CASE("linkscope-nm lists Mach-O files as llvm-nm-14 does", "[macho]") {
   LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
   const std::string nm = tool_path("linkscope-nm");
   REQUIRE(have_tool(nm));
-  for (const std::string flags : {"", "-g", "-u", "--defined-only", "--arch=arm64", "--arch=all"}) {
-    for (const std::string name : {"liba_fat.dylib", "a_arm64.o", "main2_x86_64", "a_x86_64.bundle"}) {
-      if (flags.rfind("--arch", 0) == 0 && name != "liba_fat.dylib") continue;
-      INFO(name << " " << flags);
-      const std::string path = fixture_dir() + "/" + name;
-      const auto ours = capture(shell_quote(nm) + " " + flags + " " + shell_quote(path));
-      const auto theirs = capture("llvm-nm-14 " + flags + " " + shell_quote(path));
-      CHECK(ours.status == 0);
+  auto same = [&](const std::string& ours_flags, const std::string& llvm_flags, const std::string& files) {
+    INFO(ours_flags << " " << files);
+    const auto ours = capture(shell_quote(nm) + " " + ours_flags + " " + files + " 2>/dev/null");
+    const auto& theirs = llvm_nm(llvm_flags + " " + files);
+    CHECK(ours.out == theirs.out);
+    CHECK((ours.status == 0) == (theirs.status == 0));
+  };
+  auto q = [&](const std::string& name) { return shell_quote(fixture_dir() + "/" + name); };
+  for (const auto& flags : flag_sets)
+    for (const std::string name : {"liba_fat.dylib", "main2_x86_64", "libfat.a", "cxx_x86_64.o"})
+      same(flags, flags, q(name));
+  // universal files and archives: the slices asked for
+  for (const std::string flags : {"--arch=arm64", "--arch=all", "--arch=all -A", "--arch=all -P -A", "--arch=x86_64,arm64",
+                                  "--arch=x86_64 --arch=arm64", "--arch=i386", "--arch=all -m", "--arch=all -j"})
+    for (const std::string name : {"liba_fat.dylib", "libfat.a", "liba_darwin.a", "a_x86_64.o"}) same(flags, flags, q(name));
+  // the armap of a darwin archive (__.SYMDEF): -s is GNU nm's letter for --print-armap
+  for (const std::string name : {"liba_darwin.a", "liba_arm64.a"}) {
+    same("-s", "--print-armap", q(name));
+    same("--print-armap -g", "--print-armap -g", q(name));
+  }
+  // several files: a "\nFILE:\n" header before each thin file (not with -m or -A)
+  const std::string two = q("liba_x86_64.dylib") + " " + q("a_x86_64.o");
+  for (const std::string flags : {"", "-m", "-j", "-P", "-A", "-u", "-D"}) same(flags, flags, two);
+  same("", "", q("a_x86_64.o") + " " + q("liba_fat.dylib") + " " + q("liba_darwin.a"));
+}
+
+TEST_CASE("linkscope-nm: llvm-nm-only options on an ELF file are an error, not ignored", "[macho]") {
+  const std::string nm = tool_path("linkscope-nm");
+  REQUIRE(have_tool(nm));
+  for (const std::string flags : {"-n", "-r", "-m", "-j", "--format=darwin"}) {
+    INFO(flags);
+    const auto r = capture(shell_quote(nm) + " " + flags + " " + shell_quote(nm) + " 2>/dev/null");
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("linkscope-nm on real macOS binaries equals llvm-nm-14 for each flag set", "[macho][real]") {
+  const auto files = real_macho_files();
+  if (files.empty()) return;  // opt-in: bench/macho_fetch.sh sets LINKSCOPE_MACHO_REAL
+  const std::string nm = tool_path("linkscope-nm");
+  REQUIRE(have_tool(nm));
+  for (const auto& path : files)
+    for (const auto& flags : flag_sets) {
+      INFO(path << " [" << flags << "]");
+      const auto ours = capture(shell_quote(nm) + " " + flags + " " + shell_quote(path) + " 2>/dev/null");
+      const auto theirs = capture("llvm-nm-14 " + flags + " " + shell_quote(path) + " 2>/dev/null");
       CHECK(ours.out == theirs.out);
     }
-  }
-  // two thin files: a "\nFILE:\n" header before each
-  const std::string two = shell_quote(fixture_dir() + "/liba_x86_64.dylib") + " " + shell_quote(fixture_dir() + "/a_x86_64.o");
-  CHECK(capture(shell_quote(nm) + " " + two).out == capture("llvm-nm-14 " + two).out);
+}
+
+TEST_CASE("linkscope-nm --json on Mach-O: the rows llvm-nm-14 -P prints, as ELF's keys", "[macho]") {
+  LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
+  const std::string nm = tool_path("linkscope-nm");
+  REQUIRE(have_tool(nm));
+  // One "NAME TYPE VALUE 0" line per symbol from the JSON (the posix format's
+  // columns), objects in order.
+  const std::string to_posix =
+      " | /usr/bin/python3 -c 'import json,sys\n"
+      "for o in json.load(sys.stdin)[\"objects\"]:\n"
+      "  for s in o[\"symbols\"]: print(s[\"name\"], s[\"type\"], s.get(\"value\", \"0x0\")[2:], s.get(\"size\", 0))'";
+  for (const std::string flags : {"", "-g", "-u", "-n", "-p"})
+    for (const std::string name : {"a_x86_64.o", "main2_arm64", "a_i386.o", "liba_darwin.a"}) {
+      INFO(name << " [" << flags << "]");
+      const std::string path = shell_quote(fixture_dir() + "/" + name);
+      const auto ours = capture(shell_quote(nm) + " --json " + flags + " " + path + to_posix);
+      // without the archive's "\nA(M):\n" labels
+      const auto theirs = capture("llvm-nm-14 -P " + flags + " " + path + " | grep -v -e '^$' -e ':$'");
+      CHECK(ours.out == theirs.out);
+    }
 }
