@@ -41,11 +41,24 @@ const std::string& fixture_dir() {
                "__RNvNtCs7ugCUClCr9k_3std9panicking11EMPTY_PANIC = 0x10\n"
                ".globl __RNvCs1234_5hello4main\n__RNvCs1234_5hello4main = 0x20\n"
                ".globl __DefaultRuneLocale\n__DefaultRuneLocale = 0x30\n");
+    // n_desc and n_type bits that -m spells out: weak private external, weak
+    // external automatically hidden, [no dead strip], [alt entry], [symbol
+    // resolver], (undefined [lazy bound]), weak references, __bss, a local
+    // in another section.
+    write_file(d + "/attrs.s",
+               ".text\n.globl _weak_hidden\n.weak_definition _weak_hidden\n.private_extern _weak_hidden\n"
+               "_weak_hidden: ret\n.globl _auto_hidden\n.weak_def_can_be_hidden _auto_hidden\n_auto_hidden: ret\n"
+               ".globl _kept\n.no_dead_strip _kept\n_kept: ret\n.globl _alt\n.alt_entry _alt\n_alt: ret\n"
+               ".globl _resolver\n.symbol_resolver _resolver\n_resolver: ret\n.globl _refdyn\n"
+               ".reference _undef_ref\n.weak_reference _weak_undef\n_refdyn: ret\n.lazy_reference _lazy_undef\n"
+               ".data\n.globl _data_sym\n_data_sym: .quad _weak_undef\n.zerofill __DATA,__bss,_bss_sym,8,3\n"
+               ".globl _bss_sym\n.section __TEXT,__cstring\n_local_str: .asciz \"x\"\n");
     const std::string script =
         "set -e\n"
         "clang-14 -target i386-apple-macos10.13 -fcommon -c a.c -o a_i386.o\n"
         "clang-14 -target x86_64-apple-macos11 -c cxx.cpp -o cxx_x86_64.o\n"
         "clang-14 -target x86_64-apple-macos11 -c rust.s -o rust_x86_64.o\n"
+        "clang-14 -target x86_64-apple-macos11 -c attrs.s -o attrs_x86_64.o\n"
         "llvm-ar-14 rcs --format=darwin liba_arm64.a a_arm64.o w_arm64.o\n"
         "llvm-lipo-14 -create liba_darwin.a liba_arm64.a -output libfat.a\n";
     write_file(d + "/make_nm.sh", script);
@@ -97,7 +110,8 @@ const command_result& llvm_nm(const std::string& args) {
 
 std::vector<std::string> listed_files() {
   std::vector<std::string> files = macho_images();
-  for (const char* f : {"liba_fat.dylib", "liba_darwin.a", "a_i386.o", "cxx_x86_64.o", "rust_x86_64.o", "libfat.a"})
+  for (const char* f : {"liba_fat.dylib", "liba_darwin.a", "a_i386.o", "cxx_x86_64.o", "rust_x86_64.o", "libfat.a",
+                        "attrs_x86_64.o"})
     files.push_back(f);
   return files;
 }
