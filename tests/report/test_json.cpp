@@ -94,8 +94,9 @@ TEST_CASE("json_writer escapes every control character and the JSON specials", "
   }
   // Raw control bytes must not appear inside the document.
   for (char c : doc) CHECK(static_cast<unsigned char>(c) >= 0x20);
-  std::string want = "ok\n array " + std::to_string(inputs.size()) + "\n";
-  for (std::size_t i = 0; i < inputs.size(); ++i) want += "/" + std::to_string(i) + " string " + hex(inputs[i]) + "\n";
+  std::string want = cat({"ok\n array ", std::to_string(inputs.size()), "\n"});
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    want += cat({"/", std::to_string(i), " string ", hex(inputs[i]), "\n"});
   CHECK(parse_with_python(dir, doc) == want);
 }
 
@@ -135,13 +136,13 @@ TEST_CASE("json_writer passes UTF-8 through and keeps invalid bytes recoverable"
   // UTF-8 stays UTF-8 (not \u-escaped): the bytes appear as they are.
   for (const auto& s : valid) CHECK(doc.find(s) != std::string::npos);
   std::string want = "ok\n object 3\n";
-  want += "/" + hex("valid") + " array " + std::to_string(valid.size()) + "\n";
+  want += cat({"/", hex("valid"), " array ", std::to_string(valid.size()), "\n"});
   for (std::size_t i = 0; i < valid.size(); ++i)
-    want += "/" + hex("valid") + "/" + std::to_string(i) + " string " + hex(valid[i]) + "\n";
-  want += "/" + hex("invalid") + " array " + std::to_string(invalid.size()) + "\n";
+    want += cat({"/", hex("valid"), "/", std::to_string(i), " string ", hex(valid[i]), "\n"});
+  want += cat({"/", hex("invalid"), " array ", std::to_string(invalid.size()), "\n"});
   for (std::size_t i = 0; i < invalid.size(); ++i)
-    want += "/" + hex("invalid") + "/" + std::to_string(i) + " string " + hex(invalid[i]) + "\n";
-  want += "/" + hex("key \xff") + " int 1\n";
+    want += cat({"/", hex("invalid"), "/", std::to_string(i), " string ", hex(invalid[i]), "\n"});
+  want += cat({"/", hex("key \xff"), " int 1\n"});
   CHECK(parse_with_python(dir, doc) == want);
 }
 
@@ -219,10 +220,10 @@ TEST_CASE("json_writer nesting: commas, empty containers, keys, deep documents, 
   std::fclose(file);
   CHECK(read_file(path) == doc);
   std::string want = "ok\n object 5\n";
-  want += "/" + hex("version") + " int 1\n";
-  want += "/" + hex("empty_object") + " object 0\n";
-  want += "/" + hex("empty_array") + " array 0\n";
-  const std::string list = "/" + hex("list");
+  want += cat({"/", hex("version"), " int 1\n"});
+  want += cat({"/", hex("empty_object"), " object 0\n"});
+  want += cat({"/", hex("empty_array"), " array 0\n"});
+  const std::string list = cat({"/", hex("list")});
   want += list + " array 3\n";
   want += list + "/0 object 2\n";
   want += list + "/0/" + hex("a") + " string " + hex("x") + "\n";
@@ -232,7 +233,7 @@ TEST_CASE("json_writer nesting: commas, empty containers, keys, deep documents, 
   want += list + "/1/1 array 0\n";
   want += list + "/1/2 int 2\n";
   want += list + "/2 string " + hex("last") + "\n";
-  std::string path_deep = "/" + hex("deep");
+  std::string path_deep = cat({"/", hex("deep")});
   for (int i = 0; i < 100; ++i) {
     want += path_deep + " array 1\n";
     path_deep += "/0";

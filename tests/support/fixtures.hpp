@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +17,14 @@
 #include <sys/wait.h>
 
 namespace linkscope_test {
+
+// Concatenate without `"literal" + std::string&&`: g++ 12 at -O3 reports a
+// false -Wrestrict overlap inside that operator+ (GCC PR 105329).
+inline std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (std::string_view p : parts) s.append(p);
+  return s;
+}
 
 inline std::string shell_quote(std::string_view s) {
   std::string out = "'";
