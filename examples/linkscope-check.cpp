@@ -13,6 +13,7 @@
 #include <linkscope/core/mapped_file.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/floor_limits.hpp"
 #include "cli/options.hpp"
 
 namespace {
@@ -31,6 +32,10 @@ constexpr cli::option_spec option_table[] = {
     {"no-dpkg", 0, cli::arg::none, nullptr, "do not read dpkg's package database"},
     {"no-conda", 0, cli::arg::none, nullptr, "do not read PREFIX/conda-meta"},
     {"undefined", 0, cli::arg::none, nullptr, "count unresolved symbols (ldd -r) as findings"},
+    {"max-glibc", 0, cli::arg::required, "VER", "a file that needs a GLIBC_ version above VER (2.17, 2.28, ...) is a finding"},
+    {"max-glibcxx", 0, cli::arg::required, "VER", "a file that needs a GLIBCXX_ version above VER (3.4.19, ...) is a finding"},
+    {"max-version", 0, cli::arg::required, "FAMILY=VER",
+     "a file that needs a FAMILY_ version above VER is a finding (CXXABI=1.3.7, OPENSSL=3.0.0; repeatable)"},
     {"verbose", 'v', cli::arg::none, nullptr, "also list every needed DSO and its owner for clean files"},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
@@ -45,6 +50,7 @@ constexpr cli::tool_spec spec{
     "  overlinked   symbols bound to a library that is only a transitive dependency\n"
     "  system       a NEEDED library taken from outside the prefix\n"
     "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
+    "  floor        a symbol version above --max-glibc/--max-glibcxx/--max-version\n"
     "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
     "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
@@ -52,7 +58,8 @@ constexpr cli::tool_spec spec{
     option_table,
     "  linkscope-check $CONDA_PREFIX\n"
     "  linkscope-check --package libfoo --declared zlib,libcurl $CONDA_PREFIX\n"
-    "  linkscope-check --json /usr /usr/bin/python3\n",
+    "  linkscope-check --json /usr /usr/bin/python3\n"
+    "  linkscope-check --max-glibc 2.17 --max-glibcxx 3.4.19 $CONDA_PREFIX\n",
     "findings"};
 
 void split_into(std::string_view list, std::vector<std::string>& out) {
@@ -143,6 +150,26 @@ void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
     w.key("undefined").begin_array();
     for (const auto& u : f.undefined) w.value(u);
     w.end_array();
+    w.key("floors").begin_array();
+    for (const auto& v : f.floors) {
+      w.begin_object();
+      w.field("family", v.family);
+      w.field("max", v.max);
+      w.field("highest", v.highest);
+      w.key("above").begin_array();
+      for (std::size_t i = 0; i < v.above.size(); ++i) {
+        w.begin_object();
+        w.field("library", v.libraries[i]);
+        w.field("version", v.above[i].name);
+        w.key("symbols").begin_array();
+        for (const auto& sym : v.above[i].symbols) w.value(sym + "@" + v.above[i].name);
+        w.end_array();
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
     w.key("warnings").begin_array();
     for (const auto& x : f.warnings) w.value(x);
     w.end_array();
@@ -225,6 +252,15 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
         std::printf("%s: rpath: %s entry %s points outside the prefix%s%s\n", file, p.tag.c_str(), p.entry.c_str(),
                     p.expanded.empty() || p.expanded == p.entry ? "" : " => ",
                     p.expanded.empty() || p.expanded == p.entry ? "" : p.expanded.c_str());
+    for (const auto& v : f.floors)
+      for (std::size_t i = 0; i < v.above.size(); ++i) {
+        std::string list;
+        const auto& syms = v.above[i].symbols;
+        for (std::size_t k = 0; k < syms.size() && k < 8; ++k) list.append(k ? ", " : "").append(syms[k]);
+        if (syms.size() > 8) list += ", ...";
+        std::printf("%s: floor: %s from %s is above %s: %s\n", file, v.above[i].name.c_str(), v.libraries[i].c_str(),
+                    v.max.c_str(), list.c_str());
+      }
     if (!f.undefined.empty())
       std::printf("%s: undefined: %zu symbol%s (ldd -r), first %s\n", file, f.undefined.size(),
                   f.undefined.size() == 1 ? "" : "s", f.undefined.front().c_str());
@@ -271,6 +307,7 @@ int main(int argc, char** argv) {
   if (p.has("library-path")) options.search.library_path = p.value("library-path");
   if (p.has("package")) options.package = p.value("package");
   if (p.has("dpkg-info")) options.dpkg_info_dir = p.value("dpkg-info");
+  if (int rc = cli::read_floor_limits(spec, p, options.floor_limits); rc >= 0) return rc;
   const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
   if (!default_allow) options.allow.clear();

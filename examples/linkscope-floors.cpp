@@ -22,6 +22,7 @@
 #include <linkscope/macho/fat.hpp>
 #include <linkscope/macho/file.hpp>
 
+#include "cli/floor_limits.hpp"
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
 
@@ -426,21 +427,7 @@ int main(int argc, char** argv) {
   const bool all_versions = p.has("all-versions");
 
   std::vector<resolve::version_limit> limits;
-  auto add_limit = [&](std::string_view family, std::string_view value) -> bool {
-    auto limit = resolve::make_limit(family, value);
-    if (!limit) return false;
-    limits.push_back(*limit);
-    return true;
-  };
-  if (p.has("max-glibc") && !add_limit("GLIBC", p.value("max-glibc")))
-    return cli::usage_error(spec, "--max-glibc: not a version number (e.g. 2.17)");
-  if (p.has("max-glibcxx") && !add_limit("GLIBCXX", p.value("max-glibcxx")))
-    return cli::usage_error(spec, "--max-glibcxx: not a version number (e.g. 3.4.19)");
-  for (const auto& spec_value : p.values("max-version")) {
-    const auto eq = spec_value.find('=');
-    if (eq == std::string::npos || eq == 0 || !add_limit(std::string_view(spec_value).substr(0, eq), std::string_view(spec_value).substr(eq + 1)))
-      return cli::usage_error(spec, "--max-version: expected FAMILY=VERSION (e.g. CXXABI=1.3.7)");
-  }
+  if (int rc = cli::read_floor_limits(spec, p, limits); rc >= 0) return rc;
   int max_isa = 0;
   if (p.has("max-isa")) {
     max_isa = resolve::parse_x86_isa_level(p.value("max-isa"));

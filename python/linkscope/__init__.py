@@ -16,7 +16,7 @@ same C++ library (a pybind11 module, linkscope._core). Every result's
 
 import copy as _copy
 import os as _os
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from . import _core
 from ._core import (  # noqa: F401
@@ -101,19 +101,24 @@ class CheckResult(_Document):
 def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = None,
           declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), default_allow: bool = True,
           library_path: Iterable[Any] = (), conda: bool = True, dpkg: bool = True,
-          dpkg_info: Optional[str] = None, undefined: bool = False) -> CheckResult:
+          dpkg_info: Optional[str] = None, undefined: bool = False,
+          max_versions: Optional[Mapping[str, str]] = None) -> CheckResult:
     """The whole-package check of linkscope-check: every dynamically linked ELF
     file under `prefix` (or `files`, or the files conda-meta gives `package`),
     linked on the ld.so emulator; needed DSOs attributed to packages (conda-meta,
     dpkg); with `declared` (run dependencies), conda-build's overlinking
     (undeclared) and overdepending (unused_declared). `allow` adds allow-list
-    globs; `undefined=True` counts unresolved symbols as findings. Raises
+    globs; `undefined=True` counts unresolved symbols as findings.
+    `max_versions` ({"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, as --max-glibc,
+    --max-glibcxx and --max-version FAMILY=VER) makes every versioned
+    reference above a limit a finding, listed under "floors". Raises
     linkscope.Error for an unusable prefix or a file that cannot be opened."""
     return CheckResult(_core.check(
         _os.fspath(prefix), _paths(files), package=package,
         declared=None if declared is None else [str(d) for d in declared], allow=[str(a) for a in allow],
         default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
-        dpkg_info=dpkg_info, undefined=undefined))
+        dpkg_info=dpkg_info, undefined=undefined,
+        max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items())))
 
 
 def _paths(values: Iterable[Any]) -> List[str]:

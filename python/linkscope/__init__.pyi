@@ -1,6 +1,6 @@
 """Type stubs for linkscope (the pybind11 module linkscope._core)."""
 from os import PathLike
-from typing import Any, Iterator, NamedTuple, Optional, Sequence, Union, overload
+from typing import Any, Iterator, Mapping, NamedTuple, Optional, Sequence, Union, overload
 
 __version__: str
 
@@ -189,4 +189,5 @@ def check(
     dpkg: bool = True,
     dpkg_info: Optional[str] = None,
     undefined: bool = False,
+    max_versions: Optional[Mapping[str, str]] = None,
 ) -> CheckResult: ...

@@ -727,9 +727,17 @@ py::object str_or_none(const std::string& v) { return v.empty() ? py::object(py:
 py::dict run_check(const std::string& prefix, const std::vector<std::string>& files, std::optional<std::string> package,
                    std::optional<std::vector<std::string>> declared, const std::vector<std::string>& allow,
                    bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
-                   std::optional<std::string> dpkg_info, bool undefined) {
+                   std::optional<std::string> dpkg_info, bool undefined,
+                   const std::vector<std::pair<std::string, std::string>>& max_versions) {
   using namespace ls::resolve;
   prefix_options options;
+  for (const auto& [family, value] : max_versions) {
+    auto limit = make_limit(family, value);
+    if (!limit)
+      raise(ls::make_error(ls::errc::usage, ls::no_offset, "max_versions: not a numbered version (e.g. 2.17)"),
+            family + "=" + value);
+    options.floor_limits.push_back(std::move(*limit));
+  }
   options.use_conda = conda;
   options.use_dpkg = dpkg;
   options.undefined_is_finding = undefined;
@@ -822,6 +830,26 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
     }
     fd["rpaths"] = rpaths;
     fd["undefined"] = string_list(f.undefined);
+    py::list floors;
+    for (const auto& v : f.floors) {
+      py::dict vd;
+      vd["family"] = to_py(v.family);
+      vd["max"] = to_py(v.max);
+      vd["highest"] = to_py(v.highest);
+      py::list above;
+      for (std::size_t i = 0; i < v.above.size(); ++i) {
+        py::dict ad;
+        ad["library"] = to_py(v.libraries[i]);
+        ad["version"] = to_py(v.above[i].name);
+        py::list symbols;
+        for (const auto& sym : v.above[i].symbols) symbols.append(to_py(sym + "@" + v.above[i].name));
+        ad["symbols"] = symbols;
+        above.append(ad);
+      }
+      vd["above"] = above;
+      floors.append(vd);
+    }
+    fd["floors"] = floors;
     fd["warnings"] = string_list(f.warnings);
     fd["error"] = to_py(f.failed() ? ls::describe(f.failure) : std::string());
     fd["findings"] = f.findings;
@@ -1019,6 +1047,7 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         py::arg("allow") = std::vector<std::string>{}, py::arg("default_allow") = true,
         py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
         py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
+        py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{},
         "The document of linkscope-check --json (use linkscope.check, which wraps it).");
   m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},

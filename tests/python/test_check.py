@@ -1,5 +1,6 @@
 """linkscope.check: to_dict() equals linkscope-check --json (stats.milliseconds aside)."""
 import json
+import re
 import shutil
 import subprocess
 
@@ -67,3 +68,20 @@ def test_check_errors(prefix):
     with pytest.raises(linkscope.Error) as e:
         linkscope.check(str(prefix), [str(prefix / "bin/nothing")])
     assert e.value.file == str(prefix / "bin/nothing") and e.value.code == "not_found"
+
+
+def test_check_floors_equals_cli(prefix, run_cli):
+    r = linkscope.check(str(prefix), max_versions={"GLIBC": "2.17"}, dpkg=False)
+    assert module_doc(r) == cli_doc(run_cli, "--max-glibc", "2.17", "--no-dpkg", str(prefix))
+    # The oracle: objdump -T lists m's GLIBC references above 2.17.
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump is not installed")
+    dump = subprocess.run(["objdump", "-T", str(prefix / "bin/m")], capture_output=True, text=True, check=True).stdout
+    above = sorted({"GLIBC_" + v for v in re.findall(r"\(?GLIBC_([0-9.]+)\)?", dump)
+                    if tuple(int(x) for x in v.split(".")) > (2, 17)})
+    assert above  # __libc_start_main@GLIBC_2.34 on glibc >= 2.34
+    m = next(f for f in r.files if f["relative"] == "bin/m")
+    got = sorted(a["version"] for v in m["floors"] for a in v["above"])
+    assert got == above
+    with pytest.raises(linkscope.Error):
+        linkscope.check(str(prefix), max_versions={"GLIBC": "new"})

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -382,4 +384,70 @@ TEST_CASE("a file given that is no ELF file ld.so would map is an error of the r
                              lt::shell_quote(err));
   CHECK(missing.status == 2);
   CHECK(lt::read_file(err).rfind("linkscope-check: " + ghost + ": error: ", 0) == 0);
+}
+
+namespace {
+// Every GLIBC_ version above 2.17 a file needs, with its symbols, as objdump -T lists them.
+std::map<std::string, std::set<std::string>> objdump_glibc_above_217(const std::string& file) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& line : lt::lines(lt::capture("objdump -T " + lt::shell_quote(file)).out)) {
+    if (line.find("*UND*") == std::string::npos) continue;
+    const auto open = line.find("(GLIBC_");
+    if (open == std::string::npos) continue;
+    const auto close = line.find(')', open);
+    const std::string version = line.substr(open + 1, close - open - 1);
+    std::vector<int> parts;
+    std::stringstream in(version.substr(6));
+    for (std::string p; std::getline(in, p, '.');) parts.push_back(std::stoi(p));
+    if (!(parts > std::vector<int>{2, 17})) continue;
+    std::string name = line.substr(close + 1);
+    name.erase(0, name.find_first_not_of(' '));
+    out[version].insert(name);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("floors in the check: --max-glibc makes every version above it a finding, as objdump -T lists them", "[check][floors]") {
+  if (!lt::have_tool("gcc") || !lt::have_tool("objdump")) return;
+  const fixture& fx = make_prefix();
+  const std::string prog = fx.prefix + "/bin/prog";
+  const auto want = objdump_glibc_above_217(prog);
+  REQUIRE_FALSE(want.empty());  // __libc_start_main@GLIBC_2.34 with this glibc
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.files = {prog};
+  options.floor_limits = {*resolve::make_limit("GLIBC", "2.17")};
+  auto r = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(r);
+  const resolve::file_report* f = find_file(*r, "bin/prog");
+  REQUIRE(f != nullptr);
+  REQUIRE(f->floors.size() == 1);
+  std::map<std::string, std::set<std::string>> got;
+  for (std::size_t i = 0; i < f->floors[0].above.size(); ++i) {
+    CHECK(f->floors[0].libraries[i] == "libc.so.6");
+    const auto& need = f->floors[0].above[i];
+    got[need.name].insert(need.symbols.begin(), need.symbols.end());
+  }
+  CHECK(got == want);
+  CHECK(f->findings >= 1);
+  // At a limit above everything it needs: no floor finding.
+  options.floor_limits = {*resolve::make_limit("GLIBC", "99.0")};
+  auto high = resolve::check_prefix(fx.prefix, options);
+  REQUIRE(high);
+  CHECK(find_file(*high, "bin/prog")->floors.empty());
+
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (!std::filesystem::exists(tool)) return;
+  auto text = lt::capture(tool + " --no-dpkg --max-glibc 2.17 " + lt::shell_quote(fx.prefix) + " " + lt::shell_quote(prog));
+  CHECK(text.status == 1);
+  for (const auto& [version, names] : want)
+    CHECK(text.out.find("bin/prog: floor: " + version + " from libc.so.6 is above GLIBC_2.17: " + *names.begin()) !=
+          std::string::npos);
+  auto json = lt::capture(tool + " --no-dpkg --json --max-glibc=2.17 " + lt::shell_quote(fx.prefix) + " " +
+                          lt::shell_quote(prog));
+  CHECK(json.out.find("\"floors\":[{\"family\":\"GLIBC\",\"max\":\"GLIBC_2.17\"") != std::string::npos);
+  CHECK(json.out.find("\"__libc_start_main@GLIBC_2.34\"") != std::string::npos);
+  CHECK(lt::capture(tool + " --no-dpkg --max-glibc two " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
+  CHECK(lt::capture(tool + " --no-dpkg --max-version CXXABI " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
 }

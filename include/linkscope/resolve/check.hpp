@@ -35,6 +35,7 @@
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/resolve/floors.hpp"
 #include "linkscope/resolve/packages.hpp"
 #include "linkscope/resolve/search_path.hpp"
 
@@ -84,6 +85,9 @@ struct prefix_options {
   bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
   std::vector<std::string> files;     // analyse only these (else walk the prefix)
   std::string package;                // analyse the files conda-meta gives this package
+  // Platform floors (resolve/floors.hpp): a file that needs a version above
+  // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
+  std::vector<version_limit> floor_limits;
 };
 
 struct needed_entry {
@@ -127,6 +131,7 @@ struct file_report {
   std::vector<overlink_entry> overlinked;
   std::vector<rpath_entry> rpaths;
   std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
+  std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
   std::vector<std::string> warnings;
   // Why the file itself could not be analysed (unreadable, or no ELF file
   // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
@@ -421,6 +426,24 @@ class file_verdicts {
 
 }  // namespace detail
 
+namespace detail {
+// The floors of one analysed file against the limits (the file is mapped
+// again: it is in the page cache, and the loader cache holds no raw view).
+inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  auto floors = elf_floors_of(mapped->bytes());
+  if (!floors) {
+    fr.warnings.push_back("floors: " + describe(floors.error()));
+    return;
+  }
+  fr.floors = check_limits(*floors, limits);
+}
+}  // namespace detail
+
 LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
   namespace fs = std::filesystem;
   prefix_report report;
@@ -483,6 +506,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     } else {
       verdicts.judge(f, *link, fr);
       report.lookups += link->lookups;
+      if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
     }
     fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
     report.files.push_back(std::move(fr));
@@ -598,6 +622,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     for (const auto& r : fr.rpaths)
       if (r.outside) ++n;
     if (options.undefined_is_finding) n += fr.undefined.size();
+    n += fr.floors.size();
     fr.findings = n;
     report.findings += n;
   }

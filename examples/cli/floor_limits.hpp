@@ -1,0 +1,37 @@
+// cli/floor_limits.hpp — --max-glibc VER, --max-glibcxx VER and
+// --max-version FAMILY=VER (repeatable) read into resolve::version_limit, as
+// linkscope-floors and linkscope-check take them (each tool's option table
+// names them, with its own meaning of "exceeded").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <linkscope/resolve/floors.hpp>
+
+#include "options.hpp"
+
+namespace linkscope::cli {
+
+// -1 when every limit given is a numbered version; otherwise the usage
+// error's exit status (2), after the message and the Try line.
+inline int read_floor_limits(const tool_spec& t, const parsed& p, std::vector<resolve::version_limit>& out) {
+  auto add = [&](std::string_view family, std::string_view value) {
+    auto limit = resolve::make_limit(family, value);
+    if (limit) out.push_back(std::move(*limit));
+    return limit.has_value();
+  };
+  if (p.has("max-glibc") && !add("GLIBC", p.value("max-glibc")))
+    return usage_error(t, "--max-glibc: not a version number (e.g. 2.17)");
+  if (p.has("max-glibcxx") && !add("GLIBCXX", p.value("max-glibcxx")))
+    return usage_error(t, "--max-glibcxx: not a version number (e.g. 3.4.19)");
+  for (const auto& v : p.values("max-version")) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || !add(std::string_view(v).substr(0, eq), std::string_view(v).substr(eq + 1)))
+      return usage_error(t, "--max-version: expected FAMILY=VERSION (e.g. CXXABI=1.3.7)");
+  }
+  return -1;
+}
+
+}  // namespace linkscope::cli
