@@ -10953,7 +10953,7 @@ struct nm_json_symbol {
 struct nm_object {
   std::string file;    // the path given
   std::string member;  // the archive member, or empty
-  std::string arch;    // the slice of a universal file, or empty
+  std::string arch;    // the slice of a universal file (even the host slice listed alone), or empty
   int bits = 64;
   std::vector<nm_json_symbol> symbols;
 };
@@ -10973,6 +10973,7 @@ struct nm_context {
   std::string_view archive;       // the archive's path, or empty
   std::string_view architecture;  // a slice's arch when it is named, or empty
   std::string_view filename;      // the file's path, or the member's name
+  std::string_view slice;         // the slice's arch in a universal file, named or not (--json)
 };
 
 // One row of the listing (llvm-nm's NMSymbol).
@@ -11237,7 +11238,7 @@ result<void> nm_image_json(const file<MT>& f, const nm_options& o, const nm_cont
   nm_object object;
   object.file = std::string(path);
   if (!ctx.archive.empty()) object.member = std::string(ctx.filename);
-  object.arch = std::string(ctx.architecture);
+  object.arch = std::string(ctx.slice);
   object.bits = MT::is64 ? 64 : 32;
   for (const nm_row& r : rows)
     if (nm_listed(r, o)) object.symbols.push_back({r.name, r.type, r.type != 'U', r.address});
@@ -11403,7 +11404,7 @@ class nm_lister {
   }
 
   result<void> archive(byte_view bytes, std::string_view display, std::string_view architecture, bool print_label,
-                       bool armap) {
+                       bool armap, std::string_view slice_arch = {}) {
     LINKSCOPE_TRY(a, ar::archive::open(bytes));
     if (armap && o_.print_armap) {
       LINKSCOPE_TRY(map, ar::armap::read(a));
@@ -11433,7 +11434,7 @@ class nm_lister {
         problem(display, error{errc::not_found, no_offset, "No architecture specified"});
         return false;
       }
-      nm_context ctx{display, architecture, m.name};
+      nm_context ctx{display, architecture, m.name, slice_arch};
       auto r = object(m.data, ctx, print_label, false, m.name);
       if (!r) {
         failed = r.error();
@@ -11447,8 +11448,10 @@ class nm_lister {
   // One slice of a universal file: an image or an archive.
   result<void> slice(const fat_slice& s, std::string_view display, std::string_view architecture, bool print_label) {
     // An archive in a slice labels its members unless -A (in every case).
-    if (ar::archive::is_archive(s.bytes)) return archive(s.bytes, display, architecture, !o_.print_file_name, false);
-    nm_context ctx{{}, architecture, display};
+    const std::string_view slice_arch = arch_name(s.cputype, s.cpusubtype);
+    if (ar::archive::is_archive(s.bytes))
+      return archive(s.bytes, display, architecture, !o_.print_file_name, false, slice_arch);
+    nm_context ctx{{}, architecture, display, slice_arch};
     return object(s.bytes, ctx, print_label, false, display);
   }
 
@@ -11459,7 +11462,7 @@ class nm_lister {
         problem(display, error{errc::not_found, no_offset, "No architecture specified"});
         return ok();
       }
-      nm_context ctx{{}, {}, display};
+      nm_context ctx{{}, {}, display, {}};
       return object(bytes, ctx, false, o_.multiple_files, display);
     }
     LINKSCOPE_TRY(fat, fat_file::open(bytes));

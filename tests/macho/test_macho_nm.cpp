@@ -224,3 +224,19 @@ TEST_CASE("linkscope-nm --json on Mach-O: the rows llvm-nm-14 -P prints, as ELF'
       CHECK(ours.out == theirs.out);
     }
 }
+
+TEST_CASE("linkscope-nm --json names the slice of a universal file, as llvm-nm-14 --arch=all labels it", "[macho]") {
+  LINKSCOPE_MACHO_FIXTURES_OR_RETURN(fixture_dir());
+  const std::string nm = tool_path("linkscope-nm");
+  REQUIRE(have_tool(nm));
+  const std::string archs =
+      " | /usr/bin/python3 -c 'import json,sys\n"
+      "for o in json.load(sys.stdin)[\"objects\"]: print(o[\"arch\"])'";
+  // the labels "\nFILE (for architecture ARCH):\n" of llvm-nm-14, in order
+  const std::string labels = " | sed -n 's/.*(for architecture \\(.*\\)):$/\\1/p'";
+  const std::string fat = shell_quote(fixture_dir() + "/liba_fat.dylib");
+  CHECK(capture(shell_quote(nm) + " --json --arch=all " + fat + archs).out ==
+        capture("llvm-nm-14 --arch=all " + fat + labels).out);
+  // the host's slice listed alone still says which it is
+  CHECK(capture(shell_quote(nm) + " --json " + fat + archs).out == "x86_64\n");
+}
