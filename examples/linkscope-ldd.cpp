@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +44,7 @@ constexpr cli::option_spec option_table[] = {
     {"interposed", 0, cli::arg::none, nullptr, "output: symbols defined by several loaded objects, the winner first",
      output_mode},
     {"format", 0, cli::arg::required, "dot", "output: the dependency graph for Graphviz", output_mode},
-    {"json", 0, cli::arg::none, nullptr, "output: everything as JSON ({\"version\": 1, ...})", output_mode},
+    {"json", 0, cli::arg::none, nullptr, "output: everything as JSON ({\"version\": 1, ...}; several files: one document, {\"version\": 1, \"files\": [...]})", output_mode},
     {"verbose", 'v', cli::arg::none, nullptr, "with the default output: also the version information, as `ldd -v`"},
     {"stats", 0, cli::arg::none, nullptr, "also print counts and the index size to stderr"},
     {"root", 0, cli::arg::required, "DIR", "read every file under DIR (the ld.so.cache too)"},
@@ -294,9 +295,9 @@ class dot_graph {
   std::vector<std::string> edges_;
 };
 
-void print_json(const std::string& file, const dynamic_link& link) {
+// The document of one file into `w` (an element of the several-file document too).
+void write_json(json_writer& w, const std::string& file, const dynamic_link& link) {
   {
-  json_writer w(stdout);
   const loaded_object& main = link.objects[0];
   w.begin_object();
   w.key("version").value(1);
@@ -378,7 +379,14 @@ void print_json(const std::string& file, const dynamic_link& link) {
     if (!o.found()) w.value(o.name + ": not found");
   w.end_array();
   w.end_object();
-  }  // the writer flushes here
+  }
+}
+
+void print_json(const std::string& file, const dynamic_link& link) {
+  {
+    json_writer w(stdout);
+    write_json(w, file, link);
+  }
   std::fputc('\n', stdout);
 }
 
@@ -472,6 +480,17 @@ int main(int argc, char** argv) {
 
   int status = cli::exit_ok;
   dot_graph graph;  // --format=dot: one graph for every file
+  // --json over several files: one document, {"version": 1, "files": [...]},
+  // each element the document `--json FILE` prints, or {"file", "error"}
+  // for a file that could not be linked (the error is on stderr too).
+  std::optional<json_writer> several;
+  if (what == mode::json && files.size() > 1) {
+    several.emplace(stdout);
+    several->begin_object();
+    several->key("version").value(1);
+    several->key("files").begin_array();
+  }
+  json_writer* into = several ? &*several : nullptr;
   for (const std::string& file : files) {
     if (files.size() > 1 && what != mode::json && what != mode::bindings && what != mode::dot) {
       std::printf("%s:\n", file.c_str());
@@ -487,7 +506,7 @@ int main(int argc, char** argv) {
                                       : what == mode::dot ? cli::ldd_output::dot
                                       : what == mode::json ? cli::ldd_output::json
                                                            : cli::ldd_output::list;
-      const int s = cli::ldd_pe(tool, file, pe_what, *pe_options);
+      const int s = cli::ldd_pe(tool, file, pe_what, *pe_options, into);
       if (s > status) status = s;
       continue;
     }
@@ -500,7 +519,7 @@ int main(int argc, char** argv) {
                                          : what == mode::dot ? cli::ldd_output::dot
                                          : what == mode::json ? cli::ldd_output::json
                                                               : cli::ldd_output::list;
-      const int s = cli::ldd_macho(tool, file, macho_what, macho_options);
+      const int s = cli::ldd_macho(tool, file, macho_what, macho_options, into);
       if (s > status) status = s;
       continue;
     }
@@ -520,6 +539,7 @@ int main(int argc, char** argv) {
     auto link = link_dynamic(file, options);
     if (!link) {
       cli::report(tool, file, link.error());
+      cli::json_error_element(into, file, link.error());
       status = cli::exit_error;
       continue;
     }
@@ -557,8 +577,19 @@ int main(int argc, char** argv) {
         break;
       case mode::interposed: print_interposed(*link); break;
       case mode::dot: graph.add(*link); break;
-      case mode::json: print_json(file, *link); break;
+      case mode::json:
+        if (into)
+          write_json(*into, file, *link);
+        else
+          print_json(file, *link);
+        break;
     }
+  }
+  if (several) {
+    several->end_array();
+    several->end_object();
+    several.reset();  // flushes
+    std::fputc('\n', stdout);
   }
   if (what == mode::dot) graph.print();
   std::fflush(stdout);

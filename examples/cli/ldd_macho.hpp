@@ -34,6 +34,17 @@ namespace linkscope::cli {
 
 enum class ldd_output { list, tree, bindings, unused, undefined, dot, json };
 
+// The element of linkscope-ldd's several-file --json document for a file that
+// could not be linked: {"version": 1, "file": F, "error": what and where}.
+inline void json_error_element(linkscope::json_writer* into, const std::string& file, const linkscope::error& err) {
+  if (!into) return;
+  into->begin_object();
+  into->key("version").value(1);
+  into->key("file").value(file);
+  into->key("error").value(linkscope::describe(err));
+  into->end_object();
+}
+
 // Whether `path` starts like a Mach-O image or a universal file.
 inline bool is_macho_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -113,9 +124,9 @@ inline std::string_view shown_path(const linkscope::resolve::dyld_object& o) {
   return o.path.empty() ? std::string_view(o.name) : std::string_view(o.path);
 }
 
-inline void print_json(const std::string& file, const linkscope::resolve::dyld_link& link) {
+// The document of one file into `w` (an element of the several-file document too).
+inline void write_json(linkscope::json_writer& w, const std::string& file, const linkscope::resolve::dyld_link& link) {
   {
-    linkscope::json_writer w(stdout);
     w.begin_object();
     w.key("version").value(1);
     w.key("file").value(file);
@@ -187,6 +198,13 @@ inline void print_json(const std::string& file, const linkscope::resolve::dyld_l
     w.end_array();
     w.end_object();
   }
+}
+
+inline void print_json(const std::string& file, const linkscope::resolve::dyld_link& link) {
+  {
+    linkscope::json_writer w(stdout);
+    write_json(w, file, link);
+  }
   std::fputc('\n', stdout);
 }
 
@@ -217,12 +235,14 @@ inline void print_dot(const linkscope::resolve::dyld_link& link) {
 }  // namespace detail
 
 // linkscope-ldd on one Mach-O file; returns the exit status for it.
+// With `into`, the --json document is written there instead of stdout.
 inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output what,
-                     linkscope::resolve::dyld_options options) {
+                     linkscope::resolve::dyld_options options, linkscope::json_writer* into = nullptr) {
   options.bindings = what != ldd_output::list && what != ldd_output::tree && what != ldd_output::dot;
   auto link = linkscope::resolve::link_dyld(file, options);
   if (!link) {
     report(tool, file, link.error());
+    json_error_element(into, file, link.error());
     return exit_error;
   }
   int status = exit_ok;
@@ -279,7 +299,12 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
       break;
     }
     case ldd_output::dot: detail::print_dot(*link); break;
-    case ldd_output::json: detail::print_json(file, *link); break;
+    case ldd_output::json:
+      if (into)
+        detail::write_json(*into, file, *link);
+      else
+        detail::print_json(file, *link);
+      break;
   }
   return status;
 }

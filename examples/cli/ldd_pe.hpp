@@ -149,9 +149,9 @@ inline std::string finding_text(const windows_link& w, const linkscope::resolve:
   return line;
 }
 
-inline void print_json(const std::string& file, const windows_link& w) {
+// The document of one image into `out` (an element of the several-file document too).
+inline void write_json(linkscope::json_writer& out, const std::string& file, const windows_link& w) {
   {
-    linkscope::json_writer out(stdout);
     out.begin_object();
     out.key("version").value(1);
     out.key("file").value(file);
@@ -236,6 +236,13 @@ inline void print_json(const std::string& file, const windows_link& w) {
     out.end_array();
     out.end_object();
   }
+}
+
+inline void print_json(const std::string& file, const windows_link& w) {
+  {
+    linkscope::json_writer out(stdout);
+    write_json(out, file, w);
+  }
   std::fputc('\n', stdout);
 }
 
@@ -306,11 +313,13 @@ inline std::optional<linkscope::resolve::winload_options> winload_options_from(c
 }
 
 // linkscope-ldd on one PE image; returns the exit status for it.
+// With `into`, the --json document is written there instead of stdout.
 inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output what,
-                  const linkscope::resolve::winload_options& options) {
+                  const linkscope::resolve::winload_options& options, linkscope::json_writer* into = nullptr) {
   auto w = linkscope::resolve::load_windows(file, options);
   if (!w) {
     report(tool, w.error());
+    json_error_element(into, file, w.error().err);
     return exit_error;
   }
   int status = exit_ok;
@@ -345,7 +354,12 @@ inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output wha
       if (!w->findings.empty()) status = exit_finding;
       break;
     case ldd_output::dot: pe_detail::print_dot(*w); break;
-    case ldd_output::json: pe_detail::print_json(file, *w); break;
+    case ldd_output::json:
+      if (into)
+        pe_detail::write_json(*into, file, *w);
+      else
+        pe_detail::print_json(file, *w);
+      break;
   }
   return status;
 }

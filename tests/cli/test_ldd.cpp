@@ -169,6 +169,55 @@ TEST_CASE("linkscope-ldd --json, --tree, --format=dot, --interposed") {
   CHECK(interposed.status == 0);
 }
 
+// Several files with --json: one document (issue 15: two concatenated
+// documents are not JSON), parsed by /usr/bin/python3's json module. Each
+// element is the document `--json FILE` prints; a file that cannot be linked
+// is {"version", "file", "error"}; the libraries are the ones ldd lists.
+TEST_CASE("linkscope-ldd --json over several files is one document") {
+  const auto& fx = fixture();
+  if (!fx.ok) {
+    WARN("no x86-64 ld.so or gcc here; skipped");
+    return;
+  }
+  auto several = ours(fx.dir, "--json ./m ./nothing-here ./mv");
+  CHECK(several.status == 2);
+  write_file(fx.dir + "/several.json", several.out);
+  write_file(fx.dir + "/m.json", ours(fx.dir, "--json ./m").out);
+  write_file(fx.dir + "/mv.json", ours(fx.dir, "--json ./mv").out);
+  write_file(fx.dir + "/several.py", R"PY(
+import json
+d = json.load(open("several.json"))
+m = json.load(open("m.json"))
+mv = json.load(open("mv.json"))
+print(sorted(d), d["version"], len(d["files"]))
+print(d["files"][0] == m, d["files"][2] == mv)
+print(sorted(d["files"][1].items()))
+for f in (d["files"][0], d["files"][2]):
+    print(" ".join(l["name"] for l in f["libs"] if l["path"]))
+)PY");
+  auto parsed = capture("cd " + shell_quote(fx.dir) + " && /usr/bin/python3 several.py");
+  REQUIRE(parsed.status == 0);
+  const auto got = lines(parsed.out);
+  REQUIRE(got.size() >= 5);
+  CHECK(got[0] == "['files', 'version'] 1 3");
+  CHECK(got[1] == "True True");
+  CHECK(got[2] == "[('error', 'no such file'), ('file', './nothing-here'), ('version', 1)]");
+  // The oracle: the names ldd resolves, in its order (the vDSO aside).
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::string names;
+    for (const std::string& l : ldd_lines(fx.dir, i == 0 ? "./m" : "./mv")) {
+      // "name => path", or the interpreter's own line ("\t/lib64/ld-linux-x86-64.so.2").
+      if (l.find("not found") != std::string::npos) continue;
+      std::string name = l.substr(0, l.find(" => "));
+      name.erase(0, name.find_first_not_of(" \t"));
+      if (!names.empty()) names += ' ';
+      names += name;
+    }
+    INFO((i == 0 ? "./m" : "./mv"));
+    CHECK(got[3 + i] == names);
+  }
+}
+
 TEST_CASE("linkscope-ldd: bad input keeps the rest of the closure") {
   const auto& fx = fixture();
   if (!fx.ok) {
