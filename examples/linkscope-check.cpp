@@ -151,24 +151,7 @@ void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
     for (const auto& u : f.undefined) w.value(u);
     w.end_array();
     w.key("floors").begin_array();
-    for (const auto& v : f.floors) {
-      w.begin_object();
-      w.field("family", v.family);
-      w.field("max", v.max);
-      w.field("highest", v.highest);
-      w.key("above").begin_array();
-      for (std::size_t i = 0; i < v.above.size(); ++i) {
-        w.begin_object();
-        w.field("library", v.libraries[i]);
-        w.field("version", v.above[i].name);
-        w.key("symbols").begin_array();
-        for (const auto& sym : v.above[i].symbols) w.value(sym + "@" + v.above[i].name);
-        w.end_array();
-        w.end_object();
-      }
-      w.end_array();
-      w.end_object();
-    }
+    for (const auto& v : f.floors) cli::write_violation(w, v);
     w.end_array();
     w.key("warnings").begin_array();
     for (const auto& x : f.warnings) w.value(x);

@@ -357,22 +357,7 @@ void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
     w.value(nullptr);
   }
   w.key("exceeded").begin_array();
-  for (const auto& v : in.violations) {
-    w.begin_object();
-    w.field("family", v.family);
-    w.field("max", v.max);
-    w.field("highest", v.highest);
-    w.key("above").begin_array();
-    for (std::size_t i = 0; i < v.above.size(); ++i) {
-      w.begin_object();
-      w.field("library", v.libraries[i]);
-      w.field("version", v.above[i].name);
-      write_strings(w, "symbols", v.above[i].symbols);
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-  }
+  for (const auto& v : in.violations) cli::write_violation(w, v);
   if (in.isa_exceeded) {
     w.begin_object();
     w.field("family", "x86-64");

@@ -1,13 +1,15 @@
 // cli/floor_limits.hpp — --max-glibc VER, --max-glibcxx VER and
 // --max-version FAMILY=VER (repeatable) read into resolve::version_limit, as
 // linkscope-floors and linkscope-check take them (each tool's option table
-// names them, with its own meaning of "exceeded").
+// names them, with its own meaning of "exceeded"), and a limit exceeded as
+// JSON, the same in both tools.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
 
 #include "options.hpp"
@@ -32,6 +34,28 @@ inline int read_floor_limits(const tool_spec& t, const parsed& p, std::vector<re
       return usage_error(t, "--max-version: expected FAMILY=VERSION (e.g. CXXABI=1.3.7)");
   }
   return -1;
+}
+
+// One family over its limit as JSON, in linkscope-floors' "exceeded" and
+// linkscope-check's "floors": {family, max, highest, above: [{library,
+// version, symbols}]}.
+inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
+  w.begin_object();
+  w.field("family", v.family);
+  w.field("max", v.max);
+  w.field("highest", v.highest);
+  w.key("above").begin_array();
+  for (std::size_t i = 0; i < v.above.size(); ++i) {
+    w.begin_object();
+    w.field("library", v.libraries[i]);
+    w.field("version", v.above[i].name);
+    w.key("symbols").begin_array();
+    for (const auto& sym : v.above[i].symbols) w.value(sym);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
 }
 
 }  // namespace linkscope::cli

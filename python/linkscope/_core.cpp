@@ -842,7 +842,7 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
         ad["library"] = to_py(v.libraries[i]);
         ad["version"] = to_py(v.above[i].name);
         py::list symbols;
-        for (const auto& sym : v.above[i].symbols) symbols.append(to_py(sym + "@" + v.above[i].name));
+        for (const auto& sym : v.above[i].symbols) symbols.append(to_py(sym));
         ad["symbols"] = symbols;
         above.append(ad);
       }
