@@ -356,16 +356,16 @@ for pol in sorted(policies, key=lambda x: -x["priority"]):
 print(best)
 )PY";
 
-std::string oracle_tag(const std::string& dir, const std::string& so) {
-  const std::string policy = std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/manylinux-policy.json";
+std::string oracle_tag(const std::string& dir, const std::string& so, const char* policy_file = "manylinux-policy.json") {
+  const std::string policy = std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/" + policy_file;
   lt::write_file(dir + "/oracle.py", policy_oracle_py);
   auto r = lt::capture("/usr/bin/python3 " + lt::shell_quote(dir + "/oracle.py") + " " + lt::shell_quote(policy) + " " +
                        lt::shell_quote(dir + "/" + so));
   return r.out.substr(0, r.out.find('\n'));
 }
 
-std::vector<resolve::floor_policy> manylinux_policies() {
-  const std::string text = lt::read_file(std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/manylinux-policy.json");
+std::vector<resolve::floor_policy> manylinux_policies(const char* policy_file = "manylinux-policy.json") {
+  const std::string text = lt::read_file(std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/" + policy_file);
   auto read = resolve::read_policies(text);
   REQUIRE(read);
   return *read;
@@ -436,6 +436,61 @@ TEST_CASE("policy tags just below and just above manylinux boundaries", "[floors
   CHECK(lt::capture(bin + " --max-glibc 2.28 " + lt::shell_quote(dir + "/libc229.so")).status == 1);
   auto json = lt::capture(bin + " --json --policy " + policy + " " + lt::shell_quote(dir + "/libc218.so"));
   CHECK(json.out.find("\"blacklisted\":[\"libc.so.6: __cxa_thread_atexit_impl\"]") != std::string::npos);
+}
+
+// musllinux: auditwheel's musllinux-policy.json on DSOs linked against stand-ins
+// for musl's libc.so and libz.so.1 (made here with -nostdlib and those sonames:
+// musl has no symbol versions, so the policies differ by whitelist and
+// blacklist). The tag comes from the same oracle; the libraries outside the
+// best policy's whitelist from objdump -p's NEEDED and the policy file.
+TEST_CASE("musllinux policies: whitelist and blacklist", "[floors][policy]") {
+  const std::string dir = lt::scratch_dir("floors_musl");
+  lt::write_file(dir + "/libc.c", "int puts(const char* s) { return s != 0; }\n");
+  lt::write_file(dir + "/libz.c", "void _tr_init(void* s) { (void)s; }\nint deflate(void* s, int f) { return s != 0 && f; }\n");
+  lt::write_file(dir + "/foo.c", "int foo(void) { return 1; }\n");
+  lt::write_file(dir + "/ok.c", "int puts(const char*); int deflate(void*, int);\n"
+                                "int ok(void* z) { return puts(\"x\") + deflate(z, 0); }\n");
+  lt::write_file(dir + "/graft.c", "int puts(const char*); int foo(void);\nint g(void) { return puts(\"x\") + foo(); }\n");
+  lt::write_file(dir + "/bl.c", "void _tr_init(void*);\nvoid b(void* s) { _tr_init(s); }\n");
+  const std::string so = "gcc -shared -fPIC -nostdlib ";
+  REQUIRE(lt::run_in(dir, so + "libc.c -Wl,-soname,libc.so -o libc.so && " + so + "libz.c -Wl,-soname,libz.so.1 -o libz.so.1 && " +
+                              so + "foo.c -Wl,-soname,libfoo.so -o libfoo.so && " +
+                              so + "ok.c -o ok.so -Wl,--no-as-needed ./libc.so ./libz.so.1 && " +
+                              so + "graft.c -o graft.so -Wl,--no-as-needed ./libc.so ./libfoo.so && " +
+                              so + "bl.c -o bl.so -Wl,--no-as-needed ./libz.so.1 ./libc.so") == 0);
+  lt::write_file(dir + "/whitelist.py", R"PY(
+import json, subprocess, sys
+policies = {p["name"]: p for p in json.load(open(sys.argv[1]))}
+p = subprocess.run(["objdump", "-p", sys.argv[3]], capture_output=True, text=True).stdout
+needed = [l.split()[1] for l in p.splitlines() if l.startswith("  NEEDED")]
+print(" ".join(n for n in needed if n not in policies[sys.argv[2]]["lib_whitelist"]))
+)PY");
+  const std::string policy_path = std::string(LINKSCOPE_SOURCE_DIR) + "/tests/data/auditwheel/musllinux-policy.json";
+  const auto policies = manylinux_policies("musllinux-policy.json");
+  std::vector<std::string> tags;
+  for (const char* name : {"ok.so", "graft.so", "bl.so"}) {
+    INFO(name);
+    const std::string expected = oracle_tag(dir, name, "musllinux-policy.json");
+    REQUIRE(!expected.empty());
+    REQUIRE(expected != "None");
+    const auto report = resolve::evaluate_policies(floors_of(dir + "/" + name), policies);
+    CHECK(report.best == expected);
+    tags.push_back(expected);
+    auto best = std::find_if(report.verdicts.begin(), report.verdicts.end(), [&](const auto& v) { return v.tag == report.best; });
+    REQUIRE(best != report.verdicts.end());
+    if (best->priority == 0) continue;  // "linux", the fallback: nothing to graft towards
+    std::string outside;
+    for (const auto& lib : best->outside_whitelist) outside += (outside.empty() ? "" : " ") + lib;
+    const auto oracle = lt::capture("/usr/bin/python3 " + lt::shell_quote(dir + "/whitelist.py") + " " +
+                                    lt::shell_quote(policy_path) + " " + lt::shell_quote(best->name) + " " +
+                                    lt::shell_quote(dir + "/" + name));
+    CHECK(outside == oracle.out.substr(0, oracle.out.find('\n')));
+  }
+  CHECK(tags[0].rfind("musllinux_", 0) == 0);
+  // libfoo.so is to be grafted, not a reason to fall back; _tr_init in libz.so.1 is.
+  CHECK(tags[1] == tags[0]);
+  CHECK(tags[2] != tags[0]);
+  CHECK(tags[2] == "linux_x86_64");
 }
 
 TEST_CASE("a policy file that is not the policy shape is an error with its offset", "[floors][policy]") {
