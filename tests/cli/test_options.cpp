@@ -34,7 +34,7 @@ const std::vector<cli_case>& cases() {
       {"linkscope-nm",
        {"-a, --debug-syms", "-A, --print-file-name", "-C, --demangle", "--no-demangle", "-D, --dynamic", "-f, --format=FORMAT",
         "-g, --extern-only", "-o", "-p, --no-sort", "-P, --portability", "-S, --print-size", "-s, --print-armap",
-        "--special-syms", "-u, --undefined-only", "-U, --defined-only", "--with-symbol-versions",
+        "--special-syms", "--target=BFDNAME", "-u, --undefined-only", "-U, --defined-only", "--with-symbol-versions",
         "--without-symbol-versions", "--arch=ARCH|all", "--json", "--thin-confine", "-h, --help", "-V, --version"},
        "--format", "--json -P"},
       {"linkscope-ldd",

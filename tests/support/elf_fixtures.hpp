@@ -131,7 +131,7 @@ class elf_fixtures {
     f.dso("libuse32.so", "ld.lld-14 -m elf_i386 -shared -nostdlib use32.o libver32.so -o libuse32.so");
     // Big-endian and other machines (clang-14 cross objects, lld-14 DSOs).
     for (const char* target : {"powerpc64-linux-gnu", "mips-linux-gnu", "s390x-linux-gnu", "aarch64-linux-gnu",
-                               "armeb-linux-gnueabi", "powerpc-linux-gnu"}) {
+                               "armeb-linux-gnueabi", "powerpc-linux-gnu", "riscv64-linux-gnu"}) {
       const std::string t = target;
       const std::string o = "ver_" + t + ".o";
       f.obj(o, "clang-14 --target=" + t + " -fPIC -c ver.c -o " + o);

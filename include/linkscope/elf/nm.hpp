@@ -10,7 +10,8 @@
 //     SHF_WRITE; CODE from SHF_EXECINSTR, else DATA if LOAD; DEBUGGING for
 //     non-ALLOC sections named .debug*, .zdebug*, .gnu.debuglto_.debug_*,
 //     .gnu.linkonce.wi.*, .line*, .stab* or .gdb_index; SMALL_DATA for MIPS
-//     SHF_MIPS_GPREL (with the MIPS backend only, see nm_options::all_backends). The section letter is then t (CODE), r/g/d (DATA:
+//     SHF_MIPS_GPREL on a MIPS section type (with the MIPS backend only, see
+//     nm_options::all_backends; .sdata and .sbss are PROGBITS/NOBITS, so D/B). The section letter is then t (CODE), r/g/d (DATA:
 //     read-only / small / other), s/b (no contents: small / other),
 //     N (DEBUGGING), n (contents, read-only), else '?'. The COFF-style names
 //     .drectve/.idata (i), .edata (e), .pdata (p) (followed by end, '.', '$'
@@ -24,8 +25,9 @@
 //     local nor global '?'; absolute 'a'; else the section letter. Global
 //     (STB_GLOBAL, defined, not common) upper-cases it.
 //  3. Filtering: STT_SECTION and STT_FILE symbols are "debugging" and never
-//     listed (nm -a would); with the ARM/AArch64 backends, mapping symbols
-//     ($a, $d, $t, $x ...) are target-special and skipped.
+//     listed (nm -a would); with the ARM/AArch64/RISC-V backends, mapping
+//     symbols ($a, $d, $t, $x ...) and RISC-V local labels are
+//     target-special and skipped (nm_options::all_backends).
 // Values: st_value, plus the section address in relocatable files; a common
 // symbol shows its size (BFD stores st_size as the value). Dynamic symbols
 // carry the version nm appends (versions.hpp). Entry 0 is never listed.
@@ -35,6 +37,7 @@
 // value (X: T, W: D or B past p_filesz, else R), an approximation of nm.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -75,12 +78,29 @@ struct nm_options {
   bool defined_only = false;    // --defined-only
   bool debug_syms = false;      // -a
   bool special_syms = false;    // --special-syms
-  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch or a
-  // native nm on ARM/AArch64/MIPS): hide ARM/AArch64 mapping symbols, MIPS
-  // small-data letters. The default emulates Debian's x86-64 nm, whose BFD
-  // reads other machines through the generic elf32/64-little/big backends.
-  bool all_backends = false;
+  // Emulate an nm whose BFD has every ELF backend (binutils-multiarch, or a
+  // native nm on ARM/AArch64/MIPS/RISC-V): hide the target-special symbols
+  // (ARM/AArch64 mapping symbols, RISC-V local labels), MIPS small-data
+  // letters. false emulates an nm that reads the file's machine through the
+  // generic elf32/64-little/big backend: Debian's single-target x86-64 nm on a
+  // foreign file, or any nm given --target=elfNN-little|big that matches it.
+  bool all_backends = true;
+  // nm --target=elfNN-little|big: nm takes a named target only for a file it
+  // matches (class and byte order); such a file is then read through the
+  // generic backend, as with all_backends = false. Other files are unaffected.
+  enum class generic_target : u8 { none, elf32_little, elf32_big, elf64_little, elf64_big };
+  generic_target target = generic_target::none;
 };
+
+// The generic target that BFD calls `name` (none for any other name).
+inline nm_options::generic_target generic_target_named(std::string_view name) noexcept {
+  using g = nm_options::generic_target;
+  if (name == "elf32-little") return g::elf32_little;
+  if (name == "elf32-big") return g::elf32_big;
+  if (name == "elf64-little") return g::elf64_little;
+  if (name == "elf64-big") return g::elf64_big;
+  return g::none;
+}
 
 // What listing a file gave.
 struct nm_listing {
@@ -136,8 +156,34 @@ inline bool is_debugging_section_name(std::string_view name) noexcept {
          starts_with(name, ".stab") || name == ".gdb_index";
 }
 
-// ARM / AArch64 mapping and tag symbols (bfd_is_{arm,aarch64}_special_symbol_name).
+// A local label name as BFD's ELF backends judge it: ".L...", "..." and
+// "_.L_..." (compiler-internal labels), and the assembler's "L<digits>"
+// labels that carry a ^A or ^B ("L0^A..." is a fake symbol).
+inline bool is_local_label_name(std::string_view name) noexcept {
+  if (starts_with(name, ".L") || starts_with(name, "..") || starts_with(name, "_.L_")) return true;
+  if (name.size() < 2 || name[0] != 'L' || name[1] < '0' || name[1] > '9') return false;
+  bool marked = false;
+  for (std::size_t i = 2; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == 1 || c == 2) {
+      if (c == 1 && i == 2) return true;
+      marked = true;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return marked;
+}
+
+// The symbols a target's BFD backend calls special (is_target_special_symbol),
+// which nm lists only with --special-syms: ARM and AArch64 mapping and tag
+// symbols ($a, $t, $d, $x, ... alone or followed by '.'; bfd_is_{arm,aarch64}_
+// special_symbol_name); RISC-V's mapping symbols ($x..., $d...), local labels
+// (.Lpcrel_hi0, .LBB0_1, which RISC-V objects keep for their relocations) and
+// the empty name.
 inline bool is_target_special(u16 machine, std::string_view name) noexcept {
+  if (machine == EM_RISCV)
+    return name.empty() || starts_with(name, "$x") || starts_with(name, "$d") || is_local_label_name(name);
   if (name.size() < 2 || name[0] != '$') return false;
   if (name.size() > 2 && name[2] != '.') return false;
   const char c = name[1];
@@ -156,7 +202,7 @@ class nm_classifier {
   using Sym = typename ET::Sym;
   using Shdr = typename ET::Shdr;
 
-  static result<nm_classifier> make(const file<ET>& f, bool all_backends = false) {
+  static result<nm_classifier> make(const file<ET>& f, bool all_backends = true) {
     nm_classifier c;
     c.all_backends_ = all_backends;
     c.file_ = &f;
@@ -184,7 +230,11 @@ class nm_classifier {
       const bool readonly = (flags & SHF_WRITE) == 0;
       const bool code = (flags & SHF_EXECINSTR) != 0;
       const bool data = !code && load;
-      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0;
+      // The MIPS backend sees a section's header only for MIPS section types
+      // (elf_backend_section_from_shdr): .sdata/.sbss (PROGBITS/NOBITS with
+      // SHF_MIPS_GPREL) are D/B to binutils-multiarch 2.40's nm.
+      const bool small = all_backends && f.machine() == EM_MIPS && (flags & SHF_MIPS_GPREL) != 0 &&
+                         type >= 0x70000000u && type <= 0x7fffffffu;  // SHT_LOPROC..SHT_HIPROC
       const bool debugging = !alloc && detail::is_debugging_section_name(name);
       char letter = detail::coff_section_letter(name);
       if (letter == '?') {
@@ -280,7 +330,10 @@ template <class ET>
 LINKSCOPE_NM_HOT result<nm_listing> nm_symbols(const file<ET>& f, const nm_options& options, std::vector<nm_entry>& out) {
   nm_listing listing;
   listing.is64 = ET::is64;
-  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends));
+  using g = nm_options::generic_target;
+  constexpr bool big = ET::endianness == std::endian::big;
+  constexpr g own = ET::is64 ? (big ? g::elf64_big : g::elf64_little) : (big ? g::elf32_big : g::elf32_little);
+  LINKSCOPE_TRY(classifier, nm_classifier<ET>::make(f, options.all_backends && options.target != own));
   symbol_table_view<ET> table;
   version_tables<ET> versions;
   if (options.dynamic) {
