@@ -62,6 +62,14 @@ constexpr cli::tool_spec spec{
     "  linkscope-check --max-glibc 2.17 --max-glibcxx 3.4.19 $CONDA_PREFIX\n",
     "findings"};
 
+// The first eight symbols of a finding, comma-separated ("..." after them).
+std::string first_symbols(const std::vector<std::string>& symbols) {
+  std::string list;
+  for (std::size_t i = 0; i < symbols.size() && i < 8; ++i) list.append(i ? ", " : "").append(symbols[i]);
+  if (symbols.size() > 8) list += ", ...";
+  return list;
+}
+
 void split_into(std::string_view list, std::vector<std::string>& out) {
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -223,12 +231,9 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
     }
     for (const auto& o : f.overlinked) {
       if (o.allowed && !verbose) continue;
-      std::string list;
-      for (std::size_t i = 0; i < o.symbols.size() && i < 8; ++i) list.append(i ? ", " : "").append(o.symbols[i]);
-      if (o.symbols.size() > 8) list += ", ...";
       std::printf("%s: overlinked: %zu symbol%s from %s (loaded by %s)%s: %s\n", file, o.symbols.size(),
                   o.symbols.size() == 1 ? "" : "s", shown(o.path).c_str(), shown(o.via).c_str(),
-                  o.allowed ? " (allowed)" : "", list.c_str());
+                  o.allowed ? " (allowed)" : "", first_symbols(o.symbols).c_str());
     }
     for (const auto& p : f.rpaths)
       if (p.outside)
@@ -236,14 +241,9 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
                     p.expanded.empty() || p.expanded == p.entry ? "" : " => ",
                     p.expanded.empty() || p.expanded == p.entry ? "" : p.expanded.c_str());
     for (const auto& v : f.floors)
-      for (std::size_t i = 0; i < v.above.size(); ++i) {
-        std::string list;
-        const auto& syms = v.above[i].symbols;
-        for (std::size_t k = 0; k < syms.size() && k < 8; ++k) list.append(k ? ", " : "").append(syms[k]);
-        if (syms.size() > 8) list += ", ...";
+      for (std::size_t i = 0; i < v.above.size(); ++i)
         std::printf("%s: floor: %s from %s is above %s: %s\n", file, v.above[i].name.c_str(), v.libraries[i].c_str(),
-                    v.max.c_str(), list.c_str());
-      }
+                    v.max.c_str(), first_symbols(v.above[i].symbols).c_str());
     if (!f.undefined.empty())
       std::printf("%s: undefined: %zu symbol%s (ldd -r), first %s\n", file, f.undefined.size(),
                   f.undefined.size() == 1 ? "" : "s", f.undefined.front().c_str());

@@ -841,9 +841,7 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
         py::dict ad;
         ad["library"] = to_py(v.libraries[i]);
         ad["version"] = to_py(v.above[i].name);
-        py::list symbols;
-        for (const auto& sym : v.above[i].symbols) symbols.append(to_py(sym));
-        ad["symbols"] = symbols;
+        ad["symbols"] = string_list(v.above[i].symbols);
         above.append(ad);
       }
       vd["above"] = above;

@@ -424,9 +424,6 @@ class file_verdicts {
   std::unordered_map<std::string, std::string> canonical_;
 };
 
-}  // namespace detail
-
-namespace detail {
 // The floors of one analysed file against the limits (the file is mapped
 // again: it is in the page cache, and the loader cache holds no raw view).
 inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
