@@ -131,7 +131,7 @@ inline std::vector<std::string> macho_images() {
   REQUIRE_FALSE((dir).empty())
 
 namespace linkscope_test {
-// Real macOS binaries given by the caller (bench/macho_fetch.sh sets
+// Real macOS binaries given by the caller (scripts/real-parity, which CI runs, sets
 // LINKSCOPE_MACHO_REAL to a ':'-separated list of the npm files it unpacked);
 // empty when the variable is unset, so the real-file cases are opt-in.
 inline std::vector<std::string> real_macho_files() {

@@ -109,7 +109,7 @@ bind_rows render(const File& f) {
 }
 }  // namespace
 
-// Opt-in (LINKSCOPE_MACHO_REAL, set by bench/macho_fetch.sh): the npm files.
+// Opt-in (LINKSCOPE_MACHO_REAL, set by scripts/real-parity, which CI runs): the npm files.
 TEST_CASE("macho bind opcodes of real files equal llvm-objdump-14", "[macho][real]") {
   for (const auto& path : real_macho_files()) {
     INFO(path);

@@ -89,7 +89,7 @@ std::vector<std::string> our_exports(const std::string& path) {
 }
 }  // namespace
 
-// Opt-in (LINKSCOPE_MACHO_REAL, set by bench/macho_fetch.sh): the npm files.
+// Opt-in (LINKSCOPE_MACHO_REAL, set by scripts/real-parity, which CI runs): the npm files.
 TEST_CASE("macho export trie of real files equals llvm-objdump-14", "[macho][real]") {
   for (const auto& path : real_macho_files()) {
     INFO(path);

@@ -192,7 +192,7 @@ TEST_CASE("linkscope-nm: llvm-nm-only options on an ELF file are an error, not i
 
 TEST_CASE("linkscope-nm on real macOS binaries equals llvm-nm-14 for each flag set", "[macho][real]") {
   const auto files = real_macho_files();
-  if (files.empty()) return;  // opt-in: bench/macho_fetch.sh sets LINKSCOPE_MACHO_REAL
+  if (files.empty()) return;  // opt-in: scripts/real-parity (CI) sets LINKSCOPE_MACHO_REAL
   const std::string nm = tool_path("linkscope-nm");
   REQUIRE(have_tool(nm));
   for (const auto& path : files)

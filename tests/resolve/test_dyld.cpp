@@ -7,7 +7,7 @@
 // when the client is relinked against it; the unused dylibs are those
 // ld64.lld -dead_strip_dylibs drops (llvm-otool-14 -L). Bad input is an
 // error naming the image. Opt-in [real]: the sharp npm layout
-// (LINKSCOPE_MACHO_REAL, set by bench/macho_fetch.sh).
+// (LINKSCOPE_MACHO_REAL, set by scripts/real-parity, which CI runs).
 #include "linkscope/resolve/dyld.hpp"
 
 #include <catch2/catch.hpp>
