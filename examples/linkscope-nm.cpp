@@ -1,6 +1,8 @@
 // linkscope-nm: list symbols like GNU nm 2.40 (byte for byte for the options
 // below), for ELF objects, shared libraries, executables and archives of them;
-// Mach-O files (thin or universal) list as llvm-nm lists them (macho/nm.hpp).
+// Mach-O files (thin or universal) list as llvm-nm lists them (macho/nm.hpp);
+// COFF objects, PE images, import libraries and archives of them list as GNU
+// nm 2.40 (binutils-multiarch) lists them (coff/nm.hpp).
 //
 //   linkscope-nm [-D] [-p] [-u] [-g] [-A|-o] [-P] [-S] [-s] [-a]
 //                [--defined-only] [--with-symbol-versions] [--json] FILE...
@@ -26,6 +28,7 @@
 
 #include <linkscope/ar/archive.hpp>
 #include <linkscope/ar/armap.hpp>
+#include <linkscope/coff/nm.hpp>
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/elf/nm.hpp>
 #include <linkscope/macho/nm.hpp>
@@ -81,6 +84,11 @@ struct options {
   bool numeric_sort = false;  // -n
   bool reverse_sort = false;  // -r
   std::string macho_only;     // the first Mach-O-only option given, for the ELF error
+  // COFF (GNU nm's own options, which the ELF and Mach-O listings do not take):
+  coff::nm_format coff_format = coff::nm_format::bsd;  // -P/-f, -j: the last one given
+  bool size_sort = false;     // --size-sort
+  int radix = 16;             // -t d|o|x
+  std::string coff_only;      // the first COFF-only option given, for the ELF and Mach-O error
   std::vector<std::string> files;
 };
 
@@ -205,6 +213,9 @@ constexpr cli::option_spec option_table[] = {
     {"with-symbol-versions", 0, cli::arg::none, nullptr, "Display version strings after symbol names (default)"},
     {"without-symbol-versions", 0, cli::arg::none, nullptr, "Do not display version strings"},
     {"arch", 0, cli::arg::required, "ARCH|all", "Mach-O universal files: the slices to list (as llvm-nm; repeatable)"},
+    {"size-sort", 0, cli::arg::none, nullptr, "COFF/PE: sort symbols by size (the size nm infers)"},
+    {"radix", 't', cli::arg::required, "RADIX", "COFF/PE: radix (d, o, x) for printing symbol values"},
+    {nullptr, 'v', cli::arg::none, nullptr, "Same as -n"},
     {"json", 0, cli::arg::none, nullptr, "Machine-readable output ({\"version\": 1, ...})"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "Refuse thin-archive member paths that are absolute or leave the archive's folder"},
@@ -262,11 +273,22 @@ class lister {
     if (!mapped) {
       out_.flush();
       cli::report(tool, path, mapped.error());
+      if (opts_.json) emit_error_json(path, {}, mapped.error());
       return false;
     }
     const byte_view bytes = mapped->bytes();
     if (macho::is_macho(bytes) || macho::is_fat(bytes)) return list_macho(path, bytes, per_file);
     if (ar::archive::is_archive(bytes) && macho::is_macho_archive(bytes)) return list_macho(path, bytes, per_file);
+    if (!elf::is_elf(bytes)) {
+      // COFF, PE and import libraries: a magic check, so ELF pays nothing.
+      if (coff::is_nm_coff(bytes) || (ar::archive::is_archive(bytes) && coff::is_coff_archive(bytes)))
+        return list_coff(path, bytes, per_file);
+    }
+    if (!opts_.coff_only.empty()) {
+      out_.flush();
+      cli::report(tool, path, "--size-sort, -t and --format=sysv are supported for COFF and PE files only");
+      return false;
+    }
     if (!opts_.macho_only.empty()) {
       // GNU nm's ELF listing here knows no llvm-nm option: say so rather than ignore it.
       out_.flush();
@@ -277,6 +299,7 @@ class lister {
     if (!elf::is_elf(bytes)) {
       out_.flush();
       cli::report(tool, path, "file format not recognized");
+      if (opts_.json) emit_error_json(path, {}, make_error(errc::bad_magic, no_offset, "file format not recognized"));
       return false;
     }
     if (!opts_.json) {
@@ -326,6 +349,7 @@ class lister {
       for (const auto& problem : problems) cli::report(tool, problem.where, problem.what);
       if (!listed) {
         cli::report(tool, path, listed.error());
+        emit_error_json(path, {}, listed.error());
         return false;
       }
       return problems.empty();
@@ -348,11 +372,126 @@ class lister {
     return problems.empty();
   }
 
+  // COFF objects, PE images, import libraries and archives of them list as
+  // GNU nm does (coff/nm.hpp). Out of line and cold, as list_macho.
+#if defined(__GNUC__)
+  __attribute__((cold, noinline))
+#endif
+  bool list_coff(const std::string& path, byte_view bytes, bool per_file) {
+    coff::nm_options options;
+    options.format = opts_.coff_format;
+    options.undefined_only = opts_.nm.undefined_only;
+    options.external_only = opts_.nm.external_only;
+    options.defined_only = opts_.nm.defined_only;
+    options.debug_syms = opts_.nm.debug_syms;
+    options.dynamic = opts_.nm.dynamic;
+    options.no_sort = opts_.no_sort;
+    options.numeric_sort = opts_.numeric_sort;
+    options.reverse_sort = opts_.reverse_sort;
+    options.size_sort = opts_.size_sort;
+    options.print_file_name = opts_.print_file_name;
+    options.print_size = opts_.print_size;
+    options.demangle = opts_.demangle;
+    options.print_armap = opts_.print_armap;
+    options.multiple_files = per_file;
+    options.use_strcoll = opts_.use_strcoll;
+    options.radix = opts_.radix;
+    std::vector<coff::nm_problem> problems;
+    bool ok_all = true;
+    auto report_problems = [&] {
+      for (const auto& problem : problems) {
+        if (!problem.fatal) {
+          std::fprintf(stderr, "%.*s: %s: %s\n", static_cast<int>(tool.size()), tool.data(), problem.where.c_str(),
+                       problem.what.message);
+          continue;
+        }
+        cli::report(tool, problem.where, problem.what);
+        ok_all = false;
+      }
+    };
+    if (opts_.json) {
+      std::vector<coff::nm_object> objects;
+      auto listed = coff::nm_file_objects(bytes, path, options, objects, &problems);
+      for (const auto& object : objects) emit_coff_json(object);
+      report_problems();
+      if (!listed) {
+        emit_error_json(path, {}, listed.error());
+        cli::report(tool, path, listed.error());
+        return false;
+      }
+      return ok_all;
+    }
+    std::string text;
+    auto listed = coff::nm_file(bytes, path, options, text, &problems);
+    out_.put(text);
+    out_.flush();
+    report_problems();
+    if (!listed) {
+      cli::report(tool, path, listed.error());
+      return false;
+    }
+    return ok_all;
+  }
+
+  // A COFF object as docs/JSON.md has it: "member" is lib.a(member.o) and
+  // "name" the bare member beside it.
+  void emit_coff_json(const coff::nm_object& object) {
+    start_json();
+    json_.begin_object();
+    json_.field("file", object.file);
+    if (!object.member.empty()) {
+      json_.field("member", object.file + "(" + object.member + ")");
+      json_.field("name", object.member);
+    }
+    if (!object.error.empty()) {
+      json_.field("error", object.error);
+      if (object.offset != no_offset) json_.field("offset", object.offset);
+      json_.end_object();
+      return;
+    }
+    json_.field("bits", object.bits);
+    if (!object.warnings.empty()) {
+      json_.key("warnings").begin_array();
+      for (const auto& w : object.warnings) json_.value(w);
+      json_.end_array();
+    }
+    json_.key("symbols").begin_array();
+    for (const auto& s : object.symbols) {
+      json_.begin_object();
+      json_.field("symbol", s.name);
+      json_.field("name", s.name);
+      json_.field("type", std::string_view(&s.type, 1));
+      json_.field("defined", s.defined);
+      if (s.defined) {
+        json_.key("value").hex(s.value);
+        json_.field("size", s.size);
+      }
+      json_.end_object();
+    }
+    json_.end_array();
+    json_.end_object();
+  }
+
+  // An input that cannot be read stays in the document (docs/JSON.md, rule 4).
+  void emit_error_json(std::string_view file, std::string_view member, const error& e) {
+    start_json();
+    json_.begin_object();
+    json_.field("file", file);
+    if (!member.empty()) {
+      json_.field("member", std::string(file) + "(" + std::string(member) + ")");
+      json_.field("name", member);
+    }
+    json_.field("error", std::string_view(e.message[0] != '\0' ? e.message : to_string(e.code)));
+    if (e.has_offset()) json_.field("offset", e.offset);
+    json_.end_object();
+  }
+
   bool list_archive(const std::string& path, byte_view bytes, bool per_file) {
     auto archive = ar::archive::open(bytes);
     if (!archive) {
       out_.flush();
       cli::report(tool, path, archive.error());
+      if (opts_.json) emit_error_json(path, {}, archive.error());
       return false;
     }
     if (!opts_.json && per_file && !opts_.posix) {
@@ -404,6 +543,7 @@ class lister {
         if (!p) {
           out_.flush();
           cli::report(tool, path + "(" + std::string(m.name) + ")", p.error());
+          if (opts_.json) emit_error_json(path, m.name, p.error());
           ok_all = false;
           return true;
         }
@@ -411,6 +551,7 @@ class lister {
         if (!ext) {
           out_.flush();
           cli::report(tool, *p, ext.error());
+          if (opts_.json) emit_error_json(path, m.name, ext.error());
           ok_all = false;
           return true;
         }
@@ -422,6 +563,7 @@ class lister {
       if (!elf::is_elf(data)) {
         out_.flush();
         cli::report(tool, std::string(shown), "file format not recognized");
+        if (opts_.json) emit_error_json(path, shown, make_error(errc::bad_magic, no_offset, "file format not recognized"));
         ok_all = false;
         return true;
       }
@@ -458,6 +600,7 @@ class lister {
     if (!listing) {
       out_.flush();
       cli::report(tool, display, listing.error());
+      if (opts_.json) emit_error_json(ctx.file, ctx.in_archive ? ctx.member : std::string_view(), listing.error());
       return false;
     }
     if (listing->no_symbols) {
@@ -739,12 +882,16 @@ class lister {
     start_json();
     json_.begin_object();
     json_.field("file", object.file);
-    if (!object.member.empty()) json_.field("member", object.member);
+    if (!object.member.empty()) {
+      json_.field("member", object.file + "(" + object.member + ")");
+      json_.field("name", object.member);
+    }
     if (!object.arch.empty()) json_.field("arch", object.arch);
     json_.field("bits", object.bits);
     json_.key("symbols").begin_array();
     for (const auto& s : object.symbols) {
       json_.begin_object();
+      json_.field("symbol", s.name);
       json_.field("name", s.name);
       json_.field("type", std::string_view(&s.type, 1));
       json_.field("defined", s.defined);
@@ -775,12 +922,21 @@ class lister {
     }
     json_.begin_object();
     json_.field("file", ctx.file);
-    if (ctx.in_archive) json_.field("member", ctx.member);
+    if (ctx.in_archive) {
+      json_.field("member", std::string(ctx.file) + "(" + std::string(ctx.member) + ")");
+      json_.field("name", ctx.member);
+    }
     json_.field("bits", is64 ? 64 : 32);
     json_.key("symbols").begin_array();
     for (std::size_t k = 0; k < entries_.size(); ++k) {
       const elf::nm_entry& e = entry(k);
       json_.begin_object();
+      if (e.version.empty()) {
+        json_.field("symbol", e.name);
+      } else {
+        json_.field("symbol", std::string(e.name) + (e.ver == version_kind::default_ ? "@@" : "@") +
+                                  std::string(e.version));
+      }
       json_.field("name", e.name);
       if (!e.version.empty()) {
         json_.field("version", e.version);
@@ -843,16 +999,17 @@ int main(int argc, char** argv) {
       case 'D': opts.nm.dynamic = true; continue;
       case 'g': opts.nm.external_only = true; continue;
       case 'p': opts.no_sort = true; continue;
-      case 'P': opts.posix = true, opts.format = macho::nm_format::posix; continue;
+      case 'P': opts.posix = true, opts.format = macho::nm_format::posix, opts.coff_format = coff::nm_format::posix; continue;
       case 'm':
-        opts.posix = false, opts.format = macho::nm_format::darwin;
+        opts.posix = false, opts.format = macho::nm_format::darwin, opts.coff_format = coff::nm_format::bsd;
         if (opts.macho_only.empty()) opts.macho_only = "-m";
         continue;
       case 'j':
-        opts.posix = false, opts.format = macho::nm_format::just_symbols;
+        opts.posix = false, opts.format = macho::nm_format::just_symbols, opts.coff_format = coff::nm_format::just_symbols;
         if (opts.macho_only.empty()) opts.macho_only = "-j";
         continue;
       case 'n':
+      case 'v':
         opts.numeric_sort = true;
         if (opts.macho_only.empty()) opts.macho_only = "-n";
         continue;
@@ -863,14 +1020,29 @@ int main(int argc, char** argv) {
       case 'S': opts.print_size = true; continue;
       case 's': opts.print_armap = true; continue;
       case 'u': opts.nm.undefined_only = true, opts.nm.defined_only = false; continue;
+      case 't': {
+        const std::string& r = given.value;
+        if (r == "d") opts.radix = 10;
+        else if (r == "o") opts.radix = 8;
+        else if (r == "x") opts.radix = 16;
+        else return cli::usage_error(tool, r + ": invalid radix");
+        if (opts.coff_only.empty()) opts.coff_only = "-t";
+        continue;
+      }
       case 'U': opts.nm.defined_only = true, opts.nm.undefined_only = false; continue;
       case 'f': {
         const std::string& f = given.value;
-        if (f == "posix" || f == "p" || f == "P") opts.posix = true, opts.format = macho::nm_format::posix;
-        else if (f == "bsd" || f == "b" || f == "B") opts.posix = false, opts.format = macho::nm_format::bsd;
-        else if (f == "darwin" || f == "just-symbols") {
+        if (f == "posix" || f == "p" || f == "P")
+          opts.posix = true, opts.format = macho::nm_format::posix, opts.coff_format = coff::nm_format::posix;
+        else if (f == "bsd" || f == "b" || f == "B")
+          opts.posix = false, opts.format = macho::nm_format::bsd, opts.coff_format = coff::nm_format::bsd;
+        else if (f == "sysv" || f == "s" || f == "S") {
+          opts.posix = false, opts.format = macho::nm_format::bsd, opts.coff_format = coff::nm_format::sysv;
+          if (opts.coff_only.empty()) opts.coff_only = "--format=sysv";
+        } else if (f == "darwin" || f == "just-symbols") {
           opts.posix = false;
           opts.format = f == "darwin" ? macho::nm_format::darwin : macho::nm_format::just_symbols;
+          opts.coff_format = f == "darwin" ? coff::nm_format::bsd : coff::nm_format::just_symbols;
           if (opts.macho_only.empty()) opts.macho_only = "--format=" + f;
         } else return cli::usage_error(tool, "unsupported output format: " + f);
         continue;
@@ -898,6 +1070,10 @@ int main(int argc, char** argv) {
         return cli::usage_error(spec, message.c_str());
       }
       opts.nm.target = elf::generic_target_named(given.value);
+    }
+    else if (name == "size-sort") {
+      opts.size_sort = true;
+      if (opts.coff_only.empty()) opts.coff_only = "--size-sort";
     }
     else if (name == "json") opts.json = true;
     else if (name == "thin-confine") opts.thin.confine_to_archive_dir = true;

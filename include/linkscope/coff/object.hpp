@@ -181,9 +181,14 @@ class basic_object {
 
   basic_object() = default;
 
-  static result<basic_object> parse(byte_view bytes) noexcept {
+  // `header_offset` is where the COFF file header starts: 0 in an object,
+  // just past "PE\0\0" in an image (pe::image::coff_header_offset()), whose
+  // PointerToSymbolTable, when not 0, locates a symbol table in the same
+  // form (mingw's ld keeps one; the string table follows it as in objects).
+  static result<basic_object> parse(byte_view bytes, u64 header_offset = 0) noexcept {
     basic_object obj;
     obj.bytes_ = bytes;
+    obj.header_offset_ = header_offset;
     u64 section_table = 0;
     u64 symtab = 0;
     u64 nsyms = 0;
@@ -199,14 +204,14 @@ class basic_object {
       nsyms = h.number_of_symbols;
       section_table = sizeof(bigobj_header);
     } else {
-      LINKSCOPE_TRY(h, bytes.template read<file_header>(0, "truncated COFF file header"));
+      LINKSCOPE_TRY(h, bytes.template read<file_header>(header_offset, "truncated COFF file header"));
       obj.machine_ = h.machine;
       obj.timestamp_ = h.time_date_stamp;
       obj.section_count_ = h.number_of_sections;
       obj.characteristics_ = h.characteristics;
       symtab = h.pointer_to_symbol_table;
       nsyms = h.number_of_symbols;
-      section_table = sizeof(file_header) + u64{h.size_of_optional_header};
+      section_table = header_offset + sizeof(file_header) + u64{h.size_of_optional_header};
     }
     // Section table: count checked against the bytes before any use.
     LINKSCOPE_TRY(sections, bytes.template array<section_header>(section_table, obj.section_count_,
@@ -242,6 +247,19 @@ class basic_object {
   u32 symbol_count() const noexcept { return symbol_count_; }
   byte_view bytes() const noexcept { return bytes_; }
   byte_view string_table() const noexcept { return strtab_; }
+
+  // The file name of a FILE symbol as BFD reads it: a string-table name when
+  // the aux record's first 4 bytes are zero; over several aux records, all
+  // of their bytes; in one aux record, its first 14 (FILNMLEN). NULs end it.
+  result<std::string_view> file_name(const symbol_entry& e) const noexcept {
+    if (!e.is_file() || e.aux_count == 0) return std::string_view(e.name);
+    const unsigned char* aux = e.aux.data();
+    if (aux[0] == 0 && aux[1] == 0 && aux[2] == 0 && aux[3] == 0)
+      return string_at(load<u32, std::endian::little>(aux + 4));
+    std::string_view chars = e.aux.chars();
+    if (e.aux_count == 1) chars = chars.substr(0, 14);
+    return chars.substr(0, chars.find('\0'));
+  }
 
   // String-table lookup (offsets count from the size field).
   result<std::string_view> string_at(u64 offset) const noexcept {
@@ -440,9 +458,10 @@ class basic_object {
   u64 no_offset_in_file() const noexcept { return no_offset; }
   u64 section_table_offset() const noexcept {
     if constexpr (is_big) return sizeof(bigobj_header);
-    else return sizeof(file_header) + (bytes_.size() >= sizeof(file_header)
-                                           ? u64{bytes_.read_unchecked<file_header>(0).size_of_optional_header}
-                                           : 0);
+    else return header_offset_ + sizeof(file_header) +
+                (bytes_.contains(header_offset_, sizeof(file_header))
+                     ? u64{bytes_.read_unchecked<file_header>(header_offset_).size_of_optional_header}
+                     : 0);
   }
   // The name of the symbol in the slot at `slot_offset` of the symbol table.
   // A short name is a view of the file's bytes (never of a local record copy).
@@ -463,6 +482,7 @@ class basic_object {
   record_array<section_header> sections_;
   u32 section_count_ = 0;
   u32 symbol_count_ = 0;
+  u64 header_offset_ = 0;
   u32 timestamp_ = 0;
   u16 machine_ = 0;
   u16 characteristics_ = 0;

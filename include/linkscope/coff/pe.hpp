@@ -236,6 +236,8 @@ class image {
     LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
     img.machine_ = fh.machine;
     img.characteristics_ = fh.characteristics;
+    img.coff_header_offset_ = pe_offset + 4;
+    img.has_symbol_table_ = fh.number_of_symbols != 0;
     img.header_.machine = fh.machine;
     img.header_.characteristics = fh.characteristics;
     const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
@@ -293,6 +295,12 @@ class image {
   }
 
   u16 machine() const noexcept { return machine_; }
+  // Where the COFF file header starts (just past "PE\0\0"): the COFF symbol
+  // table an image may keep is read from there by coff::basic_object.
+  u64 coff_header_offset() const noexcept { return coff_header_offset_; }
+  // NumberOfSymbols != 0: the image kept its COFF symbol table (mingw's ld
+  // does unless stripped; MSVC's link.exe never writes one).
+  bool has_symbol_table() const noexcept { return has_symbol_table_; }
   bool is_pe32_plus() const noexcept { return plus_; }
   bool is_dll() const noexcept { return (characteristics_ & 0x2000) != 0; }
   u64 image_base() const noexcept { return image_base_; }
@@ -656,6 +664,8 @@ class image {
   record_array<section_header> sections_;
   record_array<data_directory> dirs_;
   u64 dirs_offset_ = 0;
+  u64 coff_header_offset_ = 0;
+  bool has_symbol_table_ = false;
   u64 image_base_ = 0;
   u32 size_of_headers_ = 0;
   header_info header_;
