@@ -325,6 +325,12 @@ class lister {
   __attribute__((cold, noinline))
 #endif
   bool list_macho(const std::string& path, byte_view bytes, bool per_file) {
+    if (!opts_.coff_only.empty()) {
+      // llvm-nm-14's Mach-O listing (the oracle there) has no such option.
+      out_.flush();
+      cli::report(tool, path, "--size-sort, -t and --format=sysv are supported for COFF and PE files only");
+      return false;
+    }
     macho::nm_options options;
     options.format = opts_.format;
     options.undefined_only = opts_.nm.undefined_only;
