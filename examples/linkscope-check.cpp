@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <linkscope/report/check.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/check.hpp>
 
@@ -63,10 +65,12 @@ constexpr cli::tool_spec spec{
     "findings"};
 
 // The first eight symbols of a finding, comma-separated ("..." after them).
-std::string first_symbols(const std::vector<std::string>& symbols) {
+// The first eight of `symbols`, then ", ..." when there are more (`total`:
+// how many there are in all, when the list holds only the first few).
+std::string first_symbols(const std::vector<std::string>& symbols, std::size_t total = 0) {
   std::string list;
   for (std::size_t i = 0; i < symbols.size() && i < 8; ++i) list.append(i ? ", " : "").append(symbols[i]);
-  if (symbols.size() > 8) list += ", ...";
+  if (std::max(total, symbols.size()) > 8) list += ", ...";
   return list;
 }
 
@@ -87,126 +91,16 @@ std::string owner_text(const linkscope::resolve::package_owner& o) {
   return "no package";
 }
 
+// An input error as the document (docs/JSON.md: errors stay in the document).
+void write_error_json(const linkscope::diagnostic& d) {
+  linkscope::json_writer w(stdout);
+  linkscope::report::write_error_document(w, d);
+  w.newline();
+}
+
 void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
-  using namespace linkscope;
-  json_writer w(stdout);
-  w.begin_object();
-  w.field("version", 1);
-  w.field("prefix", r.prefix);
-  w.field("conda_meta", r.have_conda);
-  w.field("dpkg", r.have_dpkg);
-  w.key("files").begin_array();
-  for (const auto& f : r.files) {
-    w.begin_object();
-    w.field("path", f.path);
-    w.field("relative", f.relative);
-    w.key("needed").begin_array();
-    for (const auto& n : f.needed) {
-      w.begin_object();
-      w.field("name", n.name);
-      if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
-      w.field("found_via", resolve::to_string(n.via));
-      w.field("in_prefix", n.in_prefix);
-      w.field("used", n.used);
-      w.field("symbols", n.symbols);
-      w.field("allowed", n.allowed);
-      if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
-      w.field("package_source", n.owner.source);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("missing").begin_array();
-    for (const auto& m : f.missing) {
-      w.begin_object();
-      w.field("name", m.name);
-      w.field("needed_by", m.needed_by);
-      w.field("direct", m.direct);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("unused").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.used) w.value(n.name);
-    w.end_array();
-    w.key("overlinked").begin_array();
-    for (const auto& o : f.overlinked) {
-      w.begin_object();
-      w.field("path", o.path);
-      w.field("soname", o.soname);
-      w.field("via", o.via);
-      w.field("allowed", o.allowed);
-      w.key("symbols").begin_array();
-      for (const auto& s : o.symbols) w.value(s);
-      w.end_array();
-      w.end_object();
-    }
-    w.end_array();
-    w.key("system").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.in_prefix) w.value(n.path);
-    w.end_array();
-    w.key("rpaths").begin_array();
-    for (const auto& p : f.rpaths) {
-      w.begin_object();
-      w.field("tag", p.tag);
-      w.field("entry", p.entry);
-      w.field("expanded", p.expanded);
-      w.field("outside", p.outside);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("undefined").begin_array();
-    for (const auto& u : f.undefined) w.value(u);
-    w.end_array();
-    w.key("floors").begin_array();
-    for (const auto& v : f.floors) cli::write_violation(w, v);
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& x : f.warnings) w.value(x);
-    w.end_array();
-    w.field("error", f.failed() ? linkscope::describe(f.failure) : std::string());
-    w.field("findings", f.findings);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("packages").begin_array();
-  for (const auto& p : r.packages) {
-    w.begin_object();
-    w.field("name", p.name);
-    w.field("source", p.source);
-    w.field("declared", p.declared);
-    w.field("self", p.self);
-    w.field("allowed_only", p.allowed_only);
-    w.key("dsos").begin_array();
-    for (const auto& d : p.dsos) w.value(d);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.key("undeclared").begin_array();
-  for (const auto& s : r.undeclared) w.value(s);
-  w.end_array();
-  w.key("unused_declared").begin_array();
-  for (const auto& s : r.unused_declared) w.value(s);
-  w.end_array();
-  w.key("unowned").begin_array();
-  for (const auto& s : r.unowned) w.value(s);
-  w.end_array();
-  w.key("warnings").begin_array();
-  for (const auto& s : r.warnings) w.value(s);
-  w.end_array();
-  w.key("stats").begin_object();
-  w.field("files", r.files.size());
-  w.field("objects_parsed", r.objects_parsed);
-  w.field("lookups", r.lookups);
-  w.field("skipped_non_elf", r.skipped_non_elf);
-  w.field("skipped_symlinks", r.skipped_symlinks);
-  w.field("skipped_static", r.skipped_static);
-  w.field("milliseconds", static_cast<long long>(seconds * 1000));
-  w.end_object();
-  w.field("failed", r.failed);
-  w.field("findings", r.findings);
-  w.end_object();
+  linkscope::json_writer w(stdout);
+  linkscope::report::write_json(w, r, {seconds});
   w.newline();
 }
 
@@ -258,6 +152,17 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
   for (const auto& s : r.undeclared) std::printf("underlinking: package %s is used but not declared\n", s.c_str());
   for (const auto& s : r.unused_declared)
     std::printf("overdepending: package %s is declared but never used\n", s.c_str());
+  for (const auto& d : r.statically_linked)
+    for (const auto& e : d.evidence)
+      std::printf("statically linked: package %s is declared and never linked against, but %s holds %zu definition%s of %s: %s\n",
+                  d.package.c_str(), e.file.c_str(), e.count, e.count == 1 ? "" : "s", e.copy_of.c_str(),
+                  first_symbols(e.symbols, e.count).c_str());
+  for (const auto& d : r.duplicates) {
+    std::printf("duplicate: %zu symbol%s defined by both %s (%s) and %s (%s)", d.count, d.count == 1 ? "" : "s",
+                d.file_a.c_str(), d.package_a.c_str(), d.file_b.c_str(), d.package_b.c_str());
+    if (!d.winner.empty()) std::printf("; ld.so takes %s's in %s", d.winner.c_str(), d.consumer.c_str());
+    std::printf(": %s\n", first_symbols(d.symbols, d.count).c_str());
+  }
   for (const auto& s : r.unowned) std::printf("unowned: Needed DSO %s found in no package\n", s.c_str());
   if (verbose)
     for (const auto& p : r.packages)
@@ -302,6 +207,7 @@ int main(int argc, char** argv) {
     auto opened = mapped_file::open(f);
     if (!opened) {
       cli::report(tool, f, opened.error());
+      if (json) write_error_json(linkscope::diagnostic(opened.error(), f));
       return cli::exit_error;
     }
   }
@@ -310,6 +216,7 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!report) {
     cli::report(tool, positional[0], report.error());
+    if (json) write_error_json(linkscope::diagnostic(report.error(), positional[0]));
     return cli::exit_error;
   }
   // A file that could not be analysed is an error of the run (exit 2), named

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <linkscope/report/check.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
 
@@ -37,25 +38,7 @@ inline int read_floor_limits(const tool_spec& t, const parsed& p, std::vector<re
 }
 
 // One family over its limit as JSON, in linkscope-floors' "exceeded" and
-// linkscope-check's "floors": {family, max, highest, above: [{library,
-// version, symbols}]}.
-inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
-  w.begin_object();
-  w.field("family", v.family);
-  w.field("max", v.max);
-  w.field("highest", v.highest);
-  w.key("above").begin_array();
-  for (std::size_t i = 0; i < v.above.size(); ++i) {
-    w.begin_object();
-    w.field("library", v.libraries[i]);
-    w.field("version", v.above[i].name);
-    w.key("symbols").begin_array();
-    for (const auto& sym : v.above[i].symbols) w.value(sym);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-}
+// linkscope-check's "floors" (the writer is report/check.hpp's).
+using report::write_violation;
 
 }  // namespace linkscope::cli

@@ -30,6 +30,7 @@
 #include "linkscope/resolve/ld_so_cache.hpp"
 #include "linkscope/resolve/link_line.hpp"
 #include "linkscope/resolve/objects.hpp"
+#include "linkscope/resolve/package_findings.hpp"
 #include "linkscope/resolve/packages.hpp"
 #include "linkscope/resolve/prefix_check.hpp"
 #include "linkscope/resolve/search_path.hpp"

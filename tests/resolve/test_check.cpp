@@ -4,6 +4,7 @@
 // LD_DEBUG=bindings (which library a symbol binds to), `dpkg -S` (ownership).
 // resolve/packages.hpp has its own tests (test_packages.cpp).
 #include <linkscope/resolve/check.hpp>
+#include <linkscope/resolve/duplicates.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -453,4 +454,126 @@ TEST_CASE("floors in the check: --max-glibc makes every version above it a findi
   CHECK(json.out.substr(v234, json.out.find(']', v234) - v234).find("\"__libc_start_main\"") != std::string::npos);
   CHECK(lt::capture(tool + " --no-dpkg --max-glibc two " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
   CHECK(lt::capture(tool + " --no-dpkg --max-version CXXABI " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
+}
+
+// "Overdepending, or statically linked?" and duplicates across packages
+// (resolve/package_findings.hpp). The generator says what is inside each file:
+//   lib/libbar.a    package libbar: bar.o (bar_compute, bar_table)
+//   lib/libshr.so   package libshr: shr_func
+//   lib/libqux.so   package libqux: qux_func (nobody has its code)
+//   lib/libfmt.so   package libfmt: fmt_format, fmt_vformat
+//   lib/libvendor.so package vendor: its own copy of fmt.c (fmt_format, fmt_vformat)
+//   lib/libapp.so   package app: libbar.a linked in with --exclude-libs (hidden),
+//                   and shr.c compiled in (a vendored copy of libshr)
+//   bin/tool        package app: NEEDED libvendor.so then libfmt.so; calls fmt_format
+// The app declares libbar, libshr, libqux, libfmt and vendor. nm shows
+// bar_compute local ('t') in libapp.so; ld.so (LD_DEBUG=bindings) binds the
+// tool's fmt_format to libvendor.so, the first of the two in load order.
+TEST_CASE("overdepending split into unused and statically linked; duplicates across packages with ld.so's winner",
+          "[check][packages]") {
+  if (!lt::have_tool("gcc") || !lt::have_tool("ar")) {
+    WARN("gcc or ar missing");
+    return;
+  }
+  const std::string d = lt::scratch_dir("check_packages");
+  lt::write_file(d + "/bar.c", "int bar_table[4] = {1, 2, 3, 4};\nint bar_compute(int i) { return bar_table[i & 3]; }\n");
+  lt::write_file(d + "/shr.c", "int shr_func(int x) { return x * 3; }\n");
+  lt::write_file(d + "/qux.c", "int qux_func(void) { return 5; }\n");
+  lt::write_file(d + "/fmt.c", "int fmt_vformat(int x) { return x + 1; }\nint fmt_format(int x) { return fmt_vformat(x); }\n");
+  lt::write_file(d + "/app.c", "int bar_compute(int); int shr_func(int);\nint app_run(int x) { return bar_compute(x) + shr_func(x); }\n");
+  lt::write_file(d + "/tool.c", "#include <stdio.h>\nint fmt_format(int);\nint main(void) { printf(\"%d\\n\", fmt_format(1)); return 0; }\n");
+  const std::string script =
+      "set -e; mkdir -p env/lib env/bin env/conda-meta;"
+      "gcc -c -fPIC bar.c -o bar.o; ar rcs env/lib/libbar.a bar.o;"
+      "gcc -shared -fPIC -o env/lib/libshr.so shr.c;"
+      "gcc -shared -fPIC -o env/lib/libqux.so qux.c;"
+      "gcc -shared -fPIC -o env/lib/libfmt.so fmt.c;"
+      "gcc -shared -fPIC -o env/lib/libvendor.so fmt.c;"
+      "gcc -shared -fPIC -o env/lib/libapp.so app.c shr.c env/lib/libbar.a -Wl,--exclude-libs,ALL;"
+      "gcc -o env/bin/tool tool.c -Lenv/lib -Wl,--no-as-needed -lvendor -lfmt -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib'";
+  REQUIRE(lt::run_in(d, script) == 0);
+  const std::string prefix = d + "/env";
+  auto meta = [&](const std::string& name, const std::string& files) {
+    lt::write_file(linkscope_test::cat({prefix, "/conda-meta/", name, "-1.0-0.json"}),
+                   linkscope_test::cat({"{\"name\": \"", name, "\", \"files\": [", files, "]}"}));
+  };
+  meta("app", "\"lib/libapp.so\", \"bin/tool\"");
+  meta("libbar", "\"lib/libbar.a\"");
+  meta("libshr", "\"lib/libshr.so\"");
+  meta("libqux", "\"lib/libqux.so\"");
+  meta("libfmt", "\"lib/libfmt.so\"");
+  meta("vendor", "\"lib/libvendor.so\"");
+
+  // The oracles: nm on the absorbed copy, ld.so on the duplicate.
+  const auto nm = lt::capture("nm " + lt::shell_quote(prefix + "/lib/libapp.so"));
+  REQUIRE(nm.out.find(" t bar_compute\n") != std::string::npos);  // hidden: linked in, not exported
+  REQUIRE(nm.out.find(" T shr_func\n") != std::string::npos);
+  const auto bindings = lt::capture("LD_DEBUG=bindings " + lt::shell_quote(prefix + "/bin/tool") + " 2>&1");
+  bool vendor_wins = false;
+  for (const auto& line : lt::lines(bindings.out))
+    if (line.find("normal symbol `fmt_format'") != std::string::npos && line.find("/bin/tool") != std::string::npos)
+      vendor_wins = line.find("libvendor.so") != std::string::npos;
+  REQUIRE(vendor_wins);
+
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.package = "app";
+  options.check_declared = true;
+  options.declared = {"libbar", "libshr", "libqux", "libfmt", "vendor"};
+  auto report = resolve::check_prefix(prefix, options);
+  REQUIRE(report);
+  CHECK(report->undeclared.empty());
+  CHECK(report->unused_declared == std::vector<std::string>{"libqux"});
+  REQUIRE(report->statically_linked.size() == 2);
+  const auto& bar = report->statically_linked[0];
+  CHECK(bar.package == "libbar");
+  REQUIRE(bar.evidence.size() == 1);
+  CHECK(bar.evidence[0].file == "lib/libapp.so");
+  CHECK(bar.evidence[0].copy_of == "lib/libbar.a");
+  CHECK(std::set<std::string>(bar.evidence[0].symbols.begin(), bar.evidence[0].symbols.end()) ==
+        std::set<std::string>{"bar_compute", "bar_table"});
+  const auto& shr = report->statically_linked[1];
+  CHECK(shr.package == "libshr");
+  REQUIRE(shr.evidence.size() == 1);
+  CHECK(shr.evidence[0].file == "lib/libapp.so");
+  CHECK(shr.evidence[0].copy_of == "lib/libshr.so");
+  CHECK(shr.evidence[0].symbols == std::vector<std::string>{"shr_func"});
+
+  REQUIRE(report->duplicates.size() == 1);
+  const auto& dup = report->duplicates[0];
+  CHECK(dup.package_a == "libfmt");
+  CHECK(dup.file_a == "lib/libfmt.so");
+  CHECK(dup.package_b == "vendor");
+  CHECK(dup.file_b == "lib/libvendor.so");
+  CHECK(dup.symbols == std::vector<std::string>{"fmt_format", "fmt_vformat"});
+  CHECK(dup.winner == "lib/libvendor.so");
+  CHECK(dup.consumer == "bin/tool");
+
+  // The CLI says the same, as text and as JSON.
+  const std::string cli = lt::tool_path("linkscope-check");
+  if (!std::filesystem::exists(cli)) {
+    WARN("linkscope-check not built");
+    return;
+  }
+  auto text = lt::capture(cli + " --no-dpkg --package app --declared libbar,libshr,libqux,libfmt,vendor " + lt::shell_quote(prefix));
+  CHECK(text.status == 1);
+  CHECK(text.out.find("overdepending: package libqux is declared but never used\n") != std::string::npos);
+  CHECK(text.out.find("statically linked: package libbar is declared and never linked against, but lib/libapp.so "
+                      "holds 2 definitions of lib/libbar.a: ") != std::string::npos);
+  CHECK(text.out.find("duplicate: 2 symbols defined by both lib/libfmt.so (libfmt) and lib/libvendor.so (vendor); "
+                      "ld.so takes lib/libvendor.so's in bin/tool: fmt_format, fmt_vformat\n") != std::string::npos);
+}
+
+TEST_CASE("the version names GNU ld puts in .dynsym are no duplicate definitions", "[check][duplicates]") {
+  const std::string libc = "/lib/x86_64-linux-gnu/libc.so.6", libm = "/lib/x86_64-linux-gnu/libm.so.6";
+  if (!std::filesystem::exists(libc) || !std::filesystem::exists(libm)) {
+    WARN("no x86-64 glibc");
+    return;
+  }
+  // nm -D lists GLIBC_2.2.5 in both, as an absolute symbol ("A").
+  for (const auto& lib : {libc, libm})
+    REQUIRE(lt::capture("nm -D " + lib).out.find(" A GLIBC_2.2.5\n") != std::string::npos);
+  auto report = resolve::find_duplicates({libc, libm});
+  REQUIRE(report);
+  for (const auto& dup : report->duplicates) CHECK(dup.name.rfind("GLIBC_", 0) != 0);
 }

@@ -101,6 +101,16 @@ result<void> for_each_elf_symbol(const file<ET>& f, symbol_table_kind which, u64
   return ok();
 }
 
+// The symbol GNU ld adds to .dynsym for each version a DSO defines
+// (`GLIBC_2.15`, `ZLIB_1.2.0`: STT_OBJECT, SHN_ABS, value 0, size 0, and its
+// version is itself, which the reader leaves out as nm does; nm -D prints
+// "A GLIBC_2.15"). It names a version, not code or data, so two libraries
+// that both define a version hold no duplicate definitions.
+inline bool is_version_definition(const symbol& s) noexcept {
+  return s.defined && s.section == SHN_ABS && s.kind == symbol_kind::object && s.value == 0 && s.size == 0 &&
+         (s.version.empty() || s.version == s.name);
+}
+
 // A symbol_source over the bytes of one ELF file (object, DSO or executable).
 class symbols_source {
  public:

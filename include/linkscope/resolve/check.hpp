@@ -23,7 +23,11 @@
 //                          $PLATFORM substitution, points outside the prefix;
 //            then per package (resolve/packages.hpp owns each needed DSO):
 //              underlinking  used but not declared; overdepending  declared
-//              but never used; unowned  a needed DSO no package owns.
+//              but never bound to, split by resolve/package_findings.hpp into
+//              "statically linked" (its code is inside a checked file) and
+//              "unused"; duplicates  strong definitions exported by the
+//              libraries of two packages, with ld.so's winner; unowned  a
+//              needed DSO no package owns.
 // Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
 // shell globs on the file name) are never findings.
 #pragma once
@@ -36,6 +40,7 @@
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/resolve/floors.hpp"
+#include "linkscope/resolve/package_findings.hpp"
 #include "linkscope/resolve/packages.hpp"
 #include "linkscope/resolve/search_path.hpp"
 
@@ -133,6 +138,7 @@ struct file_report {
   std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
   std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
   std::vector<std::string> warnings;
+  std::vector<std::string> closure;    // the files ld.so maps for it, in load order (itself first)
   // Why the file itself could not be analysed (unreadable, or no ELF file
   // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
   error failure{};
@@ -155,7 +161,9 @@ struct prefix_report {
   std::vector<file_report> files;
   std::vector<package_usage> packages;        // every package a needed DSO came from
   std::vector<std::string> undeclared;        // used, not declared (underlinking)
-  std::vector<std::string> unused_declared;   // declared, never used (overdepending)
+  std::vector<std::string> unused_declared;   // declared, never used, no copy inside (overdepending)
+  std::vector<declared_unused> statically_linked;  // declared, never bound to, but its code is inside a file
+  std::vector<package_duplicate> duplicates;  // strong definitions exported by two packages' libraries
   std::vector<std::string> unowned;           // needed DSOs no package owns
   bool have_conda = false, have_dpkg = false;
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
@@ -308,6 +316,8 @@ class file_verdicts {
     if (objects.empty()) return;
     const loaded_object& main = objects[0];
     for (const auto& w : main.warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.found()) out.closure.push_back(o.file);
     out.relocations = link.relocations;
     // Missing: every NEEDED that resolved nowhere, once, under its first requester.
     std::vector<char> reported(objects.size(), 0);
@@ -597,14 +607,45 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
     report.packages.push_back(u);
   }
+  // The files as package_findings.hpp takes them.
+  std::vector<checked_file> checked;
+  for (const auto& fr : report.files)
+    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
       for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
-      if (!hit) report.unused_declared.push_back(d);
+      if (hit) continue;
+      // Overdepending, or statically linked? The dependency's own libraries answer.
+      std::vector<owned_library> libraries;
+      for (auto& f : package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string()))
+        libraries.push_back({f, display(f), d});
+      declared_unused verdict{d, find_static_copies(checked, libraries)};
+      if (verdict.statically_linked())
+        report.statically_linked.push_back(std::move(verdict));
+      else
+        report.unused_declared.push_back(d);
     }
   }
   report.unowned.assign(unowned.begin(), unowned.end());
+
+  // Duplicates across packages: the owned, non-allow-listed libraries in the
+  // prefix that the check met (checked files named like libraries, NEEDED entries).
+  {
+    std::vector<owned_library> libraries;
+    std::set<std::string> seen;
+    auto add = [&](const std::string& file, const package_owner& owner) {
+      if (owner.package.empty() || !detail::is_library_name(file) || verdicts.allowed(detail::base_name(file))) return;
+      if (seen.insert(file).second) libraries.push_back({file, display(file), owner.package});
+    };
+    for (const auto& fr : report.files) {
+      if (fr.failed()) continue;
+      add(fr.path, owner_of(fr.path, true));
+      for (const auto& n : fr.needed)
+        if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
+    }
+    report.duplicates = find_package_duplicates(libraries, checked);
+  }
 
   // Findings.
   for (auto& fr : report.files) {
@@ -623,7 +664,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     fr.findings = n;
     report.findings += n;
   }
-  report.findings += report.undeclared.size() + report.unused_declared.size() + report.unowned.size();
+  report.findings += report.undeclared.size() + report.unused_declared.size() + report.statically_linked.size() +
+                     report.unowned.size() + report.duplicates.size();
   return report;
 }
 #endif  // LINKSCOPE_DEFINITIONS

@@ -75,6 +75,7 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
   if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
     return false;
   if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (elf::is_version_definition(s)) return false;  // GLIBC_2.15 in libc and libm: a version, not a definition
   if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
   return true;
 }

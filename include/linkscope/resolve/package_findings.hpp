@@ -1,0 +1,286 @@
+// linkscope/resolve/package_findings.hpp — the package-level findings of
+// linkscope-check that need more than one file's link: "overdepending, or
+// statically linked?" and duplicate definitions across packages.
+//
+// Statically linked. conda-build says of a declared run dependency that no
+// file links against: "overdepending ... or perhaps statically linked?". The
+// files answer it. For each declared dependency D that no checked file binds
+// to, and each checked file F:
+//   - each static archive D ships (lib*.a) is put to resolve/absorb.hpp's
+//     question "is this archive's code inside F?": a member whose global
+//     definitions F holds (exported, hidden or absorbed) is evidence;
+//   - each shared library D ships is compared by name: F defining strong
+//     symbols that D's library exports (F's .dynsym and .symtab) is evidence
+//     that D's code was linked in (a vendored or static copy).
+// With evidence, D is "statically linked" into F; without, D is "unused".
+// D's files come from the same databases as ownership: the prefix's
+// conda-meta records, else dpkg's D.list / D:ARCH.list.
+//
+// Duplicates across packages. Every shared library in the prefix that the
+// check met (a checked file or a NEEDED of one) is grouped by its owning
+// package; a strong definition (resolve/duplicates.hpp's strong_definition:
+// GLOBAL/UNIQUE, default or protected visibility, not common, not a version
+// name) exported by libraries of two different packages is a duplicate: fmt
+// inside libtorch_cpu.so beside libfmt.so.9. Which copy wins at run time is
+// ld.so's first-in-load-order rule (the global scope), taken from the first
+// checked file whose closure loads both; the other copy is then dead code,
+// or an ODR break if the two differ.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linkscope/core/config.hpp"
+#include "linkscope/core/error.hpp"
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/duplicates.hpp"
+#include "linkscope/resolve/objects.hpp"
+#include "linkscope/resolve/packages.hpp"
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// A declared dependency's code found inside a checked file.
+struct static_link_evidence {
+  std::string file;                  // the checked file (as displayed: relative to the prefix)
+  std::string copy_of;               // the dependency's archive or shared library (displayed)
+  std::vector<std::string> symbols;  // the first few definitions that decided it
+  std::size_t count = 0;             // every such definition
+};
+
+// A declared run dependency that no checked file binds to.
+struct declared_unused {
+  std::string package;
+  std::vector<static_link_evidence> evidence;  // empty: unused; else statically linked
+  bool statically_linked() const noexcept { return !evidence.empty(); }
+};
+
+// Strong definitions that libraries of two packages both export.
+struct package_duplicate {
+  std::string package_a, file_a;     // package_a < package_b
+  std::string package_b, file_b;
+  std::vector<std::string> symbols;  // the first few, sorted
+  std::size_t count = 0;
+  std::string winner;                // file_a or file_b: ld.so's choice in `consumer`; empty when no file loads both
+  std::string consumer;              // the first checked file whose closure loads both
+};
+
+// A package's files, as absolute paths: the conda records (`conda`: path
+// relative to the prefix -> package) for a prefix that has them, else dpkg's
+// list of the package (any architecture). A name matches with or without a
+// ":arch" qualifier.
+std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                       const std::unordered_map<std::string, std::string>& conda,
+                                       const std::string& dpkg_info_dir);
+
+// One library of the prefix: its path (absolute), display name and owner.
+struct owned_library {
+  std::string path, display, package;
+};
+// One checked file for these judgments: its path, display name, and its
+// closure in load order (absolute paths of the objects ld.so mapped).
+struct checked_file {
+  std::string path, display;
+  std::vector<std::string> closure;
+};
+
+std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                     const std::vector<owned_library>& dependency_files,
+                                                     std::size_t max_symbols = 8);
+
+std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                       const std::vector<checked_file>& files,
+                                                       std::size_t max_symbols = 8);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+inline bool is_library_name(std::string_view path) {
+  const std::string_view base = base_name(path);
+  return base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.find(".so") != std::string_view::npos);
+}
+
+// Strong definitions a shared library exports (names).
+inline std::vector<std::string> exported_strong(const std::string& path) {
+  std::vector<std::string> out;
+  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+    if (object.kind != object_kind::shared) return ok();
+    return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
+      if (strong_definition(s, object.kind)) out.emplace_back(s.name);
+    });
+  });
+  (void)walked;  // an unreadable library exports nothing we can see
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Everything a checked file defines (its .dynsym and .symtab, locals too:
+// a static copy linked with hidden visibility ends up LOCAL).
+inline std::unordered_set<std::string> defined_names(const std::string& path) {
+  std::unordered_set<std::string> out;
+  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+    for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
+      auto r = for_each_object_symbol(object, which, [&](const symbol& s) {
+        if (s.defined && (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+                          s.kind == symbol_kind::ifunc))
+          out.emplace(s.name);
+      });
+      (void)r;
+    }
+    return ok();
+  });
+  (void)walked;
+  return out;
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                                      const std::unordered_map<std::string, std::string>& conda,
+                                                      const std::string& dpkg_info_dir) {
+  const std::string_view wanted = package_base_name(package);
+  std::vector<std::string> out;
+  if (!conda.empty()) {
+    for (const auto& [rel, owner] : conda)
+      if (package_base_name(owner) == wanted) out.push_back(prefix + "/" + rel);
+  } else if (!dpkg_info_dir.empty()) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dpkg_info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::filesystem::path& list = it->path();
+      if (list.extension() != ".list" || package_base_name(list.stem().string()) != wanted) continue;
+      auto file = mapped_file::open(list.string());
+      if (!file) continue;
+      const std::string_view text = file->bytes().chars();
+      for (std::size_t start = 0; start < text.size();) {
+        std::size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        if (nl > start) out.emplace_back(text.substr(start, nl - start));
+        start = nl + 1;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                                    const std::vector<owned_library>& dependency_files,
+                                                                    std::size_t max_symbols) {
+  std::vector<static_link_evidence> out;
+  std::vector<const owned_library*> archives, shared;
+  for (const owned_library& lib : dependency_files) {
+    if (!detail::is_library_name(lib.path)) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
+    const std::string_view base = detail::base_name(lib.path);
+    (base.substr(base.size() - 2) == ".a" ? archives : shared).push_back(&lib);
+  }
+  // The exports of the dependency's shared libraries, read once.
+  std::vector<std::vector<std::string>> exports;
+  for (const owned_library* lib : shared) exports.push_back(detail::exported_strong(lib->path));
+  for (const checked_file& f : files) {
+    // Archives: the absorbed analysis, member by member.
+    for (const owned_library* lib : archives) {
+      absorb_options options;
+      options.use_closure = false;  // evidence of a copy, not whether consumers still need it
+      options.max_evidence = max_symbols;
+      auto report = analyze_absorption(f.path, {lib->path}, options);
+      if (!report || report->archives.empty()) continue;
+      static_link_evidence e;
+      for (const member_report& m : report->archives[0].members) {
+        if (m.status != member_status::absorbed && m.status != member_status::hidden &&
+            m.status != member_status::re_exported)
+          continue;
+        e.count += m.symbols.size();
+        for (const std::string& s : m.symbols)
+          if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
+      }
+      if (e.count == 0) continue;
+      e.file = f.display;
+      e.copy_of = lib->display;
+      out.push_back(std::move(e));
+    }
+    if (shared.empty()) continue;
+    // Shared libraries: the file defines what the dependency exports.
+    const std::unordered_set<std::string> defined = detail::defined_names(f.path);
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      if (shared[i]->path == f.path) continue;
+      static_link_evidence e;
+      for (const std::string& name : exports[i]) {
+        if (defined.count(name) == 0) continue;
+        ++e.count;
+        if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
+      }
+      if (e.count == 0) continue;
+      e.file = f.display;
+      e.copy_of = shared[i]->display;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                                      const std::vector<checked_file>& files,
+                                                                      std::size_t max_symbols) {
+  // name -> the libraries (indices) that export it.
+  std::unordered_map<std::string, std::vector<std::size_t>> exporters;
+  for (std::size_t i = 0; i < libraries.size(); ++i)
+    for (std::string& name : detail::exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
+  // (library a, library b) of different packages, a's package first -> the names.
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
+  for (auto& [name, libs] : exporters) {
+    for (std::size_t x = 0; x < libs.size(); ++x)
+      for (std::size_t y = x + 1; y < libs.size(); ++y) {
+        std::size_t a = libs[x], b = libs[y];
+        if (libraries[a].package == libraries[b].package) continue;
+        if (std::tie(libraries[b].package, libraries[b].display) < std::tie(libraries[a].package, libraries[a].display))
+          std::swap(a, b);
+        pairs[{a, b}].push_back(name);
+      }
+  }
+  std::vector<package_duplicate> out;
+  for (auto& [key, names] : pairs) {
+    const owned_library& a = libraries[key.first];
+    const owned_library& b = libraries[key.second];
+    std::sort(names.begin(), names.end());
+    package_duplicate d;
+    d.package_a = a.package, d.file_a = a.display;
+    d.package_b = b.package, d.file_b = b.display;
+    d.count = names.size();
+    d.symbols.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(max_symbols, names.size())));
+    for (const checked_file& f : files) {
+      auto ia = std::find(f.closure.begin(), f.closure.end(), a.path);
+      auto ib = std::find(f.closure.begin(), f.closure.end(), b.path);
+      if (ia == f.closure.end() || ib == f.closure.end()) continue;
+      d.winner = ia < ib ? a.display : b.display;
+      d.consumer = f.display;
+      break;
+    }
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(), [](const package_duplicate& x, const package_duplicate& y) {
+    return std::tie(x.package_a, x.file_a, x.package_b, x.file_b) < std::tie(y.package_a, y.file_a, y.package_b, y.file_b);
+  });
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
