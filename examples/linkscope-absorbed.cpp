@@ -5,7 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include <linkscope/report/absorbed.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/absorb.hpp>
 
 #include "cli/cli.hpp"
@@ -93,9 +95,7 @@ int main(int argc, char** argv) {
 
   // --cmake-libs: map names to archives under the prefix; names that are
   // CMake targets (with ::) or not found get a verdict of their own.
-  struct named_lib {
-    std::string name, path, note;
-  };
+  using named_lib = report::cmake_library;
   std::vector<named_lib> named;
   std::vector<std::string> archives(positional.begin() + 1, positional.end());
   if (!cmake_libs.empty()) {
@@ -128,64 +128,33 @@ int main(int argc, char** argv) {
 
   // Nothing to judge is a usage error, not a clean answer (issue 15 part 6).
   if (archives.empty() && named.empty()) return cli::usage_error(tool, "no archive given (S.so A.a... or --cmake-libs)");
-  auto report = resolve::analyze_absorption(shared, archives, options);
-  if (!report) {
-    cli::report(tool, report.error());  // names the input that failed
+  auto result = resolve::analyze_absorption(shared, archives, options);
+  if (!result) {
+    cli::report(tool, result.error());  // names the input that failed
+    if (json) {
+      json_writer w(stdout);
+      report::write_error_document(w, result.error());
+      w.newline();
+    }
     return cli::exit_error;
   }
-  const bool needed = report->any_needed();
+  const bool needed = result->any_needed();
 
   if (json) {
+    // The document is report/absorbed.hpp's (docs/JSON.md).
+    report::absorbed_json_options jo;
+    jo.cmake_libs = &named;
     json_writer w(stdout);
-    w.begin_object().field("version", 1).field("shared", report->shared);
-    w.field("shared_has_symtab", report->shared_has_symtab);
-    w.field("shared_unresolved", report->shared_unresolved);
-    w.key("missing_needed").begin_array();
-    for (const auto& m : report->missing_needed) w.value(m);
-    w.end_array();
-    w.key("archives").begin_array();
-    for (const auto& a : report->archives) {
-      w.begin_object().field("path", a.path).field("verdict", to_string(a.verdict));
-      w.key("evidence").begin_array();
-      for (const auto& s : a.evidence) w.value(s);
-      w.end_array();
-      w.key("members").begin_array();
-      for (const auto& m : a.members) {
-        w.begin_object().field("name", m.name).field("status", to_string(m.status));
-        w.key("symbols").begin_array();
-        for (const auto& s : m.symbols) w.value(s);
-        w.end_array().end_object();
-      }
-      w.end_array();
-      w.key("skipped").begin_array();
-      for (const auto& s : a.skipped) w.begin_object().field("name", s.name).field("reason", s.why.message).end_object();
-      w.end_array().end_object();
-    }
-    w.end_array();
-    if (!named.empty()) {
-      w.key("cmake_libs").begin_array();
-      for (const auto& lib : named) {
-        w.begin_object().field("name", lib.name);
-        if (!lib.path.empty()) w.field("path", lib.path);
-        std::string status = lib.note;
-        if (status == "not-found")
-          w.field("verdict", report->shared_unresolved == 0 && report->missing_needed.empty() ? "not-needed" : "unknown");
-        if (status.empty())
-          for (const auto& a : report->archives)
-            if (a.path == lib.path) status = to_string(a.verdict);
-        w.field("status", status).end_object();
-      }
-      w.end_array();
-    }
-    w.end_object().newline();
+    report::write_json(w, *result, jo);
+    w.newline();
     w.flush();
     return needed ? cli::exit_finding : cli::exit_ok;
   }
 
-  std::printf("%s: %s\n", report->shared.c_str(),
-              report->shared_has_symtab ? "has .symtab (hidden definitions are visible)"
+  std::printf("%s: %s\n", result->shared.c_str(),
+              result->shared_has_symtab ? "has .symtab (hidden definitions are visible)"
                                         : "stripped (no .symtab: hidden definitions cannot be seen)");
-  for (const auto& a : report->archives) {
+  for (const auto& a : result->archives) {
     std::printf("%s: %s", a.path.c_str(), to_string(a.verdict));
     switch (a.verdict) {
       case resolve::archive_verdict::needed: std::printf(" (consumers must link it: %s)", join(a.evidence, 8).c_str()); break;
@@ -205,12 +174,12 @@ int main(int argc, char** argv) {
   for (const auto& lib : named) {
     if (lib.note.empty()) continue;
     if (lib.note == "not-found") {
-      if (report->shared_unresolved == 0 && report->missing_needed.empty())
+      if (result->shared_unresolved == 0 && result->missing_needed.empty())
         std::printf("%s: not found under %s: not-needed (every undefined symbol of S is defined by its NEEDED libraries)\n",
                     lib.name.c_str(), prefix.c_str());
       else
         std::printf("%s: not found under %s: unknown (S has %zu undefined symbols that its NEEDED libraries do not define)\n",
-                    lib.name.c_str(), prefix.c_str(), report->shared_unresolved);
+                    lib.name.c_str(), prefix.c_str(), result->shared_unresolved);
     }
     else if (lib.note == "cmake-target")
       std::printf("%s: a CMake target, not a file: nothing to check\n", lib.name.c_str());

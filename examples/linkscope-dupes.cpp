@@ -4,7 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include <linkscope/report/dupes.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 
 #include <linkscope/core/mapped_file.hpp>
@@ -37,6 +39,12 @@ constexpr cli::tool_spec spec{
     "  linkscope-dupes libfmt.so libvendor.so\n"
     "  linkscope-dupes --closure /usr/bin/python3 /usr/bin/python3 /lib/x86_64-linux-gnu/libc.so.6\n",
     "duplicates found"};
+// With --json, a run that fails on an input still writes one document.
+void print_error_document(const linkscope::diagnostic& d) {
+  linkscope::json_writer w(stdout);
+  linkscope::report::write_error_document(w, d);
+  w.newline();
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,13 +62,15 @@ int main(int argc, char** argv) {
     auto root = mapped_file::open(options.closure_root);
     if (!root) {
       cli::report(tool, options.closure_root, root.error());
+      if (json) print_error_document(diagnostic(root.error(), options.closure_root));
       return cli::exit_error;
     }
   }
   if (paths.size() < 2 && options.closure_root.empty()) return cli::usage_error(tool, "give at least two files");
-  auto report = resolve::find_duplicates(paths, options);
-  if (!report) {
-    cli::report(tool, report.error());  // names the file (and member) that failed
+  auto result = resolve::find_duplicates(paths, options);
+  if (!result) {
+    cli::report(tool, result.error());  // names the file (and member) that failed
+    if (json) print_error_document(result.error());
     return cli::exit_error;
   }
   std::size_t shown = 0;
@@ -70,27 +80,15 @@ int main(int argc, char** argv) {
     return label;
   };
   if (json) {
+    // The document is report/dupes.hpp's (docs/JSON.md).
+    const report::dupes_json_options jo{abi_only, false};
+    shown = report::dupes_shown(*result, jo);
     json_writer w(stdout);
-    w.begin_object().field("version", 1);
-    w.key("closure_order").begin_array();
-    for (const auto& o : report->closure_order) w.value(o);
-    w.end_array().key("duplicates").begin_array();
-    for (const auto& d : report->duplicates) {
-      if (abi_only && !d.abi_break) continue;
-      ++shown;
-      w.begin_object().field("symbol", d.name);
-      w.field("runtime_winner", d.runtime_winner < d.sites.size() ? d.sites[d.runtime_winner].file : std::string());
-      w.field("link_winner", d.sites[d.link_winner].file);
-      w.field("versions_differ", d.versions_differ).field("sizes_differ", d.sizes_differ).field("abi_break", d.abi_break);
-      w.key("definitions").begin_array();
-      for (const auto& s : d.sites)
-        w.begin_object().field("file", s.file).field("version", s.version).field("size", s.size).field("kind", to_string(s.kind)).end_object();
-      w.end_array().end_object();
-    }
-    w.end_array().end_object().newline();
+    report::write_json(w, *result, jo);
+    w.newline();
     w.flush();
   } else {
-    for (const auto& d : report->duplicates) {
+    for (const auto& d : result->duplicates) {
       if (abi_only && !d.abi_break) continue;
       ++shown;
       std::printf("%s%s\n", d.name.c_str(), d.abi_break ? "  [ABI break: data sizes differ]" : d.sizes_differ ? "  [sizes differ]" : "");
@@ -102,7 +100,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%zu duplicate symbol%s\n", shown, shown == 1 ? "" : "s");
   }
-  for (const auto& s : report->skipped) cli::warn(tool, s.name, s.why.message);
+  for (const auto& s : result->skipped) cli::warn(tool, s.name, s.why.message);
   std::fflush(stdout);
   return shown > 0 ? cli::exit_finding : cli::exit_ok;
 }

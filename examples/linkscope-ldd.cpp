@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/ldd.hpp>
 #include <linkscope/resolve/dynamic.hpp>
 
 #include "cli/cli.hpp"
@@ -295,91 +296,13 @@ class dot_graph {
   std::vector<std::string> edges_;
 };
 
-// The document of one file into `w` (an element of the several-file document too).
+// The document of one file into `w` (an element of the several-file
+// document too): report/ldd.hpp's (docs/JSON.md).
 void write_json(json_writer& w, const std::string& file, const dynamic_link& link) {
-  {
-  const loaded_object& main = link.objects[0];
-  w.begin_object();
-  w.key("version").value(1);
-  w.key("file").value(file);
-  std::string_view interp;
-  for (const auto& o : link.objects)
-    if (o.is_interpreter) interp = o.path;
-  w.key("interp").value(interp);
-  w.key("needed").begin_array();
-  for (auto n : main.needed) w.value(n);
-  w.end_array();
-  w.key("rpath").value(main.rpath);
-  w.key("runpath").value(main.runpath);
-  w.key("libs").begin_array();
-  for (std::size_t i = 1; i < link.objects.size(); ++i) {
-    const auto& o = link.objects[i];
-    w.begin_object();
-    w.key("name").value(o.name);
-    w.key("path").value(o.found() ? std::string_view(o.path) : std::string_view());
-    std::string real;
-    if (o.found()) {
-      if (char* r = ::realpath(o.file.c_str(), nullptr)) {
-        real = r;
-        std::free(r);
-      }
-    }
-    w.key("realpath").value(real);
-    w.key("found_via").value(to_string(o.via));
-    if (!o.subdir.empty()) w.key("subdir").value(o.subdir);
-    if (!o.where.empty()) w.key("where").value(o.where);
-    w.key("soname").value(o.soname);
-    w.key("needed").begin_array();
-    for (auto n : o.needed) w.value(n);
-    w.end_array();
-    w.key("rpath").value(o.rpath);
-    w.key("runpath").value(o.runpath);
-    w.key("preloaded").value(o.preloaded);
-    w.key("skipped").begin_array();
-    for (const auto& r : o.rejected) {
-      w.begin_object();
-      w.key("path").value(r.path);
-      w.key("reason").value(r.reason);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& s : o.warnings) w.value(s);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.key("bindings").begin_array();
-  for (const symbol_binding& b : link.bindings) {
-    w.begin_object();
-    w.key("from").value(link.objects[b.from].path);
-    w.key("to").value(link.objects[b.to].path);
-    w.key("symbol").value(b.symbol);
-    w.key("version").value(b.version);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("unused").begin_array();
-  for (std::uint32_t u : link.unused) w.value(link.objects[u].path);
-  w.end_array();
-  w.key("undefined").begin_array();
-  for (const auto& u : link.undefined) {
-    w.begin_object();
-    w.key("from").value(link.objects[u.from].path);
-    w.key("symbol").value(u.symbol);
-    w.key("version").value(u.version);
-    w.end_object();
-  }
-  w.end_array();
-  // Every warning of the run, the missing libraries included (stderr says
-  // "NAME: not found" for them too).
-  w.key("warnings").begin_array();
-  for (const auto& s : link.warnings) w.value(s);
-  for (const auto& o : link.objects)
-    if (!o.found()) w.value(o.name + ": not found");
-  w.end_array();
-  w.end_object();
-  }
+  const std::vector<std::string> realpaths = report::object_realpaths(link);
+  report::ldd_json_options o;
+  o.realpaths = &realpaths;
+  report::write_json(w, file, link, o);
 }
 
 void print_json(const std::string& file, const dynamic_link& link) {
@@ -539,7 +462,7 @@ int main(int argc, char** argv) {
     auto link = link_dynamic(file, options);
     if (!link) {
       cli::report(tool, file, link.error());
-      cli::json_error_element(into, file, link.error());
+      cli::json_error_element(into, what == mode::json, file, link.error());
       status = cli::exit_error;
       continue;
     }

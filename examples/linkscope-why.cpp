@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
+#include <linkscope/report/why.hpp>
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/static.hpp>
 
@@ -64,6 +66,12 @@ std::string full_description() {
   }
   return text;
 }
+// With --json, a run that fails on an input still writes one document.
+void print_error_document(const linkscope::diagnostic& d) {
+  linkscope::json_writer w(stdout);
+  linkscope::report::write_error_document(w, d);
+  w.newline();
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +113,7 @@ int main(int argc, char** argv) {
       return cli::usage_error(tool, "unrecognized option '" + diag.subject + "'");
     cli::report(tool, diag.subject, diag.err);
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
+    if (json) print_error_document(diagnostic(diag.err, diag.subject));
     return cli::exit_error;
   }
   const auto started = std::chrono::steady_clock::now();
@@ -115,6 +124,7 @@ int main(int argc, char** argv) {
   if (!linked) {
     cli::report(tool, diag.subject, diag.err);
     if (!diag.detail.empty()) std::fprintf(stderr, "%s: note: %s\n", tool.data(), diag.detail.c_str());
+    if (json) print_error_document(diagnostic(diag.err, diag.subject));
     return cli::exit_error;
   }
   const static_link_result& r = *linked;
@@ -176,42 +186,9 @@ int main(int argc, char** argv) {
   }
 
   if (json) {
+    // The document is report/why.hpp's (docs/JSON.md).
     json_writer w(stdout);
-    w.begin_object();
-    w.field("version", 1);
-    w.field("semantics", to_string(r.semantics));
-    w.key("extracted").begin_array();
-    for (const extraction& e : r.extractions) {
-      w.begin_object();
-      w.field("member", r.files[e.member].name);
-      w.field("reference", r.reference_name(e));
-      w.field("symbol", e.symbol);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("undefined").begin_array();
-    for (const undefined_symbol& u : r.undefined) {
-      w.begin_object();
-      w.field("name", u.name);
-      w.field("reference", u.first_reference == no_file ? std::string("<internal>") : r.files[u.first_reference].name);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("duplicates").begin_array();
-    for (const duplicate_definition& d : r.duplicates) {
-      w.begin_object();
-      w.field("name", d.name);
-      w.field("first", d.first == no_file ? std::string("<internal>") : r.files[d.first].name);
-      w.field("second", d.second == no_file ? std::string("<internal>") : r.files[d.second].name);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("unused_members").begin_array();
-    for (file_id id : r.unused_members) w.value(r.files[id].name);
-    w.end_array();
-    w.field("archives", r.archives);
-    w.field("symbols_resolved", r.symbols_resolved);
-    w.end_object();
+    report::write_json(w, r, report::why_json_options{});
     w.newline();
     w.flush();
   } else if (why_extract.empty() && !map_includes && chains.empty()) {

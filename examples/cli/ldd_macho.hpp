@@ -26,6 +26,7 @@
 #include <linkscope/macho/fat.hpp>
 #include <linkscope/macho/file.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/dyld.hpp>
 
 #include "cli/cli.hpp"
@@ -35,14 +36,20 @@ namespace linkscope::cli {
 enum class ldd_output { list, tree, bindings, unused, undefined, dot, json };
 
 // The element of linkscope-ldd's several-file --json document for a file that
-// could not be linked: {"version": 1, "file": F, "error": what and where}.
-inline void json_error_element(linkscope::json_writer* into, const std::string& file, const linkscope::error& err) {
-  if (!into) return;
-  into->begin_object();
-  into->key("version").value(1);
-  into->key("file").value(file);
-  into->key("error").value(linkscope::describe(err));
-  into->end_object();
+// could not be linked: {"version": 1, "file": F, "error": MESSAGE[, "offset": N]}
+// (report/json_error.hpp, docs/JSON.md rule 4).
+// With one FILE (no `into`), --json prints that document by itself.
+inline void json_error_element(linkscope::json_writer* into, bool json, const std::string& file,
+                               const linkscope::error& err) {
+  if (into) {
+    linkscope::report::write_error_document(*into, linkscope::diagnostic(err, file));
+  } else if (json) {
+    {
+      linkscope::json_writer w(stdout);
+      linkscope::report::write_error_document(w, linkscope::diagnostic(err, file));
+    }
+    std::fputc('\n', stdout);
+  }
 }
 
 // Whether `path` starts like a Mach-O image or a universal file.
@@ -167,8 +174,7 @@ inline void write_json(linkscope::json_writer& w, const std::string& file, const
       w.begin_object();
       w.key("from").value(shown_path(link.objects[b.from]));
       w.key("to").value(shown_path(link.objects[b.to]));
-      w.key("symbol").value(b.symbol);
-      w.key("version").value(b.version);
+      linkscope::report::write_symbol_fields(w, b.symbol, b.version, false, false);
       w.end_object();
     }
     w.end_array();
@@ -185,8 +191,7 @@ inline void write_json(linkscope::json_writer& w, const std::string& file, const
     for (const auto& u : link.undefined) {
       w.begin_object();
       w.key("from").value(shown_path(link.objects[u.from]));
-      w.key("symbol").value(u.symbol);
-      w.key("version").value(u.version);
+      linkscope::report::write_symbol_fields(w, u.symbol, u.version, false, false);
       w.end_object();
     }
     w.end_array();
@@ -242,7 +247,7 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
   auto link = linkscope::resolve::link_dyld(file, options);
   if (!link) {
     report(tool, file, link.error());
-    json_error_element(into, file, link.error());
+    json_error_element(into, what == ldd_output::json, file, link.error());
     return exit_error;
   }
   int status = exit_ok;

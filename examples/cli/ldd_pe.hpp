@@ -30,6 +30,7 @@
 
 #include <linkscope/coff/pe.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/pe_load.hpp>
 
 #include "cli/cli.hpp"
@@ -212,8 +213,7 @@ inline void write_json(linkscope::json_writer& out, const std::string& file, con
       out.begin_object();
       out.key("from").value(shown(w, b.from));
       out.key("to").value(shown(w, b.to));
-      out.key("symbol").value(b.symbol);
-      out.key("version").value(b.version);
+      linkscope::report::write_symbol_fields(out, b.symbol, b.version, false, false);
       out.end_object();
     }
     out.end_array();
@@ -319,7 +319,7 @@ inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output wha
   auto w = linkscope::resolve::load_windows(file, options);
   if (!w) {
     report(tool, w.error());
-    json_error_element(into, file, w.error().err);
+    json_error_element(into, what == ldd_output::json, file, w.error().err);
     return exit_error;
   }
   int status = exit_ok;

@@ -54,12 +54,14 @@ class _Document:
 
 class DupesResult(_Document):
     """linkscope.dupes: .duplicates (symbol, runtime_winner, link_winner, versions_differ,
-    sizes_differ, abi_break, definitions) and .closure_order; to_dict() == linkscope-dupes --json."""
+    sizes_differ, abi_break, definitions: file, member, symbol, name, version, size, kind) and
+    .closure_order; to_dict() == linkscope-dupes --json (docs/JSON.md)."""
 
 
 class AbsorbedResult(_Document):
-    """linkscope.absorbed: .shared, .shared_has_symtab, .shared_unresolved, .missing_needed and
-    .archives (path, verdict, evidence, members, skipped); to_dict() == linkscope-absorbed --json."""
+    """linkscope.absorbed: .file (the shared library), .shared_has_symtab, .shared_unresolved,
+    .missing_needed and .archives (file, verdict, evidence, members, skipped);
+    to_dict() == linkscope-absorbed --json (docs/JSON.md)."""
 
     @property
     def needed(self) -> bool:

@@ -120,7 +120,7 @@ class DupesResult:
     def to_dict(self) -> dict[str, Any]: ...
 
 class AbsorbedResult:
-    shared: str
+    file: str
     shared_has_symtab: bool
     shared_unresolved: int
     missing_needed: list[str]

@@ -36,6 +36,10 @@
 #include <linkscope/resolve/dynamic.hpp>
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/static.hpp>
+#include <linkscope/report/absorbed.hpp>
+#include <linkscope/report/dupes.hpp>
+#include <linkscope/report/ldd.hpp>
+#include <linkscope/report/why.hpp>
 
 namespace py = pybind11;
 namespace ls = linkscope;
@@ -88,6 +92,19 @@ PyObject* new_str(std::string_view s) {
   PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
   if (!o) throw py::error_already_set();
   return o;
+}
+
+// The document a report/ writer writes, parsed by Python's json module: the
+// CLI prints the same writer's text, so to_dict() and --json cannot differ.
+// Invalid UTF-8 in names comes back as surrogateescape, as to_py gives it.
+template <class Write>
+py::dict parse_document(Write&& write) {
+  std::string text;
+  {
+    ls::json_writer w(text);
+    write(w);
+  }
+  return py::module_::import("json").attr("loads")(to_py(text));
 }
 
 // ---- struct sequences (fast, named, tuple-like results) --------------------
@@ -502,51 +519,15 @@ py::list ldd_warnings(const ldd_result& r) {
   return out;
 }
 
-// The document of `linkscope-ldd --json FILE`, key for key.
+// The document of `linkscope-ldd --json FILE`: report/ldd.hpp's, parsed.
 py::dict ldd_to_dict(const ldd_result& r) {
-  const auto& link = *r.link;
-  const auto& main = link.objects[0];
-  py::dict d;
-  d["version"] = 1;
-  d["file"] = to_py(r.file);
-  d["interp"] = to_py(ldd_interp(r));
-  d["needed"] = str_list(main.needed);
-  d["rpath"] = to_py(main.rpath);
-  d["runpath"] = to_py(main.runpath);
-  d["libs"] = ldd_libs(r);
-  py::list bindings;
-  const std::vector<py::object> paths = object_paths(link);
-  py::str k_from("from"), k_to("to"), k_symbol("symbol"), k_version("version");
-  for (const auto& b : link.bindings) {
-    py::dict row;
-    row[k_from] = paths[b.from];
-    row[k_to] = paths[b.to];
-    row[k_symbol] = to_py(b.symbol);
-    row[k_version] = to_py(b.version);
-    bindings.append(row);
-  }
-  d["bindings"] = bindings;
-  d["unused"] = ldd_unused(r);
-  py::list undefined;
-  for (const auto& u : link.undefined) {
-    py::dict row;
-    row[k_from] = paths[u.from];
-    row[k_symbol] = to_py(u.symbol);
-    row[k_version] = to_py(u.version);
-    undefined.append(row);
-  }
-  d["undefined"] = undefined;
-  d["warnings"] = ldd_warnings(r);
-  return d;
+  ls::report::ldd_json_options o;
+  o.realpaths = &r.realpaths;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.link, o); });
 }
 
-// ---- dupes, absorbed: the CLI's --json document, built once -----------------
+// ---- dupes, absorbed, why: the CLI's --json document -------------------------
 
-py::list string_list(const std::vector<std::string>& v) {
-  py::list out;
-  for (const auto& x : v) out.append(to_py(x));
-  return out;
-}
 
 // The document of `linkscope-dupes --json [--closure R] [--abi-only] PATH...`.
 py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::string> closure, bool abi_only,
@@ -568,33 +549,9 @@ py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::str
     if (!r) raise(r.error());
     report = std::move(*r);
   }
-  py::dict d;
-  d["version"] = 1;
-  d["closure_order"] = string_list(report->closure_order);
-  py::list dups;
-  for (const auto& dup : report->duplicates) {
-    if (abi_only && !dup.abi_break) continue;
-    py::dict row;
-    row["symbol"] = to_py(dup.name);
-    row["runtime_winner"] = to_py(dup.runtime_winner < dup.sites.size() ? dup.sites[dup.runtime_winner].file : std::string());
-    row["link_winner"] = to_py(dup.sites[dup.link_winner].file);
-    row["versions_differ"] = dup.versions_differ;
-    row["sizes_differ"] = dup.sizes_differ;
-    row["abi_break"] = dup.abi_break;
-    py::list sites;
-    for (const auto& site : dup.sites) {
-      py::dict sd;
-      sd["file"] = to_py(site.file);
-      sd["version"] = to_py(site.version);
-      sd["size"] = site.size;
-      sd["kind"] = ls::to_string(site.kind);
-      sites.append(sd);
-    }
-    row["definitions"] = sites;
-    dups.append(row);
-  }
-  d["duplicates"] = dups;
-  return d;
+  ls::report::dupes_json_options jo;
+  jo.abi_only = abi_only;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, jo); });
 }
 
 // The document of `linkscope-absorbed --json S A... [--consumer C]...`.
@@ -611,39 +568,7 @@ py::dict run_absorbed(const std::string& shared, const std::vector<std::string>&
     if (!r) raise(r.error());
     report = std::move(*r);
   }
-  py::dict d;
-  d["version"] = 1;
-  d["shared"] = to_py(report->shared);
-  d["shared_has_symtab"] = report->shared_has_symtab;
-  d["shared_unresolved"] = report->shared_unresolved;
-  d["missing_needed"] = string_list(report->missing_needed);
-  py::list out_archives;
-  for (const auto& a : report->archives) {
-    py::dict ad;
-    ad["path"] = to_py(a.path);
-    ad["verdict"] = ls::resolve::to_string(a.verdict);
-    ad["evidence"] = string_list(a.evidence);
-    py::list members;
-    for (const auto& mr : a.members) {
-      py::dict md;
-      md["name"] = to_py(mr.name);
-      md["status"] = ls::resolve::to_string(mr.status);
-      md["symbols"] = string_list(mr.symbols);
-      members.append(md);
-    }
-    ad["members"] = members;
-    py::list skipped;
-    for (const auto& sk : a.skipped) {
-      py::dict sd;
-      sd["name"] = to_py(sk.name);
-      sd["reason"] = sk.why.message;
-      skipped.append(sd);
-    }
-    ad["skipped"] = skipped;
-    out_archives.append(ad);
-  }
-  d["archives"] = out_archives;
-  return d;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report); });
 }
 
 // ---- why: the static link ---------------------------------------------------
@@ -679,46 +604,17 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
     tsv = linked->why_extract_tsv();
     includes = linked->map_includes();
   }
-  const static_link_result& r = *linked;
-  auto name_of_file = [&](file_id id) { return id == no_file ? std::string("<internal>") : r.files[id].name; };
-  py::dict d;
-  d["version"] = 1;
-  d["semantics"] = to_string(r.semantics);
-  py::list extracted;
-  for (const extraction& e : r.extractions) {
-    py::dict row;
-    row["member"] = to_py(r.files[e.member].name);
-    row["reference"] = to_py(r.reference_name(e));
-    row["symbol"] = to_py(e.symbol);
-    extracted.append(row);
-  }
-  d["extracted"] = extracted;
-  py::list undefined;
-  for (const undefined_symbol& u : r.undefined) {
-    py::dict row;
-    row["name"] = to_py(u.name);
-    row["reference"] = to_py(name_of_file(u.first_reference));
-    undefined.append(row);
-  }
-  d["undefined"] = undefined;
-  py::list duplicates;
-  for (const duplicate_definition& dd : r.duplicates) {
-    py::dict row;
-    row["name"] = to_py(dd.name);
-    row["first"] = to_py(name_of_file(dd.first));
-    row["second"] = to_py(name_of_file(dd.second));
-    duplicates.append(row);
-  }
-  d["duplicates"] = duplicates;
-  py::list unused;
-  for (file_id id : r.unused_members) unused.append(to_py(r.files[id].name));
-  d["unused_members"] = unused;
-  d["archives"] = r.archives;
-  d["symbols_resolved"] = r.symbols_resolved;
+  py::dict d = parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *linked); });
   return py::make_tuple(d, to_py(tsv), to_py(includes));
 }
 
 // ---- check: the whole-prefix check -------------------------------------------
+
+py::list string_list(const std::vector<std::string>& v) {
+  py::list out;
+  for (const auto& x : v) out.append(to_py(x));
+  return out;
+}
 
 py::object str_or_none(const std::string& v) { return v.empty() ? py::object(py::none()) : py::object(to_py(v)); }
 

@@ -68,7 +68,8 @@ def test_absorbed_equal_cli(packager, run_cli):
     archives = [str(packager / "libA.a"), str(packager / "libU.a")]
     r = linkscope.absorbed(s, archives)
     assert r.to_dict() == cli_json(run_cli, "linkscope-absorbed", s, *archives)
-    verdicts = {a["path"]: a["verdict"] for a in r.archives}
+    verdicts = {a["file"]: a["verdict"] for a in r.archives}
+    assert r.file == s
     # libA.a(a.o) went into libS.so with default visibility: S exports a_func
     # itself (GNU nm -D says so), so a consumer needs S, not the archive.
     exported = subprocess.run(["nm", "-D", "--defined-only", s], capture_output=True, text=True).stdout

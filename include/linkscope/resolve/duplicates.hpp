@@ -40,6 +40,8 @@ namespace resolve {
 struct definition_site {
   std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
   std::string version;       // empty when unversioned
+  bool default_version = false;  // `version` is the default one (name@@VER)
+  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
   u64 size = 0;
   symbol_kind kind = symbol_kind::notype;
   object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
@@ -109,12 +111,17 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
             // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
             for (definition_site& site : list)
               if (site.file == display) {
-                if (s.ver == version_kind::default_) site.version = std::string(s.version);
+                if (s.ver == version_kind::default_) {
+                  site.version = std::string(s.version);
+                  site.default_version = true;
+                }
                 return;
               }
             definition_site site;
             site.file = display;
             site.version = std::string(s.version);
+            site.default_version = s.ver == version_kind::default_;
+            site.member_name = std::string(object.member_name);
             site.size = s.size;
             site.kind = s.kind;
             site.from = object.kind;

@@ -1,0 +1,98 @@
+// linkscope/report/absorbed.hpp — the `linkscope-absorbed --json` document
+// (schema/linkscope-absorbed.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1,
+//    "file": S,                          the shared library or executable judged against
+//    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
+//    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
+//                  "evidence": [SYMBOL...],
+//                  "members": [{"member": "A(m.o)", "name": "m.o",
+//                               "status": "absorbed"|"hidden"|"re-exported"|"required"|"unused",
+//                               "symbols": [SYMBOL...]}],
+//                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
+//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
+//   }
+//
+// The key "verdict" is on archives, and on a --cmake-libs name that was not
+// found (not-needed when S needs nothing outside its NEEDED closure, else
+// unknown). linkscope.absorbed(...).to_dict() in the Python module is this
+// document, parsed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
+#include <linkscope/resolve/absorb.hpp>
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+// A name of a CMake config's library list (linkscope-absorbed --cmake-libs)
+// and what became of it.
+struct cmake_library {
+  std::string name;
+  std::string path;  // where it was found under the prefix; "" when not found
+  std::string note;  // "cmake-target", "not-found", "shared", or "" (an archive, judged in "archives")
+};
+
+struct absorbed_json_options {
+  bool demangle = false;                            // reserved for --demangle ("demangled" beside symbols)
+  const std::vector<cmake_library>* cmake_libs = nullptr;  // --cmake-libs: written as "cmake_libs"
+};
+
+inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
+  w.begin_object().field("version", 1).field("file", r.shared);
+  w.field("shared_has_symtab", r.shared_has_symtab);
+  w.field("shared_unresolved", r.shared_unresolved);
+  w.key("missing_needed").begin_array();
+  for (const auto& m : r.missing_needed) w.value(m);
+  w.end_array();
+  w.key("archives").begin_array();
+  for (const auto& a : r.archives) {
+    w.begin_object().field("file", a.path).field("verdict", to_string(a.verdict));
+    w.key("evidence").begin_array();
+    for (const auto& s : a.evidence) w.value(s);
+    w.end_array();
+    w.key("members").begin_array();
+    for (const auto& m : a.members) {
+      w.begin_object().field("member", a.path + "(" + m.name + ")").field("name", m.name);
+      w.field("status", to_string(m.status));
+      w.key("symbols").begin_array();
+      for (const auto& s : m.symbols) w.value(s);
+      w.end_array().end_object();
+    }
+    w.end_array();
+    w.key("skipped").begin_array();
+    for (const auto& s : a.skipped) {
+      w.begin_object().field("member", a.path + "(" + s.name + ")").field("name", s.name);
+      w.field("error", std::string_view(s.why.message));
+      if (s.why.has_offset()) w.field("offset", s.why.offset);
+      w.end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  if (o.cmake_libs != nullptr && !o.cmake_libs->empty()) {
+    const bool closed = r.shared_unresolved == 0 && r.missing_needed.empty();
+    w.key("cmake_libs").begin_array();
+    for (const auto& lib : *o.cmake_libs) {
+      w.begin_object().field("name", lib.name);
+      if (!lib.path.empty()) w.field("path", lib.path);
+      std::string status = lib.note;
+      if (status == "not-found") w.field("verdict", closed ? "not-needed" : "unknown");
+      if (status.empty())
+        for (const auto& a : r.archives)
+          if (a.path == lib.path) status = to_string(a.verdict);
+      w.field("status", status).end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
