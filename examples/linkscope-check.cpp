@@ -38,7 +38,8 @@ constexpr cli::option_spec option_table[] = {
     {"max-glibcxx", 0, cli::arg::required, "VER", "a file that needs a GLIBCXX_ version above VER (3.4.19, ...) is a finding"},
     {"max-version", 0, cli::arg::required, "FAMILY=VER",
      "a file that needs a FAMILY_ version above VER is a finding (CXXABI=1.3.7, OPENSSL=3.0.0; repeatable)"},
-    {"verbose", 'v', cli::arg::none, nullptr, "also list every needed DSO and its owner for clean files"},
+    {"verbose", 'v', cli::arg::none, nullptr,
+     "also list every needed DSO and its owner for clean files, and duplicates across packages that no file loads together"},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
 
@@ -53,6 +54,10 @@ constexpr cli::tool_spec spec{
     "  system       a NEEDED library taken from outside the prefix\n"
     "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
     "  floor        a symbol version above --max-glibc/--max-glibcxx/--max-version\n"
+    "and per package: underlinking (used, not declared), overdepending (declared, never\n"
+    "bound to: \"statically linked\" when a file holds its archive's or library's code,\n"
+    "else unused), and duplicates (strong definitions two packages' libraries export,\n"
+    "with the copy ld.so takes where a file loads both).\n"
     "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
     "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
@@ -158,6 +163,7 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
                   d.package.c_str(), e.file.c_str(), e.count, e.count == 1 ? "" : "s", e.copy_of.c_str(),
                   first_symbols(e.symbols, e.count).c_str());
   for (const auto& d : r.duplicates) {
+    if (d.winner.empty() && !verbose) continue;  // never loaded together: not a finding
     std::printf("duplicate: %zu symbol%s defined by both %s (%s) and %s (%s)", d.count, d.count == 1 ? "" : "s",
                 d.file_a.c_str(), d.package_a.c_str(), d.file_b.c_str(), d.package_b.c_str());
     if (!d.winner.empty()) std::printf("; ld.so takes %s's in %s", d.winner.c_str(), d.consumer.c_str());

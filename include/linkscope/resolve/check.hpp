@@ -164,6 +164,7 @@ struct prefix_report {
   std::vector<std::string> unused_declared;   // declared, never used, no copy inside (overdepending)
   std::vector<declared_unused> statically_linked;  // declared, never bound to, but its code is inside a file
   std::vector<package_duplicate> duplicates;  // strong definitions exported by two packages' libraries
+                                              // (a finding when a checked file loads both: winner set)
   std::vector<std::string> unowned;           // needed DSOs no package owns
   bool have_conda = false, have_dpkg = false;
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
@@ -632,11 +633,12 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // Duplicates across packages: the owned, non-allow-listed libraries in the
   // prefix that the check met (checked files named like libraries, NEEDED entries).
   {
+    // Each library once, however it is spelled (a symlink, the /usr-merge alias).
     std::vector<owned_library> libraries;
     std::set<std::string> seen;
     auto add = [&](const std::string& file, const package_owner& owner) {
       if (owner.package.empty() || !detail::is_library_name(file) || verdicts.allowed(detail::base_name(file))) return;
-      if (seen.insert(file).second) libraries.push_back({file, display(file), owner.package});
+      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {
       if (fr.failed()) continue;
@@ -665,7 +667,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     report.findings += n;
   }
   report.findings += report.undeclared.size() + report.unused_declared.size() + report.statically_linked.size() +
-                     report.unowned.size() + report.duplicates.size();
+                     report.unowned.size();
+  for (const auto& d : report.duplicates) report.findings += d.winner.empty() ? 0 : 1;  // loaded together
   return report;
 }
 #endif  // LINKSCOPE_DEFINITIONS

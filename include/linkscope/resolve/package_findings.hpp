@@ -24,7 +24,9 @@
 // inside libtorch_cpu.so beside libfmt.so.9. Which copy wins at run time is
 // ld.so's first-in-load-order rule (the global scope), taken from the first
 // checked file whose closure loads both; the other copy is then dead code,
-// or an ODR break if the two differ.
+// or an ODR break if the two differ. Only such a pair, loaded together, is a
+// finding of the check; the others (plugins of one interface, alternatives
+// such as libcurl and libcurl-gnutls) are listed without a winner.
 #pragma once
 
 #include <algorithm>
@@ -113,13 +115,23 @@ inline bool is_library_name(std::string_view path) {
   return base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.find(".so") != std::string_view::npos);
 }
 
-// Strong definitions a shared library exports (names).
+// Strong definitions of code and data a shared library exports (names). STB_GNU_UNIQUE ones
+// are left out: they are C++ vague-linkage objects (a template's or inline
+// function's static, `_ZZ...E8__digits`) that every library using the same
+// header carries, and that ld.so unifies by design.
 inline std::vector<std::string> exported_strong(const std::string& path) {
   std::vector<std::string> out;
   auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
     if (object.kind != object_kind::shared) return ok();
     return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
-      if (strong_definition(s, object.kind)) out.emplace_back(s.name);
+      if (!strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
+      // Code and data only: the linker's NOTYPE markers (_edata, _end,
+      // __bss_start) are in every library GNU ld links.
+      // _init and _fini are the crti.o entry points old toolchains exported.
+      if (s.name == "_init" || s.name == "_fini") return;
+      if (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+          s.kind == symbol_kind::ifunc)
+        out.emplace_back(s.name);
     });
   });
   (void)walked;  // an unreadable library exports nothing we can see
@@ -253,6 +265,18 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
         pairs[{a, b}].push_back(name);
       }
   }
+  // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
+  std::vector<std::string> canonical;
+  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
+  std::vector<std::vector<std::string>> closures(files.size());
+  std::vector<char> made(files.size(), 0);
+  auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
+    if (!made[i]) {
+      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
+      made[i] = 1;
+    }
+    return closures[i];
+  };
   std::vector<package_duplicate> out;
   for (auto& [key, names] : pairs) {
     const owned_library& a = libraries[key.first];
@@ -263,12 +287,13 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
     d.package_b = b.package, d.file_b = b.display;
     d.count = names.size();
     d.symbols.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(max_symbols, names.size())));
-    for (const checked_file& f : files) {
-      auto ia = std::find(f.closure.begin(), f.closure.end(), a.path);
-      auto ib = std::find(f.closure.begin(), f.closure.end(), b.path);
-      if (ia == f.closure.end() || ib == f.closure.end()) continue;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::vector<std::string>& closure = canonical_closure(i);
+      auto ia = std::find(closure.begin(), closure.end(), canonical[key.first]);
+      auto ib = std::find(closure.begin(), closure.end(), canonical[key.second]);
+      if (ia == closure.end() || ib == closure.end()) continue;
       d.winner = ia < ib ? a.display : b.display;
-      d.consumer = f.display;
+      d.consumer = files[i].display;
       break;
     }
     out.push_back(std::move(d));
