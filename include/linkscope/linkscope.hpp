@@ -15,6 +15,7 @@
 #include "linkscope/formats.hpp"
 
 // The nm listings, built on the format readers (not part of formats.hpp).
+#include "linkscope/coff/nm.hpp"
 #include "linkscope/elf/nm.hpp"
 #include "linkscope/macho/nm.hpp"
 // What dyld needs of a Mach-O image (the dyld emulator includes it too).

@@ -96,7 +96,10 @@ def why(args: Iterable[Any], *, semantics: str = "lld", thin_confine: bool = Fal
 class CheckResult(_Document):
     """linkscope.check: .files (per file: needed, missing, unused, overlinked, system,
     rpaths, undefined, findings), .packages, .undeclared (overlinking),
-    .unused_declared (overdepending), .unowned, .stats, .findings;
+    .unused_declared (overdepending: nothing of it inside), .statically_linked
+    (declared, never bound to, but its code is inside a file: the evidence),
+    .duplicates (strong definitions two packages export, with ld.so's winner),
+    .unowned, .stats, .findings;
     to_dict() == linkscope-check --json (stats.milliseconds is this run's)."""
 
 
@@ -109,7 +112,8 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
     file under `prefix` (or `files`, or the files conda-meta gives `package`),
     linked on the ld.so emulator; needed DSOs attributed to packages (conda-meta,
     dpkg); with `declared` (run dependencies), conda-build's overlinking
-    (undeclared) and overdepending (unused_declared). `allow` adds allow-list
+    (undeclared) and overdepending, split into unused (unused_declared) and
+    statically linked (statically_linked). `allow` adds allow-list
     globs; `undefined=True` counts unresolved symbols as findings.
     `max_versions` ({"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, as --max-glibc,
     --max-glibcxx and --max-version FAMILY=VER) makes every versioned

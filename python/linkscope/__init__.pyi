@@ -168,6 +168,8 @@ class CheckResult:
     packages: list[dict[str, Any]]
     undeclared: list[str]
     unused_declared: list[str]
+    statically_linked: list[dict[str, Any]]
+    duplicates: list[dict[str, Any]]
     unowned: list[str]
     warnings: list[str]
     stats: dict[str, int]

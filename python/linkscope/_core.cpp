@@ -37,6 +37,7 @@
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/static.hpp>
 #include <linkscope/report/absorbed.hpp>
+#include <linkscope/report/check.hpp>
 #include <linkscope/report/dupes.hpp>
 #include <linkscope/report/ldd.hpp>
 #include <linkscope/report/why.hpp>
@@ -610,14 +611,6 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
 
 // ---- check: the whole-prefix check -------------------------------------------
 
-py::list string_list(const std::vector<std::string>& v) {
-  py::list out;
-  for (const auto& x : v) out.append(to_py(x));
-  return out;
-}
-
-py::object str_or_none(const std::string& v) { return v.empty() ? py::object(py::none()) : py::object(to_py(v)); }
-
 // The document of `linkscope-check --json PREFIX [FILE...]` (stats.milliseconds
 // is this call's time).
 py::dict run_check(const std::string& prefix, const std::vector<std::string>& files, std::optional<std::string> package,
@@ -665,119 +658,7 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
     if (!r) raise(r.error(), prefix);
     report = std::move(*r);
   }
-  const prefix_report& r = *report;
-  py::dict d;
-  d["version"] = 1;
-  d["prefix"] = to_py(r.prefix);
-  d["conda_meta"] = r.have_conda;
-  d["dpkg"] = r.have_dpkg;
-  py::list out_files;
-  for (const auto& f : r.files) {
-    py::dict fd;
-    fd["path"] = to_py(f.path);
-    fd["relative"] = to_py(f.relative);
-    py::list needed, unused, system;
-    for (const auto& n : f.needed) {
-      py::dict nd;
-      nd["name"] = to_py(n.name);
-      nd["path"] = str_or_none(n.path);
-      nd["found_via"] = to_string(n.via);
-      nd["in_prefix"] = n.in_prefix;
-      nd["used"] = n.used;
-      nd["symbols"] = n.symbols;
-      nd["allowed"] = n.allowed;
-      nd["package"] = str_or_none(n.owner.package);
-      nd["package_source"] = to_py(n.owner.source);
-      needed.append(nd);
-      if (!n.path.empty() && !n.used) unused.append(to_py(n.name));
-      if (!n.path.empty() && !n.in_prefix) system.append(to_py(n.path));
-    }
-    fd["needed"] = needed;
-    py::list missing;
-    for (const auto& mi : f.missing) {
-      py::dict md;
-      md["name"] = to_py(mi.name);
-      md["needed_by"] = to_py(mi.needed_by);
-      md["direct"] = mi.direct;
-      missing.append(md);
-    }
-    fd["missing"] = missing;
-    fd["unused"] = unused;
-    py::list overlinked;
-    for (const auto& o : f.overlinked) {
-      py::dict od;
-      od["path"] = to_py(o.path);
-      od["soname"] = to_py(o.soname);
-      od["via"] = to_py(o.via);
-      od["allowed"] = o.allowed;
-      od["symbols"] = string_list(o.symbols);
-      overlinked.append(od);
-    }
-    fd["overlinked"] = overlinked;
-    fd["system"] = system;
-    py::list rpaths;
-    for (const auto& rp : f.rpaths) {
-      py::dict rd;
-      rd["tag"] = to_py(rp.tag);
-      rd["entry"] = to_py(rp.entry);
-      rd["expanded"] = to_py(rp.expanded);
-      rd["outside"] = rp.outside;
-      rpaths.append(rd);
-    }
-    fd["rpaths"] = rpaths;
-    fd["undefined"] = string_list(f.undefined);
-    py::list floors;
-    for (const auto& v : f.floors) {
-      py::dict vd;
-      vd["family"] = to_py(v.family);
-      vd["max"] = to_py(v.max);
-      vd["highest"] = to_py(v.highest);
-      py::list above;
-      for (std::size_t i = 0; i < v.above.size(); ++i) {
-        py::dict ad;
-        ad["library"] = to_py(v.libraries[i]);
-        ad["version"] = to_py(v.above[i].name);
-        ad["symbols"] = string_list(v.above[i].symbols);
-        above.append(ad);
-      }
-      vd["above"] = above;
-      floors.append(vd);
-    }
-    fd["floors"] = floors;
-    fd["warnings"] = string_list(f.warnings);
-    fd["error"] = to_py(f.failed() ? ls::describe(f.failure) : std::string());
-    fd["findings"] = f.findings;
-    out_files.append(fd);
-  }
-  d["files"] = out_files;
-  py::list packages;
-  for (const auto& pu : r.packages) {
-    py::dict pd;
-    pd["name"] = to_py(pu.name);
-    pd["source"] = to_py(pu.source);
-    pd["declared"] = pu.declared;
-    pd["self"] = pu.self;
-    pd["allowed_only"] = pu.allowed_only;
-    pd["dsos"] = string_list(pu.dsos);
-    packages.append(pd);
-  }
-  d["packages"] = packages;
-  d["undeclared"] = string_list(r.undeclared);
-  d["unused_declared"] = string_list(r.unused_declared);
-  d["unowned"] = string_list(r.unowned);
-  d["warnings"] = string_list(r.warnings);
-  py::dict stats;
-  stats["files"] = r.files.size();
-  stats["objects_parsed"] = r.objects_parsed;
-  stats["lookups"] = r.lookups;
-  stats["skipped_non_elf"] = r.skipped_non_elf;
-  stats["skipped_symlinks"] = r.skipped_symlinks;
-  stats["skipped_static"] = r.skipped_static;
-  stats["milliseconds"] = static_cast<long long>(seconds * 1000);
-  d["stats"] = stats;
-  d["failed"] = r.failed;
-  d["findings"] = r.findings;
-  return d;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, {seconds}); });
 }
 
 }  // namespace
