@@ -12,8 +12,6 @@
 
 #include "linkscope/core/config.hpp"
 
-#include "linkscope/report/diagnostic.hpp"
-#include "linkscope/report/json.hpp"
 
 #include "linkscope/resolve/absorb.hpp"
 #include "linkscope/resolve/check.hpp"
@@ -43,6 +41,16 @@
 
 // The ld.so emulator's phases: implementation, parsed only where the
 // definitions are (header-only mode, and src/ in compiled mode).
+// report/: the one diagnostic formatter, the JSON writer and each CLI's --json document.
+#include "linkscope/report/diagnostic.hpp"
+#include "linkscope/report/json.hpp"
+#include "linkscope/report/json_error.hpp"
+#include "linkscope/report/absorbed.hpp"
+#include "linkscope/report/check.hpp"
+#include "linkscope/report/dupes.hpp"
+#include "linkscope/report/ldd.hpp"
+#include "linkscope/report/why.hpp"
+
 #if LINKSCOPE_DEFINITIONS
 #include "linkscope/resolve/ld_so/bind.hpp"
 #include "linkscope/resolve/ld_so/load.hpp"

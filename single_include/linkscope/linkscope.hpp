@@ -5852,6 +5852,16 @@ result<void> for_each_elf_symbol(const file<ET>& f, symbol_table_kind which, u64
   return ok();
 }
 
+// The symbol GNU ld adds to .dynsym for each version a DSO defines
+// (`GLIBC_2.15`, `ZLIB_1.2.0`: STT_OBJECT, SHN_ABS, value 0, size 0, and its
+// version is itself, which the reader leaves out as nm does; nm -D prints
+// "A GLIBC_2.15"). It names a version, not code or data, so two libraries
+// that both define a version hold no duplicate definitions.
+inline bool is_version_definition(const symbol& s) noexcept {
+  return s.defined && s.section == SHN_ABS && s.kind == symbol_kind::object && s.value == 0 && s.size == 0 &&
+         (s.version.empty() || s.version == s.name);
+}
+
 // A symbol_source over the bytes of one ELF file (object, DSO or executable).
 class symbols_source {
  public:
@@ -6520,9 +6530,14 @@ class basic_object {
 
   basic_object() = default;
 
-  static result<basic_object> parse(byte_view bytes) noexcept {
+  // `header_offset` is where the COFF file header starts: 0 in an object,
+  // just past "PE\0\0" in an image (pe::image::coff_header_offset()), whose
+  // PointerToSymbolTable, when not 0, locates a symbol table in the same
+  // form (mingw's ld keeps one; the string table follows it as in objects).
+  static result<basic_object> parse(byte_view bytes, u64 header_offset = 0) noexcept {
     basic_object obj;
     obj.bytes_ = bytes;
+    obj.header_offset_ = header_offset;
     u64 section_table = 0;
     u64 symtab = 0;
     u64 nsyms = 0;
@@ -6538,14 +6553,14 @@ class basic_object {
       nsyms = h.number_of_symbols;
       section_table = sizeof(bigobj_header);
     } else {
-      LINKSCOPE_TRY(h, bytes.template read<file_header>(0, "truncated COFF file header"));
+      LINKSCOPE_TRY(h, bytes.template read<file_header>(header_offset, "truncated COFF file header"));
       obj.machine_ = h.machine;
       obj.timestamp_ = h.time_date_stamp;
       obj.section_count_ = h.number_of_sections;
       obj.characteristics_ = h.characteristics;
       symtab = h.pointer_to_symbol_table;
       nsyms = h.number_of_symbols;
-      section_table = sizeof(file_header) + u64{h.size_of_optional_header};
+      section_table = header_offset + sizeof(file_header) + u64{h.size_of_optional_header};
     }
     // Section table: count checked against the bytes before any use.
     LINKSCOPE_TRY(sections, bytes.template array<section_header>(section_table, obj.section_count_,
@@ -6581,6 +6596,19 @@ class basic_object {
   u32 symbol_count() const noexcept { return symbol_count_; }
   byte_view bytes() const noexcept { return bytes_; }
   byte_view string_table() const noexcept { return strtab_; }
+
+  // The file name of a FILE symbol as BFD reads it: a string-table name when
+  // the aux record's first 4 bytes are zero; over several aux records, all
+  // of their bytes; in one aux record, its first 14 (FILNMLEN). NULs end it.
+  result<std::string_view> file_name(const symbol_entry& e) const noexcept {
+    if (!e.is_file() || e.aux_count == 0) return std::string_view(e.name);
+    const unsigned char* aux = e.aux.data();
+    if (aux[0] == 0 && aux[1] == 0 && aux[2] == 0 && aux[3] == 0)
+      return string_at(load<u32, std::endian::little>(aux + 4));
+    std::string_view chars = e.aux.chars();
+    if (e.aux_count == 1) chars = chars.substr(0, 14);
+    return chars.substr(0, chars.find('\0'));
+  }
 
   // String-table lookup (offsets count from the size field).
   result<std::string_view> string_at(u64 offset) const noexcept {
@@ -6779,9 +6807,10 @@ class basic_object {
   u64 no_offset_in_file() const noexcept { return no_offset; }
   u64 section_table_offset() const noexcept {
     if constexpr (is_big) return sizeof(bigobj_header);
-    else return sizeof(file_header) + (bytes_.size() >= sizeof(file_header)
-                                           ? u64{bytes_.read_unchecked<file_header>(0).size_of_optional_header}
-                                           : 0);
+    else return header_offset_ + sizeof(file_header) +
+                (bytes_.contains(header_offset_, sizeof(file_header))
+                     ? u64{bytes_.read_unchecked<file_header>(header_offset_).size_of_optional_header}
+                     : 0);
   }
   // The name of the symbol in the slot at `slot_offset` of the symbol table.
   // A short name is a view of the file's bytes (never of a local record copy).
@@ -6802,6 +6831,7 @@ class basic_object {
   record_array<section_header> sections_;
   u32 section_count_ = 0;
   u32 symbol_count_ = 0;
+  u64 header_offset_ = 0;
   u32 timestamp_ = 0;
   u16 machine_ = 0;
   u16 characteristics_ = 0;
@@ -7609,6 +7639,8 @@ class image {
     LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
     img.machine_ = fh.machine;
     img.characteristics_ = fh.characteristics;
+    img.coff_header_offset_ = pe_offset + 4;
+    img.has_symbol_table_ = fh.number_of_symbols != 0;
     img.header_.machine = fh.machine;
     img.header_.characteristics = fh.characteristics;
     const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
@@ -7666,6 +7698,12 @@ class image {
   }
 
   u16 machine() const noexcept { return machine_; }
+  // Where the COFF file header starts (just past "PE\0\0"): the COFF symbol
+  // table an image may keep is read from there by coff::basic_object.
+  u64 coff_header_offset() const noexcept { return coff_header_offset_; }
+  // NumberOfSymbols != 0: the image kept its COFF symbol table (mingw's ld
+  // does unless stripped; MSVC's link.exe never writes one).
+  bool has_symbol_table() const noexcept { return has_symbol_table_; }
   bool is_pe32_plus() const noexcept { return plus_; }
   bool is_dll() const noexcept { return (characteristics_ & 0x2000) != 0; }
   u64 image_base() const noexcept { return image_base_; }
@@ -8029,6 +8067,8 @@ class image {
   record_array<section_header> sections_;
   record_array<data_directory> dirs_;
   u64 dirs_offset_ = 0;
+  u64 coff_header_offset_ = 0;
+  bool has_symbol_table_ = false;
   u64 image_base_ = 0;
   u32 size_of_headers_ = 0;
   header_info header_;
@@ -10501,6 +10541,810 @@ LINKSCOPE_ELF_TEMPLATES(extern, ::linkscope::elf::elf64be)
 // ---- end linkscope/formats.hpp ----
 
 // The nm listings, built on the format readers (not part of formats.hpp).
+// ---- begin linkscope/coff/nm.hpp ----
+// linkscope/coff/nm.hpp — COFF objects, PE images and import libraries listed
+// as GNU nm 2.40 (binutils-multiarch) lists them, byte for byte.
+//
+// nm sees COFF through BFD's pe-x86-64, pe-i386, pe-aarch64-little and
+// pe-bigobj-x86-64 targets (images: pei-*). What it prints follows from three
+// steps, learned from nm's behaviour on objects, images and libraries:
+//  1. Section flags: CODE from CNT_CODE or MEM_EXECUTE; DATA from
+//     CNT_INITIALIZED_DATA unless the section is a debug one (.debug*,
+//     .zdebug*, .gnu.linkonce.wi./.wt., .gnu_debuglink, .stab*), which is
+//     DEBUGGING; READONLY unless MEM_WRITE; HAS_CONTENTS when
+//     PointerToRawData != 0. The letter: .drectve/.idata (i), .edata (e),
+//     .pdata (p) when the name goes on with end, '.', '$' or a digit; else t
+//     (CODE), r/d (DATA read-only or not), b (no contents), N (DEBUGGING), n
+//     (contents, read-only), else '?'.
+//  2. Storage classes: EXTERNAL, WEAK_EXTERNAL and SECTION (104) are global
+//     (section 0: undefined 'U', or common 'C' with the size as value; a
+//     weak external is 'w' undefined, 'W' defined; SECTION in a section is a
+//     local); STATIC and LABEL are local (in section 0 they are 'U'; in
+//     section -2 debugging); FILE (named by its aux records), FUNCTION
+//     (.bf/.ef), BLOCK and the type classes are debugging ('?', -a only);
+//     section -1 and -2 are absolute ('a'). A global upper-cases the letter.
+//  3. Values are n_value plus the section's address, which is 0 in objects
+//     and VirtualAddress + ImageBase in images.
+// A short import member (MSVC's, spec 7) is what BFD makes of it: sections
+// .idata$4, .idata$5, .idata$6 (named imports), .text (code), their symbols,
+// __imp_X, X (code), and an undefined __IMPORT_DESCRIPTOR_<dll base name>.
+// Order: by name (strcmp, or strcoll in the user's locale), stable; -n by
+// (undefined first, address, name); --size-sort by the size BFD infers from
+// the next symbol of the same section in address order; -r reverses; -p keeps
+// table order. Formats: bsd, sysv, posix, just-symbols; -t picks the radix.
+// -S prints no size for COFF (BFD keeps none) except under --size-sort.
+// A file without a symbol table (a stripped image, -D) is "no symbols" on
+// stderr, and exit status 0, as nm says it.
+
+#include <algorithm>
+#include <clocale>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace coff {
+
+enum class nm_format : u8 { bsd, sysv, posix, just_symbols };
+
+struct nm_options {
+  nm_format format = nm_format::bsd;  // -f bsd|sysv|posix|just-symbols, -P, -j
+  bool undefined_only = false;        // -u
+  bool external_only = false;         // -g
+  bool defined_only = false;          // -U, --defined-only
+  bool debug_syms = false;            // -a
+  bool no_sort = false;               // -p
+  bool numeric_sort = false;          // -n, -v
+  bool reverse_sort = false;          // -r
+  bool size_sort = false;             // --size-sort
+  bool print_file_name = false;       // -A, -o
+  bool print_size = false;            // -S
+  bool demangle = false;              // -C
+  bool print_armap = false;           // -s, --print-armap
+  bool dynamic = false;               // -D: COFF has no dynamic symbols ("no symbols")
+  bool multiple_files = false;        // more than one file given
+  bool use_strcoll = false;           // sort names with strcoll (a collating locale)
+  int radix = 16;                     // -t x|d|o
+};
+
+// What nm reports on stderr for one object while it goes on: `where` names
+// the object as nm does (the path, or the member's name). `fatal` is false
+// for "no symbols", which leaves nm's exit status at 0.
+struct nm_problem {
+  std::string where;
+  error what;
+  bool fatal = true;
+};
+
+// One listed object for --json: the rows the bsd listing prints, in order.
+struct nm_json_symbol {
+  std::string name;
+  char type = '?';
+  bool defined = false;
+  u64 value = 0;
+  u64 size = 0;
+};
+struct nm_object {
+  std::string file;    // the path given
+  std::string member;  // the archive member's own name, or empty
+  int bits = 64;
+  std::vector<nm_json_symbol> symbols;
+  std::string error;   // the object cannot be listed: the message (docs/JSON.md "error")
+  u64 offset = no_offset;  // where, when known
+  std::vector<std::string> warnings;  // what nm says and goes on from ("no symbols")
+};
+
+// Is this a file nm reads through its COFF targets: an object (x86-64,
+// i386, arm64; bigobj x86-64), a PE image, or a short import member?
+bool is_nm_coff(byte_view bytes) noexcept;
+// Does this archive hold COFF members (its first regular member is one)?
+bool is_coff_archive(byte_view bytes);
+
+// The listing of one file (an object, image, import member, or an archive
+// of them) appended to `out`; problems nm reports and goes on from go to
+// `problems`; a file that cannot be read at all is the error.
+result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out,
+                     std::vector<nm_problem>* problems = nullptr);
+// The same rows as data (--json).
+result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
+                             std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
+
+namespace detail {
+
+// BFD's section flags, as far as the letter needs them.
+struct nm_section {
+  std::string_view name;
+  u64 vma = 0;
+  u64 size = 0;
+  char letter = '?';
+};
+
+inline bool nm_debug_section_name(std::string_view n) noexcept {
+  static constexpr std::string_view prefixes[] = {".debug", ".zdebug", ".gnu.linkonce.wi.", ".gnu.linkonce.wt.",
+                                                  ".gnu_debuglink", ".gnu_debugaltlink", ".stab"};
+  for (std::string_view p : prefixes)
+    if (n.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+inline char nm_section_letter(std::string_view name, u32 characteristics, bool has_contents) noexcept {
+  static constexpr std::pair<std::string_view, char> by_name[] = {
+      {".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+  for (const auto& [prefix, letter] : by_name) {
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    if (name.size() == prefix.size()) return letter;
+    const char next = name[prefix.size()];
+    if (next == '.' || next == '$' || (next >= '0' && next <= '9')) return letter;
+  }
+  const bool debug_name = nm_debug_section_name(name);
+  const bool code = (characteristics & (scn::cnt_code | scn::mem_execute)) != 0;
+  const bool data = (characteristics & scn::cnt_initialized_data) != 0 && !debug_name;
+  const bool readonly = (characteristics & scn::mem_write) == 0;
+  const bool debugging =
+      debug_name && (characteristics & (scn::mem_discardable | scn::cnt_initialized_data)) != 0;
+  if (code) return 't';
+  if (data) return readonly ? 'r' : 'd';
+  if (!has_contents) return 'b';
+  if (debugging) return 'N';
+  if (readonly) return 'n';
+  return '?';
+}
+
+enum : u32 { nm_und = 0, nm_abs = 0xffffffffu, nm_com = 0xfffffffeu };
+
+struct nm_row {
+  std::string_view name;
+  u64 value = 0;  // as nm prints it (valueof)
+  u64 size = 0;   // --size-sort only
+  u32 section = nm_und;  // nm_und, nm_abs, nm_com or a 1-based section index
+  u32 order = 0;
+  char type = '?';
+  bool global = false;     // BSF_GLOBAL or weak: -g keeps it
+  bool debugging = false;  // listed with -a only
+  bool file = false;       // a FILE record (the size sort's heuristics)
+  bool native = true;      // sysv: a COFF record behind it (the Type column)
+  u8 storage_class = 0;
+  u16 n_type = 0;
+  bool undefined() const noexcept { return type == 'U' || type == 'w' || type == 'v'; }
+};
+
+// The rows of one object, with what printing needs.
+struct nm_listing {
+  std::vector<nm_row> rows;
+  std::vector<nm_section> sections;  // 1-based in rows (sections[i - 1])
+  std::deque<std::string> names;     // names BFD makes (import members)
+  int width = 64;
+  char leading_char = 0;             // '_' on i386: -C skips it
+  bool has_symbols = true;
+};
+
+inline bool nm_machine(u16 m) noexcept { return m == machine::amd64 || m == machine::i386 || m == machine::arm64; }
+
+// The object's rows (a COFF object or an image's symbol table), BFD's way.
+template <class Object>
+result<void> nm_rows(const Object& obj, u64 image_base, bool image, bool i386, nm_listing& out) {
+  out.sections.clear();
+  LINKSCOPE_CHECK(obj.for_each_section([&](const section& s) {
+    nm_section ns;
+    ns.name = s.name;
+    const section_header& h = s.header;
+    u64 vma = h.virtual_address;
+    if (vma != 0) {
+      vma += image_base;
+      if (i386) vma &= 0xffffffffu;
+    }
+    ns.vma = vma;
+    u64 size = h.size_of_raw_data;
+    const u64 virtual_size = h.virtual_size;
+    if (virtual_size > 0 && (((h.characteristics & scn::cnt_uninitialized_data) != 0 && (!image || size == 0)) ||
+                             (image && size > virtual_size)))
+      size = virtual_size;
+    ns.size = size;
+    ns.letter = nm_section_letter(s.name, h.characteristics, h.pointer_to_raw_data != 0);
+    out.sections.push_back(ns);
+  }));
+  u32 order = 0;
+  error failure{};
+  bool failed = false;
+  LINKSCOPE_CHECK(obj.for_each_entry([&](const symbol_entry& e) -> bool {
+    nm_row r;
+    r.order = order++;
+    r.name = e.name;
+    r.storage_class = e.storage_class;
+    r.n_type = e.type;
+    i32 scnum = e.section_number;
+    u8 sclass = e.storage_class;
+    u64 value = e.value;
+    if (sclass == storage_class::section) {
+      // BFD reads a SECTION record as a STATIC one at 0; in no section, it
+      // names one: the first section of that name, or a new empty one (data,
+      // with contents) that BFD makes for it.
+      sclass = storage_class::static_;
+      value = 0;
+      if (scnum == 0) {
+        for (std::size_t i = 0; i < out.sections.size() && scnum == 0; ++i)
+          if (out.sections[i].name == e.name) scnum = static_cast<i32>(i + 1);
+        if (scnum == 0) {
+          out.sections.push_back(nm_section{e.name, 0, 0, nm_section_letter(e.name, scn::cnt_initialized_data | scn::mem_write, true)});
+          scnum = static_cast<i32>(out.sections.size());
+        }
+      }
+      r.storage_class = sclass;
+    }
+    u32 section = scnum == 0 ? nm_und : scnum < 0 ? nm_abs : static_cast<u32>(scnum);
+    bool global = false, local = false, weak = false;
+    switch (sclass) {
+      case storage_class::external:
+      case storage_class::weak_external:
+      case 127:  // C_WEAKEXT
+        if (scnum == 0) {
+          if (value != 0) section = nm_com;
+        } else {
+          global = true;
+        }
+        if (sclass == storage_class::weak_external || sclass == 127) weak = true;
+        break;
+      case storage_class::static_:
+      case storage_class::label:
+        if (scnum == sym_debug) r.debugging = true;
+        else local = true;
+        break;
+      case 21:  // C_STATLAB
+        global = true;
+        break;
+      case storage_class::file:
+        r.file = true;
+        r.debugging = true;
+        if (auto file_name = obj.file_name(e)) {
+          r.name = *file_name;
+        } else {
+          failure = file_name.error();
+          failed = true;
+          return false;
+        }
+        break;
+      case storage_class::null_:
+        if (e.type == 0 && value == 0 && scnum == 0) break;
+        r.debugging = true;
+        break;
+      default:
+        r.debugging = true;
+        break;
+    }
+    // bfd_decode_symclass
+    char c;
+    if (section == nm_com) c = 'C';
+    else if (section == nm_und) c = weak ? 'w' : 'U';
+    else if (weak) c = 'W';
+    else if (!global && !local) c = '?';
+    else {
+      c = section == nm_abs ? 'a' : out.sections[section - 1].letter;
+      if (global && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    }
+    r.type = c;
+    r.global = global || weak;
+    r.section = section;
+    r.value = value + (section != nm_und && section != nm_abs && section != nm_com ? out.sections[section - 1].vma : 0);
+    if (section == nm_und) r.value = 0;
+    out.rows.push_back(r);
+    return true;
+  }));
+  if (failed) return failure;
+  return ok();
+}
+
+// A short import member, as BFD builds it.
+inline result<void> nm_import_rows(byte_view bytes, nm_listing& out) {
+  LINKSCOPE_TRY(rec, parse_short_import(bytes));
+  const bool wide = rec.machine != machine::i386;
+  out.width = wide ? 64 : 32;
+  out.leading_char = rec.machine == machine::i386 ? '_' : 0;
+  // pe-aarch64-little 2.40 gives its thunk and table sections 4 bytes.
+  const u64 pointer = rec.machine == machine::amd64 ? 8 : 4;
+  const u64 thunk = rec.machine == machine::arm64 ? 4 : 8;
+  auto add_section = [&](std::string_view name, u64 size, char letter) {
+    out.sections.push_back(nm_section{name, 0, size, letter});
+    return static_cast<u32>(out.sections.size());
+  };
+  auto add_row = [&](std::string_view name, u32 section, char type) {
+    nm_row r;
+    r.name = name;
+    r.section = section;
+    r.type = type;
+    r.global = true;
+    r.order = static_cast<u32>(out.rows.size());
+    out.rows.push_back(r);
+  };
+  const u32 id4 = add_section(".idata$4", pointer, 'i');
+  const u32 id5 = add_section(".idata$5", pointer, 'i');
+  add_row(".idata$4", id4, 'I');
+  add_row(".idata$5", id5, 'I');
+  if (rec.name_type != import_name_type::ordinal) {
+    const u32 id6 = add_section(".idata$6", 2 + rec.symbol.size() + 2, 'i');
+    add_row(".idata$6", id6, 'I');
+  }
+  add_row(out.names.emplace_back("__imp_" + std::string(rec.symbol)), id5, 'I');
+  if (rec.kind == import_kind::code) {
+    const u32 text = add_section(".text", thunk, 't');
+    add_row(".text", text, 'T');
+    add_row(rec.symbol, text, 'T');
+  } else if (rec.kind == import_kind::const_) {
+    add_row(rec.symbol, id5, 'I');
+  }
+  std::string_view base = rec.dll.substr(0, rec.dll.rfind('.'));
+  add_row(out.names.emplace_back("__IMPORT_DESCRIPTOR_" + std::string(base)), nm_und, 'U');
+  return ok();
+}
+
+class nm_lister {
+ public:
+  nm_lister(const nm_options& o, std::string& out, std::vector<nm_problem>* problems,
+            std::vector<nm_object>* objects = nullptr)
+      : o_(o), out_(out), problems_(problems), objects_(objects) {}
+
+  result<void> file(byte_view bytes, std::string_view path) {
+    if (ar::archive::is_archive(bytes)) return archive(bytes, path);
+    if (o_.format == nm_format::bsd && o_.multiple_files && !o_.print_file_name && !json()) {
+      out_ += '\n';
+      out_ += path;
+      out_ += ":\n";
+    } else if (o_.format == nm_format::posix && o_.multiple_files && !o_.print_file_name && !json()) {
+      out_ += path;
+      out_ += ":\n";
+    }
+    return object(bytes, {}, path);
+  }
+
+ private:
+  bool json() const noexcept { return objects_ != nullptr; }
+
+  result<void> archive(byte_view bytes, std::string_view path) {
+    LINKSCOPE_TRY(a, ar::archive::open(bytes));
+    if (o_.format == nm_format::bsd && o_.multiple_files && !json()) {
+      out_ += '\n';
+      out_ += path;
+      out_ += ":\n";
+    }
+    if (o_.print_armap && !json()) {
+      LINKSCOPE_TRY(map, ar::armap::read(a));
+      bool printed = false;
+      std::string_view last_name;
+      u64 last_offset = ~u64{0};
+      LINKSCOPE_CHECK(map.for_each([&](const ar::armap_entry& e) -> bool {
+        if (!printed) {
+          out_ += "\nArchive index:\n";
+          printed = true;
+        }
+        if (e.member_offset != last_offset) {
+          auto m = a.member_at(e.member_offset);
+          last_name = m ? m->name : std::string_view();
+          last_offset = e.member_offset;
+        }
+        put_name(e.name, 0);
+        out_ += " in ";
+        out_ += last_name;
+        out_ += '\n';
+        return true;
+      }));
+    }
+    return a.for_each_member([&](const ar::member& m) -> bool {
+      if (m.external) {
+        const error e = make_error(errc::unsupported, no_offset, "thin archive member");
+        problem(std::string(m.name), e, true);
+        member_error(path, m.name, e);
+        return true;
+      }
+      if (!is_nm_coff(m.data)) {
+        const error e = make_error(errc::bad_magic, no_offset, "file format not recognized");
+        problem(std::string(m.name), e, true);
+        member_error(path, m.name, e);
+        return true;
+      }
+      if (!json()) {
+        if (o_.format == nm_format::bsd && !o_.print_file_name) {
+          out_ += '\n';
+          out_ += m.name;
+          out_ += ":\n";
+        } else if (o_.format == nm_format::posix && !o_.print_file_name) {
+          out_ += path;
+          out_ += '[';
+          out_ += m.name;
+          out_ += "]:\n";
+        }
+      }
+      auto r = object(m.data, path, m.name);
+      if (!r) {
+        problem(std::string(path) + "(" + std::string(m.name) + ")", r.error().rebased(m.data_offset), true);
+        member_error(path, m.name, r.error().rebased(m.data_offset));
+      }
+      return true;
+    });
+  }
+
+  void problem(std::string where, error what, bool fatal) {
+    if (problems_) problems_->push_back(nm_problem{std::move(where), what, fatal});
+  }
+  // --json: a member that cannot be listed stays in the document.
+  void member_error(std::string_view archive, std::string_view member, const error& what) {
+    if (!json()) return;
+    nm_object o;
+    o.file = std::string(archive);
+    o.member = std::string(member);
+    o.error = what.message[0] != '\0' ? what.message : to_string(what.code);
+    o.offset = what.offset;
+    objects_->push_back(std::move(o));
+  }
+
+  // One object: `archive` is the archive's path (empty for a file), `name`
+  // the member's name or the file's path.
+  result<void> object(byte_view bytes, std::string_view archive, std::string_view name) {
+    nm_listing listing;
+    if (is_short_import(bytes)) {
+      LINKSCOPE_CHECK(nm_import_rows(bytes, listing));
+    } else if (pe::image::is_pe(bytes)) {
+      LINKSCOPE_TRY(img, pe::image::parse(bytes));
+      listing.width = img.machine() == machine::i386 ? 32 : 64;
+      listing.leading_char = img.machine() == machine::i386 ? '_' : 0;
+      if (!img.has_symbol_table()) {
+        listing.has_symbols = false;
+      } else {
+        LINKSCOPE_TRY(obj, standard_object::parse(bytes, img.coff_header_offset()));
+        LINKSCOPE_CHECK(nm_rows(obj, img.image_base(), true, img.machine() == machine::i386, listing));
+      }
+    } else if (is_bigobj(bytes)) {
+      // A truncated object is an error here. (nm 2.40 does not recognize it
+      // as COFF; its LTO plugin target then claims it: "no symbols".)
+      LINKSCOPE_TRY(obj, bigobj_object::parse(bytes));
+      listing.has_symbols = obj.symbol_count() != 0;
+      LINKSCOPE_CHECK(nm_rows(obj, 0, false, false, listing));
+    } else {
+      LINKSCOPE_TRY(obj, standard_object::parse(bytes));
+      listing.width = obj.machine() == machine::i386 ? 32 : 64;
+      listing.leading_char = obj.machine() == machine::i386 ? '_' : 0;
+      listing.has_symbols = obj.symbol_count() != 0;
+      LINKSCOPE_CHECK(nm_rows(obj, 0, false, obj.machine() == machine::i386, listing));
+    }
+    if (o_.dynamic) listing.has_symbols = false;
+    if (!json()) header(archive, name, listing.width);
+    nm_object* jo = nullptr;
+    if (json()) {
+      objects_->push_back(nm_object{});
+      jo = &objects_->back();
+      jo->file = std::string(archive.empty() ? name : archive);
+      if (!archive.empty()) jo->member = std::string(name);
+      jo->bits = listing.width;
+    }
+    if (!listing.has_symbols || listing.rows.empty()) {
+      problem(std::string(name), make_error(errc::ok, no_offset, "no symbols"), false);
+      if (jo) jo->warnings.emplace_back("no symbols");
+      return ok();
+    }
+    std::vector<nm_row> rows = select(listing);
+    for (const nm_row& r : rows) {
+      if (jo) {
+        jo->symbols.push_back(nm_json_symbol{std::string(r.name), r.type, !r.undefined(), r.value, r.size});
+        continue;
+      }
+      print_row(r, listing, archive, name);
+    }
+    return ok();
+  }
+
+  void header(std::string_view archive, std::string_view name, int width) {
+    if (o_.format != nm_format::sysv) return;
+    out_ += o_.undefined_only ? "\n\nUndefined symbols from " : "\n\nSymbols from ";
+    if (!archive.empty()) {
+      out_ += archive;
+      out_ += '[';
+      out_ += name;
+      out_ += ']';
+    } else {
+      out_ += name;
+    }
+    out_ += ":\n\n";
+    out_ += width == 32 ? "Name                  Value   Class        Type         Size     Line  Section\n\n"
+                        : "Name                  Value           Class        Type         Size             Line  "
+                          "Section\n\n";
+  }
+
+  // nm's filters, then its order.
+  std::vector<nm_row> select(const nm_listing& listing) const {
+    std::vector<nm_row> rows;
+    rows.reserve(listing.rows.size());
+    for (const nm_row& r : listing.rows) {
+      const bool und = r.section == nm_und;
+      bool keep = true;
+      if (o_.undefined_only) keep = und;
+      else if (o_.external_only) keep = r.global || und || r.section == nm_com;
+      if (keep && !o_.debug_syms && r.debugging) keep = false;
+      if (keep && o_.size_sort && (und || r.section == nm_abs)) keep = false;
+      if (keep && o_.defined_only && und) keep = false;
+      if (keep) rows.push_back(r);
+    }
+    if (o_.no_sort) return rows;
+    if (o_.size_sort) return by_size(std::move(rows), listing);
+    if (o_.numeric_sort) {
+      std::stable_sort(rows.begin(), rows.end(), [&](const nm_row& a, const nm_row& b) {
+        return o_.reverse_sort ? numeric(b, a) < 0 : numeric(a, b) < 0;
+      });
+    } else {
+      std::stable_sort(rows.begin(), rows.end(), [&](const nm_row& a, const nm_row& b) {
+        return o_.reverse_sort ? by_name(b, a) < 0 : by_name(a, b) < 0;
+      });
+    }
+    return rows;
+  }
+
+  int by_name(const nm_row& a, const nm_row& b) const {
+    if (o_.use_strcoll) return std::strcoll(std::string(a.name).c_str(), std::string(b.name).c_str());
+    const int c = a.name.compare(b.name);
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+  }
+  int numeric(const nm_row& a, const nm_row& b) const {
+    const bool au = a.section == nm_und, bu = b.section == nm_und;
+    if (au != bu) return au ? -1 : 1;
+    if (!au && a.value != b.value) return a.value < b.value ? -1 : 1;
+    return by_name(a, b);
+  }
+  static u64 section_vma(const nm_row& r, const nm_listing& l) noexcept {
+    return r.section >= 1 && r.section <= l.sections.size() ? l.sections[r.section - 1].vma : 0;
+  }
+  static bool looks_like_file(const nm_row& r) noexcept {
+    const std::string_view n = r.name;
+    return r.file || (n.size() > 2 && n[n.size() - 2] == '.' && (n.back() == 'o' || n.back() == 'a'));
+  }
+  // BFD keeps no symbol sizes for COFF: nm sorts by address, takes the
+  // distance to the next symbol of the same section (or to the section's
+  // end; a common symbol's value), drops the zero sizes and sorts by size.
+  std::vector<nm_row> by_size(std::vector<nm_row> rows, const nm_listing& l) const {
+    std::stable_sort(rows.begin(), rows.end(), [&](const nm_row& a, const nm_row& b) {
+      if (a.value != b.value) return a.value < b.value;
+      const u64 va = section_vma(a, l), vb = section_vma(b, l);
+      if (va != vb) return va < vb;
+      const bool ag = a.name.find("gnu_compiled") != std::string_view::npos ||
+                      a.name.find("gcc2_compiled") != std::string_view::npos;
+      const bool bg = b.name.find("gnu_compiled") != std::string_view::npos ||
+                      b.name.find("gcc2_compiled") != std::string_view::npos;
+      if (ag != bg) return ag;
+      const bool af = looks_like_file(a), bf = looks_like_file(b);
+      if (af != bf) return af;
+      return by_name(a, b) < 0;
+    });
+    std::vector<nm_row> sized;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      nm_row r = rows[i];
+      u64 size = 0;
+      if (r.section == nm_com) {
+        size = r.value;
+      } else if (i + 1 < rows.size() && rows[i + 1].section == r.section) {
+        size = rows[i + 1].value - r.value;
+      } else if (r.section >= 1 && r.section <= l.sections.size()) {
+        const nm_section& s = l.sections[r.section - 1];
+        size = s.vma + s.size - r.value;
+      }
+      if (size == 0) continue;
+      r.size = size;
+      sized.push_back(r);
+    }
+    std::stable_sort(sized.begin(), sized.end(), [&](const nm_row& a, const nm_row& b) {
+      if (a.size != b.size) return o_.reverse_sort ? a.size > b.size : a.size < b.size;
+      return o_.reverse_sort ? by_name(b, a) < 0 : by_name(a, b) < 0;
+    });
+    return sized;
+  }
+
+  void put_value(u64 v, int width, bool pad) {
+    char buf[40];
+    const int digits = !pad ? 0 : width == 32 ? 8 : 16;
+    if (o_.radix == 10)
+      std::snprintf(buf, sizeof buf, "%0*lld", digits, static_cast<long long>(v));
+    else if (o_.radix == 8)
+      std::snprintf(buf, sizeof buf, "%0*llo", digits, static_cast<unsigned long long>(v));
+    else
+      std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(v));
+    out_ += buf;
+  }
+
+  // nm -C through BFD: the target's leading '_' is skipped first (and comes
+  // back only if nothing demangles), leading dots are kept aside.
+  void put_name(std::string_view name, char leading) {
+    if (!o_.demangle || name.empty()) {
+      out_ += name;
+      return;
+    }
+    std::string_view rest = name;
+    if (leading != 0 && rest.front() == leading) rest.remove_prefix(1);
+    std::size_t dots = 0;
+    while (dots < rest.size() && (rest[dots] == '.' || rest[dots] == '$')) ++dots;
+    const std::string_view core = rest.substr(dots);
+    const std::string_view base = core.substr(0, core.find('@'));
+    std::string d = symbols::demangle(base);
+    if (d == base) {
+      out_ += rest;  // BFD gives the name less its leading character back
+      return;
+    }
+    out_ += rest.substr(0, dots);
+    out_ += d;
+    if (base.size() < core.size()) out_ += core.substr(base.size());
+  }
+
+  static std::string coff_type(const nm_row& r) {
+    switch (r.storage_class) {
+      case 100: return "Block";
+      case storage_class::file: return "File";
+      case storage_class::section: return "Line";
+      default: break;
+    }
+    if (r.n_type == 0) return "None";
+    switch ((r.n_type >> 4) & 3) {
+      case 1: return "Pointer";
+      case 2: return "Function";
+      case 3: return "Array";
+      default: break;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "<unknown>: %d/%d", r.storage_class, r.n_type);
+    return buf;
+  }
+
+  std::string_view section_name(const nm_row& r, const nm_listing& l) const {
+    if (r.section == nm_und) return "*UND*";
+    if (r.section == nm_abs) return "*ABS*";
+    if (r.section == nm_com) return "*COM*";
+    return l.sections[r.section - 1].name;
+  }
+
+  void print_row(const nm_row& r, const nm_listing& l, std::string_view archive, std::string_view name) {
+    const int width = l.width;
+    switch (o_.format) {
+      case nm_format::just_symbols:
+        put_name(r.name, l.leading_char);
+        break;
+      case nm_format::posix:
+        if (o_.print_file_name) {
+          if (!archive.empty()) {
+            out_ += archive;
+            out_ += '[';
+            out_ += name;
+            out_ += "]: ";
+          } else {
+            out_ += name;
+            out_ += ": ";
+          }
+        }
+        put_name(r.name, l.leading_char);
+        out_ += ' ';
+        out_ += r.type;
+        out_ += ' ';
+        if (r.undefined()) {
+          out_.append(8, ' ');
+        } else {
+          put_value(r.value, width, false);
+          out_ += ' ';
+          if (r.size != 0) put_value(r.size, width, false);
+        }
+        break;
+      case nm_format::sysv: {
+        prefix(archive, name);
+        const std::size_t start = out_.size();
+        put_name(r.name, l.leading_char);
+        const std::size_t len = out_.size() - start;
+        if (len < 20) out_.append(20 - len, ' ');
+        out_ += '|';
+        if (r.undefined()) out_.append(width == 32 ? 8 : 16, ' ');
+        else put_value(r.value, width, true);
+        out_ += "|   ";
+        out_ += r.type;
+        out_ += "  |";
+        const std::string t = r.native ? coff_type(r) : std::string();
+        if (t.size() < 18) out_.append(18 - t.size(), ' ');
+        out_ += t;
+        out_ += '|';
+        if (r.size != 0) put_value(r.size, width, true);
+        else out_.append(width == 32 ? 8 : 16, ' ');
+        out_ += "|     |";
+        out_ += section_name(r, l);
+        break;
+      }
+      case nm_format::bsd:
+        prefix(archive, name);
+        if (r.undefined()) {
+          out_.append(width == 32 ? 8 : 16, ' ');
+        } else {
+          put_value(o_.size_sort && !o_.print_size ? r.size : r.value, width, true);
+          if (o_.print_size && r.size != 0) {
+            out_ += ' ';
+            put_value(r.size, width, true);
+          }
+        }
+        out_ += ' ';
+        out_ += r.type;
+        out_ += ' ';
+        put_name(r.name, l.leading_char);
+        break;
+    }
+    out_ += '\n';
+  }
+
+  void prefix(std::string_view archive, std::string_view name) {
+    if (!o_.print_file_name) return;
+    if (!archive.empty()) {
+      out_ += archive;
+      out_ += ':';
+    }
+    out_ += name;
+    out_ += ':';
+  }
+
+  const nm_options& o_;
+  std::string& out_;
+  std::vector<nm_problem>* problems_;
+  std::vector<nm_object>* objects_;
+};
+
+}  // namespace detail
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
+  if (bytes.size() < 20) return false;
+  const unsigned char* p = bytes.data();
+  const u16 first = load<u16, std::endian::little>(p);
+  if (first == 0 && load<u16, std::endian::little>(p + 2) == 0xffff) {
+    const u16 version = load<u16, std::endian::little>(p + 4);
+    const u16 m = load<u16, std::endian::little>(p + 6);
+    if (version == 0) return detail::nm_machine(m);
+    return is_bigobj(bytes) && m == machine::amd64;
+  }
+  if (p[0] == 'M' && p[1] == 'Z') {
+    if (!pe::image::is_pe(bytes)) return false;
+    const u64 pe_offset = load<u32, std::endian::little>(p + 0x3c);
+    if (!bytes.contains(pe_offset + 4, 2)) return false;
+    const u16 m = load<u16, std::endian::little>(p + pe_offset + 4);
+    return detail::nm_machine(m) || m == machine::ia64;
+  }
+  return detail::nm_machine(first);
+}
+
+LINKSCOPE_FUNC bool is_coff_archive(byte_view bytes) {
+  auto a = ar::archive::open(bytes);
+  if (!a) return false;
+  bool coff = false;
+  auto r = a->for_each_member([&](const ar::member& m) -> bool {
+    coff = !m.external && is_nm_coff(m.data);
+    return false;
+  });
+  return r && coff;
+}
+
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+LINKSCOPE_FUNC result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options,
+                                    std::string& out, std::vector<nm_problem>* problems) {
+  detail::nm_lister lister(options, out, problems);
+  return lister.file(bytes, display);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+LINKSCOPE_FUNC result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
+                                            std::vector<nm_object>& objects, std::vector<nm_problem>* problems) {
+  std::string unused;
+  detail::nm_lister lister(options, unused, problems, &objects);
+  return lister.file(bytes, display);
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace coff
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/nm.hpp ----
 // ---- begin linkscope/elf/nm.hpp ----
 // linkscope/elf/nm.hpp — the symbol listing of GNU nm 2.40, for ELF.
 //
@@ -11783,276 +12627,6 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // declarations here and definitions in src/linkscope.cpp.
 
 
-// ---- begin linkscope/report/diagnostic.hpp ----
-// linkscope/report/diagnostic.hpp — the one formatter of diagnostics.
-//
-// Every CLI prints a problem the same way, on stderr, as compilers and
-// binutils do:
-//
-//   linkscope-X: FILE: error: MESSAGE (offset 0x1a4)
-//   linkscope-X: lib.a(member.o): warning: MESSAGE
-//   linkscope-X: note: CONTEXT              (only when the diagnostic has context)
-//
-// FILE is the path as the user gave it; an archive member is named
-// `lib.a(member.o)`. The offset is printed in hex, only when there is one, and
-// is an offset in the file a user can open (core/error.hpp says which).
-// MESSAGE is the static message, or the errc's name when it is empty.
-// The message and offset are core/error.hpp's describe(), the one function
-// that formats "(offset 0x...)".
-
-#include <cstdio>
-#include <string>
-#include <string_view>
-
-
-namespace linkscope {
-inline namespace v0 {
-// The text of `d`, one line per line above, each ending in '\n'.
-inline std::string format_diagnostic(std::string_view tool, const diagnostic& d) {
-  std::string line;
-  line.reserve(tool.size() + d.file.size() + d.member.size() + 64);
-  line.append(tool).append(": ");
-  if (!d.file.empty()) {
-    line.append(d.file);
-    if (!d.member.empty()) line.append("(").append(d.member).append(")");
-    line.append(": ");
-  }
-  line.append(d.level == severity::warning ? "warning: " : "error: ").append(describe(d.err));
-  line.push_back('\n');
-  if (!d.context.empty()) line.append(tool).append(": note: ").append(d.context).push_back('\n');
-  return line;
-}
-
-// Write `d` to `out` (stderr by default) in one call.
-inline void print_diagnostic(std::string_view tool, const diagnostic& d, std::FILE* out = stderr) {
-  const std::string text = format_diagnostic(tool, d);
-  std::fwrite(text.data(), 1, text.size(), out);
-}
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/report/diagnostic.hpp ----
-// ---- begin linkscope/report/json.hpp ----
-// linkscope/report/json.hpp — a small streaming JSON writer.
-//
-// No DOM: values are written as they are produced, to any sink with
-// `append(const char*, size_t)` semantics (std::string by default, or a
-// FILE*). Commas and nesting are tracked on a small stack; strings are escaped
-// per RFC 8259: control characters (and DEL) as \u00XX, valid UTF-8 (RFC 3629:
-// shortest form, no surrogates, at most U+10FFFF) passed through as it is.
-// Names read from binaries may hold any bytes, and a document must stay UTF-8
-// (RFC 8259 section 8.1): a byte that does not start a valid sequence is
-// written as the lone surrogate \udcXX (XX the byte), the "surrogateescape"
-// convention of Python (PEP 383), so a reader gets the exact bytes back, e.g.
-// json.loads(doc)["name"].encode("utf-8", "surrogateescape").
-//
-//   json_writer w(out);
-//   w.begin_object(); w.key("version"); w.value(1); w.end_object();
-
-#include <charconv>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <vector>
-
-namespace linkscope {
-inline namespace v0 {
-
-class json_writer {
- public:
-  explicit json_writer(std::string& out) : out_(&out) {}
-  explicit json_writer(std::FILE* file) : file_(file) {}
-  json_writer(const json_writer&) = delete;
-  json_writer& operator=(const json_writer&) = delete;
-  ~json_writer() { flush(); }
-
-  json_writer& begin_object() { return open('{'); }
-  json_writer& end_object() { return close('}'); }
-  json_writer& begin_array() { return open('['); }
-  json_writer& end_array() { return close(']'); }
-
-  json_writer& key(std::string_view name) {
-    separate();
-    write_string(name);
-    put(':');
-    after_key_ = true;
-    return *this;
-  }
-
-  json_writer& value(std::string_view s) {
-    separate();
-    write_string(s);
-    return *this;
-  }
-  json_writer& value(const char* s) { return value(std::string_view(s)); }
-  json_writer& value(const std::string& s) { return value(std::string_view(s)); }
-  json_writer& value(bool b) {
-    separate();
-    write(b ? "true" : "false");
-    return *this;
-  }
-  json_writer& value(std::nullptr_t) {
-    separate();
-    write("null");
-    return *this;
-  }
-  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
-  json_writer& value(Int n) {
-    separate();
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), n);
-    (void)ec;
-    write(std::string_view(buf, static_cast<std::size_t>(end - buf)));
-    return *this;
-  }
-
-  // key + value in one call.
-  template <class V>
-  json_writer& field(std::string_view name, const V& v) {
-    key(name);
-    return value(v);
-  }
-
-  // Write a string with a printf-free hex representation, e.g. "0x1a2b".
-  json_writer& hex(std::uint64_t n) {
-    char buf[20] = {'0', 'x'};
-    auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
-    (void)ec;
-    return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
-  }
-
-  void flush() {
-    if (file_ != nullptr && !buffer_.empty()) {
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
-      buffer_.clear();
-    }
-  }
-  // Finish the document with a newline (CLIs print one object per run).
-  void newline() { put('\n'); }
-
- private:
-  json_writer& open(char c) {
-    separate();
-    put(c);
-    first_.push_back(true);
-    return *this;
-  }
-  json_writer& close(char c) {
-    if (!first_.empty()) first_.pop_back();
-    put(c);
-    return *this;
-  }
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!first_.empty()) {
-      if (!first_.back()) put(',');
-      first_.back() = false;
-    }
-  }
-  void write_string(std::string_view s) {
-    put('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      const char* esc = nullptr;
-      char ubuf[7];
-      switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            escape_unit(ubuf, '0', '0', c);
-            esc = ubuf;
-          } else if (c >= 0x80) {
-            const std::size_t n = utf8_length(s, i);
-            if (n == 0) {
-              escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
-              esc = ubuf;
-            } else {
-              run += n;
-              i += n - 1;
-              continue;
-            }
-          }
-      }
-      if (esc != nullptr) {
-        write(s.substr(i - run, run));
-        run = 0;
-        write(esc);
-      } else {
-        ++run;
-      }
-    }
-    write(s.substr(s.size() - run, run));
-    put('"');
-  }
-  // "\\uHHLL" into buf (7 bytes with the NUL).
-  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
-    static constexpr char digits[] = "0123456789abcdef";
-    buf[0] = '\\';
-    buf[1] = 'u';
-    buf[2] = h1;
-    buf[3] = h2;
-    buf[4] = digits[low / 16];
-    buf[5] = digits[low % 16];
-    buf[6] = 0;
-  }
-  // Length of the valid UTF-8 sequence at s[i] (s[i] >= 0x80), or 0.
-  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const std::size_t left = s.size() - i;
-    const unsigned char c = at(0);
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 3;
-      if (c == 0xe0) lo = 0xa0;       // no overlong forms
-      else if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4;
-      if (c == 0xf0) lo = 0x90;       // no overlong forms
-      else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
-    } else {
-      return 0;
-    }
-    if (left < n || at(1) < lo || at(1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (at(k) < 0x80 || at(k) > 0xbf) return 0;
-    return n;
-  }
-  void put(char c) { write(std::string_view(&c, 1)); }
-  void write(std::string_view s) {
-    if (out_ != nullptr) {
-      out_->append(s);
-    } else {
-      buffer_.append(s);
-      if (buffer_.size() >= 1 << 16) flush();
-    }
-  }
-
-  std::string* out_ = nullptr;
-  std::FILE* file_ = nullptr;
-  std::string buffer_;
-  std::vector<bool> first_;
-  bool after_key_ = false;
-};
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/report/json.hpp ----
 
 // ---- begin linkscope/resolve/absorb.hpp ----
 // linkscope/resolve/absorb.hpp — does a consumer of S.so still need A.a?
@@ -14788,7 +15362,11 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 //                          $PLATFORM substitution, points outside the prefix;
 //            then per package (resolve/packages.hpp owns each needed DSO):
 //              underlinking  used but not declared; overdepending  declared
-//              but never used; unowned  a needed DSO no package owns.
+//              but never bound to, split by resolve/package_findings.hpp into
+//              "statically linked" (its code is inside a checked file) and
+//              "unused"; duplicates  strong definitions exported by the
+//              libraries of two packages, with ld.so's winner; unowned  a
+//              needed DSO no package owns.
 // Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
 // shell globs on the file name) are never findings.
 
@@ -15266,6 +15844,261 @@ inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/floors.hpp ----
+// ---- begin linkscope/resolve/package_findings.hpp ----
+// linkscope/resolve/package_findings.hpp — the package-level findings of
+// linkscope-check that need more than one file's link: "overdepending, or
+// statically linked?" and duplicate definitions across packages.
+//
+// Statically linked. conda-build says of a declared run dependency that no
+// file links against: "overdepending ... or perhaps statically linked?". The
+// files answer it. For each declared dependency D that no checked file binds
+// to, and each checked file F:
+//   - each static archive D ships (lib*.a) is put to resolve/absorb.hpp's
+//     question "is this archive's code inside F?": a member whose global
+//     definitions F holds (exported, hidden or absorbed) is evidence;
+//   - each shared library D ships is compared by name: F defining strong
+//     symbols that D's library exports (F's .dynsym and .symtab) is evidence
+//     that D's code was linked in (a vendored or static copy).
+// With evidence, D is "statically linked" into F; without, D is "unused".
+// D's files come from the same databases as ownership: the prefix's
+// conda-meta records, else dpkg's D.list / D:ARCH.list.
+//
+// Duplicates across packages. Every shared library in the prefix that the
+// check met (a checked file or a NEEDED of one) is grouped by its owning
+// package; a strong definition (resolve/duplicates.hpp's strong_definition:
+// GLOBAL/UNIQUE, default or protected visibility, not common, not a version
+// name) exported by libraries of two different packages is a duplicate: fmt
+// inside libtorch_cpu.so beside libfmt.so.9. Which copy wins at run time is
+// ld.so's first-in-load-order rule (the global scope), taken from the first
+// checked file whose closure loads both; the other copy is then dead code,
+// or an ODR break if the two differ. Only such a pair, loaded together, is a
+// finding of the check; the others (plugins of one interface, alternatives
+// such as libcurl and libcurl-gnutls) are listed without a winner.
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+// ---- begin linkscope/resolve/duplicates.hpp ----
+// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
+//
+// Over any mix of shared libraries, objects and archives, list the names with
+// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
+// DSO exported with default or protected visibility) in more than one file or
+// archive member. Typical find: a library vendored into an archive (kineto's
+// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
+//
+// For each name the report says:
+//   - which definition ld.so uses at run time: the first DSO in the global
+//     scope of the closure (breadth-first load order of the first DSO or
+//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
+//     closure follow in command-line order and are marked so;
+//   - which definition a link would take: an object file's definition always
+//     wins (objects are always loaded); otherwise the first file on the
+//     command line that defines it (the order a linker searches);
+//   - whether versions differ, and whether sizes differ — for data (OBJECT,
+//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
+//     access sized for one copy reads or writes past the other.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct definition_site {
+  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
+  std::string version;       // empty when unversioned
+  bool default_version = false;  // `version` is the default one (name@@VER)
+  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
+  u64 size = 0;
+  symbol_kind kind = symbol_kind::notype;
+  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
+  bool from_archive = false;
+  std::size_t argument = 0;  // position of its file on the command line
+  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
+};
+
+struct duplicate_symbol {
+  std::string name;
+  std::vector<definition_site> sites;
+  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
+  std::size_t link_winner = 0;                   // index into sites
+  bool versions_differ = false;
+  bool sizes_differ = false;
+  bool abi_break = false;  // a data symbol whose sizes differ
+};
+
+struct duplicates_options {
+  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
+  dynamic_options closure;
+  ar::thin_options thin;
+};
+
+struct duplicates_report {
+  std::vector<duplicate_symbol> duplicates;  // sorted by name
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
+  std::vector<skipped_member> skipped;
+};
+
+namespace detail {
+inline bool strong_definition(const symbol& s, object_kind from) noexcept {
+  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
+    return false;
+  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (elf::is_version_definition(s)) return false;  // GLIBC_2.15 in libc and libm: a version, not a definition
+  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
+  return true;
+}
+}  // namespace detail
+
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+// A failure names the input: the argument as given and, for an archive
+// member, the member (diagnostic::where() is "lib.a(member.o)").
+result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                      const duplicates_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                                     const duplicates_options& options) {
+  duplicates_report report;
+  std::unordered_map<std::string, std::vector<definition_site>> sites;
+  // How each argument that is a plain ELF file (not an archive) links.
+  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
+
+  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+    const std::string& path = paths[argument];
+    auto walked = visit_elf_objects(
+        path,
+        [&](const elf_object& object) {
+          const bool from_archive = !object.member_name.empty();
+          if (!from_archive) plain_kind[argument] = object.kind;
+          std::string display(object.display_name);
+          return for_each_object_symbol(object, [&](const symbol& s) {
+            if (!detail::strong_definition(s, object.kind)) return;
+            auto& list = sites[std::string(s.name)];
+            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
+            for (definition_site& site : list)
+              if (site.file == display) {
+                if (s.ver == version_kind::default_) {
+                  site.version = std::string(s.version);
+                  site.default_version = true;
+                }
+                return;
+              }
+            definition_site site;
+            site.file = display;
+            site.version = std::string(s.version);
+            site.default_version = s.ver == version_kind::default_;
+            site.member_name = std::string(object.member_name);
+            site.size = s.size;
+            site.kind = s.kind;
+            site.from = object.kind;
+            site.from_archive = from_archive;
+            site.argument = argument;
+            list.push_back(std::move(site));
+          });
+        },
+        &report.skipped, options.thin);
+    if (!walked) return walked.error();
+  }
+
+  // Run-time order: the global scope of the closure of the root DSO/executable.
+  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
+  std::string root = options.closure_root;
+  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
+    if (loadable(plain_kind[i])) root = paths[i];
+  constexpr std::size_t not_in_scope = ~std::size_t{0};
+  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
+  if (!root.empty()) {
+    dynamic_options dyn = options.closure;
+    dyn.bindings = false;
+    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    if (auto link = link_dynamic(program, dyn)) {
+      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
+      for (std::uint32_t index : link->search_list) {
+        const loaded_object& object = link->objects[index];
+        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
+        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
+        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
+      }
+      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+        if (!loadable(plain_kind[argument])) continue;
+        auto file = mapped_file::open(paths[argument]);
+        if (!file) continue;
+        for (std::size_t i = 0; i < identity.size(); ++i)
+          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
+            scope_of_argument[argument] = i;
+            break;
+          }
+      }
+    }
+  }
+
+  for (auto& [name, list] : sites) {
+    if (list.size() < 2) continue;
+    duplicate_symbol dup;
+    dup.name = name;
+    dup.sites = std::move(list);
+    for (definition_site& site : dup.sites)
+      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
+    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const definition_site& site = dup.sites[i];
+      if (site.from == object_kind::relocatable) continue;
+      if (dup.runtime_winner == ~std::size_t{0}) {
+        dup.runtime_winner = i;
+        continue;
+      }
+      const definition_site& best = dup.sites[dup.runtime_winner];
+      if (site.scope_position < best.scope_position ||
+          (site.scope_position == best.scope_position && site.argument < best.argument))
+        dup.runtime_winner = i;
+    }
+    // Link time: a plain object file first, else the first on the command line.
+    dup.link_winner = 0;
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
+      const definition_site& best = dup.sites[dup.link_winner];
+      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
+        dup.link_winner = i;
+    }
+    for (const definition_site& site : dup.sites) {
+      if (site.version != dup.sites[0].version) dup.versions_differ = true;
+      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
+    }
+    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
+                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
+                    });
+    report.duplicates.push_back(std::move(dup));
+  }
+  std::sort(report.duplicates.begin(), report.duplicates.end(),
+            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
+  return report;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/duplicates.hpp ----
 // ---- begin linkscope/resolve/packages.hpp ----
 // linkscope/resolve/packages.hpp — which package owns a file: a conda
 // environment's conda-meta records and dpkg's database.
@@ -15646,6 +16479,266 @@ LINKSCOPE_FUNC std::unordered_map<std::string, package_owner> dpkg_owners(const 
 }  // namespace linkscope
 // ---- end linkscope/resolve/packages.hpp ----
 
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// A declared dependency's code found inside a checked file.
+struct static_link_evidence {
+  std::string file;                  // the checked file (as displayed: relative to the prefix)
+  std::string copy_of;               // the dependency's archive or shared library (displayed)
+  std::vector<std::string> symbols;  // the first few definitions that decided it
+  std::size_t count = 0;             // every such definition
+};
+
+// A declared run dependency that no checked file binds to.
+struct declared_unused {
+  std::string package;
+  std::vector<static_link_evidence> evidence;  // empty: unused; else statically linked
+  bool statically_linked() const noexcept { return !evidence.empty(); }
+};
+
+// Strong definitions that libraries of two packages both export.
+struct package_duplicate {
+  std::string package_a, file_a;     // package_a < package_b
+  std::string package_b, file_b;
+  std::vector<std::string> symbols;  // the first few, sorted
+  std::size_t count = 0;
+  std::string winner;                // file_a or file_b: ld.so's choice in `consumer`; empty when no file loads both
+  std::string consumer;              // the first checked file whose closure loads both
+};
+
+// A package's files, as absolute paths: the conda records (`conda`: path
+// relative to the prefix -> package) for a prefix that has them, else dpkg's
+// list of the package (any architecture). A name matches with or without a
+// ":arch" qualifier.
+std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                       const std::unordered_map<std::string, std::string>& conda,
+                                       const std::string& dpkg_info_dir);
+
+// One library of the prefix: its path (absolute), display name and owner.
+struct owned_library {
+  std::string path, display, package;
+};
+// One checked file for these judgments: its path, display name, and its
+// closure in load order (absolute paths of the objects ld.so mapped).
+struct checked_file {
+  std::string path, display;
+  std::vector<std::string> closure;
+};
+
+std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                     const std::vector<owned_library>& dependency_files,
+                                                     std::size_t max_symbols = 8);
+
+std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                       const std::vector<checked_file>& files,
+                                                       std::size_t max_symbols = 8);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+inline bool is_library_name(std::string_view path) {
+  const std::string_view base = base_name(path);
+  return base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.find(".so") != std::string_view::npos);
+}
+
+// Strong definitions of code and data a shared library exports (names). STB_GNU_UNIQUE ones
+// are left out: they are C++ vague-linkage objects (a template's or inline
+// function's static, `_ZZ...E8__digits`) that every library using the same
+// header carries, and that ld.so unifies by design.
+inline std::vector<std::string> exported_strong(const std::string& path) {
+  std::vector<std::string> out;
+  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+    if (object.kind != object_kind::shared) return ok();
+    return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
+      if (!strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
+      // Code and data only: the linker's NOTYPE markers (_edata, _end,
+      // __bss_start) are in every library GNU ld links.
+      // _init and _fini are the crti.o entry points old toolchains exported.
+      if (s.name == "_init" || s.name == "_fini") return;
+      if (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+          s.kind == symbol_kind::ifunc)
+        out.emplace_back(s.name);
+    });
+  });
+  (void)walked;  // an unreadable library exports nothing we can see
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Everything a checked file defines (its .dynsym and .symtab, locals too:
+// a static copy linked with hidden visibility ends up LOCAL).
+inline std::unordered_set<std::string> defined_names(const std::string& path) {
+  std::unordered_set<std::string> out;
+  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+    for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
+      auto r = for_each_object_symbol(object, which, [&](const symbol& s) {
+        if (s.defined && (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+                          s.kind == symbol_kind::ifunc))
+          out.emplace(s.name);
+      });
+      (void)r;
+    }
+    return ok();
+  });
+  (void)walked;
+  return out;
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                                      const std::unordered_map<std::string, std::string>& conda,
+                                                      const std::string& dpkg_info_dir) {
+  const std::string_view wanted = package_base_name(package);
+  std::vector<std::string> out;
+  if (!conda.empty()) {
+    for (const auto& [rel, owner] : conda)
+      if (package_base_name(owner) == wanted) out.push_back(prefix + "/" + rel);
+  } else if (!dpkg_info_dir.empty()) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dpkg_info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::filesystem::path& list = it->path();
+      if (list.extension() != ".list" || package_base_name(list.stem().string()) != wanted) continue;
+      auto file = mapped_file::open(list.string());
+      if (!file) continue;
+      const std::string_view text = file->bytes().chars();
+      for (std::size_t start = 0; start < text.size();) {
+        std::size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        if (nl > start) out.emplace_back(text.substr(start, nl - start));
+        start = nl + 1;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                                    const std::vector<owned_library>& dependency_files,
+                                                                    std::size_t max_symbols) {
+  std::vector<static_link_evidence> out;
+  std::vector<const owned_library*> archives, shared;
+  for (const owned_library& lib : dependency_files) {
+    if (!detail::is_library_name(lib.path)) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
+    const std::string_view base = detail::base_name(lib.path);
+    (base.substr(base.size() - 2) == ".a" ? archives : shared).push_back(&lib);
+  }
+  // The exports of the dependency's shared libraries, read once.
+  std::vector<std::vector<std::string>> exports;
+  for (const owned_library* lib : shared) exports.push_back(detail::exported_strong(lib->path));
+  for (const checked_file& f : files) {
+    // Archives: the absorbed analysis, member by member.
+    for (const owned_library* lib : archives) {
+      absorb_options options;
+      options.use_closure = false;  // evidence of a copy, not whether consumers still need it
+      options.max_evidence = max_symbols;
+      auto report = analyze_absorption(f.path, {lib->path}, options);
+      if (!report || report->archives.empty()) continue;
+      static_link_evidence e;
+      for (const member_report& m : report->archives[0].members) {
+        if (m.status != member_status::absorbed && m.status != member_status::hidden &&
+            m.status != member_status::re_exported)
+          continue;
+        e.count += m.symbols.size();
+        for (const std::string& s : m.symbols)
+          if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
+      }
+      if (e.count == 0) continue;
+      e.file = f.display;
+      e.copy_of = lib->display;
+      out.push_back(std::move(e));
+    }
+    if (shared.empty()) continue;
+    // Shared libraries: the file defines what the dependency exports.
+    const std::unordered_set<std::string> defined = detail::defined_names(f.path);
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      if (shared[i]->path == f.path) continue;
+      static_link_evidence e;
+      for (const std::string& name : exports[i]) {
+        if (defined.count(name) == 0) continue;
+        ++e.count;
+        if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
+      }
+      if (e.count == 0) continue;
+      e.file = f.display;
+      e.copy_of = shared[i]->display;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                                      const std::vector<checked_file>& files,
+                                                                      std::size_t max_symbols) {
+  // name -> the libraries (indices) that export it.
+  std::unordered_map<std::string, std::vector<std::size_t>> exporters;
+  for (std::size_t i = 0; i < libraries.size(); ++i)
+    for (std::string& name : detail::exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
+  // (library a, library b) of different packages, a's package first -> the names.
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
+  for (auto& [name, libs] : exporters) {
+    for (std::size_t x = 0; x < libs.size(); ++x)
+      for (std::size_t y = x + 1; y < libs.size(); ++y) {
+        std::size_t a = libs[x], b = libs[y];
+        if (libraries[a].package == libraries[b].package) continue;
+        if (std::tie(libraries[b].package, libraries[b].display) < std::tie(libraries[a].package, libraries[a].display))
+          std::swap(a, b);
+        pairs[{a, b}].push_back(name);
+      }
+  }
+  // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
+  std::vector<std::string> canonical;
+  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
+  std::vector<std::vector<std::string>> closures(files.size());
+  std::vector<char> made(files.size(), 0);
+  auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
+    if (!made[i]) {
+      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
+      made[i] = 1;
+    }
+    return closures[i];
+  };
+  std::vector<package_duplicate> out;
+  for (auto& [key, names] : pairs) {
+    const owned_library& a = libraries[key.first];
+    const owned_library& b = libraries[key.second];
+    std::sort(names.begin(), names.end());
+    package_duplicate d;
+    d.package_a = a.package, d.file_a = a.display;
+    d.package_b = b.package, d.file_b = b.display;
+    d.count = names.size();
+    d.symbols.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(max_symbols, names.size())));
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::vector<std::string>& closure = canonical_closure(i);
+      auto ia = std::find(closure.begin(), closure.end(), canonical[key.first]);
+      auto ib = std::find(closure.begin(), closure.end(), canonical[key.second]);
+      if (ia == closure.end() || ib == closure.end()) continue;
+      d.winner = ia < ib ? a.display : b.display;
+      d.consumer = files[i].display;
+      break;
+    }
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(), [](const package_duplicate& x, const package_duplicate& y) {
+    return std::tie(x.package_a, x.file_a, x.package_b, x.file_b) < std::tie(y.package_a, y.file_a, y.package_b, y.file_b);
+  });
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/package_findings.hpp ----
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15737,6 +16830,7 @@ struct file_report {
   std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
   std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
   std::vector<std::string> warnings;
+  std::vector<std::string> closure;    // the files ld.so maps for it, in load order (itself first)
   // Why the file itself could not be analysed (unreadable, or no ELF file
   // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
   error failure{};
@@ -15759,7 +16853,10 @@ struct prefix_report {
   std::vector<file_report> files;
   std::vector<package_usage> packages;        // every package a needed DSO came from
   std::vector<std::string> undeclared;        // used, not declared (underlinking)
-  std::vector<std::string> unused_declared;   // declared, never used (overdepending)
+  std::vector<std::string> unused_declared;   // declared, never used, no copy inside (overdepending)
+  std::vector<declared_unused> statically_linked;  // declared, never bound to, but its code is inside a file
+  std::vector<package_duplicate> duplicates;  // strong definitions exported by two packages' libraries
+                                              // (a finding when a checked file loads both: winner set)
   std::vector<std::string> unowned;           // needed DSOs no package owns
   bool have_conda = false, have_dpkg = false;
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
@@ -15912,6 +17009,8 @@ class file_verdicts {
     if (objects.empty()) return;
     const loaded_object& main = objects[0];
     for (const auto& w : main.warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.found()) out.closure.push_back(o.file);
     out.relocations = link.relocations;
     // Missing: every NEEDED that resolved nowhere, once, under its first requester.
     std::vector<char> reported(objects.size(), 0);
@@ -16201,14 +17300,46 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
     report.packages.push_back(u);
   }
+  // The files as package_findings.hpp takes them.
+  std::vector<checked_file> checked;
+  for (const auto& fr : report.files)
+    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
       for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
-      if (!hit) report.unused_declared.push_back(d);
+      if (hit) continue;
+      // Overdepending, or statically linked? The dependency's own libraries answer.
+      std::vector<owned_library> libraries;
+      for (auto& f : package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string()))
+        libraries.push_back({f, display(f), d});
+      declared_unused verdict{d, find_static_copies(checked, libraries)};
+      if (verdict.statically_linked())
+        report.statically_linked.push_back(std::move(verdict));
+      else
+        report.unused_declared.push_back(d);
     }
   }
   report.unowned.assign(unowned.begin(), unowned.end());
+
+  // Duplicates across packages: the owned, non-allow-listed libraries in the
+  // prefix that the check met (checked files named like libraries, NEEDED entries).
+  {
+    // Each library once, however it is spelled (a symlink, the /usr-merge alias).
+    std::vector<owned_library> libraries;
+    std::set<std::string> seen;
+    auto add = [&](const std::string& file, const package_owner& owner) {
+      if (owner.package.empty() || !detail::is_library_name(file) || verdicts.allowed(detail::base_name(file))) return;
+      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
+    };
+    for (const auto& fr : report.files) {
+      if (fr.failed()) continue;
+      add(fr.path, owner_of(fr.path, true));
+      for (const auto& n : fr.needed)
+        if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
+    }
+    report.duplicates = find_package_duplicates(libraries, checked);
+  }
 
   // Findings.
   for (auto& fr : report.files) {
@@ -16227,7 +17358,9 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     fr.findings = n;
     report.findings += n;
   }
-  report.findings += report.undeclared.size() + report.unused_declared.size() + report.unowned.size();
+  report.findings += report.undeclared.size() + report.unused_declared.size() + report.statically_linked.size() +
+                     report.unowned.size();
+  for (const auto& d : report.duplicates) report.findings += d.winner.empty() ? 0 : 1;  // loaded together
   return report;
 }
 #endif  // LINKSCOPE_DEFINITIONS
@@ -16236,207 +17369,6 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/check.hpp ----
-// ---- begin linkscope/resolve/duplicates.hpp ----
-// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
-//
-// Over any mix of shared libraries, objects and archives, list the names with
-// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
-// DSO exported with default or protected visibility) in more than one file or
-// archive member. Typical find: a library vendored into an archive (kineto's
-// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
-//
-// For each name the report says:
-//   - which definition ld.so uses at run time: the first DSO in the global
-//     scope of the closure (breadth-first load order of the first DSO or
-//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
-//     closure follow in command-line order and are marked so;
-//   - which definition a link would take: an object file's definition always
-//     wins (objects are always loaded); otherwise the first file on the
-//     command line that defines it (the order a linker searches);
-//   - whether versions differ, and whether sizes differ — for data (OBJECT,
-//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
-//     access sized for one copy reads or writes past the other.
-
-#include <algorithm>
-#include <cstddef>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-struct definition_site {
-  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
-  std::string version;       // empty when unversioned
-  u64 size = 0;
-  symbol_kind kind = symbol_kind::notype;
-  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
-  bool from_archive = false;
-  std::size_t argument = 0;  // position of its file on the command line
-  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
-};
-
-struct duplicate_symbol {
-  std::string name;
-  std::vector<definition_site> sites;
-  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
-  std::size_t link_winner = 0;                   // index into sites
-  bool versions_differ = false;
-  bool sizes_differ = false;
-  bool abi_break = false;  // a data symbol whose sizes differ
-};
-
-struct duplicates_options {
-  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
-  dynamic_options closure;
-  ar::thin_options thin;
-};
-
-struct duplicates_report {
-  std::vector<duplicate_symbol> duplicates;  // sorted by name
-  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
-  std::vector<skipped_member> skipped;
-};
-
-namespace detail {
-inline bool strong_definition(const symbol& s, object_kind from) noexcept {
-  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
-    return false;
-  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
-  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
-  return true;
-}
-}  // namespace detail
-
-// (Declared here, defined below: compiled once in src/ in compiled mode.)
-// A failure names the input: the argument as given and, for an archive
-// member, the member (diagnostic::where() is "lib.a(member.o)").
-result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                      const duplicates_options& options = {});
-
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                                     const duplicates_options& options) {
-  duplicates_report report;
-  std::unordered_map<std::string, std::vector<definition_site>> sites;
-  // How each argument that is a plain ELF file (not an archive) links.
-  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
-
-  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-    const std::string& path = paths[argument];
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          const bool from_archive = !object.member_name.empty();
-          if (!from_archive) plain_kind[argument] = object.kind;
-          std::string display(object.display_name);
-          return for_each_object_symbol(object, [&](const symbol& s) {
-            if (!detail::strong_definition(s, object.kind)) return;
-            auto& list = sites[std::string(s.name)];
-            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
-            for (definition_site& site : list)
-              if (site.file == display) {
-                if (s.ver == version_kind::default_) site.version = std::string(s.version);
-                return;
-              }
-            definition_site site;
-            site.file = display;
-            site.version = std::string(s.version);
-            site.size = s.size;
-            site.kind = s.kind;
-            site.from = object.kind;
-            site.from_archive = from_archive;
-            site.argument = argument;
-            list.push_back(std::move(site));
-          });
-        },
-        &report.skipped, options.thin);
-    if (!walked) return walked.error();
-  }
-
-  // Run-time order: the global scope of the closure of the root DSO/executable.
-  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
-  std::string root = options.closure_root;
-  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
-    if (loadable(plain_kind[i])) root = paths[i];
-  constexpr std::size_t not_in_scope = ~std::size_t{0};
-  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
-  if (!root.empty()) {
-    dynamic_options dyn = options.closure;
-    dyn.bindings = false;
-    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
-    if (auto link = link_dynamic(program, dyn)) {
-      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
-      for (std::uint32_t index : link->search_list) {
-        const loaded_object& object = link->objects[index];
-        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
-        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
-        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
-      }
-      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-        if (!loadable(plain_kind[argument])) continue;
-        auto file = mapped_file::open(paths[argument]);
-        if (!file) continue;
-        for (std::size_t i = 0; i < identity.size(); ++i)
-          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
-            scope_of_argument[argument] = i;
-            break;
-          }
-      }
-    }
-  }
-
-  for (auto& [name, list] : sites) {
-    if (list.size() < 2) continue;
-    duplicate_symbol dup;
-    dup.name = name;
-    dup.sites = std::move(list);
-    for (definition_site& site : dup.sites)
-      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
-    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const definition_site& site = dup.sites[i];
-      if (site.from == object_kind::relocatable) continue;
-      if (dup.runtime_winner == ~std::size_t{0}) {
-        dup.runtime_winner = i;
-        continue;
-      }
-      const definition_site& best = dup.sites[dup.runtime_winner];
-      if (site.scope_position < best.scope_position ||
-          (site.scope_position == best.scope_position && site.argument < best.argument))
-        dup.runtime_winner = i;
-    }
-    // Link time: a plain object file first, else the first on the command line.
-    dup.link_winner = 0;
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
-      const definition_site& best = dup.sites[dup.link_winner];
-      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
-        dup.link_winner = i;
-    }
-    for (const definition_site& site : dup.sites) {
-      if (site.version != dup.sites[0].version) dup.versions_differ = true;
-      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
-    }
-    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
-                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
-                    });
-    report.duplicates.push_back(std::move(dup));
-  }
-  std::sort(report.duplicates.begin(), report.duplicates.end(),
-            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
-  return report;
-}
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/duplicates.hpp ----
 // ---- begin linkscope/resolve/dyld.hpp ----
 // linkscope/resolve/dyld.hpp — dyld emulation: which images a Mach-O image
 // would load and where every import would bind, computed from the files
@@ -21459,6 +22391,925 @@ LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
 
 // The ld.so emulator's phases: implementation, parsed only where the
 // definitions are (header-only mode, and src/ in compiled mode).
+// report/: the one diagnostic formatter, the JSON writer and each CLI's --json document.
+// ---- begin linkscope/report/diagnostic.hpp ----
+// linkscope/report/diagnostic.hpp — the one formatter of diagnostics.
+//
+// Every CLI prints a problem the same way, on stderr, as compilers and
+// binutils do:
+//
+//   linkscope-X: FILE: error: MESSAGE (offset 0x1a4)
+//   linkscope-X: lib.a(member.o): warning: MESSAGE
+//   linkscope-X: note: CONTEXT              (only when the diagnostic has context)
+//
+// FILE is the path as the user gave it; an archive member is named
+// `lib.a(member.o)`. The offset is printed in hex, only when there is one, and
+// is an offset in the file a user can open (core/error.hpp says which).
+// MESSAGE is the static message, or the errc's name when it is empty.
+// The message and offset are core/error.hpp's describe(), the one function
+// that formats "(offset 0x...)".
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+// The text of `d`, one line per line above, each ending in '\n'.
+inline std::string format_diagnostic(std::string_view tool, const diagnostic& d) {
+  std::string line;
+  line.reserve(tool.size() + d.file.size() + d.member.size() + 64);
+  line.append(tool).append(": ");
+  if (!d.file.empty()) {
+    line.append(d.file);
+    if (!d.member.empty()) line.append("(").append(d.member).append(")");
+    line.append(": ");
+  }
+  line.append(d.level == severity::warning ? "warning: " : "error: ").append(describe(d.err));
+  line.push_back('\n');
+  if (!d.context.empty()) line.append(tool).append(": note: ").append(d.context).push_back('\n');
+  return line;
+}
+
+// Write `d` to `out` (stderr by default) in one call.
+inline void print_diagnostic(std::string_view tool, const diagnostic& d, std::FILE* out = stderr) {
+  const std::string text = format_diagnostic(tool, d);
+  std::fwrite(text.data(), 1, text.size(), out);
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/diagnostic.hpp ----
+// ---- begin linkscope/report/json.hpp ----
+// linkscope/report/json.hpp — a small streaming JSON writer.
+//
+// No DOM: values are written as they are produced, to any sink with
+// `append(const char*, size_t)` semantics (std::string by default, or a
+// FILE*). Commas and nesting are tracked on a small stack; strings are escaped
+// per RFC 8259: control characters (and DEL) as \u00XX, valid UTF-8 (RFC 3629:
+// shortest form, no surrogates, at most U+10FFFF) passed through as it is.
+// Names read from binaries may hold any bytes, and a document must stay UTF-8
+// (RFC 8259 section 8.1): a byte that does not start a valid sequence is
+// written as the lone surrogate \udcXX (XX the byte), the "surrogateescape"
+// convention of Python (PEP 383), so a reader gets the exact bytes back, e.g.
+// json.loads(doc)["name"].encode("utf-8", "surrogateescape").
+//
+//   json_writer w(out);
+//   w.begin_object(); w.key("version"); w.value(1); w.end_object();
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace linkscope {
+inline namespace v0 {
+
+class json_writer {
+ public:
+  explicit json_writer(std::string& out) : out_(&out) {}
+  explicit json_writer(std::FILE* file) : file_(file) {}
+  json_writer(const json_writer&) = delete;
+  json_writer& operator=(const json_writer&) = delete;
+  ~json_writer() { flush(); }
+
+  json_writer& begin_object() { return open('{'); }
+  json_writer& end_object() { return close('}'); }
+  json_writer& begin_array() { return open('['); }
+  json_writer& end_array() { return close(']'); }
+
+  json_writer& key(std::string_view name) {
+    separate();
+    write_string(name);
+    put(':');
+    after_key_ = true;
+    return *this;
+  }
+
+  json_writer& value(std::string_view s) {
+    separate();
+    write_string(s);
+    return *this;
+  }
+  json_writer& value(const char* s) { return value(std::string_view(s)); }
+  json_writer& value(const std::string& s) { return value(std::string_view(s)); }
+  json_writer& value(bool b) {
+    separate();
+    write(b ? "true" : "false");
+    return *this;
+  }
+  json_writer& value(std::nullptr_t) {
+    separate();
+    write("null");
+    return *this;
+  }
+  template <class Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+  json_writer& value(Int n) {
+    separate();
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), n);
+    (void)ec;
+    write(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+    return *this;
+  }
+
+  // key + value in one call.
+  template <class V>
+  json_writer& field(std::string_view name, const V& v) {
+    key(name);
+    return value(v);
+  }
+
+  // Write a string with a printf-free hex representation, e.g. "0x1a2b".
+  json_writer& hex(std::uint64_t n) {
+    char buf[20] = {'0', 'x'};
+    auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
+    (void)ec;
+    return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+  }
+
+  void flush() {
+    if (file_ != nullptr && !buffer_.empty()) {
+      std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+      buffer_.clear();
+    }
+  }
+  // Finish the document with a newline (CLIs print one object per run).
+  void newline() { put('\n'); }
+
+ private:
+  json_writer& open(char c) {
+    separate();
+    put(c);
+    first_.push_back(true);
+    return *this;
+  }
+  json_writer& close(char c) {
+    if (!first_.empty()) first_.pop_back();
+    put(c);
+    return *this;
+  }
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_.empty()) {
+      if (!first_.back()) put(',');
+      first_.back() = false;
+    }
+  }
+  void write_string(std::string_view s) {
+    put('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      const char* esc = nullptr;
+      char ubuf[7];
+      switch (c) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            escape_unit(ubuf, '0', '0', c);
+            esc = ubuf;
+          } else if (c >= 0x80) {
+            const std::size_t n = utf8_length(s, i);
+            if (n == 0) {
+              escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
+              esc = ubuf;
+            } else {
+              run += n;
+              i += n - 1;
+              continue;
+            }
+          }
+      }
+      if (esc != nullptr) {
+        write(s.substr(i - run, run));
+        run = 0;
+        write(esc);
+      } else {
+        ++run;
+      }
+    }
+    write(s.substr(s.size() - run, run));
+    put('"');
+  }
+  // "\\uHHLL" into buf (7 bytes with the NUL).
+  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
+    static constexpr char digits[] = "0123456789abcdef";
+    buf[0] = '\\';
+    buf[1] = 'u';
+    buf[2] = h1;
+    buf[3] = h2;
+    buf[4] = digits[low / 16];
+    buf[5] = digits[low % 16];
+    buf[6] = 0;
+  }
+  // Length of the valid UTF-8 sequence at s[i] (s[i] >= 0x80), or 0.
+  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const std::size_t left = s.size() - i;
+    const unsigned char c = at(0);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 3;
+      if (c == 0xe0) lo = 0xa0;       // no overlong forms
+      else if (c == 0xed) hi = 0x9f;  // no surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 4;
+      if (c == 0xf0) lo = 0x90;       // no overlong forms
+      else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
+    } else {
+      return 0;
+    }
+    if (left < n || at(1) < lo || at(1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+      if (at(k) < 0x80 || at(k) > 0xbf) return 0;
+    return n;
+  }
+  void put(char c) { write(std::string_view(&c, 1)); }
+  void write(std::string_view s) {
+    if (out_ != nullptr) {
+      out_->append(s);
+    } else {
+      buffer_.append(s);
+      if (buffer_.size() >= 1 << 16) flush();
+    }
+  }
+
+  std::string* out_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+  std::vector<bool> first_;
+  bool after_key_ = false;
+};
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/json.hpp ----
+// ---- begin linkscope/report/json_error.hpp ----
+// linkscope/report/json_error.hpp — the JSON element of an input that cannot
+// be read, shared by every CLI document (docs/JSON.md, rule 4).
+//
+// An input that fails stays in the document: {"file", "error"} plus "member"
+// (`lib.a(member.o)`, with "name" the bare member) and "offset" (a JSON
+// integer) where the diagnostic has them. linkscope-ldd, -ar, -implib and
+// -floors put one such element in their per-input array; linkscope-dupes,
+// -absorbed and -why, whose answer needs every input, write it as the whole
+// document ({"version": 1, "file", "error", ...}) and still exit 2. The stderr
+// line (report/diagnostic.hpp) is printed as well: the JSON does not replace it.
+//
+// A second helper, symbol_json, writes the contract's symbol keys: "symbol"
+// as `name`, `name@VER` or `name@@VER`, "name" and "version" beside it, and
+// "demangled" when asked for and different.
+
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+// The keys of a failed input, inside an object the caller opened.
+inline void write_error_fields(json_writer& w, const diagnostic& d) {
+  w.field("file", d.file);
+  if (!d.member.empty()) w.field("member", d.where()).field("name", d.member);
+  w.field("error", std::string_view(d.message()));
+  if (d.has_offset()) w.field("offset", d.offset());
+}
+
+// One element {"file", "error", ...} of a per-input array.
+inline void write_error_element(json_writer& w, const diagnostic& d) {
+  w.begin_object();
+  write_error_fields(w, d);
+  w.end_object();
+}
+
+// A whole document for a run that failed on one input: {"version": 1, "file", "error", ...}.
+inline void write_error_document(json_writer& w, const diagnostic& d) {
+  w.begin_object().field("version", 1);
+  write_error_fields(w, d);
+  w.end_object();
+}
+
+// `name`, `name@VER` (hidden or needed version) or `name@@VER` (default version).
+inline std::string decorated_symbol(std::string_view name, std::string_view version, bool is_default = false) {
+  std::string out(name);
+  if (!version.empty()) out.append(is_default ? "@@" : "@").append(version);
+  return out;
+}
+
+// "demangled": only when asked for, and only where it differs from `name`.
+inline void write_demangled(json_writer& w, std::string_view name, bool demangle) {
+  if (!demangle) return;
+  std::string d = symbols::demangle(name);
+  if (d != name) w.field("demangled", d);
+}
+
+// "symbol", "name", "version" (null when unversioned) and, with `demangle`,
+// "demangled", inside an object the caller opened.
+inline void write_symbol_fields(json_writer& w, std::string_view name, std::string_view version, bool is_default,
+                                bool demangle) {
+  w.field("symbol", decorated_symbol(name, version, is_default)).field("name", name);
+  w.key("version");
+  if (version.empty())
+    w.value(nullptr);
+  else
+    w.value(version);
+  write_demangled(w, name, demangle);
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/json_error.hpp ----
+// ---- begin linkscope/report/absorbed.hpp ----
+// linkscope/report/absorbed.hpp — the `linkscope-absorbed --json` document
+// (schema/linkscope-absorbed.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1,
+//    "file": S,                          the shared library or executable judged against
+//    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
+//    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
+//                  "evidence": [SYMBOL...],
+//                  "members": [{"member": "A(m.o)", "name": "m.o",
+//                               "status": "absorbed"|"hidden"|"re-exported"|"required"|"unused",
+//                               "symbols": [SYMBOL...]}],
+//                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
+//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
+//   }
+//
+// The key "verdict" is on archives, and on a --cmake-libs name that was not
+// found (not-needed when S needs nothing outside its NEEDED closure, else
+// unknown). linkscope.absorbed(...).to_dict() in the Python module is this
+// document, parsed.
+
+#include <string>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+// A name of a CMake config's library list (linkscope-absorbed --cmake-libs)
+// and what became of it.
+struct cmake_library {
+  std::string name;
+  std::string path;  // where it was found under the prefix; "" when not found
+  std::string note;  // "cmake-target", "not-found", "shared", or "" (an archive, judged in "archives")
+};
+
+struct absorbed_json_options {
+  bool demangle = false;                            // reserved for --demangle ("demangled" beside symbols)
+  const std::vector<cmake_library>* cmake_libs = nullptr;  // --cmake-libs: written as "cmake_libs"
+};
+
+inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
+  w.begin_object().field("version", 1).field("file", r.shared);
+  w.field("shared_has_symtab", r.shared_has_symtab);
+  w.field("shared_unresolved", r.shared_unresolved);
+  w.key("missing_needed").begin_array();
+  for (const auto& m : r.missing_needed) w.value(m);
+  w.end_array();
+  w.key("archives").begin_array();
+  for (const auto& a : r.archives) {
+    w.begin_object().field("file", a.path).field("verdict", to_string(a.verdict));
+    w.key("evidence").begin_array();
+    for (const auto& s : a.evidence) w.value(s);
+    w.end_array();
+    w.key("members").begin_array();
+    for (const auto& m : a.members) {
+      w.begin_object().field("member", a.path + "(" + m.name + ")").field("name", m.name);
+      w.field("status", to_string(m.status));
+      w.key("symbols").begin_array();
+      for (const auto& s : m.symbols) w.value(s);
+      w.end_array().end_object();
+    }
+    w.end_array();
+    w.key("skipped").begin_array();
+    for (const auto& s : a.skipped) {
+      w.begin_object().field("member", a.path + "(" + s.name + ")").field("name", s.name);
+      w.field("error", std::string_view(s.why.message));
+      if (s.why.has_offset()) w.field("offset", s.why.offset);
+      w.end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  if (o.cmake_libs != nullptr && !o.cmake_libs->empty()) {
+    const bool closed = r.shared_unresolved == 0 && r.missing_needed.empty();
+    w.key("cmake_libs").begin_array();
+    for (const auto& lib : *o.cmake_libs) {
+      w.begin_object().field("name", lib.name);
+      if (!lib.path.empty()) w.field("path", lib.path);
+      std::string status = lib.note;
+      if (status == "not-found") w.field("verdict", closed ? "not-needed" : "unknown");
+      if (status.empty())
+        for (const auto& a : r.archives)
+          if (a.path == lib.path) status = to_string(a.verdict);
+      w.field("status", status).end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/absorbed.hpp ----
+// ---- begin linkscope/report/check.hpp ----
+// linkscope/report/check.hpp — the `linkscope-check --json` document
+// (schema/linkscope-check.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1, "prefix": DIR, "conda_meta": bool, "dpkg": bool,
+//    "files": [{"file": PATH, "relative": PATH-IN-PREFIX,
+//               "needed": [{"name", "path" | null, "found_via", "in_prefix", "used",
+//                           "symbols": N, "allowed", "package" | null, "package_source"}],
+//               "missing": [{"name", "needed_by", "direct"}], "unused": [NAME...],
+//               "overlinked": [{"path", "soname", "via", "allowed", "symbols": ["name@VER"...]}],
+//               "system": [PATH...], "rpaths": [{"tag", "entry", "expanded", "outside"}],
+//               "undefined": [SYMBOL...], "floors": [VIOLATION...], "warnings": [...],
+//               "error": "" | MESSAGE, "findings": N}],
+//    "packages": [{"name", "source", "declared", "self", "allowed_only", "dsos": [...]}],
+//    "undeclared": [PKG...], "unused_declared": [PKG...],
+//    "statically_linked": [{"package", "evidence": [{"file", "copy_of", "count", "symbols"}]}],
+//    "duplicates": [{"package_a", "file_a", "package_b", "file_b", "count", "symbols",
+//                    "winner" | null, "consumer" | null}],
+//    "unowned": [PATH...], "warnings": [...],
+//    "stats": {"files", "objects_parsed", "lookups", "skipped_non_elf", "skipped_symlinks",
+//              "skipped_static", "milliseconds"},
+//    "failed": N, "findings": N}
+//
+// A VIOLATION (also linkscope-floors' "exceeded") is {"family", "max",
+// "highest", "above": [{"library", "version", "symbols"}]}.
+// linkscope.check(...).to_dict() in the Python module is this document, parsed.
+
+#include <cstddef>
+#include <string>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct check_json_options {
+  double seconds = 0;  // the run's wall time, for stats.milliseconds
+};
+
+// One family over its limit.
+inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
+  w.begin_object();
+  w.field("family", v.family);
+  w.field("max", v.max);
+  w.field("highest", v.highest);
+  w.key("above").begin_array();
+  for (std::size_t i = 0; i < v.above.size(); ++i) {
+    w.begin_object();
+    w.field("library", v.libraries[i]);
+    w.field("version", v.above[i].name);
+    w.key("symbols").begin_array();
+    for (const auto& sym : v.above[i].symbols) w.value(sym);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+inline void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {}) {
+  w.begin_object();
+  w.field("version", 1);
+  w.field("prefix", r.prefix);
+  w.field("conda_meta", r.have_conda);
+  w.field("dpkg", r.have_dpkg);
+  w.key("files").begin_array();
+  for (const auto& f : r.files) {
+    w.begin_object();
+    w.field("file", f.path);
+    w.field("relative", f.relative);
+    w.key("needed").begin_array();
+    for (const auto& n : f.needed) {
+      w.begin_object();
+      w.field("name", n.name);
+      if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
+      w.field("found_via", resolve::to_string(n.via));
+      w.field("in_prefix", n.in_prefix);
+      w.field("used", n.used);
+      w.field("symbols", n.symbols);
+      w.field("allowed", n.allowed);
+      if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
+      w.field("package_source", n.owner.source);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("missing").begin_array();
+    for (const auto& m : f.missing) {
+      w.begin_object();
+      w.field("name", m.name);
+      w.field("needed_by", m.needed_by);
+      w.field("direct", m.direct);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("unused").begin_array();
+    for (const auto& n : f.needed)
+      if (!n.path.empty() && !n.used) w.value(n.name);
+    w.end_array();
+    w.key("overlinked").begin_array();
+    for (const auto& o : f.overlinked) {
+      w.begin_object();
+      w.field("path", o.path);
+      w.field("soname", o.soname);
+      w.field("via", o.via);
+      w.field("allowed", o.allowed);
+      w.key("symbols").begin_array();
+      for (const auto& s : o.symbols) w.value(s);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.key("system").begin_array();
+    for (const auto& n : f.needed)
+      if (!n.path.empty() && !n.in_prefix) w.value(n.path);
+    w.end_array();
+    w.key("rpaths").begin_array();
+    for (const auto& p : f.rpaths) {
+      w.begin_object();
+      w.field("tag", p.tag);
+      w.field("entry", p.entry);
+      w.field("expanded", p.expanded);
+      w.field("outside", p.outside);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("undefined").begin_array();
+    for (const auto& u : f.undefined) w.value(u);
+    w.end_array();
+    w.key("floors").begin_array();
+    for (const auto& v : f.floors) write_violation(w, v);
+    w.end_array();
+    w.key("warnings").begin_array();
+    for (const auto& x : f.warnings) w.value(x);
+    w.end_array();
+    w.field("error", f.failed() ? describe(f.failure) : std::string());
+    w.field("findings", f.findings);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("packages").begin_array();
+  for (const auto& p : r.packages) {
+    w.begin_object();
+    w.field("name", p.name);
+    w.field("source", p.source);
+    w.field("declared", p.declared);
+    w.field("self", p.self);
+    w.field("allowed_only", p.allowed_only);
+    w.key("dsos").begin_array();
+    for (const auto& d : p.dsos) w.value(d);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("undeclared").begin_array();
+  for (const auto& s : r.undeclared) w.value(s);
+  w.end_array();
+  w.key("unused_declared").begin_array();
+  for (const auto& s : r.unused_declared) w.value(s);
+  w.end_array();
+  w.key("statically_linked").begin_array();
+  for (const auto& d : r.statically_linked) {
+    w.begin_object().field("package", d.package).key("evidence").begin_array();
+    for (const auto& e : d.evidence) {
+      w.begin_object().field("file", e.file).field("copy_of", e.copy_of).field("count", e.count);
+      w.key("symbols").begin_array();
+      for (const auto& x : e.symbols) w.value(x);
+      w.end_array().end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.key("duplicates").begin_array();
+  for (const auto& d : r.duplicates) {
+    w.begin_object().field("package_a", d.package_a).field("file_a", d.file_a);
+    w.field("package_b", d.package_b).field("file_b", d.file_b).field("count", d.count);
+    w.key("symbols").begin_array();
+    for (const auto& x : d.symbols) w.value(x);
+    w.end_array();
+    if (d.winner.empty()) w.key("winner").value(nullptr); else w.field("winner", d.winner);
+    if (d.consumer.empty()) w.key("consumer").value(nullptr); else w.field("consumer", d.consumer);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unowned").begin_array();
+  for (const auto& s : r.unowned) w.value(s);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : r.warnings) w.value(s);
+  w.end_array();
+  w.key("stats").begin_object();
+  w.field("files", r.files.size());
+  w.field("objects_parsed", r.objects_parsed);
+  w.field("lookups", r.lookups);
+  w.field("skipped_non_elf", r.skipped_non_elf);
+  w.field("skipped_symlinks", r.skipped_symlinks);
+  w.field("skipped_static", r.skipped_static);
+  w.field("milliseconds", static_cast<long long>(o.seconds * 1000));
+  w.end_object();
+  w.field("failed", r.failed);
+  w.field("findings", r.findings);
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/check.hpp ----
+// ---- begin linkscope/report/dupes.hpp ----
+// linkscope/report/dupes.hpp — the `linkscope-dupes --json` document
+// (schema/linkscope-dupes.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1,
+//    "closure_order": [FILE...],            ld.so's global scope for run-time winners
+//    "duplicates": [{"symbol": "foo",       the symbol's name (its versions are per definition)
+//                    "runtime_winner": "libb.so" | "",   the definition ld.so binds to
+//                    "link_winner": "liba.so",           the one a link takes
+//                    "versions_differ", "sizes_differ", "abi_break": bool,
+//                    "definitions": [{"file": the input (the archive for a member),
+//                                     "member": "lib.a(m.o)" (archive members only),
+//                                     "symbol": "foo@@V2", "name": "foo", "version": "V2" | null,
+//                                     "size": N, "kind": "func"|"object"|...}]}]}
+//
+// A winner is named as its definition's "member" when it is an archive
+// member, else as its "file". linkscope.dupes(...).to_dict() in the Python
+// module is this document, parsed.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct dupes_json_options {
+  bool abi_only = false;  // only the data symbols whose sizes differ (--abi-only)
+  bool demangle = false;  // add "demangled" (--demangle)
+};
+
+// How many duplicates the document lists (what the CLI's exit status counts).
+inline std::size_t dupes_shown(const resolve::duplicates_report& r, const dupes_json_options& o = {}) {
+  std::size_t n = 0;
+  for (const auto& d : r.duplicates)
+    if (!o.abi_only || d.abi_break) ++n;
+  return n;
+}
+
+inline void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o = {}) {
+  w.begin_object().field("version", 1);
+  w.key("closure_order").begin_array();
+  for (const auto& f : r.closure_order) w.value(f);
+  w.end_array().key("duplicates").begin_array();
+  for (const auto& d : r.duplicates) {
+    if (o.abi_only && !d.abi_break) continue;
+    w.begin_object().field("symbol", d.name);
+    write_demangled(w, d.name, o.demangle);
+    w.field("runtime_winner", d.runtime_winner < d.sites.size() ? d.sites[d.runtime_winner].file : std::string());
+    w.field("link_winner", d.sites[d.link_winner].file);
+    w.field("versions_differ", d.versions_differ).field("sizes_differ", d.sizes_differ).field("abi_break", d.abi_break);
+    w.key("definitions").begin_array();
+    for (const auto& s : d.sites) {
+      w.begin_object();
+      const bool member = s.from_archive && s.file.size() >= s.member_name.size() + 2 && !s.member_name.empty();
+      if (member) {
+        w.field("file", std::string_view(s.file).substr(0, s.file.size() - s.member_name.size() - 2));
+        w.field("member", s.file);
+      } else {
+        w.field("file", s.file);
+      }
+      w.field("symbol", decorated_symbol(d.name, s.version, s.default_version)).field("name", d.name);
+      w.key("version");
+      if (s.version.empty())
+        w.value(nullptr);
+      else
+        w.value(s.version);
+      w.field("size", s.size).field("kind", to_string(s.kind));
+      w.end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/dupes.hpp ----
+// ---- begin linkscope/report/ldd.hpp ----
+// linkscope/report/ldd.hpp — the `linkscope-ldd --json FILE` document of an
+// ELF program (schema/linkscope-ldd.schema.json, "elf"; the rules are
+// docs/JSON.md's).
+//
+//   {"version": 1, "file": FILE, "interp": PATH, "needed": [NAME...], "rpath", "runpath",
+//    "libs": [{"name", "path", "realpath", "found_via", ["subdir", "where",] "soname", "needed",
+//              "rpath", "runpath", "preloaded", "skipped": [{"path", "reason"}], "warnings"}],
+//    "bindings":  [{"from", "to", "symbol": "name@VER", "name", "version": VER | null}],
+//    "unused":    [PATH...],
+//    "undefined": [{"from", "symbol", "name", "version"}],
+//    "warnings":  [MESSAGE...]}          the run's, then "NAME: not found" per missing library
+//
+// A binding's or reference's version is the one the reference asks for
+// (verneed), so its symbol is `name@VER` (one @), as the --bindings TSV
+// gives it in its fourth column. Over several files, linkscope-ldd writes
+// {"version": 1, "files": [...]} of these documents (Mach-O and PE ones
+// included) and {"file", "error"} elements (report/json_error.hpp).
+// linkscope.ldd(...).to_dict() in the Python module is this document, parsed.
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct ldd_json_options {
+  // Per object, its path with every symlink resolved ("" when not found);
+  // object_realpaths() makes it. Without it, "realpath" is "".
+  const std::vector<std::string>* realpaths = nullptr;
+  bool demangle = false;  // add "demangled" beside symbols (--demangle)
+};
+
+// realpath(3) of each object that was found (index 0, the program, is "").
+inline std::vector<std::string> object_realpaths(const resolve::dynamic_link& link) {
+  std::vector<std::string> out(link.objects.size());
+#if !defined(_WIN32)
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const auto& o = link.objects[i];
+    if (!o.found()) continue;
+    if (char* r = ::realpath(o.file.c_str(), nullptr)) {
+      out[i] = r;
+      std::free(r);
+    }
+  }
+#endif
+  return out;
+}
+
+inline void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
+                       const ldd_json_options& o = {}) {
+  const resolve::loaded_object& main = link.objects[0];
+  w.begin_object().field("version", 1).field("file", file);
+  std::string_view interp;
+  for (const auto& obj : link.objects)
+    if (obj.is_interpreter) interp = obj.path;
+  w.field("interp", interp);
+  w.key("needed").begin_array();
+  for (auto n : main.needed) w.value(n);
+  w.end_array();
+  w.field("rpath", main.rpath).field("runpath", main.runpath);
+  w.key("libs").begin_array();
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const auto& obj = link.objects[i];
+    w.begin_object().field("name", obj.name);
+    w.field("path", obj.found() ? std::string_view(obj.path) : std::string_view());
+    w.field("realpath", o.realpaths != nullptr && i < o.realpaths->size() ? std::string_view((*o.realpaths)[i])
+                                                                            : std::string_view());
+    w.field("found_via", resolve::to_string(obj.via));
+    if (!obj.subdir.empty()) w.field("subdir", obj.subdir);
+    if (!obj.where.empty()) w.field("where", obj.where);
+    w.field("soname", obj.soname);
+    w.key("needed").begin_array();
+    for (auto n : obj.needed) w.value(n);
+    w.end_array();
+    w.field("rpath", obj.rpath).field("runpath", obj.runpath).field("preloaded", obj.preloaded);
+    w.key("skipped").begin_array();
+    for (const auto& r : obj.rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
+    w.end_array();
+    w.key("warnings").begin_array();
+    for (const auto& s : obj.warnings) w.value(s);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("bindings").begin_array();
+  for (const resolve::symbol_binding& b : link.bindings) {
+    w.begin_object().field("from", link.objects[b.from].path).field("to", link.objects[b.to].path);
+    write_symbol_fields(w, b.symbol, b.version, false, o.demangle);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unused").begin_array();
+  for (std::uint32_t u : link.unused) w.value(link.objects[u].path);
+  w.end_array();
+  w.key("undefined").begin_array();
+  for (const auto& u : link.undefined) {
+    w.begin_object().field("from", link.objects[u.from].path);
+    write_symbol_fields(w, u.symbol, u.version, false, o.demangle);
+    w.end_object();
+  }
+  w.end_array();
+  // Every warning of the run, the missing libraries included (stderr says
+  // "NAME: not found" for them too).
+  w.key("warnings").begin_array();
+  for (const auto& s : link.warnings) w.value(s);
+  for (const auto& obj : link.objects)
+    if (!obj.found()) w.value(obj.name + ": not found");
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/ldd.hpp ----
+// ---- begin linkscope/report/why.hpp ----
+// linkscope/report/why.hpp — the `linkscope-why --json` document
+// (schema/linkscope-why.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1, "semantics": "lld"|"bfd",
+//    "extracted": [{"member": "lib.a(m.o)",        the member a link pulls in
+//                   "reference": FILE | "lib.a(r.o)" | "<internal>" | "--entry" | ...,
+//                   "symbol": SYMBOL}],            the symbol that pulled it, in --why-extract order
+//    "undefined": [{"symbol": SYMBOL, "reference": the first file referencing it}],
+//    "duplicates": [{"symbol": SYMBOL, "first": FILE, "second": FILE}],
+//    "unused_members": ["lib.a(m.o)"...],
+//    "archives": N, "symbols_resolved": N}
+//
+// Names are as ld.lld prints them (members as `lib.a(m.o)`); symbols of a
+// static link carry no version. With `demangle`, "demangled" is added beside
+// a symbol that demangles. linkscope.why(...).to_dict() in the Python module
+// is this document, parsed.
+
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct why_json_options {
+  bool demangle = false;  // add "demangled" (--demangle)
+};
+
+inline void write_json(json_writer& w, const resolve::static_link_result& r, const why_json_options& o = {}) {
+  using resolve::no_file;
+  const auto file_name = [&](resolve::file_id id) -> std::string_view {
+    return id == no_file ? std::string_view("<internal>") : std::string_view(r.files[id].name);
+  };
+  w.begin_object().field("version", 1).field("semantics", to_string(r.semantics));
+  w.key("extracted").begin_array();
+  for (const resolve::extraction& e : r.extractions) {
+    w.begin_object().field("member", r.files[e.member].name).field("reference", r.reference_name(e));
+    w.field("symbol", e.symbol);
+    write_demangled(w, e.symbol, o.demangle);
+    w.end_object();
+  }
+  w.end_array().key("undefined").begin_array();
+  for (const resolve::undefined_symbol& u : r.undefined) {
+    w.begin_object().field("symbol", u.name);
+    write_demangled(w, u.name, o.demangle);
+    w.field("reference", file_name(u.first_reference)).end_object();
+  }
+  w.end_array().key("duplicates").begin_array();
+  for (const resolve::duplicate_definition& d : r.duplicates) {
+    w.begin_object().field("symbol", d.name);
+    write_demangled(w, d.name, o.demangle);
+    w.field("first", file_name(d.first)).field("second", file_name(d.second)).end_object();
+  }
+  w.end_array().key("unused_members").begin_array();
+  for (resolve::file_id id : r.unused_members) w.value(r.files[id].name);
+  w.end_array();
+  w.field("archives", r.archives).field("symbols_resolved", r.symbols_resolved);
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/why.hpp ----
+
 #if LINKSCOPE_DEFINITIONS
 #endif
 // ---- end linkscope/resolve.hpp ----

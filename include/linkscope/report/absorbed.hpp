@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include <linkscope/report/json.hpp>
-#include <linkscope/report/json_error.hpp>
-#include <linkscope/resolve/absorb.hpp>
+#include "linkscope/report/json.hpp"
+#include "linkscope/report/json_error.hpp"
+#include "linkscope/resolve/absorb.hpp"
 
 namespace linkscope {
 inline namespace v0 {

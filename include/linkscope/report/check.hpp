@@ -28,10 +28,10 @@
 #include <cstddef>
 #include <string>
 
-#include <linkscope/core/error.hpp>
-#include <linkscope/report/json.hpp>
-#include <linkscope/resolve/check.hpp>
-#include <linkscope/resolve/floors.hpp>
+#include "linkscope/core/error.hpp"
+#include "linkscope/report/json.hpp"
+#include "linkscope/resolve/check.hpp"
+#include "linkscope/resolve/floors.hpp"
 
 namespace linkscope {
 inline namespace v0 {

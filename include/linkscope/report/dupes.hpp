@@ -21,9 +21,9 @@
 #include <string>
 #include <string_view>
 
-#include <linkscope/report/json.hpp>
-#include <linkscope/report/json_error.hpp>
-#include <linkscope/resolve/duplicates.hpp>
+#include "linkscope/report/json.hpp"
+#include "linkscope/report/json_error.hpp"
+#include "linkscope/resolve/duplicates.hpp"
 
 namespace linkscope {
 inline namespace v0 {

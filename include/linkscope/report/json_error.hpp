@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include <linkscope/core/error.hpp>
-#include <linkscope/report/json.hpp>
-#include <linkscope/symbols/demangle.hpp>
+#include "linkscope/core/error.hpp"
+#include "linkscope/report/json.hpp"
+#include "linkscope/symbols/demangle.hpp"
 
 namespace linkscope {
 inline namespace v0 {

@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include <linkscope/report/json.hpp>
-#include <linkscope/report/json_error.hpp>
-#include <linkscope/resolve/ld_so/result.hpp>
-#include <linkscope/resolve/search_path.hpp>
+#include "linkscope/report/json.hpp"
+#include "linkscope/report/json_error.hpp"
+#include "linkscope/resolve/ld_so/result.hpp"
+#include "linkscope/resolve/search_path.hpp"
 
 namespace linkscope {
 inline namespace v0 {

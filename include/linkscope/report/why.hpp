@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include <linkscope/report/json.hpp>
-#include <linkscope/report/json_error.hpp>
-#include <linkscope/resolve/static_report.hpp>
+#include "linkscope/report/json.hpp"
+#include "linkscope/report/json_error.hpp"
+#include "linkscope/resolve/static_report.hpp"
 
 namespace linkscope {
 inline namespace v0 {
