@@ -14,6 +14,7 @@
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/elf/file.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/floors.hpp>
 #include <linkscope/resolve/floors_macho.hpp>
 #include <linkscope/resolve/floors_pe.hpp>
@@ -246,7 +247,7 @@ void write_strings(linkscope::json_writer& w, std::string_view key, const std::v
 void write_json_macho(linkscope::json_writer& w, const input& in) {
   const resolve::macho_floors& m = *in.macho;
   w.begin_object();
-  w.field("path", in.path);
+  w.field("file", in.path);
   w.field("format", "macho");
   w.field("universal", m.universal);
   w.key("slices").begin_array();
@@ -277,7 +278,7 @@ void write_json_macho(linkscope::json_writer& w, const input& in) {
 void write_json_pe(linkscope::json_writer& w, const input& in) {
   const resolve::pe_floors& f = *in.pe;
   w.begin_object();
-  w.field("path", in.path);
+  w.field("file", in.path);
   w.field("format", "pe");
   w.field("machine", resolve::pe_machine_name(f.machine));
   w.field("pe32_plus", f.pe32_plus);
@@ -307,7 +308,7 @@ void write_json_file(linkscope::json_writer& w, const input& in, int max_isa) {
   if (in.pe) return write_json_pe(w, in);
   const resolve::elf_floors& f = *in.floors;
   w.begin_object();
-  w.field("path", in.path);
+  w.field("file", in.path);
   w.field("format", "elf");
   w.field("machine", static_cast<unsigned>(f.machine));
   w.key("libraries").begin_array();
@@ -490,13 +491,20 @@ int main(int argc, char** argv) {
 
   std::vector<input> inputs;
   inputs.reserve(paths.size());
+  // An input that cannot be read: an error of the run (exit 2), on stderr and,
+  // with --json, an element of "files" (docs/JSON.md: errors stay in the document).
+  std::vector<linkscope::diagnostic> failures;
+  auto fail = [&](const std::string& path, const linkscope::error& err) {
+    cli::report(tool, path, err);
+    failures.emplace_back(err, path);
+    status = cli::exit_error;
+  };
   for (const auto& path : paths) {
     input in;
     in.path = path;
     auto mapped = linkscope::mapped_file::open(path);
     if (!mapped) {
-      cli::report(tool, path, mapped.error());
-      status = cli::exit_error;
+      fail(path, mapped.error());
       continue;
     }
     in.file = std::move(*mapped);
@@ -504,8 +512,7 @@ int main(int argc, char** argv) {
     if (linkscope::macho::is_macho(bytes) || linkscope::macho::is_fat(bytes)) {
       auto macho = resolve::macho_floors_of(bytes);
       if (!macho) {
-        cli::report(tool, path, macho.error());
-        status = cli::exit_error;
+        fail(path, macho.error());
         continue;
       }
       in.macho = std::move(*macho);
@@ -517,8 +524,7 @@ int main(int argc, char** argv) {
     if (bytes.size() >= 2 && bytes.data()[0] == 'M' && bytes.data()[1] == 'Z') {
       auto pe = resolve::pe_floors_of(bytes);
       if (!pe) {
-        cli::report(tool, path, pe.error());
-        status = cli::exit_error;
+        fail(path, pe.error());
         continue;
       }
       in.pe = std::move(*pe);
@@ -531,14 +537,12 @@ int main(int argc, char** argv) {
       continue;
     }
     if (!linkscope::elf::is_elf(bytes)) {
-      cli::report(tool, path, linkscope::error{linkscope::errc::bad_magic, 0, "not an ELF, Mach-O or PE file"});
-      status = cli::exit_error;
+      fail(path, linkscope::error{linkscope::errc::bad_magic, 0, "not an ELF, Mach-O or PE file"});
       continue;
     }
     auto floors = resolve::elf_floors_of(bytes);
     if (!floors) {
-      cli::report(tool, path, floors.error());
-      status = cli::exit_error;
+      fail(path, floors.error());
       continue;
     }
     in.floors = std::move(*floors);
@@ -588,6 +592,7 @@ int main(int argc, char** argv) {
     w.field("version", 1);
     w.key("files").begin_array();
     for (const auto& in : inputs) write_json_file(w, in, max_isa);
+    for (const auto& d : failures) linkscope::report::write_error_element(w, d);
     w.end_array();
     w.key("set").begin_object();
     w.key("families").begin_array();

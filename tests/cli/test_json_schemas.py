@@ -118,6 +118,10 @@ RUNS = [
     ("linkscope-why", ["main.o", "liba.a"], {1}),
     ("linkscope-why", ["main.o", "missing.a"], {2}),
     ("linkscope-why", ["main.o", "truncated.a"], {2}),
+    ("linkscope-floors", ["use", "liba.so", "libver.so.1"], {0}),
+    ("linkscope-floors", ["--max-glibc", "2.17", "use"], {1}),  # __libc_start_main@GLIBC_2.34
+    ("linkscope-floors", ["--policy", str(ROOT / "tests" / "data" / "auditwheel" / "manylinux-policy.json"), "use"], {0}),
+    ("linkscope-floors", ["use", "notes.txt", "missing-file", "truncated.so"], {2}),
 ]
 
 
