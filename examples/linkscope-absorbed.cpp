@@ -9,6 +9,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/absorb.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -26,6 +27,8 @@ constexpr cli::option_spec options[] = {
     {"members", 0, cli::arg::none, nullptr, "list every member, not only the verdicts"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
+    {"demangle", 'C', cli::arg::none, nullptr,
+     "print C++ symbol names demangled, as c++filt does; --json adds \"demangled\" maps beside the symbol lists"},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
 
@@ -47,11 +50,12 @@ constexpr cli::tool_spec spec{
     "  linkscope-absorbed --cmake-libs 'kineto;fmt' --prefix /usr libtorch_cpu.so\n",
     "some archive is needed"};
 
-std::string join(const std::vector<std::string>& items, std::size_t max) {
+// Up to `max` symbols, ", "-separated; demangled with --demangle.
+std::string join(const std::vector<std::string>& items, std::size_t max, bool demangle) {
   std::string out;
   for (std::size_t i = 0; i < items.size() && i < max; ++i) {
     if (i != 0) out += ", ";
-    out += items[i];
+    out += demangle ? linkscope::symbols::demangle(items[i]) : items[i];
   }
   if (items.size() > max) out += ", ...";
   return out;
@@ -85,6 +89,7 @@ int main(int argc, char** argv) {
   cli::parsed p;
   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
   const bool json = p.has("json"), list_members = p.has("members");
+  const bool demangle = p.has("demangle");
   const std::string cmake_libs = p.value("cmake-libs"), prefix = p.value("prefix");
   resolve::absorb_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
@@ -143,6 +148,7 @@ int main(int argc, char** argv) {
   if (json) {
     // The document is report/absorbed.hpp's (docs/JSON.md).
     report::absorbed_json_options jo;
+    jo.demangle = demangle;
     jo.cmake_libs = &named;
     json_writer w(stdout);
     report::write_json(w, *result, jo);
@@ -157,18 +163,18 @@ int main(int argc, char** argv) {
   for (const auto& a : result->archives) {
     std::printf("%s: %s", a.path.c_str(), to_string(a.verdict));
     switch (a.verdict) {
-      case resolve::archive_verdict::needed: std::printf(" (consumers must link it: %s)", join(a.evidence, 8).c_str()); break;
+      case resolve::archive_verdict::needed: std::printf(" (consumers must link it: %s)", join(a.evidence, 8, demangle).c_str()); break;
       case resolve::archive_verdict::re_exported:
-        std::printf(" (S already exports: %s; linking it too duplicates them)", join(a.evidence, 8).c_str());
+        std::printf(" (S already exports: %s; linking it too duplicates them)", join(a.evidence, 8, demangle).c_str());
         break;
-      case resolve::archive_verdict::not_needed: std::printf(" (absorbed into S, not exported: %s)", join(a.evidence, 8).c_str()); break;
+      case resolve::archive_verdict::not_needed: std::printf(" (absorbed into S, not exported: %s)", join(a.evidence, 8, demangle).c_str()); break;
       case resolve::archive_verdict::unrelated: std::printf(" (no member is in S or needed by it)"); break;
     }
     std::printf("\n");
     if (list_members)
       for (const auto& m : a.members)
         std::printf("  %s(%s): %s%s%s\n", a.path.c_str(), m.name.c_str(), to_string(m.status), m.symbols.empty() ? "" : ": ",
-                    join(m.symbols, 6).c_str());
+                    join(m.symbols, 6, demangle).c_str());
     for (const auto& s : a.skipped) cli::warn(tool, a.path + "(" + s.name + ")", s.why.message);
   }
   for (const auto& lib : named) {

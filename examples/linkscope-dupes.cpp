@@ -8,6 +8,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/duplicates.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include <linkscope/core/mapped_file.hpp>
 
@@ -24,6 +25,7 @@ constexpr cli::option_spec options[] = {
     {"abi-only", 0, cli::arg::none, nullptr, "list only size mismatches of data symbols"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
+    {"demangle", 'C', cli::arg::none, nullptr, "print C++ symbol names demangled, as c++filt does; --json adds \"demangled\""},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
 
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
   cli::fast_stdout();
   cli::parsed p;
   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
-  const bool json = p.has("json"), abi_only = p.has("abi-only");
+  const bool json = p.has("json"), abi_only = p.has("abi-only"), demangle = p.has("demangle");
   resolve::duplicates_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
   options.closure_root = p.value("closure");
@@ -81,7 +83,7 @@ int main(int argc, char** argv) {
   };
   if (json) {
     // The document is report/dupes.hpp's (docs/JSON.md).
-    const report::dupes_json_options jo{abi_only, false};
+    const report::dupes_json_options jo{abi_only, demangle};
     shown = report::dupes_shown(*result, jo);
     json_writer w(stdout);
     report::write_json(w, *result, jo);
@@ -91,7 +93,7 @@ int main(int argc, char** argv) {
     for (const auto& d : result->duplicates) {
       if (abi_only && !d.abi_break) continue;
       ++shown;
-      std::printf("%s%s\n", d.name.c_str(), d.abi_break ? "  [ABI break: data sizes differ]" : d.sizes_differ ? "  [sizes differ]" : "");
+      std::printf("%s%s\n", demangle ? symbols::demangle(d.name).c_str() : d.name.c_str(), d.abi_break ? "  [ABI break: data sizes differ]" : d.sizes_differ ? "  [sizes differ]" : "");
       for (std::size_t i = 0; i < d.sites.size(); ++i) {
         const auto& s = d.sites[i];
         std::printf("  %-60s size %-6llu %s%s%s\n", site_label(s).c_str(), static_cast<unsigned long long>(s.size), to_string(s.kind),

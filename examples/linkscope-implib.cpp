@@ -14,6 +14,7 @@
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/windows.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -23,6 +24,18 @@ namespace {
 constexpr std::string_view tool = "linkscope-implib";
 
 namespace cli = linkscope::cli;
+
+// --demangle: C++ names (mingw's are Itanium) printed as c++filt prints them;
+// a C name, an ordinal or an MSVC-decorated name is kept.
+bool demangle_names = false;
+std::string shown_symbol(std::string_view name) {
+  return demangle_names ? linkscope::symbols::demangle(name) : std::string(name);
+}
+// --json --demangle: "demangled" beside "symbol", where it differs.
+void write_demangled_field(linkscope::json_writer& w, std::string_view name) {
+  if (!demangle_names) return;
+  if (std::string d = linkscope::symbols::demangle(name); d != name) w.field("demangled", d);
+}
 
 constexpr cli::option_spec options[] = {
     {"strict", 0, cli::arg::none, nullptr, "fail when a library names two or more DLLs (dlltool --identify-strict)"},
@@ -36,6 +49,8 @@ constexpr cli::option_spec options[] = {
      "what stays unresolved; a PE image as consumer: check each imported DLL against LIBs",
      1},
     {"consumer", 0, cli::arg::required, "FILE", "a COFF object, an archive of objects, or a PE image (repeatable)"},
+    {"demangle", 'C', cli::arg::none, nullptr,
+     "print C++ symbol names demangled, as c++filt does (--symbols, --needs); --json adds \"demangled\""},
     {"json", 0, cli::arg::none, nullptr, "one JSON object (\"version\": 1)"},
 };
 
@@ -74,6 +89,7 @@ void write_record_json(linkscope::json_writer& w, const linkscope::coff::import_
   w.begin_object();
   w.field("dll", r.dll);
   w.field("symbol", r.symbol);
+  write_demangled_field(w, r.symbol);
   w.field("import_name", r.import_name);
   w.key("ordinal");
   if (r.ordinal) w.value(*r.ordinal); else w.value(nullptr);
@@ -216,6 +232,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
       for (const auto& r : needs.resolved) {
         w.begin_object();
         w.field("symbol", r.symbol);
+        write_demangled_field(w, r.symbol);
         w.field("library", libs[r.library].path);
         w.field("member", r.member_name);
         w.field("dll", r.dll);
@@ -234,7 +251,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
       w.end_array();
     } else {
       for (const auto& r : needs.resolved) {
-        put(out, "resolved\t"); put(out, r.symbol); put(out, "\t"); put(out, libs[r.library].path); put(out, "\t");
+        put(out, "resolved\t"); put(out, shown_symbol(r.symbol)); put(out, "\t"); put(out, libs[r.library].path); put(out, "\t");
         put(out, r.record ? r.dll : std::string_view("(static)")); put(out, "\n");
       }
       for (std::size_t l : needs.needed_libraries) {
@@ -255,7 +272,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
         }
         put(out, "\n");
       }
-      for (std::string_view s : needs.unresolved) { put(out, "unresolved\t"); put(out, s); put(out, "\n"); }
+      for (std::string_view s : needs.unresolved) { put(out, "unresolved\t"); put(out, shown_symbol(s)); put(out, "\n"); }
     }
   }
   if (!images.empty()) {
@@ -312,6 +329,7 @@ int main(int argc, char** argv) {
   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
   const bool strict = p.has("strict") || p.has("identify-strict"), compat = p.has("dlltool-compat");
   const bool symbols = p.has("symbols"), json = p.has("json"), needs = p.has("needs");
+  demangle_names = p.has("demangle");
   const std::string pe_path = p.value("pe");
   std::vector<std::string> consumers = p.values("consumer");
   const std::vector<std::string>& inputs = p.operands;
@@ -373,7 +391,8 @@ int main(int argc, char** argv) {
     }
     if (symbols) {
       for (const auto& r : l.library.records()) {
-        put(out, r.dll); put(out, "\t"); put(out, r.symbol); put(out, "\t"); put(out, r.import_name); put(out, "\t");
+        put(out, r.dll); put(out, "\t"); put(out, shown_symbol(r.symbol)); put(out, "\t");
+        put(out, shown_symbol(r.import_name)); put(out, "\t");
         if (r.ordinal) put_u(out, *r.ordinal);
         put(out, "\t"); put_u(out, r.hint); put(out, "\t"); put(out, to_string(r.kind)); put(out, "\t");
         put(out, to_string(r.name_type)); put(out, "\n");

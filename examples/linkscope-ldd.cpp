@@ -21,6 +21,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/ldd.hpp>
 #include <linkscope/resolve/dynamic.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -47,6 +48,8 @@ constexpr cli::option_spec option_table[] = {
     {"format", 0, cli::arg::required, "dot", "output: the dependency graph for Graphviz", output_mode},
     {"json", 0, cli::arg::none, nullptr, "output: everything as JSON ({\"version\": 1, ...}; several files: one document, {\"version\": 1, \"files\": [...]})", output_mode},
     {"verbose", 'v', cli::arg::none, nullptr, "with the default output: also the version information, as `ldd -v`"},
+    {"demangle", 'C', cli::arg::none, nullptr,
+     "print C++ symbol names demangled, as c++filt does (--bindings, --undefined, --interposed); --json adds \"demangled\""},
     {"stats", 0, cli::arg::none, nullptr, "also print counts and the index size to stderr"},
     {"root", 0, cli::arg::required, "DIR", "read every file under DIR (the ld.so.cache too)"},
     {"library-path", 0, cli::arg::required, "P", "use P as LD_LIBRARY_PATH"},
@@ -165,7 +168,7 @@ void print_tree(const dynamic_link& link) {
 
 // One buffer for all the lines (150k bindings for a libtorch test program),
 // filled with memcpy and written in 1 MiB pieces.
-void print_bindings(const dynamic_link& link) {
+void print_bindings(const dynamic_link& link, bool demangle) {
   constexpr std::size_t capacity = std::size_t{1} << 20;
   std::unique_ptr<char[]> buffer(new char[capacity]);
   std::size_t used = 0;
@@ -186,7 +189,10 @@ void print_bindings(const dynamic_link& link) {
   for (const symbol_binding& b : link.bindings) {
     put(link.objects[b.from].path, '\t');
     put(link.objects[b.to].path, '\t');
-    put(b.symbol, '\t');
+    if (demangle)
+      put(symbols::demangle(b.symbol), '\t');
+    else
+      put(b.symbol, '\t');
     put(b.version, '\n');
   }
   out(std::string_view(buffer.get(), used));
@@ -227,21 +233,21 @@ void print_version_information(const dynamic_link& link) {
   out(text);
 }
 
-void print_undefined(const dynamic_link& link) {
+void print_undefined(const dynamic_link& link, bool demangle) {
   print_missing_versions(link);
   std::string line;
   for (const auto& u : link.undefined) {
-    line.assign("undefined symbol: ").append(u.symbol);
+    line.assign("undefined symbol: ").append(demangle ? symbols::demangle(u.symbol) : std::string(u.symbol));
     if (!u.version.empty()) line.append(", version ").append(u.version);
     line.append("\t(").append(link.objects[u.from].path).append(")\n");
     out(line);
   }
 }
 
-void print_interposed(const dynamic_link& link) {
+void print_interposed(const dynamic_link& link, bool demangle) {
   std::string line;
   for (const auto& ip : link.interposed) {
-    line.assign(ip.symbol);
+    line.assign(demangle ? symbols::demangle(ip.symbol) : std::string(ip.symbol));
     for (std::uint32_t d : ip.definers) line.append("\t").append(link.objects[d].path);
     line.push_back('\n');
     out(line);
@@ -298,17 +304,18 @@ class dot_graph {
 
 // The document of one file into `w` (an element of the several-file
 // document too): report/ldd.hpp's (docs/JSON.md).
-void write_json(json_writer& w, const std::string& file, const dynamic_link& link) {
+void write_json(json_writer& w, const std::string& file, const dynamic_link& link, bool demangle) {
   const std::vector<std::string> realpaths = report::object_realpaths(link);
   report::ldd_json_options o;
   o.realpaths = &realpaths;
+  o.demangle = demangle;
   report::write_json(w, file, link, o);
 }
 
-void print_json(const std::string& file, const dynamic_link& link) {
+void print_json(const std::string& file, const dynamic_link& link, bool demangle) {
   {
     json_writer w(stdout);
-    write_json(w, file, link);
+    write_json(w, file, link, demangle);
   }
   std::fputc('\n', stdout);
 }
@@ -353,7 +360,7 @@ int main(int argc, char** argv) {
     if (p.value("format") != "dot") return cli::usage_error(tool, "unsupported output format '" + p.value("format") + "' (dot)");
     what = mode::dot;
   }
-  const bool stats = p.has("stats"), verbose = p.has("verbose");
+  const bool stats = p.has("stats"), verbose = p.has("verbose"), demangle = p.has("demangle");
   dynamic_options options;
   dyld_options macho_options;  // Mach-O files: the dyld emulator (cli/ldd_macho.hpp)
   if (p.has("no-env")) options.search.use_env = false;
@@ -429,7 +436,7 @@ int main(int argc, char** argv) {
                                       : what == mode::dot ? cli::ldd_output::dot
                                       : what == mode::json ? cli::ldd_output::json
                                                            : cli::ldd_output::list;
-      const int s = cli::ldd_pe(tool, file, pe_what, *pe_options, into);
+      const int s = cli::ldd_pe(tool, file, pe_what, *pe_options, into, demangle);
       if (s > status) status = s;
       continue;
     }
@@ -442,7 +449,7 @@ int main(int argc, char** argv) {
                                          : what == mode::dot ? cli::ldd_output::dot
                                          : what == mode::json ? cli::ldd_output::json
                                                               : cli::ldd_output::list;
-      const int s = cli::ldd_macho(tool, file, macho_what, macho_options, into);
+      const int s = cli::ldd_macho(tool, file, macho_what, macho_options, into, demangle);
       if (s > status) status = s;
       continue;
     }
@@ -486,7 +493,7 @@ int main(int argc, char** argv) {
         if (verbose) print_version_information(*link);
         break;
       case mode::tree: print_tree(*link); break;
-      case mode::bindings: print_bindings(*link); break;
+      case mode::bindings: print_bindings(*link, demangle); break;
       case mode::unused:
         if (!link->unused.empty()) {
           out("Unused direct dependencies:\n");
@@ -495,16 +502,16 @@ int main(int argc, char** argv) {
         }
         break;
       case mode::undefined:
-        print_undefined(*link);
+        print_undefined(*link, demangle);
         if (!link->undefined.empty() && status == cli::exit_ok) status = cli::exit_finding;
         break;
-      case mode::interposed: print_interposed(*link); break;
+      case mode::interposed: print_interposed(*link, demangle); break;
       case mode::dot: graph.add(*link); break;
       case mode::json:
         if (into)
-          write_json(*into, file, *link);
+          write_json(*into, file, *link, demangle);
         else
-          print_json(file, *link);
+          print_json(file, *link, demangle);
         break;
     }
   }

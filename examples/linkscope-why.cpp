@@ -16,6 +16,7 @@
 #include <linkscope/report/why.hpp>
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/static.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
@@ -32,6 +33,10 @@ constexpr cli::option_spec option_table[] = {
     {"why-extract", 0, cli::arg::required, "FILE", "write ld.lld's --why-extract TSV (mangled names); '-' = stdout"},
     {"chain", 0, cli::arg::required, "MEMBER", "print why MEMBER (e.g. 'lib.a(m.o)') was pulled in, back to the start (repeatable)"},
     {"print-map-includes", 0, cli::arg::none, nullptr, "print GNU ld -Map's \"Archive member included\" section"},
+    {"demangle", 0, cli::arg::none, nullptr,
+     "print C++ symbol names demangled, as c++filt does (--why-extract as ld.lld does without --no-demangle, "
+     "--print-map-includes, --chain, "
+     "the undefined and duplicate messages); --json adds \"demangled\""},
     {"json", 0, cli::arg::none, nullptr, "JSON report"},
     {"stats", 0, cli::arg::none, nullptr, "time and symbol counts of the resolution, on stderr"},
     {"thin-confine", 0, cli::arg::none, nullptr,
@@ -66,6 +71,54 @@ std::string full_description() {
   }
   return text;
 }
+// --demangle on ld.lld's --why-extract TSV (reference, extracted, symbol):
+// the symbol column demangled, as ld.lld writes it when not given --no-demangle.
+std::string demangle_why_extract(const std::string& tsv) {
+  std::string out;
+  out.reserve(tsv.size());
+  std::size_t start = 0;
+  bool header = true;
+  while (start < tsv.size()) {
+    std::size_t end = tsv.find('\n', start);
+    if (end == std::string::npos) end = tsv.size();
+    const std::string_view line(tsv.data() + start, end - start);
+    const std::size_t tab = line.rfind('\t');
+    if (header || tab == std::string_view::npos) {
+      out.append(line);
+    } else {
+      out.append(line.substr(0, tab + 1)).append(linkscope::symbols::demangle(line.substr(tab + 1)));
+    }
+    header = false;
+    if (end < tsv.size()) out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
+// --demangle on GNU ld's "Archive member included" lines, which end in
+// "(symbol)": the symbol demangled (a mangled name holds no parenthesis).
+std::string demangle_map_includes(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    const std::size_t open = line.rfind('(');
+    if (!line.empty() && line.back() == ')' && open != std::string_view::npos) {
+      out.append(line.substr(0, open + 1))
+          .append(linkscope::symbols::demangle(line.substr(open + 1, line.size() - open - 2)))
+          .push_back(')');
+    } else {
+      out.append(line);
+    }
+    if (end < text.size()) out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
 // With --json, a run that fails on an input still writes one document.
 void print_error_document(const linkscope::diagnostic& d) {
   linkscope::json_writer w(stdout);
@@ -91,6 +144,10 @@ int main(int argc, char** argv) {
   const std::string why_extract = p.value("why-extract");
   const std::vector<std::string> chains = p.values("chain");
   const bool json = p.has("json"), map_includes = p.has("print-map-includes"), stats = p.has("stats");
+  const bool demangle = p.has("demangle");
+  const auto shown = [demangle](std::string_view symbol) {
+    return demangle ? symbols::demangle(symbol) : std::string(symbol);
+  };
   options.thin.confine_to_archive_dir = p.has("thin-confine");
   if (p.has("semantics")) {
     const std::string v = p.value("semantics");
@@ -141,7 +198,7 @@ int main(int argc, char** argv) {
   }
 
   if (!why_extract.empty()) {
-    const std::string tsv = r.why_extract_tsv();
+    const std::string tsv = demangle ? demangle_why_extract(r.why_extract_tsv()) : r.why_extract_tsv();
     if (why_extract == "-") {
       std::fwrite(tsv.data(), 1, tsv.size(), stdout);
     } else {
@@ -155,7 +212,7 @@ int main(int argc, char** argv) {
     }
   }
   if (map_includes) {
-    const std::string text = r.map_includes();
+    const std::string text = demangle ? demangle_map_includes(r.map_includes()) : r.map_includes();
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   int status = r.undefined.empty() && r.duplicates.empty() ? cli::exit_ok : cli::exit_finding;
@@ -176,7 +233,7 @@ int main(int argc, char** argv) {
       std::printf("%*s%s", static_cast<int>(2 * k), "", f.name.c_str());
       if (f.reason != ~0u) {
         const extraction& e = r.extractions[f.reason];
-        std::printf("  <- %.*s", static_cast<int>(e.symbol.size()), e.symbol.data());
+        std::printf("  <- %s", shown(e.symbol).c_str());
         if (e.reference == no_file) std::printf(" (%s)", e.reference_label.c_str());
       } else if (f.role != file_role::member) {
         std::printf("  (command line)");
@@ -188,7 +245,7 @@ int main(int argc, char** argv) {
   if (json) {
     // The document is report/why.hpp's (docs/JSON.md).
     json_writer w(stdout);
-    report::write_json(w, r, report::why_json_options{});
+    report::write_json(w, r, report::why_json_options{demangle});
     w.newline();
     w.flush();
   } else if (why_extract.empty() && !map_includes && chains.empty()) {
@@ -200,12 +257,12 @@ int main(int argc, char** argv) {
                 r.unused_members.size());
   }
   for (const undefined_symbol& u : r.undefined) {
-    std::fprintf(stderr, "%s: undefined symbol: %.*s (referenced by %s)\n", tool.data(), static_cast<int>(u.name.size()),
-                 u.name.data(), u.first_reference == no_file ? "<internal>" : r.files[u.first_reference].name.c_str());
+    std::fprintf(stderr, "%s: undefined symbol: %s (referenced by %s)\n", tool.data(), shown(u.name).c_str(),
+                 u.first_reference == no_file ? "<internal>" : r.files[u.first_reference].name.c_str());
   }
   for (const duplicate_definition& d : r.duplicates) {
-    std::fprintf(stderr, "%s: duplicate symbol: %.*s (in %s and %s)\n", tool.data(), static_cast<int>(d.name.size()),
-                 d.name.data(), d.first == no_file ? "<internal>" : r.files[d.first].name.c_str(),
+    std::fprintf(stderr, "%s: duplicate symbol: %s (in %s and %s)\n", tool.data(), shown(d.name).c_str(),
+                 d.first == no_file ? "<internal>" : r.files[d.first].name.c_str(),
                  d.second == no_file ? "<internal>" : r.files[d.second].name.c_str());
   }
   return status;

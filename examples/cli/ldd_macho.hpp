@@ -28,6 +28,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/dyld.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 
@@ -131,8 +132,26 @@ inline std::string_view shown_path(const linkscope::resolve::dyld_object& o) {
   return o.path.empty() ? std::string_view(o.name) : std::string_view(o.path);
 }
 
+// --demangle on Mach-O: the C-level leading underscore is dropped before the
+// Itanium name is demangled (`__ZN3foo3barEv` is foo::bar(), as llvm-nm -C and
+// `c++filt -_` print it); a name that does not demangle is kept whole.
+inline std::string demangled_symbol(std::string_view name) {
+  if (name.size() > 1 && name[0] == '_') {
+    std::string d = linkscope::symbols::demangle(name.substr(1));
+    if (d != name.substr(1)) return d;
+  }
+  return std::string(name);
+}
+
+inline void write_symbol_fields(linkscope::json_writer& w, std::string_view name, std::string_view version, bool demangle) {
+  linkscope::report::write_symbol_fields(w, name, version, false, false);
+  if (!demangle) return;
+  if (std::string d = demangled_symbol(name); d != name) w.key("demangled").value(d);
+}
+
 // The document of one file into `w` (an element of the several-file document too).
-inline void write_json(linkscope::json_writer& w, const std::string& file, const linkscope::resolve::dyld_link& link) {
+inline void write_json(linkscope::json_writer& w, const std::string& file, const linkscope::resolve::dyld_link& link,
+                       bool demangle = false) {
   {
     w.begin_object();
     w.key("version").value(1);
@@ -174,7 +193,7 @@ inline void write_json(linkscope::json_writer& w, const std::string& file, const
       w.begin_object();
       w.key("from").value(shown_path(link.objects[b.from]));
       w.key("to").value(shown_path(link.objects[b.to]));
-      linkscope::report::write_symbol_fields(w, b.symbol, b.version, false, false);
+      write_symbol_fields(w, b.symbol, b.version, demangle);
       w.end_object();
     }
     w.end_array();
@@ -191,7 +210,7 @@ inline void write_json(linkscope::json_writer& w, const std::string& file, const
     for (const auto& u : link.undefined) {
       w.begin_object();
       w.key("from").value(shown_path(link.objects[u.from]));
-      linkscope::report::write_symbol_fields(w, u.symbol, u.version, false, false);
+      write_symbol_fields(w, u.symbol, u.version, demangle);
       w.end_object();
     }
     w.end_array();
@@ -205,10 +224,10 @@ inline void write_json(linkscope::json_writer& w, const std::string& file, const
   }
 }
 
-inline void print_json(const std::string& file, const linkscope::resolve::dyld_link& link) {
+inline void print_json(const std::string& file, const linkscope::resolve::dyld_link& link, bool demangle) {
   {
     linkscope::json_writer w(stdout);
-    write_json(w, file, link);
+    write_json(w, file, link, demangle);
   }
   std::fputc('\n', stdout);
 }
@@ -241,8 +260,11 @@ inline void print_dot(const linkscope::resolve::dyld_link& link) {
 
 // linkscope-ldd on one Mach-O file; returns the exit status for it.
 // With `into`, the --json document is written there instead of stdout.
+// With `demangle` (--demangle), symbol names are printed demangled and the
+// JSON rows get "demangled".
 inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output what,
-                     linkscope::resolve::dyld_options options, linkscope::json_writer* into = nullptr) {
+                     linkscope::resolve::dyld_options options, linkscope::json_writer* into = nullptr,
+                     bool demangle = false) {
   options.bindings = what != ldd_output::list && what != ldd_output::tree && what != ldd_output::dot;
   auto link = linkscope::resolve::link_dyld(file, options);
   if (!link) {
@@ -276,7 +298,7 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
       for (const auto& b : link->bindings) {
         line.assign(detail::shown_path(link->objects[b.from])).push_back('\t');
         line.append(detail::shown_path(link->objects[b.to])).push_back('\t');
-        line.append(b.symbol).push_back('\t');
+        line.append(demangle ? detail::demangled_symbol(b.symbol) : std::string(b.symbol)).push_back('\t');
         line.append(b.version).push_back('\n');
         detail::put(line);
       }
@@ -297,7 +319,7 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
     case ldd_output::undefined: {
       std::string line;
       for (const auto& u : link->undefined) {
-        line.assign("undefined symbol: ").append(u.symbol).append("\t(").append(detail::shown_path(link->objects[u.from])).append(")\n");
+        line.assign("undefined symbol: ").append(demangle ? detail::demangled_symbol(u.symbol) : std::string(u.symbol)).append("\t(").append(detail::shown_path(link->objects[u.from])).append(")\n");
         detail::put(line);
       }
       if (!link->undefined.empty() && status == exit_ok) status = exit_finding;
@@ -306,9 +328,9 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
     case ldd_output::dot: detail::print_dot(*link); break;
     case ldd_output::json:
       if (into)
-        detail::write_json(*into, file, *link);
+        detail::write_json(*into, file, *link, demangle);
       else
-        detail::print_json(file, *link);
+        detail::print_json(file, *link, demangle);
       break;
   }
   return status;

@@ -32,6 +32,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/pe_load.hpp>
+#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 #include "cli/ldd_macho.hpp"
@@ -130,18 +131,24 @@ inline void print_tree(const windows_link& w) {
   }
 }
 
-inline std::string finding_text(const windows_link& w, const linkscope::resolve::import_finding& f) {
+// --demangle: an Itanium name (a mingw import) as c++filt prints it; an
+// ordinal ("#N") or an MSVC-decorated name is kept.
+inline std::string shown_symbol(std::string_view name, bool demangle) {
+  return demangle ? linkscope::symbols::demangle(name) : std::string(name);
+}
+
+inline std::string finding_text(const windows_link& w, const linkscope::resolve::import_finding& f, bool demangle = false) {
   using linkscope::resolve::import_problem;
   std::string line;
   switch (f.problem) {
     case import_problem::missing_dll: line.assign("missing DLL: ").append(f.dll_name); break;
-    case import_problem::missing_export: line.assign("missing export: ").append(f.dll_name).append(".").append(f.symbol); break;
+    case import_problem::missing_export: line.assign("missing export: ").append(f.dll_name).append(".").append(shown_symbol(f.symbol, demangle)); break;
     case import_problem::forwarder_missing:
     case import_problem::forwarder_cycle:
       line.assign(f.problem == import_problem::forwarder_cycle ? "forwarder cycle: " : "forwarder target missing: ")
           .append(f.dll_name)
           .append(".")
-          .append(f.symbol);
+          .append(shown_symbol(f.symbol, demangle));
       if (!f.detail.empty()) line.append(" -> ").append(f.detail);
       break;
   }
@@ -151,7 +158,7 @@ inline std::string finding_text(const windows_link& w, const linkscope::resolve:
 }
 
 // The document of one image into `out` (an element of the several-file document too).
-inline void write_json(linkscope::json_writer& out, const std::string& file, const windows_link& w) {
+inline void write_json(linkscope::json_writer& out, const std::string& file, const windows_link& w, bool demangle = false) {
   {
     out.begin_object();
     out.key("version").value(1);
@@ -213,7 +220,7 @@ inline void write_json(linkscope::json_writer& out, const std::string& file, con
       out.begin_object();
       out.key("from").value(shown(w, b.from));
       out.key("to").value(shown(w, b.to));
-      linkscope::report::write_symbol_fields(out, b.symbol, b.version, false, false);
+      linkscope::report::write_symbol_fields(out, b.symbol, b.version, false, demangle);
       out.end_object();
     }
     out.end_array();
@@ -226,6 +233,7 @@ inline void write_json(linkscope::json_writer& out, const std::string& file, con
       out.key("problem").value(to_string(f.problem));
       out.key("dll").value(f.dll_name);
       out.key("symbol").value(f.symbol);
+      linkscope::report::write_demangled(out, f.symbol, demangle);
       out.key("delay_load").value(f.delay);
       out.key("forwarder").value(f.detail);
       out.end_object();
@@ -238,10 +246,10 @@ inline void write_json(linkscope::json_writer& out, const std::string& file, con
   }
 }
 
-inline void print_json(const std::string& file, const windows_link& w) {
+inline void print_json(const std::string& file, const windows_link& w, bool demangle) {
   {
     linkscope::json_writer out(stdout);
-    write_json(out, file, w);
+    write_json(out, file, w, demangle);
   }
   std::fputc('\n', stdout);
 }
@@ -314,8 +322,11 @@ inline std::optional<linkscope::resolve::winload_options> winload_options_from(c
 
 // linkscope-ldd on one PE image; returns the exit status for it.
 // With `into`, the --json document is written there instead of stdout.
+// With `demangle` (--demangle), Itanium symbol names are printed demangled and
+// the JSON rows get "demangled".
 inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output what,
-                  const linkscope::resolve::winload_options& options, linkscope::json_writer* into = nullptr) {
+                  const linkscope::resolve::winload_options& options, linkscope::json_writer* into = nullptr,
+                  bool demangle = false) {
   auto w = linkscope::resolve::load_windows(file, options);
   if (!w) {
     report(tool, w.error());
@@ -342,7 +353,7 @@ inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output wha
       for (const auto& b : w->link.bindings) {
         line.assign(pe_detail::shown(*w, b.from)).push_back('\t');
         line.append(pe_detail::shown(*w, b.to)).push_back('\t');
-        line.append(b.symbol).push_back('\t');
+        line.append(pe_detail::shown_symbol(b.symbol, demangle)).push_back('\t');
         line.append(b.version).push_back('\n');
         pe_detail::put(line);
       }
@@ -350,15 +361,15 @@ inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output wha
     }
     case ldd_output::unused: break;
     case ldd_output::undefined:
-      for (const auto& f : w->findings) pe_detail::put(pe_detail::finding_text(*w, f) + "\n");
+      for (const auto& f : w->findings) pe_detail::put(pe_detail::finding_text(*w, f, demangle) + "\n");
       if (!w->findings.empty()) status = exit_finding;
       break;
     case ldd_output::dot: pe_detail::print_dot(*w); break;
     case ldd_output::json:
       if (into)
-        pe_detail::write_json(*into, file, *w);
+        pe_detail::write_json(*into, file, *w, demangle);
       else
-        pe_detail::print_json(file, *w);
+        pe_detail::print_json(file, *w, demangle);
       break;
   }
   return status;

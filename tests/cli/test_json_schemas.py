@@ -29,6 +29,8 @@ jsonschema = pytest.importorskip("jsonschema", reason="python3-jsonschema (run w
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schema"
 KERNEL32 = pathlib.Path("/usr/x86_64-w64-mingw32/lib/libkernel32.a")
+# A real PE image (wine64's, which test-all installs): its imports and exports.
+WINE_DLL = pathlib.Path("/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/version.dll")
 MEMBER = re.compile(r"^.+\(.+\)$")
 
 SOURCES = {
@@ -47,6 +49,27 @@ SOURCES = {
     "noexist.c": "extern int ghost_func(void);\nint main(void) { return ghost_func(); }\n",
     "helper.c": "int helper_add(int x) { return x + 1; }\n",
     "s.c": "extern int helper_add(int);\nint s_func(int x) { return helper_add(x); }\n",
+    # C++ for --demangle: a namespace, a class, templates, an extern "C" function;
+    # libdm.so has every symbol @@VERS_2, libdm2.so none.
+    "dm_a.cpp": (
+        "namespace ns {\nint add(int a, int b) { return a + b; }\n"
+        "template <typename T> T twice(T v) { return v + v; }\n"
+        "template int twice<int>(int);\ntemplate double twice<double>(double);\n}\n"
+        'extern "C" int c_func(int x) { return x; }\n'
+    ),
+    "dm_b.cpp": (
+        "namespace ns {\nstruct widget { int get() const; static long count(const char* s); };\n"
+        "int widget::get() const { return 7; }\nlong widget::count(const char* s) { return s != nullptr; }\n}\n"
+    ),
+    "dm.map": "VERS_2 { global: *; };\n",
+    "usedm.cpp": (
+        "namespace ns {\nint add(int, int);\ntemplate <typename T> T twice(T);\n"
+        "struct widget { int get() const; static long count(const char* s); };\n}\n"
+        'extern "C" int c_func(int);\n'
+        'int main() { ns::widget w; return ns::add(1, 2) + ns::twice(3) + w.get() + (int)ns::widget::count("x") + c_func(0); }\n'
+    ),
+    "undef.cpp": "namespace ns { int missing(double); }\nint call_missing() { return ns::missing(1.0); }\n",
+    "useu.cpp": "int call_missing();\nint main() { return call_missing(); }\n",
 }
 
 SCRIPT = r"""
@@ -69,6 +92,14 @@ head -c 200 libb.a > truncated.a
 printf 'just some text\n' > notes.txt
 cp liba.so unreadable.so && chmod 000 unreadable.so
 mkdir -p prefix/lib && cp libhelper.a prefix/lib/
+for f in dm_a dm_b usedm undef; do g++ -fPIC -O1 -c $f.cpp -o $f.o; done
+ar rcs libdm.a dm_a.o dm_b.o
+cp dm_a.o dm_a2.o
+g++ -shared dm_a.o dm_b.o -o libdm.so -Wl,--version-script=dm.map -Wl,-soname,libdm.so
+g++ -shared dm_a.o dm_b.o -o libdm2.so -Wl,-soname,libdm2.so
+g++ -shared undef.o -o libundef.so -Wl,-soname,libundef.so
+g++ usedm.o -o usedm ./libdm.so -Wl,-rpath,'$ORIGIN'
+g++ useu.cpp -o useu ./libundef.so -Wl,--allow-shlib-undefined -Wl,-rpath,'$ORIGIN'
 """
 
 
@@ -82,8 +113,8 @@ def cli_dir():
 
 @pytest.fixture(scope="module")
 def fx(tmp_path_factory):
-    if shutil.which("gcc") is None or shutil.which("ar") is None:
-        pytest.skip("gcc and ar are needed")
+    if shutil.which("gcc") is None or shutil.which("g++") is None or shutil.which("ar") is None:
+        pytest.skip("gcc, g++ and ar are needed")
     d = tmp_path_factory.mktemp("json_schemas")
     for name, text in SOURCES.items():
         (d / name).write_text(text)
@@ -118,10 +149,27 @@ RUNS = [
     ("linkscope-why", ["main.o", "liba.a"], {1}),
     ("linkscope-why", ["main.o", "missing.a"], {2}),
     ("linkscope-why", ["main.o", "truncated.a"], {2}),
+    # --demangle: "demangled" beside mangled names (DEMANGLE_RUNS checks the values).
+    ("linkscope-dupes", ["--demangle", "libdm.so", "libdm2.so"], {1}),
+    ("linkscope-dupes", ["--demangle", "libdm.so", "libdm.a"], {1}),
+    ("linkscope-absorbed", ["--demangle", "libdm.so", "libdm.a"], {0, 1}),
+    ("linkscope-absorbed", ["--demangle", "--consumer", "usedm.o", "libdm2.so", "libdm.a"], {0, 1}),
+    ("linkscope-ldd", ["--demangle", "./usedm"], {0}),
+    ("linkscope-ldd", ["--demangle", "./useu"], {0, 1}),
+    ("linkscope-ldd", ["--demangle", "./usedm", "./useu"], {0, 1}),
+    ("linkscope-why", ["--demangle", "usedm.o", "libdm.a"], {0, 1}),
+    ("linkscope-why", ["--demangle", "usedm.o", "undef.o", "libdm.a"], {1}),
+    ("linkscope-why", ["--demangle", "usedm.o", "dm_a.o", "dm_a2.o"], {1}),
     ("linkscope-floors", ["use", "liba.so", "libver.so.1"], {0}),
     ("linkscope-floors", ["--max-glibc", "2.17", "use"], {1}),  # __libc_start_main@GLIBC_2.34
     ("linkscope-floors", ["--policy", str(ROOT / "tests" / "data" / "auditwheel" / "manylinux-policy.json"), "use"], {0}),
     ("linkscope-floors", ["use", "notes.txt", "missing-file", "truncated.so"], {2}),
+    ("linkscope-implib", [str(KERNEL32)], {0}),
+    ("linkscope-implib", ["--symbols", str(KERNEL32)], {0}),
+    ("linkscope-implib", ["--pe", str(WINE_DLL)], {0}),
+    ("linkscope-implib", ["--needs", "--consumer", str(WINE_DLL), str(KERNEL32)], {0, 1}),
+    ("linkscope-implib", ["notes.txt", str(KERNEL32)], {2}),
+    ("linkscope-implib", ["missing.lib"], {2}),
 ]
 
 
@@ -214,6 +262,58 @@ def test_ldd_values(cli_dir, fx):
     assert re.search(r"normal symbol `foo' \[VERS_2\]", trace)
     (foo,) = [b for b in doc["bindings"] if b["name"] == "foo"]
     assert (foo["symbol"], foo["version"]) == ("foo@VERS_2", "VERS_2")
+
+
+DEMANGLE_RUNS = [r for r in RUNS if "--demangle" in r[1]]
+
+
+def cxxfilt(names):
+    """c++filt (binutils) on each name: the expected "demangled" values."""
+    out = subprocess.run(["c++filt"], input="".join(n + "\n" for n in names), capture_output=True, text=True,
+                         check=True).stdout
+    return dict(zip(names, out.split("\n")))
+
+
+@pytest.mark.parametrize("run", DEMANGLE_RUNS, ids=run_id)
+def test_demangled_values(run, cli_dir, fx):
+    """With --demangle, "demangled" is c++filt's output for each mangled name, and absent for C names."""
+    if shutil.which("c++filt") is None:
+        pytest.skip("c++filt is needed")
+    tool, args, _ = run
+    _, doc = run_json(cli_dir, fx, tool, args)
+    plain_args = [a for a in args if a != "--demangle"]
+    _, plain = run_json(cli_dir, fx, tool, plain_args)
+    assert "demangled" not in json.dumps(plain), "demangled without --demangle"
+    rows, lists = [], []
+    for path, obj in walk(doc):
+        if isinstance(obj.get("symbol"), str):
+            rows.append((path, obj, obj.get("name", obj["symbol"])))
+        for key in ("evidence", "symbols"):
+            if isinstance(obj.get(key), list):
+                lists.append((path, obj, obj[key]))
+    names = [n for _, _, n in rows] + [s for _, _, l in lists for s in l]
+    expected = cxxfilt(names)
+    mangled = plain_c = 0
+    for path, obj, name in rows:
+        if name.startswith("_Z"):
+            mangled += 1
+            assert obj.get("demangled") == expected[name], (path, obj)
+        else:
+            plain_c += 1
+            assert "demangled" not in obj, (path, obj)
+    for path, obj, items in lists:
+        table = obj.get("demangled", {})
+        for s in items:
+            if s.startswith("_Z"):
+                mangled += 1
+                assert table.get(s) == expected[s], (path, s, table)
+            else:
+                plain_c += 1
+                assert s not in table, (path, s, table)
+        assert set(table) <= set(items), (path, table)
+    assert mangled > 0, "the fixture's C++ names did not reach the document"
+    if tool != "linkscope-why":
+        assert plain_c > 0, "no C name in the document (c_func) to check the absence of demangled on"
 
 
 def test_renamed_key_fails(fx):

@@ -6,9 +6,11 @@
 //    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
 //    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
 //                  "evidence": [SYMBOL...],
+//                  ["demangled": {SYMBOL: DEMANGLED...},   with --demangle: each evidence symbol that demangles]
 //                  "members": [{"member": "A(m.o)", "name": "m.o",
 //                               "status": "absorbed"|"hidden"|"re-exported"|"required"|"unused",
-//                               "symbols": [SYMBOL...]}],
+//                               "symbols": [SYMBOL...],
+//                               ["demangled": {SYMBOL: DEMANGLED...}]}],   likewise for "symbols"
 //                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
 //    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
 //   }
@@ -17,9 +19,16 @@
 // found (not-needed when S needs nothing outside its NEEDED closure, else
 // unknown). linkscope.absorbed(...).to_dict() in the Python module is this
 // document, parsed.
+//
+// The symbols of "evidence" and "symbols" are plain strings, so "demangled"
+// cannot stand beside each one: with --demangle, the object holding such a
+// list gets "demangled", an object from each symbol of the list that
+// demangles to its demangled form (absent when none does).
 #pragma once
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "linkscope/report/json.hpp"
@@ -39,9 +48,24 @@ struct cmake_library {
 };
 
 struct absorbed_json_options {
-  bool demangle = false;                            // reserved for --demangle ("demangled" beside symbols)
+  bool demangle = false;                            // --demangle: "demangled" maps beside the symbol lists
   const std::vector<cmake_library>* cmake_libs = nullptr;  // --cmake-libs: written as "cmake_libs"
 };
+
+// "demangled": {SYMBOL: DEMANGLED} for the symbols of `list` that demangle;
+// nothing when none does.
+inline void write_demangled_map(json_writer& w, const std::vector<std::string>& list) {
+  bool open = false;
+  std::set<std::string_view> written;  // a key once, however often the list holds it
+  for (const std::string& s : list) {
+    std::string d = symbols::demangle(s);
+    if (d == s || !written.insert(s).second) continue;
+    if (!open) w.key("demangled").begin_object();
+    open = true;
+    w.field(s, d);
+  }
+  if (open) w.end_object();
+}
 
 inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
   w.begin_object().field("version", 1).field("file", r.shared);
@@ -56,13 +80,16 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
     w.key("evidence").begin_array();
     for (const auto& s : a.evidence) w.value(s);
     w.end_array();
+    if (o.demangle) write_demangled_map(w, a.evidence);
     w.key("members").begin_array();
     for (const auto& m : a.members) {
       w.begin_object().field("member", a.path + "(" + m.name + ")").field("name", m.name);
       w.field("status", to_string(m.status));
       w.key("symbols").begin_array();
       for (const auto& s : m.symbols) w.value(s);
-      w.end_array().end_object();
+      w.end_array();
+      if (o.demangle) write_demangled_map(w, m.symbols);
+      w.end_object();
     }
     w.end_array();
     w.key("skipped").begin_array();

@@ -4,12 +4,14 @@
 //   {"version": 1,
 //    "closure_order": [FILE...],            ld.so's global scope for run-time winners
 //    "duplicates": [{"symbol": "foo",       the symbol's name (its versions are per definition)
+//                    ["demangled": "ns::foo()",          with --demangle, where it differs]
 //                    "runtime_winner": "libb.so" | "",   the definition ld.so binds to
 //                    "link_winner": "liba.so",           the one a link takes
 //                    "versions_differ", "sizes_differ", "abi_break": bool,
 //                    "definitions": [{"file": the input (the archive for a member),
 //                                     "member": "lib.a(m.o)" (archive members only),
 //                                     "symbol": "foo@@V2", "name": "foo", "version": "V2" | null,
+//                                     ["demangled": "ns::foo()"  with --demangle, where it differs]
 //                                     "size": N, "kind": "func"|"object"|...}]}]}
 //
 // A winner is named as its definition's "member" when it is an archive
@@ -64,12 +66,7 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
       } else {
         w.field("file", s.file);
       }
-      w.field("symbol", decorated_symbol(d.name, s.version, s.default_version)).field("name", d.name);
-      w.key("version");
-      if (s.version.empty())
-        w.value(nullptr);
-      else
-        w.value(s.version);
+      write_symbol_fields(w, d.name, s.version, s.default_version, o.demangle);
       w.field("size", s.size).field("kind", to_string(s.kind));
       w.end_object();
     }
