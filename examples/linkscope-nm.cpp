@@ -318,6 +318,25 @@ class lister {
     return list_object(ctx, bytes);
   }
 
+  // The selection, order and decoration options that the Mach-O and COFF
+  // listings take alike (each also has its own format and extras).
+  template <class Options>
+  void common_options(Options& options, bool per_file) const {
+    options.undefined_only = opts_.nm.undefined_only;
+    options.external_only = opts_.nm.external_only;
+    options.defined_only = opts_.nm.defined_only;
+    options.debug_syms = opts_.nm.debug_syms;
+    options.dynamic = opts_.nm.dynamic;
+    options.no_sort = opts_.no_sort;
+    options.numeric_sort = opts_.numeric_sort;
+    options.reverse_sort = opts_.reverse_sort;
+    options.print_file_name = opts_.print_file_name;
+    options.print_size = opts_.print_size;
+    options.demangle = opts_.demangle;
+    options.print_armap = opts_.print_armap;
+    options.multiple_files = per_file;
+  }
+
   // Mach-O (thin, universal, or a darwin archive of objects) lists as llvm-nm
   // does, nm on macOS (macho/nm.hpp).
   // Out of line and cold: the ELF listing of the same unit stays inlined as it was.
@@ -333,19 +352,7 @@ class lister {
     }
     macho::nm_options options;
     options.format = opts_.format;
-    options.undefined_only = opts_.nm.undefined_only;
-    options.external_only = opts_.nm.external_only;
-    options.defined_only = opts_.nm.defined_only;
-    options.debug_syms = opts_.nm.debug_syms;
-    options.dynamic = opts_.nm.dynamic;
-    options.no_sort = opts_.no_sort;
-    options.numeric_sort = opts_.numeric_sort;
-    options.reverse_sort = opts_.reverse_sort;
-    options.print_file_name = opts_.print_file_name;
-    options.print_size = opts_.print_size;
-    options.demangle = opts_.demangle;
-    options.print_armap = opts_.print_armap;
-    options.multiple_files = per_file;
+    common_options(options, per_file);
     for (const std::string& a : opts_.archs) options.archs.push_back(a);
     if (opts_.json) {
       std::vector<macho::nm_object> objects;
@@ -386,20 +393,8 @@ class lister {
   bool list_coff(const std::string& path, byte_view bytes, bool per_file) {
     coff::nm_options options;
     options.format = opts_.coff_format;
-    options.undefined_only = opts_.nm.undefined_only;
-    options.external_only = opts_.nm.external_only;
-    options.defined_only = opts_.nm.defined_only;
-    options.debug_syms = opts_.nm.debug_syms;
-    options.dynamic = opts_.nm.dynamic;
-    options.no_sort = opts_.no_sort;
-    options.numeric_sort = opts_.numeric_sort;
-    options.reverse_sort = opts_.reverse_sort;
+    common_options(options, per_file);
     options.size_sort = opts_.size_sort;
-    options.print_file_name = opts_.print_file_name;
-    options.print_size = opts_.print_size;
-    options.demangle = opts_.demangle;
-    options.print_armap = opts_.print_armap;
-    options.multiple_files = per_file;
     options.use_strcoll = opts_.use_strcoll;
     options.radix = opts_.radix;
     std::vector<coff::nm_problem> problems;

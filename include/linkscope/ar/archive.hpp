@@ -698,6 +698,22 @@ inline member_range::iterator& member_range::iterator::operator++() {
   return *this;
 }
 
+// Whether an archive's first regular member (a thin archive's external
+// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
+// that reads an archive (a Mach-O or a COFF archive). False for bytes that
+// are no archive or whose first member header is bad.
+template <class IsKind>
+bool first_member_is(byte_view bytes, IsKind&& is_kind) {
+  auto a = archive::open(bytes);
+  if (!a) return false;
+  bool kind = false;
+  auto r = a->for_each_member([&](const member& m) -> bool {
+    kind = !m.external && is_kind(m.data);
+    return false;
+  });
+  return r && kind;
+}
+
 }  // namespace ar
 }  // namespace v0
 }  // namespace linkscope

@@ -778,14 +778,7 @@ LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
 }
 
 LINKSCOPE_FUNC bool is_coff_archive(byte_view bytes) {
-  auto a = ar::archive::open(bytes);
-  if (!a) return false;
-  bool coff = false;
-  auto r = a->for_each_member([&](const ar::member& m) -> bool {
-    coff = !m.external && is_nm_coff(m.data);
-    return false;
-  });
-  return r && coff;
+  return ar::first_member_is(bytes, [](byte_view member) { return is_nm_coff(member); });
 }
 
 #if defined(__GNUC__)

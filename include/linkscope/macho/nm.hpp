@@ -695,14 +695,7 @@ LINKSCOPE_FUNC result<void> nm_file_objects(byte_view bytes, std::string_view di
 }
 
 LINKSCOPE_FUNC bool is_macho_archive(byte_view bytes) {
-  auto a = ar::archive::open(bytes);
-  if (!a) return false;
-  bool macho = false;
-  auto r = a->for_each_member([&](const ar::member& m) -> bool {
-    macho = !m.external && is_macho(m.data);
-    return false;
-  });
-  return r && macho;
+  return ar::first_member_is(bytes, [](byte_view member) { return is_macho(member); });
 }
 #endif  // LINKSCOPE_DEFINITIONS
 
