@@ -14,6 +14,7 @@
 #include <linkscope/ar/armap.hpp>
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/symbols/index.hpp>
 #include <linkscope/symbols/table.hpp>
 
@@ -31,7 +32,8 @@ constexpr cli::option_spec options[] = {
     {nullptr, 'v', cli::arg::none, nullptr, "with -t: list verbosely (like `ar tv`; also the word tv)"},
     {"print-armap", 's', cli::arg::none, nullptr, "print the archive index (like the \"Archive index:\" part of `nm -s`)", 1},
     {"find", 0, cli::arg::required, "SYMBOL", "print the member(s) whose armap entry defines SYMBOL (exit 1 when none)", 1},
-    {"json", 0, cli::arg::none, nullptr, "write JSON ({\"version\": 1, ...}) instead of text (one archive)"},
+    {"json", 0, cli::arg::none, nullptr,
+     "write one JSON document instead of text (several archives: {\"version\": 1, \"archives\": [...]})"},
     {"thin-confine", 0, cli::arg::none, nullptr, "do not follow thin-archive member paths that are absolute or leave the archive's folder"},
 };
 
@@ -72,6 +74,7 @@ std::string ar_time(std::uint64_t date) {
 struct context {
   std::string path;
   linkscope::ar::archive archive;
+  bool in_list = false;  // --json over several archives: one element of "archives"
   // Member display names by header offset (thin members get the archive's folder).
   std::unordered_map<std::uint64_t, std::string> names;
 
@@ -123,20 +126,49 @@ struct context {
   }
 };
 
+// The head of one archive's JSON object: {"version": 1, "file", "format"
+// for a document of its own; without "version" as an element of "archives".
+void begin_json(linkscope::json_writer& writer, const context& ctx) {
+  writer.begin_object();
+  if (!ctx.in_list) writer.field("version", 1);
+  writer.field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+}
+// The end of it: the closing brace, and the newline of a document of its own.
+void end_json(linkscope::json_writer& writer, std::string& out, const context& ctx) {
+  writer.end_object();
+  if (!ctx.in_list) out.push_back('\n');
+}
+
+// A failure of the run on this archive: the diagnostic on stderr and, with
+// --json, what stands for the archive in the document — an element of
+// "archives" ({file, error, offset}) or, alone, the error document. Exit 2.
+int fail(const context& ctx, const linkscope::error& err, bool json) {
+  linkscope::cli::report(tool, ctx.path, err);
+  if (json) {
+    std::string out;
+    linkscope::json_writer writer(out);
+    const linkscope::diagnostic d(err, ctx.path);
+    if (ctx.in_list) linkscope::report::write_error_element(writer, d);
+    else linkscope::report::write_error_document(writer, d), out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  return linkscope::cli::exit_error;
+}
+
 int list(context& ctx, bool verbose, bool json) {
   std::string out;
   out.reserve(4096);
   linkscope::json_writer writer(out);
   if (json) {
-    writer.begin_object();
-    writer.field("version", 1).field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+    begin_json(writer, ctx);
     writer.key("members").begin_array();
   }
   for (const auto& m : ctx.archive.members()) {
     if (!m) {
       if (json) {
-        writer.end_array().end_object();
-        out.push_back('\n');
+        writer.end_array();
+        writer.field("error", linkscope::describe(m.error()));
+        end_json(writer, out, ctx);
       }
       std::fwrite(out.data(), 1, out.size(), stdout);
       std::fflush(stdout);
@@ -146,7 +178,8 @@ int list(context& ctx, bool verbose, bool json) {
     std::string name = ctx.display_name(*m);
     if (json) {
       writer.begin_object();
-      writer.field("name", name).field("header_offset", m->header_offset).field("data_offset", m->data_offset);
+      writer.field("member", ctx.path + "(" + name + ")").field("name", name);
+      writer.field("header_offset", m->header_offset).field("data_offset", m->data_offset);
       writer.field("size", m->size).field("mode", m->mode).field("uid", m->uid).field("gid", m->gid);
       writer.field("date", m->date);
       if (m->external) writer.field("external", true);
@@ -169,8 +202,8 @@ int list(context& ctx, bool verbose, bool json) {
     }
   }
   if (json) {
-    writer.end_array().end_object();
-    out.push_back('\n');
+    writer.end_array();
+    end_json(writer, out, ctx);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return linkscope::cli::exit_ok;
@@ -178,18 +211,14 @@ int list(context& ctx, bool verbose, bool json) {
 
 int print_armap(context& ctx, bool json) {
   auto map = linkscope::ar::armap::read(ctx.archive);
-  if (!map) {
-    linkscope::cli::report(tool, ctx.path, map.error());
-    return linkscope::cli::exit_error;
-  }
+  if (!map) return fail(ctx, map.error(), json);
   // Written in 1 MiB pieces: at 10M entries the whole listing would be ~400 MB.
   constexpr std::size_t piece = std::size_t{1} << 20;
   std::string out;
   out.reserve(piece + 4096);
   linkscope::json_writer writer(out);
   if (json) {
-    writer.begin_object();
-    writer.field("version", 1).field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+    begin_json(writer, ctx);
     writer.key("armap").begin_object().field("kind", linkscope::ar::to_string(map->kind()));
     writer.key("entries").begin_array();
   } else if (map->part_count() > 0) {
@@ -209,8 +238,9 @@ int print_armap(context& ctx, bool json) {
       last_name = *name;
     }
     if (json) {
-      writer.begin_object().field("name", e.name).field("member", last_name).field("member_offset", e.member_offset);
-      writer.end_object();
+      writer.begin_object().field("symbol", e.name);
+      writer.key("member").value(ctx.path + "(" + std::string(last_name) + ")");
+      writer.field("member_offset", e.member_offset).end_object();
     } else {
       out.append(e.name).append(" in ").append(last_name).push_back('\n');
     }
@@ -222,25 +252,19 @@ int print_armap(context& ctx, bool json) {
   });
   if (!visited) failure = visited.error();
   if (json) {
-    writer.end_array().end_object().end_object();
-    out.push_back('\n');
+    writer.end_array().end_object();
+    end_json(writer, out, ctx);
   } else if (map->part_count() > 0) {
     out.push_back('\n');
   }
-  if (failure.code != linkscope::errc::ok) {
-    linkscope::cli::report(tool, ctx.path, failure);
-    return linkscope::cli::exit_error;
-  }
+  if (failure.code != linkscope::errc::ok) return fail(ctx, failure, json);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return linkscope::cli::exit_ok;
 }
 
 int find(context& ctx, std::string_view symbol_name, bool json) {
   auto map = linkscope::ar::armap::read(ctx.archive);
-  if (!map) {
-    linkscope::cli::report(tool, ctx.path, map.error());
-    return linkscope::cli::exit_error;
-  }
+  if (!map) return fail(ctx, map.error(), json);
   // One question, one pass: scan the armap's names in place (no symbol
   // table, no index: at 10M entries those cost 12 s and 1.4 GB; the scan
   // costs one string compare per entry). Matches come in armap order.
@@ -248,28 +272,22 @@ int find(context& ctx, std::string_view symbol_name, bool json) {
   auto scanned = map->for_each([&](const linkscope::ar::armap_entry& e) {
     if (e.name == symbol_name) matches.push_back(e);
   });
-  if (!scanned) {
-    linkscope::cli::report(tool, ctx.path, scanned.error());
-    return linkscope::cli::exit_error;
-  }
+  if (!scanned) return fail(ctx, scanned.error(), json);
   std::string out;
   linkscope::json_writer writer(out);
   if (json) {
-    writer.begin_object();
-    writer.field("version", 1).field("file", ctx.path).field("symbol", symbol_name);
+    begin_json(writer, ctx);
+    writer.field("symbol", symbol_name);
     writer.key("definitions").begin_array();
   }
   std::size_t found = 0;
   for (const linkscope::ar::armap_entry& entry : matches) {
     auto name = ctx.name_at(entry.member_offset);
-    if (!name) {
-      linkscope::cli::report(tool, ctx.path, name.error());
-      return linkscope::cli::exit_error;
-    }
+    if (!name) return fail(ctx, name.error(), json);
     ++found;
     if (json) {
       writer.begin_object();
-      writer.field("member", ctx.path + "(" + std::string(*name) + ")").field("member_name", *name);
+      writer.field("member", ctx.path + "(" + std::string(*name) + ")").field("name", *name);
       writer.field("member_offset", entry.member_offset).field("armap_index", entry.index);
       writer.end_object();
     } else {
@@ -277,28 +295,24 @@ int find(context& ctx, std::string_view symbol_name, bool json) {
     }
   }
   if (json) {
-    writer.end_array().end_object();
-    out.push_back('\n');
+    writer.end_array();
+    end_json(writer, out, ctx);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return found > 0 ? linkscope::cli::exit_ok : linkscope::cli::exit_finding;
 }
 
 
-int run(const std::string& path, operation op, bool json, const linkscope::ar::thin_options& thin, std::string_view symbol_name) {
+int run(const std::string& path, operation op, bool json, bool in_list, const linkscope::ar::thin_options& thin,
+        std::string_view symbol_name) {
   context ctx;
   ctx.path = path;
   ctx.thin = thin;
+  ctx.in_list = in_list;
   auto file = linkscope::mapped_file::open(ctx.path);
-  if (!file) {
-    linkscope::cli::report(tool, ctx.path, file.error());
-    return linkscope::cli::exit_error;
-  }
+  if (!file) return fail(ctx, file.error(), json);
   auto archive = linkscope::ar::archive::open(file->bytes());
-  if (!archive) {
-    linkscope::cli::report(tool, ctx.path, archive.error());
-    return linkscope::cli::exit_error;
-  }
+  if (!archive) return fail(ctx, archive.error(), json);
   ctx.archive = *archive;
   switch (op) {
     case operation::list: return list(ctx, false, json);
@@ -328,18 +342,23 @@ int main(int argc, char** argv) {
   if (op == operation::none) return cli::usage_error(spec, "no operation given (t, tv, --print-armap, --find)");
   if (files.empty()) return cli::usage_error(spec, "no archive given");
   const bool json = p.has("json");
-  if (json && files.size() > 1) return cli::usage_error(spec, "--json takes one archive");
+  // --json over several archives: one document, {"version": 1, "archives": [...]}.
+  const bool json_list = json && files.size() > 1;
   linkscope::ar::thin_options thin;
   thin.confine_to_archive_dir = p.has("thin-confine");
   const std::string symbol_name = p.value("find");
   int status = linkscope::cli::exit_ok;
+  if (json_list) std::fputs("{\"version\":1,\"archives\":[", stdout);
   for (const auto& path : files) {
-    if (files.size() > 1) {
+    if (json_list) {
+      if (&path != &files.front()) std::fputc(',', stdout);
+    } else if (files.size() > 1) {
       std::printf("\n%s:\n", path.c_str());
     }
-    int rc = run(path, op, json, thin, symbol_name);
+    int rc = run(path, op, json, json_list, thin, symbol_name);
     std::fflush(stdout);
     if (rc > status) status = rc;
   }
+  if (json_list) std::fputs("]}\n", stdout);
   return status;
 }

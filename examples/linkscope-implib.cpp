@@ -13,6 +13,7 @@
 #include <linkscope/coff/pe.hpp>
 #include <linkscope/core/mapped_file.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/windows.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
@@ -85,7 +86,26 @@ linkscope::result<linkscope::coff::import_library> load_library(const linkscope:
   return linkscope::coff::import_library::from_bytes(file.bytes());
 }
 
-void write_record_json(linkscope::json_writer& w, const linkscope::coff::import_record& r) {
+// An archive member as docs/JSON.md names it: `lib.a(member.o)`.
+std::string member_label(std::string_view library, std::string_view member) {
+  std::string out(library);
+  out.append("(").append(member).append(")");
+  return out;
+}
+
+// An input the run cannot use: the diagnostic on stderr and, with --json, the
+// error document on stdout (docs/JSON.md: errors stay in the document). Exit 2.
+int input_error(const std::string& path, const linkscope::error& e, bool json) {
+  cli::report(tool, path, e);
+  if (json) {
+    linkscope::json_writer w(stdout);
+    linkscope::report::write_error_document(w, linkscope::diagnostic(e, path));
+    w.newline();
+  }
+  return cli::exit_error;
+}
+
+void write_record_json(linkscope::json_writer& w, const linkscope::coff::import_record& r, std::string_view library) {
   w.begin_object();
   w.field("dll", r.dll);
   w.field("symbol", r.symbol);
@@ -98,30 +118,30 @@ void write_record_json(linkscope::json_writer& w, const linkscope::coff::import_
   w.field("name_type", linkscope::to_string(r.name_type));
   w.field("machine", linkscope::coff::machine_name(r.machine));
   w.field("format", r.format == linkscope::coff::import_format::short_ ? "short" : "long");
-  w.field("member", r.member_name);
+  if (!r.member_name.empty()) w.field("member", member_label(library, r.member_name));
   w.end_object();
 }
 
 int run_pe(const std::string& path, bool json) {
   using namespace linkscope;
   auto file = mapped_file::open(path);
-  if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+  if (!file) return input_error(path, file.error(), json);
   auto image = pe::image::parse(file->bytes());
-  if (!image) { cli::report(tool, path, image.error()); return cli::exit_error; }
+  if (!image) return input_error(path, image.error(), json);
   auto name = image->export_name();
   auto exports = image->exports();
   auto imports = image->imports();
   auto delayed = image->delay_imports();
   for (const error* e : {name ? nullptr : &name.error(), exports ? nullptr : &exports.error(),
                          imports ? nullptr : &imports.error(), delayed ? nullptr : &delayed.error()}) {
-    if (e != nullptr) { cli::report(tool, path, *e); return cli::exit_error; }
+    if (e != nullptr) return input_error(path, *e, json);
   }
   std::string out;
   if (json) {
     json_writer w(out);
     w.begin_object();
     w.field("version", 1);
-    w.field("path", path);
+    w.field("file", path);
     w.field("format", image->is_pe32_plus() ? "pe32+" : "pe32");
     w.field("machine", coff::machine_name(image->machine()));
     w.field("dll_name", *name);
@@ -191,7 +211,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
   std::vector<std::string> images;
   for (const std::string& path : consumers) {
     auto file = mapped_file::open(path);
-    if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+    if (!file) return input_error(path, file.error(), json);
     const byte_view bytes = file->bytes();
     if (pe::image::is_pe(bytes)) {
       images.push_back(path);
@@ -199,7 +219,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
     }
     if (ar::archive::is_archive(bytes)) {
       auto archive = ar::archive::open(bytes);
-      if (!archive) { cli::report(tool, path, archive.error()); return cli::exit_error; }
+      if (!archive) return input_error(path, archive.error(), json);
       error failure{};
       auto r = archive->for_each_member([&](const ar::member& m) -> bool {
         if (m.external || coff::is_short_import(m.data)) return true;
@@ -209,13 +229,13 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
         if (!added) { failure = added.error(); return false; }
         return true;
       });
-      if (!r) { cli::report(tool, path, r.error()); return cli::exit_error; }
-      if (failure.code != errc::ok) { cli::report(tool, path, failure); return cli::exit_error; }
+      if (!r) return input_error(path, r.error(), json);
+      if (failure.code != errc::ok) return input_error(path, failure, json);
     } else {
       auto obj = coff::object::parse(bytes);
-      if (!obj) { cli::report(tool, path, obj.error()); return cli::exit_error; }
+      if (!obj) return input_error(path, obj.error(), json);
       auto added = consumer.add(*obj);
-      if (!added) { cli::report(tool, path, added.error()); return cli::exit_error; }
+      if (!added) return input_error(path, added.error(), json);
     }
     keep.push_back(std::move(*file));
   }
@@ -234,7 +254,7 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
         w.field("symbol", r.symbol);
         write_demangled_field(w, r.symbol);
         w.field("library", libs[r.library].path);
-        w.field("member", r.member_name);
+        if (!r.member_name.empty()) w.field("member", member_label(libs[r.library].path, r.member_name));
         w.field("dll", r.dll);
         w.field("kind", r.record ? to_string(r.record->kind) : "static");
         w.end_object();
@@ -279,12 +299,12 @@ int run_needs(const std::vector<std::string>& consumers, std::vector<loaded_libr
     if (json) w.key("images").begin_array();
     for (const std::string& path : images) {
       auto file = mapped_file::open(path);
-      if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+      if (!file) return input_error(path, file.error(), json);
       auto image = pe::image::parse(file->bytes());
-      if (!image) { cli::report(tool, path, image.error()); return cli::exit_error; }
+      if (!image) return input_error(path, image.error(), json);
       auto checks = resolve::check_image_imports(*image, lib_ptrs);
-      if (!checks) { cli::report(tool, path, checks.error()); return cli::exit_error; }
-      if (json) { w.begin_object(); w.field("path", path); w.key("dlls").begin_array(); }
+      if (!checks) return input_error(path, checks.error(), json);
+      if (json) { w.begin_object(); w.field("file", path); w.key("dlls").begin_array(); }
       for (const auto& c : *checks) {
         if (!c.covered()) status = cli::exit_finding;
         if (json) {
@@ -344,12 +364,12 @@ int main(int argc, char** argv) {
   libs.reserve(inputs.size());
   for (const std::string& path : inputs) {
     auto file = mapped_file::open(path);
-    if (!file) { cli::report(tool, path, file.error()); return cli::exit_error; }
+    if (!file) return input_error(path, file.error(), json);
     loaded_library l;
     l.path = path;
     l.file = std::move(*file);
     auto lib = load_library(l.file);
-    if (!lib) { cli::report(tool, path, lib.error()); return cli::exit_error; }
+    if (!lib) return input_error(path, lib.error(), json);
     l.library = std::move(*lib);
     libs.push_back(std::move(l));
   }
@@ -361,29 +381,30 @@ int main(int argc, char** argv) {
   if (json) { w.begin_object(); w.field("version", 1); w.key("libraries").begin_array(); }
   for (const loaded_library& l : libs) {
     const auto dlls = l.library.identify_dlls(compat);
-    bool failed = false, input_error = false;
+    bool input_error = false;
+    const char* problem = nullptr;  // why no DLL name is given (also "error" in --json)
     if (dlls.empty() && !ar::archive::open(l.file.bytes())) {
       // Not an archive at all: an input error (exit 2), as dlltool -I says "is not a library".
-      cli::report(tool, l.path, "is not a library (not an archive)");
-      failed = true;
+      problem = "is not a library (not an archive)";
       input_error = true;
     } else if (dlls.empty()) {
-      cli::report(tool, l.path, "unable to determine dll name (not an import library?)");
-      failed = true;
+      problem = "unable to determine dll name (not an import library?)";
     } else if (strict && dlls.size() > 1) {
-      cli::report(tool, l.path, "import library specifies two or more dlls");
-      failed = true;
+      problem = "import library specifies two or more dlls";
     }
+    const bool failed = problem != nullptr;
+    if (failed) cli::report(tool, l.path, problem);
     if (failed && status != cli::exit_error) status = input_error ? cli::exit_error : cli::exit_finding;
     if (json) {
       w.begin_object();
-      w.field("path", l.path);
+      w.field("file", l.path);
       w.key("dlls").begin_array();
       if (!(strict && dlls.size() > 1)) for (std::string_view d : dlls) w.value(d);
       w.end_array();
+      if (failed) w.field("error", problem);
       if (symbols) {
         w.key("records").begin_array();
-        for (const auto& r : l.library.records()) write_record_json(w, r);
+        for (const auto& r : l.library.records()) write_record_json(w, r, l.path);
         w.end_array();
       }
       w.end_object();

@@ -2960,6 +2960,22 @@ inline member_range::iterator& member_range::iterator::operator++() {
   return *this;
 }
 
+// Whether an archive's first regular member (a thin archive's external
+// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
+// that reads an archive (a Mach-O or a COFF archive). False for bytes that
+// are no archive or whose first member header is bad.
+template <class IsKind>
+bool first_member_is(byte_view bytes, IsKind&& is_kind) {
+  auto a = archive::open(bytes);
+  if (!a) return false;
+  bool kind = false;
+  auto r = a->for_each_member([&](const member& m) -> bool {
+    kind = !m.external && is_kind(m.data);
+    return false;
+  });
+  return r && kind;
+}
+
 }  // namespace ar
 }  // namespace v0
 }  // namespace linkscope
@@ -11311,14 +11327,7 @@ LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
 }
 
 LINKSCOPE_FUNC bool is_coff_archive(byte_view bytes) {
-  auto a = ar::archive::open(bytes);
-  if (!a) return false;
-  bool coff = false;
-  auto r = a->for_each_member([&](const ar::member& m) -> bool {
-    coff = !m.external && is_nm_coff(m.data);
-    return false;
-  });
-  return r && coff;
+  return ar::first_member_is(bytes, [](byte_view member) { return is_nm_coff(member); });
 }
 
 #if defined(__GNUC__)
@@ -12445,14 +12454,7 @@ LINKSCOPE_FUNC result<void> nm_file_objects(byte_view bytes, std::string_view di
 }
 
 LINKSCOPE_FUNC bool is_macho_archive(byte_view bytes) {
-  auto a = ar::archive::open(bytes);
-  if (!a) return false;
-  bool macho = false;
-  auto r = a->for_each_member([&](const ar::member& m) -> bool {
-    macho = !m.external && is_macho(m.data);
-    return false;
-  });
-  return r && macho;
+  return ar::first_member_is(bytes, [](byte_view member) { return is_macho(member); });
 }
 #endif  // LINKSCOPE_DEFINITIONS
 
@@ -22748,9 +22750,11 @@ inline void write_symbol_fields(json_writer& w, std::string_view name, std::stri
 //    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
 //    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
 //                  "evidence": [SYMBOL...],
+//                  ["demangled": {SYMBOL: DEMANGLED...},   with --demangle: each evidence symbol that demangles]
 //                  "members": [{"member": "A(m.o)", "name": "m.o",
 //                               "status": "absorbed"|"hidden"|"re-exported"|"required"|"unused",
-//                               "symbols": [SYMBOL...]}],
+//                               "symbols": [SYMBOL...],
+//                               ["demangled": {SYMBOL: DEMANGLED...}]}],   likewise for "symbols"
 //                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
 //    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
 //   }
@@ -22759,8 +22763,15 @@ inline void write_symbol_fields(json_writer& w, std::string_view name, std::stri
 // found (not-needed when S needs nothing outside its NEEDED closure, else
 // unknown). linkscope.absorbed(...).to_dict() in the Python module is this
 // document, parsed.
+//
+// The symbols of "evidence" and "symbols" are plain strings, so "demangled"
+// cannot stand beside each one: with --demangle, the object holding such a
+// list gets "demangled", an object from each symbol of the list that
+// demangles to its demangled form (absent when none does).
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -22777,9 +22788,24 @@ struct cmake_library {
 };
 
 struct absorbed_json_options {
-  bool demangle = false;                            // reserved for --demangle ("demangled" beside symbols)
+  bool demangle = false;                            // --demangle: "demangled" maps beside the symbol lists
   const std::vector<cmake_library>* cmake_libs = nullptr;  // --cmake-libs: written as "cmake_libs"
 };
+
+// "demangled": {SYMBOL: DEMANGLED} for the symbols of `list` that demangle;
+// nothing when none does.
+inline void write_demangled_map(json_writer& w, const std::vector<std::string>& list) {
+  bool open = false;
+  std::set<std::string_view> written;  // a key once, however often the list holds it
+  for (const std::string& s : list) {
+    std::string d = symbols::demangle(s);
+    if (d == s || !written.insert(s).second) continue;
+    if (!open) w.key("demangled").begin_object();
+    open = true;
+    w.field(s, d);
+  }
+  if (open) w.end_object();
+}
 
 inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
   w.begin_object().field("version", 1).field("file", r.shared);
@@ -22794,13 +22820,16 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
     w.key("evidence").begin_array();
     for (const auto& s : a.evidence) w.value(s);
     w.end_array();
+    if (o.demangle) write_demangled_map(w, a.evidence);
     w.key("members").begin_array();
     for (const auto& m : a.members) {
       w.begin_object().field("member", a.path + "(" + m.name + ")").field("name", m.name);
       w.field("status", to_string(m.status));
       w.key("symbols").begin_array();
       for (const auto& s : m.symbols) w.value(s);
-      w.end_array().end_object();
+      w.end_array();
+      if (o.demangle) write_demangled_map(w, m.symbols);
+      w.end_object();
     }
     w.end_array();
     w.key("skipped").begin_array();
@@ -23049,12 +23078,14 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
 //   {"version": 1,
 //    "closure_order": [FILE...],            ld.so's global scope for run-time winners
 //    "duplicates": [{"symbol": "foo",       the symbol's name (its versions are per definition)
+//                    ["demangled": "ns::foo()",          with --demangle, where it differs]
 //                    "runtime_winner": "libb.so" | "",   the definition ld.so binds to
 //                    "link_winner": "liba.so",           the one a link takes
 //                    "versions_differ", "sizes_differ", "abi_break": bool,
 //                    "definitions": [{"file": the input (the archive for a member),
 //                                     "member": "lib.a(m.o)" (archive members only),
 //                                     "symbol": "foo@@V2", "name": "foo", "version": "V2" | null,
+//                                     ["demangled": "ns::foo()"  with --demangle, where it differs]
 //                                     "size": N, "kind": "func"|"object"|...}]}]}
 //
 // A winner is named as its definition's "member" when it is an archive
@@ -23105,12 +23136,7 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
       } else {
         w.field("file", s.file);
       }
-      w.field("symbol", decorated_symbol(d.name, s.version, s.default_version)).field("name", d.name);
-      w.key("version");
-      if (s.version.empty())
-        w.value(nullptr);
-      else
-        w.value(s.version);
+      write_symbol_fields(w, d.name, s.version, s.default_version, o.demangle);
       w.field("size", s.size).field("kind", to_string(s.kind));
       w.end_object();
     }

@@ -170,6 +170,11 @@ RUNS = [
     ("linkscope-implib", ["--needs", "--consumer", str(WINE_DLL), str(KERNEL32)], {0, 1}),
     ("linkscope-implib", ["notes.txt", str(KERNEL32)], {2}),
     ("linkscope-implib", ["missing.lib"], {2}),
+    ("linkscope-ar", ["t", "liba.a"], {0}),
+    ("linkscope-ar", ["t", "liba.a", "libb.a", "missing.a", "notes.txt"], {2}),
+    ("linkscope-ar", ["--print-armap", "libb.a"], {0}),
+    ("linkscope-ar", ["--find", "a_func", "liba.a", "libb.a"], {0}),
+    ("linkscope-ar", ["t", "truncated.a"], {2}),
 ]
 
 
@@ -336,3 +341,16 @@ def test_every_schema_is_valid_and_installed():
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema", path
     for build_file in ("CMakeLists.txt", "meson.build"):
         assert "schema" in (ROOT / build_file).read_text(), f"{build_file} does not install schema/"
+
+
+def test_ar_values(cli_dir, fx):
+    # linkscope-ar --json t over two archives: one document whose members are
+    # `ar t`'s, each as lib.a(member) with its own name beside it.
+    p, doc = run_json(cli_dir, fx, "linkscope-ar", ["t", "liba.a", "libb.a"])
+    assert p.returncode == 0
+    assert [a["file"] for a in doc["archives"]] == ["liba.a", "libb.a"]
+    for archive in doc["archives"]:
+        names = subprocess.run(["ar", "t", archive["file"]], cwd=fx, capture_output=True, text=True,
+                               check=True).stdout.split()
+        assert [m["name"] for m in archive["members"]] == names
+        assert [m["member"] for m in archive["members"]] == [f"{archive['file']}({n})" for n in names]
