@@ -140,7 +140,7 @@ std::vector<std::string> split_sets(const std::string& all) {
 // linkscope's CLIs exit 2 for an input error (docs: 0 ok, 1 a finding, 2
 // usage or input) where nm exits 1; both are "failed" here, and 0 is 0.
 void check_same(const std::vector<std::string>& flags, const std::string& files) {
-  const auto expected = split_sets(capture(run_all("nm", flags, files)).out);
+  const auto expected = split_sets(capture(run_all(gnu_nm(), flags, files)).out);
   const auto actual = split_sets(capture(run_all(shell_quote(tool_path("linkscope-nm")), flags, files)).out);
   REQUIRE(expected.size() == flags.size());
   REQUIRE(actual.size() == flags.size());

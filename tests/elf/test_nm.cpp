@@ -34,7 +34,7 @@ bool nm_is_multiarch() {
 }
 
 std::string nm_cmd(const std::string& flags, const std::string& files) {
-  return "cd " + shell_quote(fx().dir) + " && LC_ALL=C nm " + flags + " " + files + " 2>/dev/null";
+  return "cd " + shell_quote(fx().dir) + " && LC_ALL=C " + gnu_nm() + " " + flags + " " + files + " 2>/dev/null";
 }
 std::string ours_cmd(const std::string& flags, const std::string& files) {
   return "cd " + shell_quote(fx().dir) + " && LC_ALL=C " + shell_quote(tool_path("linkscope-nm")) + " " + flags + " " +
@@ -58,7 +58,7 @@ void check_same_all(const std::vector<std::string>& flag_sets, const std::string
       s += " echo '=== " + flags + "'; " + program + " " + flags + " " + shell_quote(file) + " 2>/dev/null; echo \"rc=$?\";";
     return s + " }";
   };
-  auto expected = capture(script("nm"));
+  auto expected = capture(script(gnu_nm()));
   auto actual = capture(script(shell_quote(tool_path("linkscope-nm"))));
   if (actual.out == expected.out) {
     CHECK(actual.out == expected.out);
