@@ -22,6 +22,7 @@
 #include "linkscope/resolve/floors_macho.hpp"
 #include "linkscope/resolve/floors_pe.hpp"
 #include "linkscope/resolve/floors_policy.hpp"
+#include "linkscope/resolve/floors_set.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
@@ -48,6 +49,7 @@
 #include "linkscope/report/absorbed.hpp"
 #include "linkscope/report/check.hpp"
 #include "linkscope/report/dupes.hpp"
+#include "linkscope/report/floors.hpp"
 #include "linkscope/report/ldd.hpp"
 #include "linkscope/report/why.hpp"
 

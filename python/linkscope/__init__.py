@@ -127,6 +127,55 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
         max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items())))
 
 
+class FloorsResult(_Document):
+    """linkscope.floors: .files (per file: ELF libraries, versions and families with
+    their symbols, x86_isa_needed, exceeded, policy; Mach-O slices with minos/sdk;
+    PE machine, subsystem, Windows version and C runtimes; or an error element
+    {file, error, offset} for a file that cannot be read), .set (the set's floor:
+    families, x86_isa_level, windows, macos_minos, policy) and .exceeded;
+    to_dict() == linkscope-floors --json (docs/JSON.md)."""
+
+    @property
+    def errors(self) -> List[Dict[str, Any]]:
+        """The files that could not be read (the error elements of .files)."""
+        return [f for f in self._doc["files"] if "error" in f]
+
+
+def floors(paths: Iterable[Any], *, max_glibc: Optional[str] = None, max_glibcxx: Optional[str] = None,
+           max_versions: Optional[Mapping[str, str]] = None, max_isa: Optional[str] = None,
+           policy: Any = None, require_policy: Optional[str] = None, macos_target: Optional[str] = None,
+           require_archs: Iterable[str] = (), windows_target: Optional[str] = None,
+           forbid_crt: Iterable[str] = ()) -> FloorsResult:
+    """The oldest system each of `paths` (files; folders are searched for ELF,
+    Mach-O and PE files) runs on, and the symbols that decide it, as
+    linkscope-floors: ELF per needed library the highest GLIBC_, GLIBCXX_,
+    CXXABI_ ... version with its symbols, and the x86-64 ISA level; Mach-O the
+    minimum macOS and SDK per architecture; PE the Windows version and C runtime.
+    Limits, each as the option of the same name: max_glibc="2.17",
+    max_glibcxx="3.4.19", max_versions={"CXXABI": "1.3.7"}, max_isa="v2",
+    policy (auditwheel's manylinux-policy.json) and require_policy,
+    macos_target="11.0", require_archs=("x86_64", "arm64"),
+    windows_target="6.1", forbid_crt=("debug",). .exceeded says whether any
+    file is above one. A file that cannot be read is an error element of .files
+    (see .errors); a bad limit raises linkscope.Error (code "usage"). The work
+    runs with the GIL released."""
+    limits = dict(max_versions or {})
+    if max_glibc is not None:
+        limits["GLIBC"] = max_glibc
+    if max_glibcxx is not None:
+        limits["GLIBCXX"] = max_glibcxx
+    # The CLI's order: --max-glibc, --max-glibcxx, then --max-version in turn.
+    order = {"GLIBC": 0, "GLIBCXX": 1}
+    pairs = sorted(((str(k), str(v)) for k, v in limits.items()), key=lambda kv: (order.get(kv[0], 2), kv[0]))
+    if isinstance(require_archs, str) or isinstance(forbid_crt, str):
+        raise TypeError("give require_archs and forbid_crt as sequences of str")
+    return FloorsResult(_core.floors(
+        _paths(paths), max_versions=pairs, max_isa=max_isa,
+        policy=None if policy is None else _os.fspath(policy), require_policy=require_policy,
+        macos_target=macos_target, require_archs=[str(a) for a in require_archs],
+        windows_target=windows_target, forbid_crt=[str(c) for c in forbid_crt]))
+
+
 def _paths(values: Iterable[Any]) -> List[str]:
     if isinstance(values, (str, bytes, _os.PathLike)):
         raise TypeError("give a sequence of paths, not one path")
@@ -158,6 +207,7 @@ __all__ = [
     "CheckResult",
     "DupesResult",
     "Error",
+    "FloorsResult",
     "File",
     "LddResult",
     "Symbol",
@@ -167,6 +217,7 @@ __all__ = [
     "absorbed",
     "check",
     "dupes",
+    "floors",
     "ldd",
     "open",
     "why",

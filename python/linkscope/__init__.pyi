@@ -193,3 +193,27 @@ def check(
     undefined: bool = False,
     max_versions: Optional[Mapping[str, str]] = None,
 ) -> CheckResult: ...
+
+class FloorsResult:
+    files: list[dict[str, Any]]
+    set: dict[str, Any]
+    exceeded: bool
+    version: int
+    @property
+    def errors(self) -> list[dict[str, Any]]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+def floors(
+    paths: Sequence[Union[str, PathLike[str]]],
+    *,
+    max_glibc: Optional[str] = None,
+    max_glibcxx: Optional[str] = None,
+    max_versions: Optional[Mapping[str, str]] = None,
+    max_isa: Optional[str] = None,
+    policy: Optional[Union[str, PathLike[str]]] = None,
+    require_policy: Optional[str] = None,
+    macos_target: Optional[str] = None,
+    require_archs: Sequence[str] = (),
+    windows_target: Optional[str] = None,
+    forbid_crt: Sequence[str] = (),
+) -> FloorsResult: ...

@@ -34,11 +34,13 @@
 #include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 #include <linkscope/resolve/dynamic.hpp>
+#include <linkscope/resolve/floors_set.hpp>
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/static.hpp>
 #include <linkscope/report/absorbed.hpp>
 #include <linkscope/report/check.hpp>
 #include <linkscope/report/dupes.hpp>
+#include <linkscope/report/floors.hpp>
 #include <linkscope/report/ldd.hpp>
 #include <linkscope/report/why.hpp>
 
@@ -661,6 +663,68 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
   return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, {seconds}); });
 }
 
+// ---- floors: the oldest system each file runs on ------------------------------
+
+[[noreturn]] void raise_usage(const char* message, const std::string& argument) {
+  raise(ls::make_error(ls::errc::usage, ls::no_offset, message), argument);
+}
+
+// The document of `linkscope-floors --json` with the same limits (each
+// argument is the option of the same name; a file that cannot be read is an
+// error element of "files", as in the CLI, not an exception).
+py::dict run_floors(const std::vector<std::string>& paths,
+                    const std::vector<std::pair<std::string, std::string>>& max_versions,
+                    std::optional<std::string> max_isa, std::optional<std::string> policy,
+                    std::optional<std::string> require_policy, std::optional<std::string> macos_target,
+                    const std::vector<std::string>& require_archs, std::optional<std::string> windows_target,
+                    const std::vector<std::string>& forbid_crt) {
+  using namespace ls::resolve;
+  floors_limits limits;
+  for (const auto& [family, value] : max_versions) {
+    auto limit = make_limit(family, value);
+    if (!limit) raise_usage("max_versions: not a numbered version (e.g. 2.17)", family + "=" + value);
+    limits.versions.push_back(std::move(*limit));
+  }
+  if (max_isa) {
+    limits.max_isa = parse_x86_isa_level(*max_isa);
+    if (limits.max_isa < 0) raise_usage("max_isa: expected baseline, v2, v3 or v4", *max_isa);
+  }
+  if (policy) {
+    auto text = ls::mapped_file::open(*policy);
+    if (!text) raise(text.error(), *policy);
+    auto read = read_policies(text->bytes().chars());
+    if (!read) raise(read.error(), *policy);
+    limits.policies = std::move(*read);
+  }
+  if (require_policy) {
+    if (limits.policies.empty()) raise_usage("require_policy needs policy", *require_policy);
+    bool known = false;
+    for (const auto& pol : limits.policies) known = known || pol.name == *require_policy;
+    if (!known) raise_usage("require_policy: no such policy in the policy file", *require_policy);
+    limits.required_policy = *require_policy;
+  }
+  if (macos_target) {
+    limits.macos_target = parse_macos_version(*macos_target);
+    if (!limits.macos_target) raise_usage("macos_target: not a macOS version (e.g. 11.0)", *macos_target);
+  }
+  limits.required_archs = require_archs;
+  if (windows_target) {
+    limits.windows_target = parse_windows_version(*windows_target);
+    if (!limits.windows_target) raise_usage("windows_target: not a Windows version (e.g. 6.1)", *windows_target);
+  }
+  for (const auto& flavour : forbid_crt) {
+    if (flavour != "ucrt" && flavour != "msvcrt" && flavour != "vcredist" && flavour != "debug" && flavour != "mingw")
+      raise_usage("forbid_crt: expected ucrt, msvcrt, vcredist, debug or mingw", flavour);
+    limits.forbidden_crt_flavours.push_back(flavour);
+  }
+  std::optional<floors_set_report> report;
+  {
+    py::gil_scoped_release nogil;
+    report = floors_of_set(paths, limits);
+  }
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, limits); });
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -824,6 +888,12 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
         py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{},
         "The document of linkscope-check --json (use linkscope.check, which wraps it).");
+  m.def("floors", &run_floors, py::arg("paths"), py::kw_only(),
+        py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("max_isa") = py::none(),
+        py::arg("policy") = py::none(), py::arg("require_policy") = py::none(), py::arg("macos_target") = py::none(),
+        py::arg("require_archs") = std::vector<std::string>{}, py::arg("windows_target") = py::none(),
+        py::arg("forbid_crt") = std::vector<std::string>{},
+        "The document of linkscope-floors --json (use linkscope.floors, which wraps it).");
   m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
         py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,

@@ -19292,6 +19292,201 @@ inline long long set_best_policy(const std::vector<const policy_report*>& report
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/floors_policy.hpp ----
+// ---- begin linkscope/resolve/floors_set.hpp ----
+// linkscope/resolve/floors_set.hpp — the floors of a set of files (a
+// package, a wheel's lib/, an npm package's prebuilt folder), what
+// `linkscope-floors` and Python's linkscope.floors() report: each file read
+// by its format's floors (ELF: floors.hpp and floors_policy.hpp; Mach-O:
+// floors_macho.hpp; PE: floors_pe.hpp), checked against the limits the caller
+// gives, and the set's floor: the highest version of each family with the
+// files that need it, the highest x86-64 ISA level, the highest macOS minimum
+// and Windows version with the file that decides it, the best policy tag the
+// whole set meets.
+//
+// A directory operand is searched recursively for ELF, Mach-O, universal and
+// MZ files (symbolic links are not followed), in path order. A file that
+// cannot be read is a failure of the run (a diagnostic with its path), not a
+// floor; the others are still reported.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// What a file must not exceed; each empty member checks nothing.
+struct floors_limits {
+  std::vector<version_limit> versions;             // --max-glibc, --max-glibcxx, --max-version
+  int max_isa = 0;                                 // x86-64 ISA level (0: no limit)
+  std::vector<floor_policy> policies;              // auditwheel-style policies
+  std::string required_policy;                     // a policy every ELF file must meet ("": none)
+  std::optional<macho::packed_version> macos_target;
+  std::vector<std::string> required_archs;         // Mach-O architectures every Mach-O file must have
+  std::optional<std::pair<u16, u16>> windows_target;
+  std::vector<std::string> forbidden_crt_flavours;  // ucrt, msvcrt, vcredist, debug, mingw
+};
+
+// One file: exactly one of elf, macho and pe is set.
+struct file_floors {
+  std::string path;
+  std::optional<elf_floors> elf;
+  std::vector<limit_violation> violations;  // ELF: the version limits exceeded
+  bool isa_exceeded = false;                // ELF: above max_isa
+  std::optional<policy_report> policy;      // ELF, with policies
+  bool policy_failed = false;               // ELF: fails the required policy
+  std::optional<macho_floors> macho;
+  macho_violations macho_exceeded;
+  std::optional<pe_floors> pe;
+  bool windows_exceeded = false;
+  std::vector<std::string> forbidden_crts;  // PE: imported DLLs of a forbidden flavour
+  bool exceeded() const noexcept {
+    return !violations.empty() || isa_exceeded || policy_failed || macho_exceeded.any() || windows_exceeded ||
+           !forbidden_crts.empty();
+  }
+};
+
+struct floors_set_report {
+  std::vector<file_floors> files;    // the files read, in operand (then path) order
+  std::vector<diagnostic> failures;  // the files that could not be read
+  set_floors set;                    // ELF: indexes into `files`
+  std::optional<macho::packed_version> macos_minos;  // the highest over the Mach-O files
+  std::size_t macos_file = 0;
+  std::optional<std::pair<u16, u16>> windows;        // the highest over the PE files
+  std::size_t windows_file = 0;
+  long long policy_file = -1;  // the file whose best tag is the set's (-1: none or no policies)
+  bool exceeded = false;       // some file exceeds a limit
+};
+
+// "6.1" for a Windows version pair.
+inline std::string windows_version_string(u16 major, u16 minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+// Regular files under `dir` that start with an ELF, Mach-O, universal or MZ
+// magic, appended to `out` in path order.
+inline void find_binaries(const std::string& dir, std::vector<std::string>& out) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
+    std::FILE* f = std::fopen(it->path().c_str(), "rb");
+    if (f == nullptr) continue;
+    unsigned char magic[8] = {};
+    const std::size_t got = std::fread(magic, 1, sizeof magic, f);
+    std::fclose(f);
+    const byte_view head(magic, got);
+    if (elf::is_elf(head) || macho::is_macho(head) || macho::is_fat(head) || (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
+      found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+namespace floors_set_detail {
+
+inline result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits) {
+  file_floors f;
+  f.path = path;
+  if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    auto m = macho_floors_of(bytes);
+    if (!m) return m.error();
+    f.macho = std::move(*m);
+    f.macho_exceeded = check_macho(*f.macho, limits.macos_target, limits.required_archs);
+    return f;
+  }
+  if (bytes.size() >= 2 && bytes.data()[0] == 'M' && bytes.data()[1] == 'Z') {
+    auto pe = pe_floors_of(bytes);
+    if (!pe) return pe.error();
+    f.pe = std::move(*pe);
+    f.windows_exceeded = limits.windows_target && f.pe->windows_floor() > *limits.windows_target;
+    for (const auto& c : f.pe->crts) {
+      const auto& forbidden = limits.forbidden_crt_flavours;
+      if (std::find(forbidden.begin(), forbidden.end(), to_string(c.flavour)) != forbidden.end())
+        f.forbidden_crts.push_back(c.dll);
+    }
+    return f;
+  }
+  if (!elf::is_elf(bytes)) return error{errc::bad_magic, 0, "not an ELF, Mach-O or PE file"};
+  auto e = elf_floors_of(bytes);
+  if (!e) return e.error();
+  f.elf = std::move(*e);
+  f.violations = check_limits(*f.elf, limits.versions);
+  f.isa_exceeded = limits.max_isa > 0 && f.elf->x86_isa_level() > limits.max_isa;
+  if (!limits.policies.empty()) {
+    f.policy = evaluate_policies(*f.elf, limits.policies);
+    for (const auto& v : f.policy->verdicts)
+      if (v.name == limits.required_policy && !v.satisfied) f.policy_failed = true;
+  }
+  return f;
+}
+
+}  // namespace floors_set_detail
+
+// The floors of `operands` (files, and directories searched for binaries).
+inline floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits) {
+  floors_set_report out;
+  std::vector<std::string> paths;
+  for (const auto& operand : operands) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(operand, ec)) find_binaries(operand, paths);
+    else paths.push_back(operand);
+  }
+  out.files.reserve(paths.size());
+  for (const auto& path : paths) {
+    auto mapped = mapped_file::open(path);
+    if (!mapped) {
+      out.failures.emplace_back(mapped.error(), path);
+      continue;
+    }
+    auto f = floors_set_detail::read_one(path, mapped->bytes(), limits);
+    if (!f) {
+      out.failures.emplace_back(f.error(), path);
+      continue;
+    }
+    out.exceeded = out.exceeded || f->exceeded();
+    out.files.push_back(std::move(*f));
+  }
+
+  std::vector<const elf_floors*> elf;
+  std::vector<const policy_report*> reports;
+  for (std::size_t i = 0; i < out.files.size(); ++i) {
+    const file_floors& f = out.files[i];
+    elf.push_back(f.elf ? &*f.elf : nullptr);
+    reports.push_back(f.policy ? &*f.policy : nullptr);
+    if (f.macho) {
+      if (auto m = f.macho->macos_minos(); m && (!out.macos_minos || m->raw > out.macos_minos->raw)) {
+        out.macos_minos = m;
+        out.macos_file = i;
+      }
+    }
+    if (f.pe) {
+      const auto floor = f.pe->windows_floor();
+      if (!out.windows || floor > *out.windows) {
+        out.windows = floor;
+        out.windows_file = i;
+      }
+    }
+  }
+  out.set = merge_set(elf);
+  out.policy_file = set_best_policy(reports);
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/floors_set.hpp ----
 // ---- begin linkscope/resolve/link_line.hpp ----
 // linkscope/resolve/link_line.hpp — a model of a static linker's command line.
 //
@@ -23149,6 +23344,269 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/report/dupes.hpp ----
+// ---- begin linkscope/report/floors.hpp ----
+// linkscope/report/floors.hpp — the `linkscope-floors --json` document
+// (schema/linkscope-floors.schema.json; the rules are docs/JSON.md's) of a
+// resolve::floors_set_report. linkscope.floors(...).to_dict() in the Python
+// module is this document, parsed.
+//
+//   {"version": 1,
+//    "files": [ELF | MACHO | PE | {"file", "error", "offset", ...}],
+//    "set": {"families": [{"family", "version", "files": [PATH...]}],
+//            "x86_isa_level", "private_files": [PATH...],
+//            "windows": {"version", "file"} | null, "macos_minos": {"version", "file"} | null,
+//            "policy": {"best", "decided_by"} | null (only with policies)},
+//    "exceeded": bool}
+//
+//   ELF:   {"file", "format": "elf", "machine", "libraries": [{"library", "versions":
+//           [{"name", "scheme", "weak", "symbols"}], "highest": [{"family", "version",
+//           "symbols"}], "private", "unordered"}], "families": [...], "x86_isa_needed":
+//           {"mask", "level"} | null, "exceeded": [VIOLATION...], "policy": {...}}
+//   MACHO: {"file", "format": "macho", "universal", "slices": [{"arch", "platforms":
+//           [{"platform", "command", "minos", "sdk"}]}], "macos_minos", "above_macos_target",
+//           "missing_archs"}
+//   PE:    {"file", "format": "pe", "machine", "pe32_plus", "dll", "subsystem", "os_version",
+//           "subsystem_version", "windows", "imports", "crt": [{"dll", "flavour", "version"}],
+//           "above_windows_target", "forbidden_crt"}
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+namespace floors_detail {
+
+inline void write_strings(json_writer& w, std::string_view key, const std::vector<std::string>& values) {
+  w.key(key).begin_array();
+  for (const auto& v : values) w.value(v);
+  w.end_array();
+}
+
+inline void write_macho(json_writer& w, const resolve::file_floors& in) {
+  const resolve::macho_floors& m = *in.macho;
+  w.begin_object();
+  w.field("file", in.path);
+  w.field("format", "macho");
+  w.field("universal", m.universal);
+  w.key("slices").begin_array();
+  for (const auto& s : m.slices) {
+    w.begin_object();
+    w.field("arch", s.arch);
+    w.key("platforms").begin_array();
+    for (const auto& p : s.platforms) {
+      w.begin_object();
+      w.field("platform", p.platform);
+      w.field("command", p.command);
+      w.field("minos", resolve::macos_version_string(p.minos));
+      w.field("sdk", resolve::macos_version_string(p.sdk));
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("macos_minos");
+  if (auto minos = m.macos_minos()) w.value(resolve::macos_version_string(*minos));
+  else w.value(nullptr);
+  write_strings(w, "above_macos_target", in.macho_exceeded.above_target);
+  write_strings(w, "missing_archs", in.macho_exceeded.missing_archs);
+  w.end_object();
+}
+
+inline void write_pe(json_writer& w, const resolve::file_floors& in) {
+  const resolve::pe_floors& f = *in.pe;
+  w.begin_object();
+  w.field("file", in.path);
+  w.field("format", "pe");
+  w.field("machine", resolve::pe_machine_name(f.machine));
+  w.field("pe32_plus", f.pe32_plus);
+  w.field("dll", f.dll);
+  w.field("subsystem", pe::subsystem_name(f.subsystem));
+  w.field("os_version", resolve::windows_version_string(f.major_os_version, f.minor_os_version));
+  w.field("subsystem_version", resolve::windows_version_string(f.major_subsystem_version, f.minor_subsystem_version));
+  const auto floor = f.windows_floor();
+  w.field("windows", resolve::windows_version_string(floor.first, floor.second));
+  write_strings(w, "imports", f.imports);
+  w.key("crt").begin_array();
+  for (const auto& c : f.crts) {
+    w.begin_object();
+    w.field("dll", c.dll);
+    w.field("flavour", resolve::to_string(c.flavour));
+    w.field("version", c.version);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("above_windows_target", in.windows_exceeded);
+  write_strings(w, "forbidden_crt", in.forbidden_crts);
+  w.end_object();
+}
+
+inline void write_file(json_writer& w, const resolve::file_floors& in, int max_isa) {
+  if (in.macho) return write_macho(w, in);
+  if (in.pe) return write_pe(w, in);
+  const resolve::elf_floors& f = *in.elf;
+  w.begin_object();
+  w.field("file", in.path);
+  w.field("format", "elf");
+  w.field("machine", static_cast<unsigned>(f.machine));
+  w.key("libraries").begin_array();
+  for (const auto& lib : f.libraries) {
+    w.begin_object();
+    w.field("library", lib.library);
+    w.key("versions").begin_array();
+    for (const auto& v : lib.versions) {
+      w.begin_object();
+      w.field("name", v.name);
+      w.field("scheme", resolve::to_string(v.scheme));
+      w.field("weak", v.weak);
+      write_strings(w, "symbols", v.symbols);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("highest").begin_array();
+    for (const auto& h : lib.highest) {
+      w.begin_object();
+      w.field("family", h.family);
+      w.field("version", h.highest);
+      write_strings(w, "symbols", h.symbols);
+      w.end_object();
+    }
+    w.end_array();
+    write_strings(w, "private", lib.private_);
+    write_strings(w, "unordered", lib.unordered);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("families").begin_array();
+  for (const auto& h : f.families) {
+    w.begin_object();
+    w.field("family", h.family);
+    w.field("version", h.highest);
+    write_strings(w, "symbols", h.symbols);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("x86_isa_needed");
+  if (f.x86_isa_needed) {
+    w.begin_object();
+    w.field("mask", *f.x86_isa_needed);
+    w.field("level", resolve::x86_isa_level_name(f.x86_isa_level()));
+    w.end_object();
+  } else {
+    w.value(nullptr);
+  }
+  w.key("exceeded").begin_array();
+  for (const auto& v : in.violations) write_violation(w, v);
+  if (in.isa_exceeded) {
+    w.begin_object();
+    w.field("family", "x86-64");
+    w.field("max", resolve::x86_isa_level_name(max_isa));
+    w.field("highest", resolve::x86_isa_level_name(f.x86_isa_level()));
+    w.key("above").begin_array().end_array();
+    w.end_object();
+  }
+  w.end_array();
+  if (in.policy) {
+    const auto& r = *in.policy;
+    w.key("policy").begin_object();
+    w.field("arch", r.arch);
+    w.key("best");
+    if (r.best.empty()) w.value(nullptr);
+    else w.value(r.best);
+    w.key("verdicts").begin_array();
+    for (const auto& v : r.verdicts) {
+      w.begin_object();
+      w.field("name", v.name);
+      w.field("tag", v.tag);
+      w.field("priority", v.priority);
+      w.field("satisfied", v.satisfied);
+      w.key("above").begin_array();
+      for (const auto& e : v.above) {
+        w.begin_object();
+        w.field("library", e.library);
+        w.field("version", e.version);
+        write_strings(w, "symbols", e.symbols);
+        w.end_object();
+      }
+      w.end_array();
+      write_strings(w, "blacklisted", v.blacklisted);
+      write_strings(w, "outside_whitelist", v.outside_whitelist);
+      w.field("isa_exceeded", v.isa_exceeded);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_object();
+}
+
+}  // namespace floors_detail
+
+// The whole document; `limits` are the ones the report was made with.
+inline void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits) {
+  w.begin_object();
+  w.field("version", 1);
+  w.key("files").begin_array();
+  for (const auto& in : r.files) floors_detail::write_file(w, in, limits.max_isa);
+  for (const auto& d : r.failures) write_error_element(w, d);
+  w.end_array();
+  w.key("set").begin_object();
+  w.key("families").begin_array();
+  for (const auto& fam : r.set.families) {
+    w.begin_object();
+    w.field("family", fam.family);
+    w.field("version", fam.highest);
+    w.key("files").begin_array();
+    for (std::size_t i : fam.files) w.value(r.files[i].path);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.field("x86_isa_level", resolve::x86_isa_level_name(r.set.x86_isa_level));
+  w.key("private_files").begin_array();
+  for (std::size_t i : r.set.private_files) w.value(r.files[i].path);
+  w.end_array();
+  w.key("windows");
+  if (r.windows) {
+    w.begin_object();
+    w.field("version", resolve::windows_version_string(r.windows->first, r.windows->second));
+    w.field("file", r.files[r.windows_file].path);
+    w.end_object();
+  } else {
+    w.value(nullptr);
+  }
+  w.key("macos_minos");
+  if (r.macos_minos) {
+    w.begin_object();
+    w.field("version", resolve::macos_version_string(*r.macos_minos));
+    w.field("file", r.files[r.macos_file].path);
+    w.end_object();
+  } else {
+    w.value(nullptr);
+  }
+  if (!limits.policies.empty()) {
+    w.key("policy");
+    if (r.policy_file < 0) {
+      w.value(nullptr);
+    } else {
+      w.begin_object();
+      w.field("best", r.files[static_cast<std::size_t>(r.policy_file)].policy->best);
+      w.field("decided_by", r.files[static_cast<std::size_t>(r.policy_file)].path);
+      w.end_object();
+    }
+  }
+  w.end_object();
+  w.field("exceeded", r.exceeded);
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/floors.hpp ----
 // ---- begin linkscope/report/ldd.hpp ----
 // linkscope/report/ldd.hpp — the `linkscope-ldd --json FILE` document of an
 // ELF program (schema/linkscope-ldd.schema.json, "elf"; the rules are
