@@ -81,15 +81,19 @@ class WhyResult(_Document):
         self.__dict__["map_includes"] = map_includes
 
 
-def why(args: Iterable[Any], *, semantics: str = "lld", thin_confine: bool = False) -> WhyResult:
+def why(args: Iterable[Any], *, semantics: str = "lld", thin_confine: bool = False,
+        demangle: bool = False) -> WhyResult:
     """Emulate the static link of a linker command line `args` (objects, archives,
     -L/-l, @response files, linker scripts), with ld.lld's (semantics="lld") or
     GNU ld's ("bfd") archive extraction rules: which members are extracted and
     why. As linkscope-why; the work runs with the GIL released. Raises
-    linkscope.Error (code "usage" for an option no linker knows)."""
+    linkscope.Error (code "usage" for an option no linker knows). demangle=True:
+    to_dict() is linkscope-why --json --demangle's ("demangled" beside each C++
+    symbol; .why_extract stays mangled, as ld.lld --why-extract writes it)."""
     if isinstance(args, str):
         raise TypeError("give the linker arguments as a sequence of str")
-    doc, tsv, includes = _core.why([_os.fspath(a) for a in args], semantics=semantics, thin_confine=thin_confine)
+    doc, tsv, includes = _core.why([_os.fspath(a) for a in args], semantics=semantics, thin_confine=thin_confine,
+                                   demangle=demangle)
     return WhyResult(doc, tsv, includes)
 
 
@@ -183,23 +187,25 @@ def _paths(values: Iterable[Any]) -> List[str]:
 
 
 def dupes(paths: Iterable[Any], *, closure: Optional[str] = None, abi_only: bool = False,
-          thin_confine: bool = False) -> DupesResult:
+          thin_confine: bool = False, demangle: bool = False) -> DupesResult:
     """Symbols defined by several of `paths` (objects, archives, DSOs), with the
     run-time winner (ld.so's scope order, from `closure`'s closure or the first
     DSO given) and the link-time winner. As linkscope-dupes; the work runs with
-    the GIL released. Raises linkscope.Error naming the file that failed."""
+    the GIL released. Raises linkscope.Error naming the file that failed.
+    demangle=True adds "demangled" as linkscope-dupes --json --demangle does."""
     return DupesResult(_core.dupes(_paths(paths), closure=None if closure is None else _os.fspath(closure),
-                                   abi_only=abi_only, thin_confine=thin_confine))
+                                   abi_only=abi_only, thin_confine=thin_confine, demangle=demangle))
 
 
 def absorbed(shared: Any, archives: Iterable[Any], consumers: Iterable[Any] = (), *,
-             thin_confine: bool = False) -> AbsorbedResult:
+             thin_confine: bool = False, demangle: bool = False) -> AbsorbedResult:
     """Does a consumer of the shared library `shared` still need each archive of
     `archives` (absorbed into it, hidden, re-exported, or needed)? `consumers`:
     objects, archives or DSOs that link against `shared`. As linkscope-absorbed;
-    the work runs with the GIL released. Raises linkscope.Error."""
+    the work runs with the GIL released. Raises linkscope.Error. demangle=True
+    adds the "demangled" maps of linkscope-absorbed --json --demangle."""
     return AbsorbedResult(_core.absorbed(_os.fspath(shared), _paths(archives), consumers=_paths(consumers),
-                                         thin_confine=thin_confine))
+                                         thin_confine=thin_confine, demangle=demangle))
 
 __all__ = [
     "AbsorbedResult",

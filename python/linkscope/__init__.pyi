@@ -97,7 +97,7 @@ class LddResult:
     def warnings(self) -> list[str]: ...
     @property
     def missing(self) -> list[str]: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self, demangle: bool = False) -> dict[str, Any]: ...
 
 def open(path: str) -> File: ...
 def ldd(
@@ -136,6 +136,7 @@ def dupes(
     closure: Optional[Union[str, PathLike[str]]] = None,
     abi_only: bool = False,
     thin_confine: bool = False,
+    demangle: bool = False,
 ) -> DupesResult: ...
 def absorbed(
     shared: Union[str, PathLike[str]],
@@ -143,6 +144,7 @@ def absorbed(
     consumers: Sequence[Union[str, PathLike[str]]] = (),
     *,
     thin_confine: bool = False,
+    demangle: bool = False,
 ) -> AbsorbedResult: ...
 
 class WhyResult:
@@ -158,7 +160,9 @@ class WhyResult:
     map_includes: str
     def to_dict(self) -> dict[str, Any]: ...
 
-def why(args: Sequence[Union[str, PathLike[str]]], *, semantics: str = "lld", thin_confine: bool = False) -> WhyResult: ...
+def why(
+    args: Sequence[Union[str, PathLike[str]]], *, semantics: str = "lld", thin_confine: bool = False, demangle: bool = False
+) -> WhyResult: ...
 
 class CheckResult:
     prefix: str

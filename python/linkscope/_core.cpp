@@ -523,9 +523,10 @@ py::list ldd_warnings(const ldd_result& r) {
 }
 
 // The document of `linkscope-ldd --json FILE`: report/ldd.hpp's, parsed.
-py::dict ldd_to_dict(const ldd_result& r) {
+py::dict ldd_to_dict(const ldd_result& r, bool demangle) {
   ls::report::ldd_json_options o;
   o.realpaths = &r.realpaths;
+  o.demangle = demangle;
   return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.link, o); });
 }
 
@@ -534,7 +535,7 @@ py::dict ldd_to_dict(const ldd_result& r) {
 
 // The document of `linkscope-dupes --json [--closure R] [--abi-only] PATH...`.
 py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::string> closure, bool abi_only,
-                   bool thin_confine) {
+                   bool thin_confine, bool demangle) {
   ls::resolve::duplicates_options options;
   options.thin.confine_to_archive_dir = thin_confine;
   if (closure) options.closure_root = *closure;
@@ -554,12 +555,13 @@ py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::str
   }
   ls::report::dupes_json_options jo;
   jo.abi_only = abi_only;
+  jo.demangle = demangle;
   return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, jo); });
 }
 
 // The document of `linkscope-absorbed --json S A... [--consumer C]...`.
 py::dict run_absorbed(const std::string& shared, const std::vector<std::string>& archives,
-                      const std::vector<std::string>& consumers, bool thin_confine) {
+                      const std::vector<std::string>& consumers, bool thin_confine, bool demangle) {
   if (archives.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "no archive given"), shared);
   ls::resolve::absorb_options options;
   options.consumers = consumers;
@@ -571,7 +573,9 @@ py::dict run_absorbed(const std::string& shared, const std::vector<std::string>&
     if (!r) raise(r.error());
     report = std::move(*r);
   }
-  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report); });
+  ls::report::absorbed_json_options jo;
+  jo.demangle = demangle;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, jo); });
 }
 
 // ---- why: the static link ---------------------------------------------------
@@ -583,7 +587,8 @@ py::dict run_absorbed(const std::string& shared, const std::vector<std::string>&
 }
 
 // (document of `linkscope-why --json ARGS`, --why-extract TSV, -Map inclusions)
-py::tuple run_why(const std::vector<std::string>& args, const std::string& semantics, bool thin_confine) {
+py::tuple run_why(const std::vector<std::string>& args, const std::string& semantics, bool thin_confine,
+                  bool demangle) {
   using namespace ls::resolve;
   static_options options;
   options.thin.confine_to_archive_dir = thin_confine;
@@ -607,7 +612,9 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
     tsv = linked->why_extract_tsv();
     includes = linked->map_includes();
   }
-  py::dict d = parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *linked); });
+  ls::report::why_json_options jo;
+  jo.demangle = demangle;
+  py::dict d = parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *linked, jo); });
   return py::make_tuple(d, to_py(tsv), to_py(includes));
 }
 
@@ -866,20 +873,23 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
           if (!o.found()) out.append(to_py(o.name));
         return out;
       }, "Names of libraries that were not found.")
-      .def("to_dict", &ldd_to_dict, "The document of `linkscope-ldd --json FILE`.")
+      .def("to_dict", &ldd_to_dict, py::arg("demangle") = false,
+           "The document of `linkscope-ldd --json FILE` (demangle=True: of `--json --demangle`, a \"demangled\" "
+           "beside each C++ symbol).")
       .def("__repr__", [](const ldd_result& r) {
         return "<linkscope.LddResult " + r.file + ": " + std::to_string(r.link->objects.size()) + " objects, " +
                std::to_string(r.link->bindings.size()) + " bindings>";
       });
 
   m.def("dupes", &run_dupes, py::arg("paths"), py::kw_only(), py::arg("closure") = py::none(),
-        py::arg("abi_only") = false, py::arg("thin_confine") = false,
+        py::arg("abi_only") = false, py::arg("thin_confine") = false, py::arg("demangle") = false,
         "The document of linkscope-dupes --json (use linkscope.dupes, which wraps it).");
   m.def("absorbed", &run_absorbed, py::arg("shared"), py::arg("archives"), py::kw_only(),
         py::arg("consumers") = std::vector<std::string>{}, py::arg("thin_confine") = false,
+        py::arg("demangle") = false,
         "The document of linkscope-absorbed --json (use linkscope.absorbed, which wraps it).");
   m.def("why", &run_why, py::arg("args"), py::kw_only(), py::arg("semantics") = "lld",
-        py::arg("thin_confine") = false,
+        py::arg("thin_confine") = false, py::arg("demangle") = false,
         "(linkscope-why --json document, --why-extract TSV, -Map inclusions) (use linkscope.why).");
   m.def("check", &run_check, py::arg("prefix"), py::arg("files") = std::vector<std::string>{}, py::kw_only(),
         py::arg("package") = py::none(), py::arg("declared") = py::none(),
