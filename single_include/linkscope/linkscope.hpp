@@ -23385,6 +23385,19 @@ inline void write_strings(json_writer& w, std::string_view key, const std::vecto
   w.end_array();
 }
 
+// [{"family", "version", "symbols"}]: the highest version of each family.
+inline void write_families(json_writer& w, std::string_view key, const std::vector<resolve::family_floor>& families) {
+  w.key(key).begin_array();
+  for (const auto& h : families) {
+    w.begin_object();
+    w.field("family", h.family);
+    w.field("version", h.highest);
+    write_strings(w, "symbols", h.symbols);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 inline void write_macho(json_writer& w, const resolve::file_floors& in) {
   const resolve::macho_floors& m = *in.macho;
   w.begin_object();
@@ -23466,29 +23479,13 @@ inline void write_file(json_writer& w, const resolve::file_floors& in, int max_i
       w.end_object();
     }
     w.end_array();
-    w.key("highest").begin_array();
-    for (const auto& h : lib.highest) {
-      w.begin_object();
-      w.field("family", h.family);
-      w.field("version", h.highest);
-      write_strings(w, "symbols", h.symbols);
-      w.end_object();
-    }
-    w.end_array();
+    write_families(w, "highest", lib.highest);
     write_strings(w, "private", lib.private_);
     write_strings(w, "unordered", lib.unordered);
     w.end_object();
   }
   w.end_array();
-  w.key("families").begin_array();
-  for (const auto& h : f.families) {
-    w.begin_object();
-    w.field("family", h.family);
-    w.field("version", h.highest);
-    write_strings(w, "symbols", h.symbols);
-    w.end_object();
-  }
-  w.end_array();
+  write_families(w, "families", f.families);
   w.key("x86_isa_needed");
   if (f.x86_isa_needed) {
     w.begin_object();
