@@ -224,9 +224,10 @@ TEST_CASE("linkscope-nm equals nm 2.40 on the system's mingw-w64 crt2.o and libk
       WARN("SKIP: " << path << " missing");
       continue;
     }
-    check_same({"", "-a", "-p", "-s", "-A", "-P", "--format=sysv", "-u", "-g", "-n", "-S --size-sort", "-C", "-j",
-                "-t d"},
-               shell_quote(path));
+    // The real archives' members through each listing and sort (the whole
+    // flag matrix runs on the fixtures above; libkernel32.a has ~1600 members,
+    // so each flag set here costs seconds, and minutes under ASan).
+    check_same({"", "-A", "-P", "-s", "--format=sysv", "-u", "-n", "-S --size-sort"}, shell_quote(path));
   }
 }
 
