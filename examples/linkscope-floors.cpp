@@ -4,11 +4,9 @@
 // GLIBC_PRIVATE, the x86-64 ISA level; checked against --max-* limits.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include <linkscope/core/mapped_file.hpp>
@@ -262,7 +260,7 @@ int main(int argc, char** argv) {
     while (start <= list.size()) {
       const std::size_t comma = std::min(list.find(',', start), list.size());
       const std::string item = list.substr(start, comma - start);
-      if (item != "ucrt" && item != "msvcrt" && item != "vcredist" && item != "debug" && item != "mingw")
+      if (!resolve::is_crt_flavour_name(item))
         return cli::usage_error(spec, "--forbid-crt: expected ucrt, msvcrt, vcredist, debug or mingw");
       forbidden_flavours.push_back(item);
       start = comma + 1;

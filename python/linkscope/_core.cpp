@@ -720,7 +720,7 @@ py::dict run_floors(const std::vector<std::string>& paths,
     if (!limits.windows_target) raise_usage("windows_target: not a Windows version (e.g. 6.1)", *windows_target);
   }
   for (const auto& flavour : forbid_crt) {
-    if (flavour != "ucrt" && flavour != "msvcrt" && flavour != "vcredist" && flavour != "debug" && flavour != "mingw")
+    if (!is_crt_flavour_name(flavour))
       raise_usage("forbid_crt: expected ucrt, msvcrt, vcredist, debug or mingw", flavour);
     limits.forbidden_crt_flavours.push_back(flavour);
   }

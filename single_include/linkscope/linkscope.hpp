@@ -18877,6 +18877,7 @@ inline macho_violations check_macho(const macho_floors& f, std::optional<macho::
 #include <cctype>
 #include <optional>
 #include <string>
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -18896,6 +18897,13 @@ constexpr const char* to_string(crt_flavour f) noexcept {
     case crt_flavour::mingw: return "mingw";
   }
   return "?";
+}
+
+// A flavour's name as to_string spells it (--forbid-crt's values).
+constexpr bool is_crt_flavour_name(std::string_view name) noexcept {
+  for (auto f : {crt_flavour::ucrt, crt_flavour::msvcrt, crt_flavour::vcredist, crt_flavour::debug, crt_flavour::mingw})
+    if (name == to_string(f)) return true;
+  return false;
 }
 
 struct crt_dependency {
