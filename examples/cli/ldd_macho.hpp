@@ -27,8 +27,8 @@
 #include <linkscope/macho/file.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
+#include <linkscope/report/ldd_macho.hpp>
 #include <linkscope/resolve/dyld.hpp>
-#include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
 
@@ -67,10 +67,6 @@ inline bool is_macho_file(const std::string& path) {
 namespace detail {
 
 inline void put(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
-
-inline std::string version_string(std::uint32_t v) {
-  return std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
-}
 
 inline std::string rule_of(const linkscope::resolve::dyld_object& o) {
   using linkscope::resolve::dyld_found_via;
@@ -128,100 +124,13 @@ inline void print_tree(const linkscope::resolve::dyld_link& link) {
   }
 }
 
-inline std::string_view shown_path(const linkscope::resolve::dyld_object& o) {
-  return o.path.empty() ? std::string_view(o.name) : std::string_view(o.path);
-}
-
-// --demangle on Mach-O: the C-level leading underscore is dropped before the
-// Itanium name is demangled (`__ZN3foo3barEv` is foo::bar(), as llvm-nm -C and
-// `c++filt -_` print it); a name that does not demangle is kept whole.
-inline std::string demangled_symbol(std::string_view name) {
-  if (name.size() > 1 && name[0] == '_') {
-    std::string d = linkscope::symbols::demangle(name.substr(1));
-    if (d != name.substr(1)) return d;
-  }
-  return std::string(name);
-}
-
-inline void write_symbol_fields(linkscope::json_writer& w, std::string_view name, std::string_view version, bool demangle) {
-  linkscope::report::write_symbol_fields(w, name, version, false, false);
-  if (!demangle) return;
-  if (std::string d = demangled_symbol(name); d != name) w.key("demangled").value(d);
-}
-
-// The document of one file into `w` (an element of the several-file document too).
+// The document of one file into `w` (an element of the several-file document
+// too): report/ldd_macho.hpp's (docs/JSON.md).
 inline void write_json(linkscope::json_writer& w, const std::string& file, const linkscope::resolve::dyld_link& link,
                        bool demangle = false) {
-  {
-    w.begin_object();
-    w.key("version").value(1);
-    w.key("file").value(file);
-    w.key("format").value("mach-o");
-    w.key("libs").begin_array();
-    for (std::size_t i = 1; i < link.objects.size(); ++i) {
-      const auto& o = link.objects[i];
-      w.begin_object();
-      w.key("name").value(o.name);
-      w.key("path").value(o.path);
-      w.key("file").value(o.file);
-      w.key("found_via").value(to_string(o.via));
-      if (!o.where.empty()) w.key("where").value(o.where);
-      if (!o.rpath.empty()) w.key("rpath").value(o.rpath);
-      w.key("install_name").value(o.install_name);
-      w.key("current_version").value(version_string(o.current_version));
-      w.key("compatibility_version").value(version_string(o.compatibility_version));
-      w.key("system").value(o.kind == linkscope::resolve::dyld_image_kind::system);
-      w.key("stub").value(o.kind == linkscope::resolve::dyld_image_kind::tbd);
-      w.key("weak").value(o.weak);
-      w.key("loaded_by").value(o.loader < link.objects.size() ? shown_path(link.objects[o.loader]) : std::string_view());
-      w.key("skipped").begin_array();
-      for (const auto& r : o.rejected) {
-        w.begin_object();
-        w.key("path").value(r.path);
-        w.key("reason").value(r.reason);
-        w.end_object();
-      }
-      w.end_array();
-      w.key("warnings").begin_array();
-      for (const auto& s : o.warnings) w.value(s);
-      w.end_array();
-      w.end_object();
-    }
-    w.end_array();
-    w.key("bindings").begin_array();
-    for (const auto& b : link.bindings) {
-      w.begin_object();
-      w.key("from").value(shown_path(link.objects[b.from]));
-      w.key("to").value(shown_path(link.objects[b.to]));
-      write_symbol_fields(w, b.symbol, b.version, demangle);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("unused").begin_array();
-    for (const auto& u : link.unused) {
-      w.begin_object();
-      w.key("from").value(shown_path(link.objects[u.from]));
-      w.key("name").value(u.install_name);
-      w.key("path").value(u.to < link.objects.size() ? shown_path(link.objects[u.to]) : std::string_view());
-      w.end_object();
-    }
-    w.end_array();
-    w.key("undefined").begin_array();
-    for (const auto& u : link.undefined) {
-      w.begin_object();
-      w.key("from").value(shown_path(link.objects[u.from]));
-      write_symbol_fields(w, u.symbol, u.version, demangle);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("errors").begin_array();
-    for (const auto& s : link.errors) w.value(s);
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& s : link.warnings) w.value(s);
-    w.end_array();
-    w.end_object();
-  }
+  linkscope::report::ldd_macho_json_options o;
+  o.demangle = demangle;
+  linkscope::report::write_json(w, file, link, o);
 }
 
 inline void print_json(const std::string& file, const linkscope::resolve::dyld_link& link, bool demangle) {
@@ -296,9 +205,9 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
     case ldd_output::bindings: {
       std::string line;
       for (const auto& b : link->bindings) {
-        line.assign(detail::shown_path(link->objects[b.from])).push_back('\t');
-        line.append(detail::shown_path(link->objects[b.to])).push_back('\t');
-        line.append(demangle ? detail::demangled_symbol(b.symbol) : std::string(b.symbol)).push_back('\t');
+        line.assign(linkscope::report::dyld_shown_path(link->objects[b.from])).push_back('\t');
+        line.append(linkscope::report::dyld_shown_path(link->objects[b.to])).push_back('\t');
+        line.append(demangle ? linkscope::report::demangle_macho(b.symbol) : std::string(b.symbol)).push_back('\t');
         line.append(b.version).push_back('\n');
         detail::put(line);
       }
@@ -310,7 +219,7 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
         if (u.from != 0) continue;
         if (!any) detail::put("Unused direct dependencies:\n");
         any = true;
-        const std::string_view shown = u.to < link->objects.size() ? detail::shown_path(link->objects[u.to]) : u.install_name;
+        const std::string_view shown = u.to < link->objects.size() ? linkscope::report::dyld_shown_path(link->objects[u.to]) : u.install_name;
         detail::put("\t" + std::string(shown) + "\n");
       }
       if (any && status == exit_ok) status = exit_finding;
@@ -319,7 +228,7 @@ inline int ldd_macho(std::string_view tool, const std::string& file, ldd_output 
     case ldd_output::undefined: {
       std::string line;
       for (const auto& u : link->undefined) {
-        line.assign("undefined symbol: ").append(demangle ? detail::demangled_symbol(u.symbol) : std::string(u.symbol)).append("\t(").append(detail::shown_path(link->objects[u.from])).append(")\n");
+        line.assign("undefined symbol: ").append(demangle ? linkscope::report::demangle_macho(u.symbol) : std::string(u.symbol)).append("\t(").append(linkscope::report::dyld_shown_path(link->objects[u.from])).append(")\n");
         detail::put(line);
       }
       if (!link->undefined.empty() && status == exit_ok) status = exit_finding;

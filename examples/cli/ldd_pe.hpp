@@ -31,6 +31,7 @@
 #include <linkscope/coff/pe.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
+#include <linkscope/report/ldd_pe.hpp>
 #include <linkscope/resolve/pe_load.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
@@ -57,8 +58,7 @@ using linkscope::resolve::windows_link;
 inline void put(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 inline std::string shown(const windows_link& w, std::uint32_t id) {
-  const auto& o = w.link.objects[id];
-  return o.path.empty() ? o.name : o.path;
+  return std::string(linkscope::report::windows_shown_path(w, id));
 }
 
 inline std::string rule_of(const windows_link& w, std::uint32_t id) {
@@ -157,93 +157,12 @@ inline std::string finding_text(const windows_link& w, const linkscope::resolve:
   return line;
 }
 
-// The document of one image into `out` (an element of the several-file document too).
+// The document of one image into `out` (an element of the several-file
+// document too): report/ldd_pe.hpp's (docs/JSON.md).
 inline void write_json(linkscope::json_writer& out, const std::string& file, const windows_link& w, bool demangle = false) {
-  {
-    out.begin_object();
-    out.key("version").value(1);
-    out.key("file").value(file);
-    out.key("format").value("pe");
-    out.key("managed").value(w.root_managed);
-    out.key("assemblies").begin_array();
-    for (const auto& a : w.info[0].assemblies) out.value(a);
-    out.end_array();
-    auto needed = [&](std::size_t i) {
-      out.key("needed").begin_array();
-      const auto& o = w.link.objects[i];
-      for (std::size_t k = 0; k < o.needed.size(); ++k) {
-        out.begin_object();
-        out.key("name").value(o.needed[k]);
-        out.key("delay_load").value(k < w.info[i].needed_delay.size() && w.info[i].needed_delay[k]);
-        out.end_object();
-      }
-      out.end_array();
-    };
-    needed(0);
-    out.key("libs").begin_array();
-    for (std::size_t i = 1; i < w.link.objects.size(); ++i) {
-      const auto& o = w.link.objects[i];
-      const auto& info = w.info[i];
-      out.begin_object();
-      out.key("name").value(o.name);
-      out.key("path").value(o.found() && !info.assumed ? std::string_view(o.path) : std::string_view());
-      out.key("found_via").value(to_string(info.rule));
-      out.key("class").value(to_string(info.kind));
-      out.key("api_set_host").value(info.host != linkscope::resolve::no_object
-                                        ? std::string_view(w.link.objects[info.host].name)
-                                        : std::string_view());
-      out.key("found").value(o.found());
-      out.key("optional").value(info.optional_absent);
-      out.key("delay_load_only").value(info.delay_only);
-      out.key("checked").value(o.found() && !info.assumed && info.host == linkscope::resolve::no_object);
-      out.key("loaded_by").value(o.loader < w.link.objects.size() ? shown(w, o.loader) : std::string());
-      needed(i);
-      out.key("assemblies").begin_array();
-      for (const auto& a : info.assemblies) out.value(a);
-      out.end_array();
-      out.key("skipped").begin_array();
-      for (const auto& r : o.rejected) {
-        out.begin_object();
-        out.key("path").value(r.path);
-        out.key("reason").value(r.reason);
-        out.end_object();
-      }
-      out.end_array();
-      out.key("warnings").begin_array();
-      for (const auto& s : o.warnings) out.value(s);
-      out.end_array();
-      out.end_object();
-    }
-    out.end_array();
-    out.key("bindings").begin_array();
-    for (const auto& b : w.link.bindings) {
-      out.begin_object();
-      out.key("from").value(shown(w, b.from));
-      out.key("to").value(shown(w, b.to));
-      linkscope::report::write_symbol_fields(out, b.symbol, b.version, false, demangle);
-      out.end_object();
-    }
-    out.end_array();
-    out.key("unused").begin_array();
-    out.end_array();
-    out.key("undefined").begin_array();
-    for (const auto& f : w.findings) {
-      out.begin_object();
-      out.key("from").value(shown(w, f.from));
-      out.key("problem").value(to_string(f.problem));
-      out.key("dll").value(f.dll_name);
-      out.key("symbol").value(f.symbol);
-      linkscope::report::write_demangled(out, f.symbol, demangle);
-      out.key("delay_load").value(f.delay);
-      out.key("forwarder").value(f.detail);
-      out.end_object();
-    }
-    out.end_array();
-    out.key("warnings").begin_array();
-    for (const auto& s : w.link.warnings) out.value(s);
-    out.end_array();
-    out.end_object();
-  }
+  linkscope::report::ldd_pe_json_options o;
+  o.demangle = demangle;
+  linkscope::report::write_json(out, file, w, o);
 }
 
 inline void print_json(const std::string& file, const windows_link& w, bool demangle) {

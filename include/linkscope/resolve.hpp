@@ -51,6 +51,8 @@
 #include "linkscope/report/dupes.hpp"
 #include "linkscope/report/floors.hpp"
 #include "linkscope/report/ldd.hpp"
+#include "linkscope/report/ldd_macho.hpp"
+#include "linkscope/report/ldd_pe.hpp"
 #include "linkscope/report/why.hpp"
 
 #if LINKSCOPE_DEFINITIONS
