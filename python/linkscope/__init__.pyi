@@ -1,6 +1,6 @@
 """Type stubs for linkscope (the pybind11 module linkscope._core)."""
 from os import PathLike
-from typing import Any, Iterator, Mapping, NamedTuple, Optional, Sequence, Union, overload
+from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union, overload
 
 __version__: str
 
@@ -76,6 +76,8 @@ class LddResult:
     @property
     def file(self) -> str: ...
     @property
+    def format(self) -> Literal["elf", "macho", "pe"]: ...
+    @property
     def interp(self) -> str: ...
     @property
     def needed(self) -> list[str]: ...
@@ -111,6 +113,17 @@ def ldd(
     env: bool = False,
     isa_level: Optional[int] = None,
     bindings: bool = True,
+    executable: Optional[str] = None,
+    arch: Optional[str] = None,
+    dyld_library_path: Optional[Sequence[str]] = None,
+    dyld_framework_path: Optional[Sequence[str]] = None,
+    dyld_fallback_library_path: Optional[Sequence[str]] = None,
+    windows_root: Optional[str] = None,
+    load_mode: Optional[Literal["program", "altered", "python"]] = None,
+    windows_path: Optional[Sequence[str]] = None,
+    dll_dirs: Optional[Sequence[str]] = None,
+    known_dlls: Optional[Sequence[str]] = None,
+    current_dir: Optional[str] = None,
 ) -> LddResult: ...
 
 class DupesResult:

@@ -27,21 +27,28 @@
 
 #include <linkscope/core/error.hpp>
 #include <linkscope/core/mapped_file.hpp>
+#include <linkscope/coff/pe.hpp>
 #include <linkscope/elf/dynamic.hpp>
 #include <linkscope/elf/file.hpp>
 #include <linkscope/elf/source.hpp>
+#include <linkscope/macho/fat.hpp>
+#include <linkscope/macho/file.hpp>
 #include <linkscope/resolve/absorb.hpp>
 #include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/duplicates.hpp>
+#include <linkscope/resolve/dyld.hpp>
 #include <linkscope/resolve/dynamic.hpp>
 #include <linkscope/resolve/floors_set.hpp>
 #include <linkscope/resolve/link_line.hpp>
+#include <linkscope/resolve/pe_load.hpp>
 #include <linkscope/resolve/static.hpp>
 #include <linkscope/report/absorbed.hpp>
 #include <linkscope/report/check.hpp>
 #include <linkscope/report/dupes.hpp>
 #include <linkscope/report/floors.hpp>
 #include <linkscope/report/ldd.hpp>
+#include <linkscope/report/ldd_macho.hpp>
+#include <linkscope/report/ldd_pe.hpp>
 #include <linkscope/report/why.hpp>
 
 namespace py = pybind11;
@@ -358,21 +365,103 @@ py::object optional_str(bool present, const std::string& s) {
 
 // ---- ldd ------------------------------------------------------------------
 
+// Which loader linkscope.ldd emulates for a file, as linkscope-ldd dispatches:
+// PE images (the Windows loader), Mach-O images and universal files (dyld),
+// anything else ld.so (which reports what it cannot read).
+enum class ldd_format { elf, macho, pe };
+
+const char* to_string(ldd_format f) {
+  return f == ldd_format::pe ? "pe" : f == ldd_format::macho ? "macho" : "elf";
+}
+
+ldd_format ldd_format_of(const std::string& path) {
+  auto mapped = ls::mapped_file::open(path);
+  if (!mapped) return ldd_format::elf;
+  const ls::byte_view b = mapped->bytes();
+  // linkscope-ldd reads the first 4096 bytes for "PE\0\0" at e_lfanew.
+  if (ls::pe::image::is_pe(ls::byte_view(b.data(), std::min<std::size_t>(b.size(), 4096)))) return ldd_format::pe;
+  if (ls::macho::is_macho(b) || ls::macho::is_fat(b)) return ldd_format::macho;
+  return ldd_format::elf;
+}
+
 struct ldd_result {
   std::string file;
+  ldd_format format = ldd_format::elf;
+  // ELF: ld.so's answer. PE: the Windows loader's objects and bindings (pe->link, sharing pe's lifetime).
   std::shared_ptr<const ls::resolve::dynamic_link> link;
-  std::vector<std::string> realpaths;  // per object, "" when not found (or index 0)
-  std::vector<PyObject*> cached_paths;  // unused; paths are interned per call
+  std::shared_ptr<const ls::resolve::dyld_link> macho;  // Mach-O: dyld's answer
+  std::shared_ptr<const ls::resolve::windows_link> pe;  // PE: the Windows loader's answer
+  std::vector<std::string> realpaths;  // ELF: per object, "" when not found (or index 0)
 };
+
+// The options of the Mach-O and PE loaders (linkscope-ldd's --executable,
+// --arch, --dyld-*, --windows-root, --load-mode, --path, --dll-dir,
+// --known-dlls, --current-dir); None leaves the loader's default.
+struct ldd_platform_options {
+  std::optional<std::string> executable, arch;
+  std::optional<std::vector<std::string>> dyld_library_path, dyld_framework_path, dyld_fallback_library_path;
+  std::optional<std::string> windows_root, load_mode;
+  std::optional<std::vector<std::string>> windows_path, dll_dirs, known_dlls;
+  std::optional<std::string> current_dir;
+};
+
+void run_ldd_macho(ldd_result& out, const std::string& root, const ldd_platform_options& p, bool bindings) {
+  ls::resolve::dyld_options options;
+  options.root = root;
+  if (p.executable) options.executable = *p.executable;
+  if (p.arch) options.arch = *p.arch;
+  if (p.dyld_library_path) options.library_path = *p.dyld_library_path;
+  if (p.dyld_framework_path) options.framework_path = *p.dyld_framework_path;
+  if (p.dyld_fallback_library_path) options.fallback_library_path = *p.dyld_fallback_library_path;
+  options.bindings = bindings;
+  py::gil_scoped_release nogil;
+  auto link = ls::resolve::link_dyld(out.file, options);
+  if (!link) raise(link.error(), out.file);
+  out.macho = std::make_shared<const ls::resolve::dyld_link>(std::move(*link));
+}
+
+void run_ldd_pe(ldd_result& out, const ldd_platform_options& p, bool bindings) {
+  ls::resolve::winload_options options;
+  if (p.windows_root) options.windows_root = *p.windows_root;
+  if (p.executable) options.executable = *p.executable;
+  if (p.current_dir) options.current_dir = *p.current_dir;
+  if (p.windows_path) options.path = *p.windows_path;
+  if (p.dll_dirs) options.dll_dirs = *p.dll_dirs;
+  if (p.known_dlls) options.known_dlls = *p.known_dlls;
+  if (p.load_mode) {
+    if (*p.load_mode == "program") options.mode = ls::resolve::load_mode::program;
+    else if (*p.load_mode == "altered") options.mode = ls::resolve::load_mode::altered;
+    else if (*p.load_mode == "python") options.mode = ls::resolve::load_mode::python;
+    else raise(ls::make_error(ls::errc::usage, ls::no_offset, "load_mode takes program, altered or python"), out.file);
+  }
+  options.check_imports = bindings;
+  py::gil_scoped_release nogil;
+  auto w = ls::resolve::load_windows(out.file, options);
+  if (!w) raise(w.error());
+  auto shared = std::make_shared<const ls::resolve::windows_link>(std::move(*w));
+  out.link = std::shared_ptr<const ls::resolve::dynamic_link>(shared, &shared->link);
+  out.pe = std::move(shared);
+}
 
 std::shared_ptr<ldd_result> run_ldd(const std::string& path, std::optional<std::string> root,
                                     std::vector<std::string> library_path, std::vector<std::string> preload,
                                     std::optional<std::string> cache, bool use_cache, bool env,
-                                    std::optional<int> isa_level, bool bindings) {
+                                    std::optional<int> isa_level, bool bindings, ldd_platform_options platform) {
   ls::resolve::dynamic_options options;
   if (root) {
     options.search.root = *root;
     while (!options.search.root.empty() && options.search.root.back() == '/') options.search.root.pop_back();
+  }
+  auto out = std::make_shared<ldd_result>();
+  out->file = path;
+  out->format = ldd_format_of(path);
+  if (out->format == ldd_format::macho) {
+    run_ldd_macho(*out, options.search.root, platform, bindings);
+    return out;
+  }
+  if (out->format == ldd_format::pe) {
+    run_ldd_pe(*out, platform, bindings);
+    return out;
   }
   if (!library_path.empty()) {
     std::string joined;
@@ -389,33 +478,31 @@ std::shared_ptr<ldd_result> run_ldd(const std::string& path, std::optional<std::
   }
   options.preload = std::move(preload);
   options.bindings = bindings;
-  auto out = std::make_shared<ldd_result>();
-  out->file = path;
   {
     py::gil_scoped_release nogil;
     auto link = ls::resolve::link_dynamic(path, options);
     if (!link) raise(link.error(), path);
     auto shared = std::make_shared<ls::resolve::dynamic_link>(std::move(*link));
-    out->realpaths.resize(shared->objects.size());
-    for (std::size_t i = 1; i < shared->objects.size(); ++i) {
-      const auto& o = shared->objects[i];
-      if (!o.found()) continue;
-      if (char* r = ::realpath(o.file.c_str(), nullptr)) {
-        out->realpaths[i] = r;
-        std::free(r);
-      }
-    }
+    out->realpaths = ls::report::object_realpaths(*shared);
     out->link = std::move(shared);
   }
   return out;
 }
 
-// One str per object path, made once for a conversion of many rows.
-std::vector<py::object> object_paths(const ls::resolve::dynamic_link& link) {
-  std::vector<py::object> paths;
-  paths.reserve(link.objects.size());
-  for (const auto& o : link.objects) paths.push_back(to_py(o.path));
-  return paths;
+// One str per object, as the document names it in "from"/"to", made once for
+// a conversion of many rows: ELF its path; Mach-O and PE the path, or the
+// name when it was not found.
+std::vector<py::object> object_names(const ldd_result& r) {
+  std::vector<py::object> names;
+  if (r.format == ldd_format::macho) {
+    for (const auto& o : r.macho->objects) names.push_back(to_py(ls::report::dyld_shown_path(o)));
+  } else if (r.format == ldd_format::pe) {
+    for (std::size_t i = 0; i < r.link->objects.size(); ++i)
+      names.push_back(to_py(ls::report::windows_shown_path(*r.pe, static_cast<std::uint32_t>(i))));
+  } else {
+    for (const auto& o : r.link->objects) names.push_back(to_py(o.path));
+  }
+  return names;
 }
 
 py::list str_list(const std::vector<std::string_view>& v) {
@@ -424,7 +511,27 @@ py::list str_list(const std::vector<std::string_view>& v) {
   return out;
 }
 
+// The document of `linkscope-ldd --json FILE`: report/ldd.hpp's (ELF),
+// report/ldd_macho.hpp's or report/ldd_pe.hpp's, parsed.
+py::dict ldd_to_dict(const ldd_result& r, bool demangle) {
+  if (r.format == ldd_format::macho) {
+    ls::report::ldd_macho_json_options o;
+    o.demangle = demangle;
+    return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.macho, o); });
+  }
+  if (r.format == ldd_format::pe) {
+    ls::report::ldd_pe_json_options o;
+    o.demangle = demangle;
+    return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.pe, o); });
+  }
+  ls::report::ldd_json_options o;
+  o.realpaths = &r.realpaths;
+  o.demangle = demangle;
+  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.link, o); });
+}
+
 py::list ldd_libs(const ldd_result& r) {
+  if (r.format != ldd_format::elf) return ldd_to_dict(r, false)["libs"].cast<py::list>();
   const auto& link = *r.link;
   py::list libs;
   for (std::size_t i = 1; i < link.objects.size(); ++i) {
@@ -457,15 +564,34 @@ py::list ldd_libs(const ldd_result& r) {
   return libs;
 }
 
+// (name, path or None) per object after the root, in load order.
+py::list ldd_closure(const ldd_result& r) {
+  py::list out;
+  auto add = [&](std::string_view name, bool found, std::string_view path) {
+    out.append(py::make_tuple(to_py(name), found ? py::object(to_py(path)) : py::object(py::none())));
+  };
+  if (r.format == ldd_format::macho) {
+    for (std::size_t i = 1; i < r.macho->objects.size(); ++i)
+      add(r.macho->objects[i].name, r.macho->objects[i].found(), r.macho->objects[i].path);
+    return out;
+  }
+  for (std::size_t i = 1; i < r.link->objects.size(); ++i) {
+    const auto& o = r.link->objects[i];
+    // PE: a system DLL assumed (no Windows tree given) has no path, as in the document.
+    add(o.name, o.found() && !(r.pe && r.pe->info[i].assumed), o.path);
+  }
+  return out;
+}
+
 py::list ldd_bindings(const ldd_result& r) {
-  const auto& link = *r.link;
-  const std::vector<py::object> paths = object_paths(link);
+  const auto& bindings = r.format == ldd_format::macho ? r.macho->bindings : r.link->bindings;
+  const std::vector<py::object> paths = object_names(r);
   py::object empty = py::str("");
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(link.bindings.size()));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(bindings.size()));
   if (!list) throw py::error_already_set();
   py::list out = py::reinterpret_steal<py::list>(list);
   Py_ssize_t k = 0;
-  for (const auto& b : link.bindings) {
+  for (const auto& b : bindings) {
     PyObject* t = PyStructSequence_New(binding_type);
     if (!t) throw py::error_already_set();
     PyList_SET_ITEM(list, k++, t);  // the list owns it from here
@@ -484,50 +610,86 @@ py::list ldd_bindings(const ldd_result& r) {
   return out;
 }
 
+// ELF and Mach-O: each unsatisfied reference. PE: each import no export
+// satisfies (missing export, forwarder target missing or in a cycle); a
+// missing DLL is in `missing`.
 py::list ldd_undefined(const ldd_result& r) {
-  const auto& link = *r.link;
+  const std::vector<py::object> names = object_names(r);
   py::list out;
-  for (const auto& u : link.undefined) {
+  auto add = [&](std::uint32_t from, std::string_view symbol, std::string_view version) {
     PyObject* t = PyStructSequence_New(undefined_type);
     if (!t) throw py::error_already_set();
     py::object o = py::reinterpret_steal<py::object>(t);
-    PyStructSequence_SetItem(t, 0, new_str(link.objects[u.from].path));
-    PyStructSequence_SetItem(t, 1, new_str(u.symbol));
-    PyStructSequence_SetItem(t, 2, new_str(u.version));
+    Py_INCREF(names[from].ptr());
+    PyStructSequence_SetItem(t, 0, names[from].ptr());
+    PyStructSequence_SetItem(t, 1, new_str(symbol));
+    PyStructSequence_SetItem(t, 2, new_str(version));
     out.append(o);
+  };
+  if (r.format == ldd_format::pe) {
+    for (const auto& f : r.pe->findings)
+      if (f.problem != ls::resolve::import_problem::missing_dll) add(f.from, f.symbol, {});
+    return out;
   }
+  for (const auto& u : r.format == ldd_format::macho ? r.macho->undefined : r.link->undefined)
+    add(u.from, u.symbol, u.version);
   return out;
 }
 
+// ELF: ldd -u -r's list. Mach-O: the root's dylib commands no import names
+// (linkscope-ldd --unused). PE: none (every import is bound by name).
 py::list ldd_unused(const ldd_result& r) {
   py::list out;
+  if (r.format == ldd_format::macho) {
+    for (const auto& u : r.macho->unused)
+      if (u.from == 0)
+        out.append(to_py(u.to < r.macho->objects.size() ? ls::report::dyld_shown_path(r.macho->objects[u.to])
+                                                        : u.install_name));
+    return out;
+  }
+  if (r.format == ldd_format::pe) return out;
   for (std::uint32_t u : r.link->unused) out.append(to_py(r.link->objects[u].path));
   return out;
 }
 
 std::string ldd_interp(const ldd_result& r) {
   std::string interp;
+  if (r.format != ldd_format::elf) return interp;
   for (const auto& o : r.link->objects)
     if (o.is_interpreter) interp = o.path;
   return interp;
 }
 
-// The run's warnings, then "NAME: not found" per library that was not found
-// (as linkscope-ldd --json lists them).
+py::list ldd_needed(const ldd_result& r) {
+  if (r.format != ldd_format::macho) return str_list(r.link->objects[0].needed);
+  py::list out;
+  for (const auto& d : r.macho->objects[0].dependencies) out.append(to_py(d.install_name));
+  return out;
+}
+
+// The document's "warnings": ELF, the run's, then "NAME: not found" per
+// library that was not found; Mach-O and PE, the run's.
 py::list ldd_warnings(const ldd_result& r) {
   py::list out;
-  for (const auto& w : r.link->warnings) out.append(to_py(w));
+  for (const auto& w : r.format == ldd_format::macho ? r.macho->warnings : r.link->warnings) out.append(to_py(w));
+  if (r.format != ldd_format::elf) return out;
   for (const auto& o : r.link->objects)
     if (!o.found()) out.append(to_py(o.name + ": not found"));
   return out;
 }
 
-// The document of `linkscope-ldd --json FILE`: report/ldd.hpp's, parsed.
-py::dict ldd_to_dict(const ldd_result& r, bool demangle) {
-  ls::report::ldd_json_options o;
-  o.realpaths = &r.realpaths;
-  o.demangle = demangle;
-  return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, r.file, *r.link, o); });
+// Names of libraries that were not found (PE: an optional ext-ms-* API set
+// without host is not missing).
+py::list ldd_missing(const ldd_result& r) {
+  py::list out;
+  if (r.format == ldd_format::macho) {
+    for (const auto& o : r.macho->objects)
+      if (!o.found()) out.append(to_py(o.name));
+    return out;
+  }
+  for (std::size_t i = 0; i < r.link->objects.size(); ++i)
+    if (!r.link->objects[i].found() && !(r.pe && r.pe->info[i].optional_absent)) out.append(to_py(r.link->objects[i].name));
+  return out;
 }
 
 // ---- dupes, absorbed, why: the CLI's --json document -------------------------
@@ -843,42 +1005,45 @@ file cannot be read, or is an ELF file whose header or dynamic section is
 malformed.)doc");
 
   py::class_<ldd_result, std::shared_ptr<ldd_result>>(m, "LddResult", R"doc(
-What ld.so would do with a program, found from the files alone (linkscope.ldd).
+What the platform's loader would do with a program, found from the files alone
+(linkscope.ldd): ld.so for ELF, dyld for Mach-O, the Windows loader for PE.
 to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
       .def_property_readonly("file", [](const ldd_result& r) { return to_py(r.file); })
-      .def_property_readonly("interp", [](const ldd_result& r) { return to_py(ldd_interp(r)); })
-      .def_property_readonly("needed", [](const ldd_result& r) { return str_list(r.link->objects[0].needed); })
-      .def_property_readonly("rpath", [](const ldd_result& r) { return to_py(r.link->objects[0].rpath); })
-      .def_property_readonly("runpath", [](const ldd_result& r) { return to_py(r.link->objects[0].runpath); })
+      .def_property_readonly("format", [](const ldd_result& r) { return py::str(to_string(r.format)); },
+                             "'elf', 'macho' or 'pe': which loader answered.")
+      .def_property_readonly("interp", [](const ldd_result& r) { return to_py(ldd_interp(r)); },
+                             "ELF: the program interpreter; '' for Mach-O and PE.")
+      .def_property_readonly("needed", &ldd_needed,
+                             "The root's direct dependencies: DT_NEEDED, the Mach-O dylib load commands' install "
+                             "names, or the PE import (and delay-load) DLL names.")
+      .def_property_readonly("rpath", [](const ldd_result& r) {
+        return to_py(r.format == ldd_format::elf ? r.link->objects[0].rpath : std::string_view());
+      }, "ELF: DT_RPATH; '' for Mach-O and PE.")
+      .def_property_readonly("runpath", [](const ldd_result& r) {
+        return to_py(r.format == ldd_format::elf ? r.link->objects[0].runpath : std::string_view());
+      }, "ELF: DT_RUNPATH; '' for Mach-O and PE.")
       .def_property_readonly("libs", &ldd_libs,
-                             "The closure after the program, in load order: one dict per object "
-                             "(name, path, realpath, found_via, soname, needed, rpath, runpath, ...).")
-      .def_property_readonly("closure", [](const ldd_result& r) {
-        py::list out;
-        for (std::size_t i = 1; i < r.link->objects.size(); ++i) {
-          const auto& o = r.link->objects[i];
-          out.append(py::make_tuple(to_py(o.name), o.found() ? py::object(to_py(o.path)) : py::object(py::none())));
-        }
-        return out;
-      }, "(name, path or None) per loaded object after the program: ldd's `name => path` lines.")
+                             "The closure after the program, in load order: one dict per object, as to_dict()['libs'] "
+                             "(ELF: name, path, realpath, found_via, soname, needed, rpath, runpath, ...).")
+      .def_property_readonly("closure", &ldd_closure,
+                             "(name, path or None) per loaded object after the program: ldd's `name => path` lines.")
       .def_property_readonly("bindings", &ldd_bindings,
                              "Every binding as a Binding(from_, to, symbol, version), as LD_DEBUG=bindings "
                              "under LD_BIND_NOW (the rows of linkscope-ldd --bindings).")
-      .def_property_readonly("undefined", &ldd_undefined, "Undefined(from_, symbol, version) per unsatisfied reference (ldd -r).")
+      .def_property_readonly("undefined", &ldd_undefined,
+                             "Undefined(from_, symbol, version) per unsatisfied reference (ldd -r; dyld's \"Symbol "
+                             "not found\"; PE: a missing export or forwarder target).")
       .def_property_readonly("unused", &ldd_unused, "Direct dependencies the program never binds to (ldd -u -r).")
       .def_property_readonly("warnings", &ldd_warnings)
-      .def_property_readonly("missing", [](const ldd_result& r) {
-        py::list out;
-        for (const auto& o : r.link->objects)
-          if (!o.found()) out.append(to_py(o.name));
-        return out;
-      }, "Names of libraries that were not found.")
+      .def_property_readonly("missing", &ldd_missing, "Names of libraries that were not found.")
       .def("to_dict", &ldd_to_dict, py::arg("demangle") = false,
            "The document of `linkscope-ldd --json FILE` (demangle=True: of `--json --demangle`, a \"demangled\" "
            "beside each C++ symbol).")
       .def("__repr__", [](const ldd_result& r) {
-        return "<linkscope.LddResult " + r.file + ": " + std::to_string(r.link->objects.size()) + " objects, " +
-               std::to_string(r.link->bindings.size()) + " bindings>";
+        const std::size_t objects = r.format == ldd_format::macho ? r.macho->objects.size() : r.link->objects.size();
+        const std::size_t bindings = r.format == ldd_format::macho ? r.macho->bindings.size() : r.link->bindings.size();
+        return "<linkscope.LddResult " + r.file + " (" + to_string(r.format) + "): " + std::to_string(objects) +
+               " objects, " + std::to_string(bindings) + " bindings>";
       });
 
   m.def("dupes", &run_dupes, py::arg("paths"), py::kw_only(), py::arg("closure") = py::none(),
@@ -904,17 +1069,55 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         py::arg("require_archs") = std::vector<std::string>{}, py::arg("windows_target") = py::none(),
         py::arg("forbid_crt") = std::vector<std::string>{},
         "The document of linkscope-floors --json (use linkscope.floors, which wraps it).");
-  m.def("ldd", &run_ldd, py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
+  m.def("ldd",
+        [](const std::string& path, std::optional<std::string> root, std::vector<std::string> library_path,
+           std::vector<std::string> preload, std::optional<std::string> cache, bool use_cache, bool env,
+           std::optional<int> isa_level, bool bindings, std::optional<std::string> executable,
+           std::optional<std::string> arch, std::optional<std::vector<std::string>> dyld_library_path,
+           std::optional<std::vector<std::string>> dyld_framework_path,
+           std::optional<std::vector<std::string>> dyld_fallback_library_path,
+           std::optional<std::string> windows_root, std::optional<std::string> load_mode,
+           std::optional<std::vector<std::string>> windows_path, std::optional<std::vector<std::string>> dll_dirs,
+           std::optional<std::vector<std::string>> known_dlls, std::optional<std::string> current_dir) {
+          ldd_platform_options p{std::move(executable), std::move(arch), std::move(dyld_library_path),
+                                 std::move(dyld_framework_path), std::move(dyld_fallback_library_path),
+                                 std::move(windows_root), std::move(load_mode), std::move(windows_path),
+                                 std::move(dll_dirs), std::move(known_dlls), std::move(current_dir)};
+          return run_ldd(path, std::move(root), std::move(library_path), std::move(preload), std::move(cache),
+                         use_cache, env, isa_level, bindings, std::move(p));
+        },
+        py::arg("path"), py::kw_only(), py::arg("root") = py::none(),
         py::arg("library_path") = std::vector<std::string>{}, py::arg("preload") = std::vector<std::string>{},
         py::arg("cache") = py::none(), py::arg("use_cache") = true, py::arg("env") = false,
-        py::arg("isa_level") = py::none(), py::arg("bindings") = true, R"doc(
-Emulate ld.so (glibc 2.36) on the ELF program `path` without running it.
+        py::arg("isa_level") = py::none(), py::arg("bindings") = true, py::arg("executable") = py::none(),
+        py::arg("arch") = py::none(), py::arg("dyld_library_path") = py::none(),
+        py::arg("dyld_framework_path") = py::none(), py::arg("dyld_fallback_library_path") = py::none(),
+        py::arg("windows_root") = py::none(), py::arg("load_mode") = py::none(), py::arg("windows_path") = py::none(),
+        py::arg("dll_dirs") = py::none(), py::arg("known_dlls") = py::none(), py::arg("current_dir") = py::none(),
+        R"doc(
+Emulate the loader of `path`'s platform without running it, as linkscope-ldd
+does: ld.so (glibc 2.36) for ELF, dyld for Mach-O (thin or universal), the
+Windows loader for PE (.exe, .dll, .pyd, .node). Options of another platform
+are ignored.
 
-root: read every file under this sysroot (the ld.so.cache too).
-library_path: folders, as LD_LIBRARY_PATH would give them.
-preload: libraries, as LD_PRELOAD.
-cache: an ld.so.cache to read instead of /etc/ld.so.cache; use_cache=False: none.
-env: also read LD_LIBRARY_PATH from os.environ (off: results depend on the arguments only).
-isa_level: x86-64 level 1..4 for glibc-hwcaps (default: this CPU).
-bindings: resolve every relocation (False: only the closure).)doc");
+root: ELF: read every file under this sysroot (the ld.so.cache too); Mach-O:
+  the macOS root or SDK (of .tbd stubs) install names are looked up under.
+library_path: ELF: folders, as LD_LIBRARY_PATH would give them.
+preload: ELF: libraries, as LD_PRELOAD.
+cache: ELF: an ld.so.cache to read instead of /etc/ld.so.cache; use_cache=False: none.
+env: ELF: also read LD_LIBRARY_PATH from os.environ (off: results depend on the arguments only).
+isa_level: ELF: x86-64 level 1..4 for glibc-hwcaps (default: this CPU).
+bindings: resolve every relocation or import (False: only the closure; PE:
+  imports are not checked against exports).
+executable: Mach-O: the main executable, for @executable_path of a bundle or
+  dylib; PE: the host program (its folder is the application folder).
+arch: Mach-O: the slice of universal files (x86_64, arm64; default: the first).
+dyld_library_path, dyld_framework_path, dyld_fallback_library_path: Mach-O:
+  folders, as DYLD_LIBRARY_PATH, DYLD_FRAMEWORK_PATH, DYLD_FALLBACK_LIBRARY_PATH.
+windows_root: PE: System32 of a Windows tree (and its apisetschema.dll).
+load_mode: PE: 'program' (default), 'altered' (LOAD_WITH_ALTERED_SEARCH_PATH) or 'python'.
+windows_path: PE: the PATH folders, in order (linkscope-ldd --path).
+dll_dirs: PE, python mode: os.add_dll_directory folders.
+known_dlls: PE: KnownDLLs beyond the built-in Windows 10/11 list.
+current_dir: PE: the current folder (not searched unless given).)doc");
 }
