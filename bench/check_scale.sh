@@ -200,7 +200,13 @@ echo "== 3. threads"
 if "$check" --help | grep -qE -- '(^|[ ,])-j|--jobs'; then
   header
   for j in $(seq 1 "$(nproc)"); do
-    timed "linkscope-check -j $j" "$check" -j "$j" --json --undefined --no-dpkg --no-conda /usr "${files[@]}" > /dev/null
+    timed "linkscope-check -j $j" "$check" -j "$j" --json --undefined --no-dpkg --no-conda /usr "${files[@]}" \
+      | sed -E 's/"milliseconds":[0-9]+//' > "$work/jobs-$j.json"
+  done
+  for j in $(seq 2 "$(nproc)"); do
+    same=$(cmp -s "$work/jobs-1.json" "$work/jobs-$j.json" && echo "the same document" || echo "A DIFFERENT DOCUMENT")
+    echo "-j $j against -j 1: $(ratio "$(cut -d' ' -f1 "$work/linkscope-check -j 1.wall")" \
+      "$(cut -d' ' -f1 "$work/linkscope-check -j $j.wall")") wall (goal for -j 2: >= 1.8x), $same"
   done
 else
   echo "-j: not implemented (linkscope-check --help has no -j)"

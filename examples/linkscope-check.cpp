@@ -17,6 +17,7 @@
 #include "cli/cli.hpp"
 #include "cli/floor_limits.hpp"
 #include "cli/options.hpp"
+#include "cli/progress.hpp"
 
 namespace {
 constexpr std::string_view tool = "linkscope-check";
@@ -40,6 +41,9 @@ constexpr cli::option_spec option_table[] = {
      "a file that needs a FAMILY_ version above VER is a finding (CXXABI=1.3.7, OPENSSL=3.0.0; repeatable)"},
     {"verbose", 'v', cli::arg::none, nullptr,
      "also list every needed DSO and its owner for clean files, and duplicates across packages that no file loads together"},
+    {"jobs", 'j', cli::arg::required, "N",
+     "link the files on N threads (default: one per core); the output is the same for every N"},
+    {"quiet", 'q', cli::arg::none, nullptr, "no progress line on stderr (it is shown only on a terminal)"},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
 
@@ -66,7 +70,8 @@ constexpr cli::tool_spec spec{
     "  linkscope-check $CONDA_PREFIX\n"
     "  linkscope-check --package libfoo --declared zlib,libcurl $CONDA_PREFIX\n"
     "  linkscope-check --json /usr /usr/bin/python3\n"
-    "  linkscope-check --max-glibc 2.17 --max-glibcxx 3.4.19 $CONDA_PREFIX\n",
+    "  linkscope-check --max-glibc 2.17 --max-glibcxx 3.4.19 $CONDA_PREFIX\n"
+    "  linkscope-check -j 8 --json /usr/lib/x86_64-linux-gnu\n",
     "findings"};
 
 // The first eight symbols of a finding, comma-separated ("..." after them).
@@ -201,6 +206,9 @@ int main(int argc, char** argv) {
   if (p.has("library-path")) options.search.library_path = p.value("library-path");
   if (p.has("package")) options.package = p.value("package");
   if (p.has("dpkg-info")) options.dpkg_info_dir = p.value("dpkg-info");
+  options.jobs = 0;  // one thread per core
+  if (p.has("jobs") && !cli::parse_jobs(p.value("jobs"), options.jobs))
+    return cli::usage_error(spec, "-j/--jobs takes a whole number from 1 to 1024");
   if (int rc = cli::read_floor_limits(spec, p, options.floor_limits); rc >= 0) return rc;
   const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
@@ -217,8 +225,11 @@ int main(int argc, char** argv) {
       return cli::exit_error;
     }
   }
+  cli::progress_line progress(tool, p.has("quiet"));
+  if (progress.on()) options.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
   const auto start = std::chrono::steady_clock::now();
   auto report = resolve::check_prefix(positional[0], options);
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!report) {
     cli::report(tool, positional[0], report.error());

@@ -3,6 +3,7 @@
 // NEEDED), `ldd` (not found), `readelf -d` (RPATH/RUNPATH, NEEDED), ld.so's
 // LD_DEBUG=bindings (which library a symbol binds to), `dpkg -S` (ownership).
 // resolve/packages.hpp has its own tests (test_packages.cpp).
+#include <linkscope/report/check.hpp>
 #include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/duplicates.hpp>
 
@@ -576,4 +577,106 @@ TEST_CASE("the version names GNU ld puts in .dynsym are no duplicate definitions
   auto report = resolve::find_duplicates({libc, libm});
   REQUIRE(report);
   for (const auto& dup : report->duplicates) CHECK(dup.name.rfind("GLIBC_", 0) != 0);
+}
+
+namespace {
+// The report's JSON document, without the run's wall time.
+std::string report_document(const resolve::prefix_report& r) {
+  std::string out;
+  {
+    json_writer w(out);
+    report::write_json(w, r, {});
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("jobs: the report is the same on every number of threads", "[check][jobs]") {
+  // The generated prefix, whose -j 1 report the tests above check against ldd.
+  if (lt::have_tool("gcc")) {
+    const fixture& fx = make_prefix();
+    resolve::prefix_options options;
+    options.use_dpkg = false;
+    options.jobs = 1;
+    auto one = resolve::check_prefix(fx.prefix, options);
+    REQUIRE(one);
+    for (unsigned jobs : {2u, 3u, 8u, 0u}) {
+      options.jobs = jobs;
+      std::size_t calls = 0, last = 0;
+      options.progress = [&](std::size_t done, std::size_t total) {
+        ++calls;
+        CHECK(done == last + 1);  // in order, one at a time
+        CHECK(total == one->files.size());
+        last = done;
+      };
+      auto many = resolve::check_prefix(fx.prefix, options);
+      REQUIRE(many);
+      INFO("jobs " << jobs);
+      CHECK(report_document(*many) == report_document(*one));
+      CHECK(calls == one->files.size());
+    }
+  }
+  // Real libraries sharing dependencies (libc, libstdc++ ...), so that threads
+  // meet in the object cache: the first 300 shared libraries of the system.
+  const std::string dir = "/usr/lib/x86_64-linux-gnu";
+  if (!std::filesystem::is_directory(dir)) return;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && !e.is_symlink() && name.find(".so") != std::string::npos) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.size() > 300) files.resize(300);
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.files = files;
+  options.jobs = 1;
+  auto one = resolve::check_prefix(dir, options);
+  REQUIRE(one);
+  CHECK(one->files.size() + one->skipped_symlinks >= files.size() / 2);
+  options.jobs = 4;
+  auto four = resolve::check_prefix(dir, options);
+  REQUIRE(four);
+  CHECK(report_document(*four) == report_document(*one));
+  CHECK(four->objects_parsed == one->objects_parsed);  // each file parsed once, however many threads asked
+}
+
+TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (!std::filesystem::exists(tool) || !lt::have_tool("gcc")) {
+    WARN("linkscope-check not built");
+    return;
+  }
+  const fixture& fx = make_prefix();
+  const std::string run = tool + " --no-dpkg --json " + lt::shell_quote(fx.prefix);
+  auto strip_time = [](std::string s) {
+    const auto at = s.find("\"milliseconds\":");
+    if (at != std::string::npos) s.erase(at, s.find_first_of(",}", at) - at);
+    return s;
+  };
+  auto one = lt::capture(run + " -j 1 2>&1");
+  CHECK(one.status == 1);
+  for (const char* j : {"-j 2", "--jobs=5", "-j1024"}) {
+    auto many = lt::capture(run + " " + j + " 2>&1");  // stderr is no terminal: no progress line
+    INFO(j);
+    CHECK(many.status == one.status);
+    CHECK(strip_time(many.out) == strip_time(one.out));
+  }
+  for (const char* bad : {"-j 0", "-j x", "-j -3", "--jobs=1.5", "-j 1025"}) {
+    auto r = lt::capture(run + " " + bad + " 2>&1");
+    INFO(bad);
+    CHECK(r.status == 2);
+    CHECK(r.out == "linkscope-check: -j/--jobs takes a whole number from 1 to 1024\n"
+                   "Try 'linkscope-check --help' for more information.\n");
+  }
+  // On a terminal (script(1) gives the tool a pseudo-terminal), the progress
+  // line counts the files and is erased before the report; --quiet drops it.
+  if (lt::have_tool("script")) {
+    const std::string text = tool + " --no-dpkg -j 2 " + lt::shell_quote(fx.prefix);
+    auto tty = lt::capture("script -qec " + lt::shell_quote(text) + " /dev/null");
+    CHECK(tty.out.find("linkscope-check: 6/6 files\r\033[K") != std::string::npos);
+    auto quiet = lt::capture("script -qec " + lt::shell_quote(text + " --quiet") + " /dev/null");
+    CHECK(quiet.out.find("files\r") == std::string::npos);
+    CHECK(quiet.out.find("6 files checked") != std::string::npos);
+  }
 }

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,12 +46,15 @@
 #include "linkscope/resolve/search_path.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -93,6 +97,14 @@ struct prefix_options {
   // Platform floors (resolve/floors.hpp): a file that needs a version above
   // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
   std::vector<version_limit> floor_limits;
+  // Threads that link the files (each file's link and verdicts are
+  // independent; the object cache is shared). 0: one per core. The report is
+  // the same for every value: files keep the walk's order.
+  unsigned jobs = 1;
+  // Called after each file is linked and judged, with how many are done of
+  // how many (a progress line). Called from one thread at a time, in order
+  // of `done`; never when the prefix holds no file to check.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct needed_entry {
@@ -495,31 +507,58 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     files = detail::walk_prefix(prefix, report);
   }
 
-  // Link each file and judge it.
+  // Link each file and judge it, on `jobs` threads: each takes the next file
+  // not yet taken and fills that file's slot, so the order is the walk's.
   dynamic_options link_options;
   link_options.search = options.search;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
-  detail::file_verdicts verdicts(options, prefix_canonical, cwd);
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
-  for (const auto& f : files) {
-    file_report fr;
-    fr.path = f;
-    auto link = link_dynamic(f, link_options, cache);
-    if (!link) {
-      // The file itself is unreadable or no ELF file ld.so would map.
-      fr.failure = link.error();
-      ++report.failed;
-    } else {
-      verdicts.judge(f, *link, fr);
-      report.lookups += link->lookups;
-      if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+  report.files.resize(files.size());
+  std::vector<std::size_t> lookups(files.size(), 0);
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_lock;
+  std::size_t done = 0;
+  auto work = [&] {
+    // file_verdicts caches canonical paths: one per thread.
+    detail::file_verdicts verdicts(options, prefix_canonical, cwd);
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      const std::string& f = files[i];
+      file_report& fr = report.files[i];
+      fr.path = f;
+      auto link = link_dynamic(f, link_options, cache);
+      if (!link) {
+        fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+      } else {
+        verdicts.judge(f, *link, fr);
+        lookups[i] = link->lookups;
+        if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+      }
+      fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
+      if (options.progress) {
+        std::lock_guard<std::mutex> hold(progress_lock);
+        options.progress(++done, files.size());
+      }
     }
-    fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
-    report.files.push_back(std::move(fr));
+  };
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
+  if (jobs <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(jobs - 1);
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    report.lookups += lookups[i];
+    if (report.files[i].failed()) ++report.failed;
   }
   report.objects_parsed = cache.files();
+  const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.
   std::unordered_map<std::string, std::string> conda;
@@ -637,7 +676,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     std::vector<owned_library> libraries;
     std::set<std::string> seen;
     auto add = [&](const std::string& file, const package_owner& owner) {
-      if (owner.package.empty() || !detail::is_library_name(file) || verdicts.allowed(detail::base_name(file))) return;
+      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(detail::base_name(file))) return;
       if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {

@@ -18,15 +18,20 @@
 // joins; a file is known by the host path it was opened as and by its
 // device+inode (two paths of one file give one image). Results keep the
 // mappings they point into alive (dynamic_link::files holds shared
-// pointers), so a result may outlive the cache. Not thread-safe: one cache
-// per thread. `files()` counts the distinct files parsed, `hits()` the opens
-// answered from the cache.
+// pointers), so a result may outlive the cache. Thread-safe: roots may be
+// linked on several threads against one cache (resolve/check.hpp's -j). A
+// lookup holds the cache's lock only to find or insert; a file is mapped and
+// parsed outside it, and when two threads parse one file at once, the first
+// insert wins and the other copy is dropped (images never change, so either
+// is the same). `files()` counts the distinct files parsed, `hits()` the
+// opens answered from the cache.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -183,8 +188,15 @@ class object_cache {
   object_cache() = default;
   object_cache(const object_cache&) = delete;
   object_cache& operator=(const object_cache&) = delete;
-  object_cache(object_cache&&) = default;
-  object_cache& operator=(object_cache&&) = default;
+  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
+  object_cache(object_cache&& other) noexcept
+      : stores_(std::move(other.stores_)), files_(other.files_), hits_(other.hits_) {}
+  object_cache& operator=(object_cache&& other) noexcept {
+    stores_ = std::move(other.stores_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
 
   // Distinct files mapped and parsed, and opens answered from the cache.
   std::size_t files() const noexcept { return files_; }
@@ -195,32 +207,38 @@ class object_cache {
   // reason in its warnings (also cached). The image never changes.
   template <class ET>
   std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
     store<ET>& s = std::get<store<ET>>(stores_);
-    auto it = s.by_path.find(file);
-    if (it != s.by_path.end()) {
-      ++hits_;
-      return it->second;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = s.by_path.find(file);
+      if (it != s.by_path.end()) {
+        ++hits_;
+        return it->second;
+      }
     }
-    std::shared_ptr<const detail::object_image<ET>> img;
     auto mapped = mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::object_image<ET>>();
       failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-      img = std::move(failed);
-    } else {
-      const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+      std::lock_guard<std::mutex> hold(lock_);
+      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
+    }
+    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
       auto same = s.by_file.find(key);
       if (same != s.by_file.end()) {
         ++hits_;
-        img = same->second;
-      } else {
-        ++files_;
-        img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
-        s.by_file.emplace(key, img);
+        return s.by_path.emplace(file, same->second).first->second;
       }
     }
-    s.by_path.emplace(file, img);
-    return img;
+    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    if (fresh) ++files_;
+    else ++hits_;  // another thread parsed it meanwhile: keep the first
+    return s.by_path.emplace(file, same->second).first->second;
   }
 
  private:
@@ -230,6 +248,7 @@ class object_cache {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
   };
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::mutex lock_;
   std::size_t files_ = 0;
   std::size_t hits_ = 0;
 };

@@ -1,0 +1,80 @@
+// examples/cli/progress.hpp — the one-line progress indicator of long runs
+// (linkscope-check over a prefix): `TOOL: DONE/TOTAL files` rewritten in place
+// on stderr at most ten times a second, and erased when the run ends. It is
+// on only when stderr is a terminal and the user did not ask for --quiet, so
+// logs, pipes and CI see nothing.
+//
+// Also here: parse_jobs, the `-j N` value (a positive thread count).
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+namespace linkscope::cli {
+
+inline bool stderr_is_terminal() {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return ::isatty(2) == 1;
+#endif
+}
+
+class progress_line {
+ public:
+  progress_line(std::string_view tool, bool quiet) : tool_(tool), on_(!quiet && stderr_is_terminal()) {}
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+  ~progress_line() { finish(); }
+
+  bool on() const noexcept { return on_; }
+
+  // `done` of `total` items are finished (called in order of `done`).
+  void update(std::size_t done, std::size_t total, const char* unit = "files") {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done != total && shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\r%.*s: %zu/%zu %s", static_cast<int>(tool_.size()), tool_.data(), done, total, unit);
+    std::fflush(stderr);
+  }
+
+  // Erase the line (before the report or a diagnostic is written).
+  void finish() {
+    if (!shown_) return;
+    shown_ = false;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string_view tool_;
+  bool on_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// The value of -j/--jobs: a whole number from 1 to 1024. False (and `out`
+// unchanged) for anything else: 0, a sign, a fraction, trailing text.
+inline bool parse_jobs(std::string_view text, unsigned& out) {
+  if (text.empty() || text.size() > 4) return false;
+  unsigned n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (n == 0 || n > 1024) return false;
+  out = n;
+  return true;
+}
+
+}  // namespace linkscope::cli
