@@ -76,10 +76,11 @@ int main(int argc, char** argv) {
     return cli::exit_error;
   }
   std::size_t shown = 0;
-  auto site_label = [](const resolve::definition_site& s) {
-    std::string label = s.file;
-    if (!s.version.empty()) label += "@" + s.version;
-    return label;
+  // The version after the kind, as nm -D spells it (@@ for the default
+  // version), never glued to the file name.
+  auto version_label = [](const resolve::definition_site& s) {
+    if (s.version.empty()) return std::string();
+    return (s.default_version ? "  @@" : "  @") + s.version;
   };
   if (json) {
     // The document is report/dupes.hpp's (docs/JSON.md).
@@ -96,8 +97,8 @@ int main(int argc, char** argv) {
       std::printf("%s%s\n", demangle ? symbols::demangle(d.name).c_str() : d.name.c_str(), d.abi_break ? "  [ABI break: data sizes differ]" : d.sizes_differ ? "  [sizes differ]" : "");
       for (std::size_t i = 0; i < d.sites.size(); ++i) {
         const auto& s = d.sites[i];
-        std::printf("  %-60s size %-6llu %s%s%s\n", site_label(s).c_str(), static_cast<unsigned long long>(s.size), to_string(s.kind),
-                    i == d.runtime_winner ? "  <- ld.so binds here" : "", i == d.link_winner ? "  <- a link takes this" : "");
+        std::printf("  %-60s size %-6llu %s%s%s%s\n", s.file.c_str(), static_cast<unsigned long long>(s.size),
+                    to_string(s.kind), version_label(s).c_str(), i == d.runtime_winner ? "  <- ld.so binds here" : "", i == d.link_winner ? "  <- a link takes this" : "");
       }
     }
     std::printf("%zu duplicate symbol%s\n", shown, shown == 1 ? "" : "s");

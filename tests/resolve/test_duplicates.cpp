@@ -109,3 +109,34 @@ TEST_CASE("(e) vendored copy next to the shipped DSO: duplicates, winners, ABI b
     CHECK(bad.out.rfind("linkscope-dupes: /nonexistent: error: ", 0) == 0);
   }
 }
+
+TEST_CASE("linkscope-dupes: one spelling per file, the version in its own column as nm -D spells it", "[duplicates]") {
+  const std::string dir = lt::scratch_dir("duplicates_versions");
+  lt::write_file(dir + "/v.map", "VERS_1 { global: vfunc; local: *; };\n");
+  lt::write_file(dir + "/a.c", "int vfunc(void) { return 1; }\n");
+  REQUIRE(lt::run_in(dir, "gcc -shared -fPIC -o liba.so a.c -Wl,--version-script=v.map && "
+                          "gcc -shared -fPIC -o libb.so a.c -Wl,--version-script=v.map") == 0);
+  // nm -D: the definition is vfunc@@VERS_1 in both.
+  for (const char* lib : {"liba.so", "libb.so"})
+    REQUIRE(lt::capture("cd " + dir + " && nm -D --defined-only " + lib).out.find(" T vfunc@@VERS_1\n") !=
+            std::string::npos);
+  const std::string tool = lt::tool_path("linkscope-dupes");
+  // Relative arguments without a slash: ld.so names the root ./liba.so.
+  auto text = lt::capture("cd " + dir + " && " + tool + " liba.so libb.so");
+  CHECK(text.status == 1);
+  const auto rows = lt::lines(text.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0] == "vfunc");
+  for (std::size_t i : {1u, 2u}) {
+    INFO(rows[i]);
+    const std::string file = i == 1 ? "liba.so" : "libb.so";
+    CHECK(rows[i].rfind("  " + file + " ", 0) == 0);  // the file alone, no @VERSION glued to it
+    CHECK(rows[i].find(" func  @@VERS_1") != std::string::npos);
+  }
+  auto json = lt::capture("cd " + dir + " && " + tool + " --json liba.so libb.so");
+  CHECK(json.status == 1);
+  // closure_order spells the root as the definitions and the winner do.
+  CHECK(json.out.find("\"closure_order\":[\"liba.so\"]") != std::string::npos);
+  CHECK(json.out.find("\"runtime_winner\":\"liba.so\"") != std::string::npos);
+  CHECK(json.out.find("./liba.so") == std::string::npos);
+}

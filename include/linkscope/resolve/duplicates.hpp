@@ -68,7 +68,8 @@ struct duplicates_options {
 
 struct duplicates_report {
   std::vector<duplicate_symbol> duplicates;  // sorted by name
-  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
+                                             // also given as an argument is spelled as given there
   std::vector<skipped_member> skipped;
 };
 
@@ -153,6 +154,7 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
         auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
         identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
       }
+      std::vector<char> respelled(identity.size(), 0);
       for (std::size_t argument = 0; argument < paths.size(); ++argument) {
         if (!loadable(plain_kind[argument])) continue;
         auto file = mapped_file::open(paths[argument]);
@@ -160,6 +162,10 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
         for (std::size_t i = 0; i < identity.size(); ++i)
           if (identity[i].first == file->device() && identity[i].second == file->inode()) {
             scope_of_argument[argument] = i;
+            // One file, one spelling: the argument's, as the definitions give it
+            // (ld.so spells the root ./liba.so and a found library by its search path).
+            if (!respelled[i]) report.closure_order[i] = paths[argument];
+            respelled[i] = 1;
             break;
           }
       }
