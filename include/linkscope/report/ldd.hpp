@@ -55,6 +55,18 @@ inline std::vector<std::string> object_realpaths(const resolve::dynamic_link& li
   return out;
 }
 
+// "skipped": [{"path", "reason"}] and "warnings" of one library, in the
+// ELF, Mach-O and PE documents alike (candidates the loader refused).
+inline void write_skipped_and_warnings(json_writer& w, const std::vector<resolve::rejected_candidate>& rejected,
+                                       const std::vector<std::string>& warnings) {
+  w.key("skipped").begin_array();
+  for (const auto& r : rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : warnings) w.value(s);
+  w.end_array();
+}
+
 inline void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
                        const ldd_json_options& o = {}) {
   const resolve::loaded_object& main = link.objects[0];
@@ -82,12 +94,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyn
     for (auto n : obj.needed) w.value(n);
     w.end_array();
     w.field("rpath", obj.rpath).field("runpath", obj.runpath).field("preloaded", obj.preloaded);
-    w.key("skipped").begin_array();
-    for (const auto& r : obj.rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& s : obj.warnings) w.value(s);
-    w.end_array();
+    write_skipped_and_warnings(w, obj.rejected, obj.warnings);
     w.end_object();
   }
   w.end_array();

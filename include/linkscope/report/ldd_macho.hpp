@@ -26,6 +26,7 @@
 
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
+#include "linkscope/report/ldd.hpp"
 #include "linkscope/resolve/dyld/result.hpp"
 #include "linkscope/symbols/demangle.hpp"
 
@@ -85,12 +86,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyl
     w.field("stub", obj.kind == resolve::dyld_image_kind::tbd);
     w.field("weak", obj.weak);
     w.field("loaded_by", obj.loader < link.objects.size() ? dyld_shown_path(link.objects[obj.loader]) : std::string_view());
-    w.key("skipped").begin_array();
-    for (const auto& r : obj.rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& s : obj.warnings) w.value(s);
-    w.end_array();
+    write_skipped_and_warnings(w, obj.rejected, obj.warnings);
     w.end_object();
   }
   w.end_array();

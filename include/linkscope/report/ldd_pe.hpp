@@ -29,6 +29,7 @@
 
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
+#include "linkscope/report/ldd.hpp"
 #include "linkscope/resolve/pe_load.hpp"
 
 namespace linkscope {
@@ -84,12 +85,7 @@ inline void write_json(json_writer& out, std::string_view file, const resolve::w
     out.key("assemblies").begin_array();
     for (const auto& a : info.assemblies) out.value(a);
     out.end_array();
-    out.key("skipped").begin_array();
-    for (const auto& r : obj.rejected) out.begin_object().field("path", r.path).field("reason", r.reason).end_object();
-    out.end_array();
-    out.key("warnings").begin_array();
-    for (const auto& s : obj.warnings) out.value(s);
-    out.end_array();
+    write_skipped_and_warnings(out, obj.rejected, obj.warnings);
     out.end_object();
   }
   out.end_array();
