@@ -1,5 +1,5 @@
 // linkscope-check — overlinking, overdepending and package ownership for every
-// ELF file under a prefix (conda-build's and auditwheel's question).
+// ELF, Mach-O and PE file under a prefix (conda-build's and auditwheel's question).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -49,7 +49,7 @@ constexpr cli::option_spec option_table[] = {
 
 constexpr cli::tool_spec spec{
     "linkscope-check", "[OPTION]... PREFIX [FILE]...",
-    "Check the linking of every ELF file of a package: overlinking, overdepending, ownership.\n"
+    "Check every ELF, Mach-O and PE file of a package: overlinking, overdepending, ownership.\n"
     "For every dynamically linked ELF file under PREFIX (or only the FILEs given),\n"
     "resolves DT_NEEDED as ld.so would and binds every symbol reference, then reports:\n"
     "  missing      a NEEDED entry that resolves nowhere (ldd: not found)\n"
@@ -65,7 +65,13 @@ constexpr cli::tool_spec spec{
     "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
     "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
-    "libstdc++, libgcc_s ...) are never findings.",
+    "libstdc++, libgcc_s ...) are never findings.\n"
+    "Mach-O executables, dylibs and bundles go through the dyld emulator, PE images\n"
+    "through the Windows loader (the prefix's conda PATH folders after the application\n"
+    "folder): missing, unused (Mach-O), system, undefined (dyld's \"Symbol not found\";\n"
+    "PE: DLL!NAME not exported; findings with --undefined) and rpath (LC_RPATH\n"
+    "entries and an absolute install name outside the prefix). macOS system libraries\n"
+    "and Windows' own DLLs, API sets and C runtimes are allowed.",
     option_table,
     "  linkscope-check $CONDA_PREFIX\n"
     "  linkscope-check --package libfoo --declared zlib,libcurl $CONDA_PREFIX\n"
@@ -149,12 +155,15 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
         std::printf("%s: floor: %s from %s is above %s: %s\n", file, v.above[i].name.c_str(), v.libraries[i].c_str(),
                     v.max.c_str(), first_symbols(v.above[i].symbols).c_str());
     if (!f.undefined.empty())
-      std::printf("%s: undefined: %zu symbol%s (ldd -r), first %s\n", file, f.undefined.size(),
-                  f.undefined.size() == 1 ? "" : "s", f.undefined.front().c_str());
+      std::printf("%s: undefined: %zu symbol%s (%s), first %s\n", file, f.undefined.size(),
+                  f.undefined.size() == 1 ? "" : "s",
+                  f.format == "macho" ? "dyld: Symbol not found" : f.format == "pe" ? "not exported by the DLL" : "ldd -r",
+                  f.undefined.front().c_str());
     if (verbose || f.findings != 0) {
       for (const auto& n : f.needed) {
         if (n.path.empty()) continue;
-        std::printf("%s: Needed DSO %s found in %s%s\n", file, shown(n.file).c_str(), owner_text(n.owner).c_str(),
+        std::printf("%s: Needed DSO %s found in %s%s\n", file, shown(n.file.empty() ? n.path : n.file).c_str(),
+                    owner_text(n.owner).c_str(),
                     n.allowed ? " (allowed)" : "");
       }
     }

@@ -680,3 +680,263 @@ TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
     CHECK(quiet.out.find("6 files checked") != std::string::npos);
   }
 }
+
+namespace {
+
+const char* check_libsystem_tbd =
+    "--- !tapi-tbd\ntbd-version:     4\ntargets:         [ x86_64-macos ]\n"
+    "install-name:    '/usr/lib/libSystem.B.dylib'\ncurrent-version: 1311\n"
+    "exports:\n  - targets:         [ x86_64-macos ]\n    symbols:         [ dyld_stub_binder, _printf ]\n...\n";
+
+const resolve::file_report* file_named(const resolve::prefix_report& r, const std::string& relative) {
+  for (const auto& f : r.files)
+    if (f.relative == relative) return &f;
+  return nullptr;
+}
+
+std::set<std::string> field_set(const std::vector<resolve::needed_entry>& needed, bool used_only, bool unused_only) {
+  std::set<std::string> out;
+  for (const auto& n : needed)
+    if ((!used_only || n.used) && (!unused_only || (!n.path.empty() && !n.used))) out.insert(n.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Mach-O files in a prefix: the dyld emulator's verdicts against llvm-otool and ld64.lld", "[check][macho]") {
+  if (!lt::have_tool("clang-14") || !lt::have_tool("ld64.lld-14") || !lt::have_tool("llvm-otool-14")) {
+    WARN("clang-14, ld64.lld-14 or llvm-otool-14 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("check_macho");
+  std::filesystem::create_directories(dir + "/sdk/usr/lib");
+  lt::write_file(dir + "/sdk/usr/lib/libSystem.tbd", check_libsystem_tbd);
+  lt::write_file(dir + "/good.c", "int good_fn(void) { return 1; }\n");
+  lt::write_file(dir + "/unused.c", "int unused_fn(void) { return 2; }\n");
+  lt::write_file(dir + "/gone.c", "int gone_fn(void) { return 3; }\n");
+  lt::write_file(dir + "/shrunk.c", "int kept_fn(void) { return 4; }\nint shrunk_fn(void) { return 5; }\n");
+  lt::write_file(dir + "/shrunk2.c", "int kept_fn(void) { return 4; }\n");
+  lt::write_file(dir + "/app.c", "int good_fn(void); int kept_fn(void); int shrunk_fn(void);\n"
+                                 "int main(void) { return good_fn() + kept_fn() + shrunk_fn(); }\n");
+  lt::write_file(dir + "/app_gone.c", "int good_fn(void); int gone_fn(void);\nint main(void) { return good_fn() + gone_fn(); }\n");
+  const std::string L = "ld64.lld-14 -arch x86_64 -platform_version macos 11.0 11.0 -syslibroot sdk -lSystem ";
+  const std::string script =
+      "set -e; mkdir -p env/bin env/lib;"
+      "for s in good unused gone shrunk shrunk2 app app_gone; do clang-14 -target x86_64-apple-macos11 -c $s.c; done;" +
+      L + "-dylib -install_name @rpath/libgood.dylib good.o -o env/lib/libgood.dylib;" +
+      L + "-dylib -install_name @rpath/libunused.dylib unused.o -o env/lib/libunused.dylib;" +
+      L + "-dylib -install_name @rpath/libgone.dylib gone.o -o env/lib/libgone.dylib;" +
+      L + "-dylib -install_name @rpath/libshrunk.dylib shrunk.o -o env/lib/libshrunk.dylib;" +
+      L + "-dylib -install_name /Users/runner/work/lib/libabs.dylib good.o -o env/lib/libabs.dylib;" +
+      L + "-execute -rpath @executable_path/../lib -rpath /opt/build/lib app.o env/lib/libgood.dylib "
+          "env/lib/libunused.dylib env/lib/libshrunk.dylib -o env/bin/app;" +
+      L + "-execute -dead_strip_dylibs -rpath @executable_path/../lib app.o env/lib/libgood.dylib "
+          "env/lib/libunused.dylib env/lib/libshrunk.dylib -o app_dead;" +
+      L + "-execute -rpath @executable_path/../lib app_gone.o env/lib/libgood.dylib env/lib/libgone.dylib "
+          "-o env/bin/app_gone;"
+      "rm env/lib/libgone.dylib;" +
+      L + "-dylib -install_name @rpath/libshrunk.dylib shrunk2.o -o env/lib/libshrunk.dylib";
+  REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
+  const std::string env = dir + "/env";
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.undefined_is_finding = true;
+  auto report = resolve::check_prefix(env, options);
+  REQUIRE(report);
+  // The walk: every Mach-O image (the libSystem stub lies outside the prefix).
+  std::vector<std::string> walked;
+  for (const auto& f : report->files) {
+    walked.push_back(f.relative);
+    CHECK(f.format == "macho");
+    CHECK_FALSE(f.failed());
+  }
+  CHECK(walked == std::vector<std::string>{"bin/app", "bin/app_gone", "lib/libabs.dylib", "lib/libgood.dylib",
+                                           "lib/libshrunk.dylib", "lib/libunused.dylib"});
+  // llvm-otool -L: the dylib commands (a dylib's first line is its own id).
+  auto otool_deps = [&](const std::string& rel) {
+    std::set<std::string> out;
+    for (const auto& line : lt::lines(lt::capture("llvm-otool-14 -L " + lt::shell_quote(env + "/" + rel)).out)) {
+      if (line.empty() || line[0] != '\t') continue;
+      out.insert(line.substr(1, line.find(" (compatibility") - 1));
+    }
+    return out;
+  };
+  const auto* app = file_named(*report, "bin/app");
+  REQUIRE(app != nullptr);
+  CHECK(field_set(app->needed, false, false) == otool_deps("bin/app"));
+  // Unused: the dylibs ld64.lld -dead_strip_dylibs leaves out.
+  std::set<std::string> dead_stripped = otool_deps("bin/app");
+  for (const auto& line : lt::lines(lt::capture("llvm-otool-14 -L " + lt::shell_quote(dir + "/app_dead")).out))
+    if (!line.empty() && line[0] == '\t') dead_stripped.erase(line.substr(1, line.find(" (compatibility") - 1));
+  CHECK(field_set(app->needed, false, true) == dead_stripped);
+  CHECK(dead_stripped == std::set<std::string>{"@rpath/libunused.dylib"});
+  // libSystem is the shared cache's: allowed, not in the prefix.
+  for (const auto& n : app->needed) {
+    INFO(n.name);
+    if (n.name == "/usr/lib/libSystem.B.dylib") {
+      CHECK(n.allowed);
+      CHECK(n.rule == "system");
+    } else {
+      CHECK(n.in_prefix);
+      CHECK(n.rule == "rpath");
+    }
+  }
+  // Undefined: what ld64.lld refuses when the program is linked again against the shrunk dylib.
+  auto relink = lt::capture("cd " + lt::shell_quote(dir) + " && " + L +
+                            "-execute app.o env/lib/libgood.dylib env/lib/libshrunk.dylib -o relinked 2>&1");
+  CHECK(relink.status != 0);
+  std::set<std::string> ld_undefined;
+  for (const auto& line : lt::lines(relink.out)) {
+    const auto at = line.find("undefined symbol: ");
+    if (at != std::string::npos) ld_undefined.insert(line.substr(at + 18));
+  }
+  CHECK(std::set<std::string>(app->undefined.begin(), app->undefined.end()) == ld_undefined);
+  CHECK(ld_undefined == std::set<std::string>{"_shrunk_fn"});
+  // LC_RPATH: llvm-otool -l's entries; only the absolute build path is outside.
+  std::set<std::string> otool_rpaths, ours, outside;
+  for (const auto& line : lt::lines(lt::capture("llvm-otool-14 -l " + lt::shell_quote(env + "/bin/app")).out)) {
+    const auto at = line.find(" path ");
+    if (at != std::string::npos) otool_rpaths.insert(line.substr(at + 6, line.find(" (offset") - at - 6));
+  }
+  for (const auto& r : app->rpaths) {
+    ours.insert(r.entry);
+    if (r.outside) outside.insert(r.entry);
+  }
+  CHECK(ours == otool_rpaths);
+  CHECK(outside == std::set<std::string>{"/opt/build/lib"});
+  // Missing: the deleted dylib, and nothing else.
+  const auto* gone = file_named(*report, "bin/app_gone");
+  REQUIRE(gone != nullptr);
+  REQUIRE(gone->missing.size() == 1);
+  CHECK(gone->missing[0].name == "@rpath/libgone.dylib");
+  CHECK(otool_deps("bin/app_gone").count("@rpath/libgone.dylib") == 1);
+  CHECK(gone->missing[0].direct);
+  // Its imports from the missing dylib are undefined too, as ld64.lld says
+  // without it (and as ldd -r lists an absent library's symbols on ELF).
+  auto relink_gone = lt::capture("cd " + lt::shell_quote(dir) + " && " + L +
+                                 "-execute app_gone.o env/lib/libgood.dylib -o relinked 2>&1");
+  CHECK(relink_gone.status != 0);
+  CHECK(relink_gone.out.find("undefined symbol: _gone_fn") != std::string::npos);
+  CHECK(gone->undefined == std::vector<std::string>{"_gone_fn"});
+  // The install name: llvm-otool -D; an absolute build path is not relocatable.
+  const auto id_lines = lt::lines(lt::capture("llvm-otool-14 -D " + lt::shell_quote(env + "/lib/libabs.dylib")).out);
+  REQUIRE(id_lines.size() == 2);
+  const auto* abs = file_named(*report, "lib/libabs.dylib");
+  REQUIRE(abs != nullptr);
+  REQUIRE(abs->rpaths.size() == 1);
+  CHECK(abs->rpaths[0].tag == "LC_ID_DYLIB");
+  CHECK(abs->rpaths[0].entry == id_lines[1]);
+  CHECK(abs->rpaths[0].outside);
+  // One finding of each kind, each in its file.
+  CHECK(app->findings == 3);  // unused libunused, undefined _shrunk_fn, rpath /opt/build/lib
+  CHECK(gone->findings == 2);  // the missing dylib and its import
+  CHECK(abs->findings == 1);
+  CHECK(file_named(*report, "lib/libgood.dylib")->findings == 0);
+  // The CLI says so in text.
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (std::filesystem::exists(tool)) {
+    auto text = lt::capture(tool + " --no-dpkg --undefined " + lt::shell_quote(env));
+    CHECK(text.status == 1);
+    CHECK(text.out.find("bin/app_gone: missing: @rpath/libgone.dylib (not found)\n") != std::string::npos);
+    CHECK(text.out.find("bin/app: unused: @rpath/libunused.dylib => " + env + "/lib/libunused.dylib\n") !=
+          std::string::npos);
+    CHECK(text.out.find("bin/app: undefined: 1 symbol (dyld: Symbol not found), first _shrunk_fn\n") != std::string::npos);
+    CHECK(text.out.find("bin/app: rpath: LC_RPATH entry /opt/build/lib points outside the prefix") != std::string::npos);
+  }
+}
+
+TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump -p", "[check][pe]") {
+  if (!lt::have_tool("x86_64-w64-mingw32-gcc") || !lt::have_tool("x86_64-w64-mingw32-objdump")) {
+    WARN("mingw-w64 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("check_pe");
+  lt::write_file(dir + "/good.c", "__declspec(dllexport) int good_fn(void) { return 1; }\n");
+  lt::write_file(dir + "/gone.c", "__declspec(dllexport) int gone_fn(void) { return 3; }\n");
+  lt::write_file(dir + "/shrunk.c", "__declspec(dllexport) int kept_fn(void) { return 4; }\n"
+                                    "__declspec(dllexport) int shrunk_fn(void) { return 5; }\n");
+  lt::write_file(dir + "/shrunk2.c", "__declspec(dllexport) int kept_fn(void) { return 4; }\n");
+  lt::write_file(dir + "/app.c", "__declspec(dllimport) int good_fn(void); __declspec(dllimport) int kept_fn(void);\n"
+                                 "__declspec(dllimport) int shrunk_fn(void);\n"
+                                 "int main(void) { return good_fn() + kept_fn() + shrunk_fn(); }\n");
+  lt::write_file(dir + "/app_gone.c", "__declspec(dllimport) int good_fn(void); __declspec(dllimport) int gone_fn(void);\n"
+                                      "int main(void) { return good_fn() + gone_fn(); }\n");
+  const std::string cc = "x86_64-w64-mingw32-gcc ";
+  const std::string script =
+      "set -e; mkdir -p env/bin env/Library/bin;" + cc + "-shared -o env/Library/bin/good.dll good.c;" + cc +
+      "-shared -o env/Library/bin/gone.dll gone.c;" + cc + "-shared -o env/Library/bin/shrunk.dll shrunk.c;" + cc +
+      "-o env/bin/app.exe app.c env/Library/bin/good.dll env/Library/bin/shrunk.dll;" + cc +
+      "-o env/bin/app_gone.exe app_gone.c env/Library/bin/good.dll env/Library/bin/gone.dll;"
+      "rm env/Library/bin/gone.dll;" + cc + "-shared -o env/Library/bin/shrunk.dll shrunk2.c";
+  REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
+  const std::string env = dir + "/env";
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.undefined_is_finding = true;
+  auto report = resolve::check_prefix(env, options);
+  REQUIRE(report);
+  std::vector<std::string> walked;
+  for (const auto& f : report->files) {
+    walked.push_back(f.relative);
+    CHECK(f.format == "pe");
+    CHECK_FALSE(f.failed());
+  }
+  CHECK(walked == std::vector<std::string>{"Library/bin/good.dll", "Library/bin/shrunk.dll", "bin/app.exe",
+                                           "bin/app_gone.exe"});
+  const auto objdump = [&](const std::string& path) { return lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(path)).out; };
+  auto dll_names = [&](const std::string& rel) {
+    std::set<std::string> out;
+    for (const auto& line : lt::lines(objdump(env + "/" + rel))) {
+      const auto at = line.find("DLL Name: ");
+      if (at != std::string::npos) out.insert(line.substr(at + 10));
+    }
+    return out;
+  };
+  const auto* app = file_named(*report, "bin/app.exe");
+  REQUIRE(app != nullptr);
+  CHECK(field_set(app->needed, false, false) == dll_names("bin/app.exe"));
+  for (const auto& n : app->needed) {
+    INFO(n.name);
+    if (n.name == "good.dll" || n.name == "shrunk.dll") {
+      CHECK(n.in_prefix);
+      CHECK(n.rule == "path");  // Library/bin, on a conda environment's PATH
+      CHECK_FALSE(n.allowed);
+    } else {
+      CHECK(n.allowed);  // KERNEL32.dll, msvcrt.dll ...: Windows' own
+    }
+  }
+  // Undefined: the imports from shrunk.dll (objdump -p of app.exe) that its
+  // export table (objdump -p of the rebuilt DLL) no longer lists.
+  std::set<std::string> imported, exported, expected;
+  {
+    bool in_shrunk = false;
+    for (const auto& line : lt::lines(objdump(env + "/bin/app.exe"))) {
+      if (line.find("DLL Name: ") != std::string::npos) in_shrunk = line.find("DLL Name: shrunk.dll") != std::string::npos;
+      else if (line.empty()) in_shrunk = false;
+      else if (in_shrunk && line.size() > 2 && line[0] == '\t' && line.find("Hint") == std::string::npos) {
+        std::istringstream words(line);
+        std::string vma, hint, name;
+        if (words >> vma >> hint >> name) imported.insert(name);
+      }
+    }
+    bool in_table = false;
+    for (const auto& line : lt::lines(objdump(env + "/Library/bin/shrunk.dll"))) {
+      if (line.find("[Ordinal/Name Pointer] Table") != std::string::npos) in_table = true;
+      else if (in_table && line.find("] ") != std::string::npos) exported.insert(line.substr(line.find("] ") + 2));
+      else if (in_table && line.empty()) in_table = false;
+    }
+  }
+  for (const auto& name : imported)
+    if (exported.count(name) == 0) expected.insert("shrunk.dll!" + name);
+  CHECK(expected == std::set<std::string>{"shrunk.dll!shrunk_fn"});
+  CHECK(std::set<std::string>(app->undefined.begin(), app->undefined.end()) == expected);
+  // Missing: the deleted DLL.
+  const auto* gone = file_named(*report, "bin/app_gone.exe");
+  REQUIRE(gone != nullptr);
+  REQUIRE(gone->missing.size() == 1);
+  CHECK(gone->missing[0].name == "gone.dll");
+  CHECK(dll_names("bin/app_gone.exe").count("gone.dll") == 1);
+  CHECK(app->findings == 1);   // the missing export
+  CHECK(gone->findings == 1);  // the missing DLL
+  CHECK(file_named(*report, "Library/bin/good.dll")->findings == 0);
+}

@@ -2,7 +2,7 @@
 // (schema/linkscope-check.schema.json; the rules are docs/JSON.md's).
 //
 //   {"version": 1, "prefix": DIR, "conda_meta": bool, "dpkg": bool,
-//    "files": [{"file": PATH, "relative": PATH-IN-PREFIX,
+//    "files": [{"file": PATH, "relative": PATH-IN-PREFIX, "format": "elf" | "macho" | "pe",
 //               "needed": [{"name", "path" | null, "found_via", "in_prefix", "used",
 //                           "symbols": N, "allowed", "package" | null, "package_source"}],
 //               "missing": [{"name", "needed_by", "direct"}], "unused": [NAME...],
@@ -72,12 +72,13 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
     w.begin_object();
     w.field("file", f.path);
     w.field("relative", f.relative);
+    w.field("format", f.format);
     w.key("needed").begin_array();
     for (const auto& n : f.needed) {
       w.begin_object();
       w.field("name", n.name);
       if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
-      w.field("found_via", resolve::to_string(n.via));
+      if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
       w.field("in_prefix", n.in_prefix);
       w.field("used", n.used);
       w.field("symbols", n.symbols);

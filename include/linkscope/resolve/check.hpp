@@ -30,6 +30,22 @@
 //              needed DSO no package owns.
 // Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
 // shell globs on the file name) are never findings.
+//
+// Mach-O and PE files under the prefix are checked too, each on its own
+// platform's loader: Mach-O executables, dylibs and bundles on the dyld
+// emulator (resolve/dyld.hpp; system libraries, which the shared cache
+// supplies, are allowed), PE images on the Windows loader (resolve/
+// pe_load.hpp; the conda PATH folders of the prefix that exist — the prefix,
+// Library/mingw-w64/bin, Library/usr/bin, Library/bin, Scripts, bin — after
+// the application folder; system, API set and runtime DLLs are allowed).
+// Their verdicts: missing (a dylib or DLL found nowhere; weak dylibs and
+// delay-load DLLs excepted), unused (Mach-O: a dylib command no import
+// names), system, undefined (Mach-O: a non-weak import no image exports,
+// dyld's "Symbol not found"; PE: an import the DLL does not export, as
+// DLL!NAME; findings with undefined_is_finding, as ELF's), rpath (an
+// LC_RPATH entry, after @loader_path/@executable_path, outside the prefix; an
+// absolute LC_ID_DYLIB outside it). Overlinking and the package-level copies
+// are ELF's only.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +56,11 @@
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/resolve/dyld/result.hpp"
 #include "linkscope/resolve/floors.hpp"
 #include "linkscope/resolve/package_findings.hpp"
 #include "linkscope/resolve/packages.hpp"
+#include "linkscope/resolve/pe_load.hpp"
 #include "linkscope/resolve/search_path.hpp"
 
 #include <algorithm>
@@ -58,8 +76,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "linkscope/coff/pe.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
+#include "linkscope/macho/fat.hpp"
+#include "linkscope/macho/file.hpp"
+#include "linkscope/macho/linkage.hpp"
+#include "linkscope/resolve/dyld.hpp"
 #include "linkscope/resolve/dynamic.hpp"
 
 #if !defined(_WIN32)
@@ -105,6 +128,10 @@ struct prefix_options {
   // how many (a progress line). Called from one thread at a time, in order
   // of `done`; never when the prefix holds no file to check.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // The loaders of Mach-O and PE files (see the top of this file). Empty
+  // windows.path: the prefix's conda PATH folders.
+  dyld_options dyld;
+  winload_options windows;
 };
 
 struct needed_entry {
@@ -112,6 +139,7 @@ struct needed_entry {
   std::string path;       // as ld.so spells it; empty when not found
   std::string file;       // the file read on this host
   found_via via = found_via::not_found;
+  std::string rule;       // Mach-O, PE: how that platform's loader found it (dyld_found_via, dll_rule)
   bool in_prefix = false;
   bool allowed = false;   // matches the allow-list
   bool used = false;      // F binds at least one symbol to it
@@ -141,13 +169,14 @@ struct rpath_entry {
 };
 
 struct file_report {
+  std::string format = "elf";  // "elf", "macho" or "pe": whose loader linked it
   std::string path;      // as walked (PREFIX/...)
   std::string relative;  // relative to the prefix
   std::vector<needed_entry> needed;
   std::vector<missing_entry> missing;
   std::vector<overlink_entry> overlinked;
   std::vector<rpath_entry> rpaths;
-  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
+  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r); PE: DLL!NAME
   std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
   std::vector<std::string> warnings;
   std::vector<std::string> closure;    // the files ld.so maps for it, in load order (itself first)
@@ -216,11 +245,34 @@ result<prefix_report> check_prefix(const std::string& prefix, const prefix_optio
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
 
-// What a walk needs to know of a file before linking it.
-enum class walk_kind { not_elf, dynamic, other_elf };
+// What a walk needs to know of a file before linking it. `dynamic`, `macho`
+// and `pe` are checked; `other_elf` and `other_macho` (objects, static
+// programs, dSYM companions...) are counted as skipped_static.
+enum class walk_kind { not_elf, dynamic, other_elf, macho, other_macho, pe };
 
-// The kind of the ELF file at `path` from its first bytes; the whole file is
-// mapped only when its program headers lie beyond them.
+// A Mach-O image a loader maps: an executable, a dylib or a bundle (a
+// universal file: by its first slice).
+inline walk_kind sniff_macho(byte_view header) {
+  byte_view thin = header;
+  if (macho::is_fat(header)) {
+    // The first fat_arch: cputype, cpusubtype, offset (fat_arch_64: a 64-bit offset).
+    const bool wide = load<u32, std::endian::big>(header.data()) == macho::FAT_MAGIC_64;
+    if (header.size() < 8 + 16) return walk_kind::other_macho;
+    const u64 offset = wide ? load<u64, std::endian::big>(header.data() + 16) : load<u32, std::endian::big>(header.data() + 16);
+    if (offset + 16 > header.size()) return walk_kind::macho;  // beyond the head: let the loader judge it
+    thin = byte_view(header.data() + offset, header.size() - offset);
+  }
+  if (!macho::is_macho(thin) || thin.size() < 16) return walk_kind::other_macho;
+  // raw_magic reads the magic big-endian: MH_MAGIC* means a big-endian image.
+  const bool big = macho::raw_magic(thin) == macho::MH_MAGIC || macho::raw_magic(thin) == macho::MH_MAGIC_64;
+  const u32 filetype = big ? load<u32, std::endian::big>(thin.data() + 12) : load<u32, std::endian::little>(thin.data() + 12);
+  return filetype == macho::MH_EXECUTE || filetype == macho::MH_DYLIB || filetype == macho::MH_BUNDLE
+             ? walk_kind::macho
+             : walk_kind::other_macho;
+}
+
+// The kind of the file at `path` from its first bytes; an ELF file is mapped
+// whole only when its program headers lie beyond them.
 inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
   unsigned char head[4096];
   std::size_t got = 0;
@@ -229,6 +281,8 @@ inline walk_kind sniff_elf_file(const std::string& path, std::string* error_mess
     std::fclose(in);
   }
   const byte_view header(head, got);
+  if (macho::is_macho(header) || macho::is_fat(header)) return sniff_macho(header);
+  if (pe::image::is_pe(header)) return walk_kind::pe;
   if (!elf::is_elf(header)) return walk_kind::not_elf;
   auto kind = [](const result<elf::identity>& id) {
     return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
@@ -300,7 +354,7 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
       if (link) ++report.skipped_symlinks;
       return;
     }
-    if (kind != walk_kind::dynamic) {
+    if (kind == walk_kind::other_elf || kind == walk_kind::other_macho) {
       ++report.skipped_static;
       return;
     }
@@ -423,6 +477,145 @@ class file_verdicts {
     if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
   }
 
+  // A Mach-O file's verdicts from the dyld emulator.
+  void judge_macho(const std::string& path, const dyld_link& link, file_report& out) {
+    out.format = "macho";
+    const auto& objects = link.objects;
+    if (objects.empty()) return;
+    for (const auto& e : link.errors) out.warnings.push_back(e);
+    for (const auto& w : link.warnings) out.warnings.push_back(w);
+    for (const auto& w : objects[0].warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.checked() && !o.file.empty()) out.closure.push_back(o.file);
+    const auto missing_object = [&](std::uint32_t id) { return id == no_object || id >= objects.size() || !objects[id].found(); };
+    // Missing: a dylib command resolved nowhere (not a weak one: dyld goes on without it).
+    std::set<std::string_view> reported;
+    for (std::size_t id = 0; id < objects.size(); ++id)
+      for (const auto& dep : objects[id].dependencies) {
+        if (!missing_object(dep.object) || dep.kind == macho::dylib_kind::weak) continue;
+        if (dep.object != no_object && dep.object < objects.size() && objects[dep.object].weak) continue;
+        if (reported.insert(dep.install_name).second)
+          out.missing.push_back({std::string(dep.install_name), objects[id].path, id == 0});
+      }
+    // What the file binds, per image; what it imports that nothing exports.
+    std::vector<std::set<std::string_view>> bound(objects.size());
+    for (const symbol_binding& b : link.bindings)
+      if (b.from == 0 && b.to < objects.size()) bound[b.to].insert(b.symbol);
+    std::set<std::string> undefined;
+    for (const undefined_reference& u : link.undefined)
+      if (u.from == 0) undefined.emplace(u.symbol);
+    out.undefined.assign(undefined.begin(), undefined.end());
+    // The dylib commands of the file (ordinal k + 1 is dependencies[k]).
+    const auto& deps = objects[0].dependencies;
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(deps[k].install_name);
+      n.allowed = allowed(base_name(n.name));
+      if (!missing_object(deps[k].object)) {
+        const dyld_object& o = objects[deps[k].object];
+        n.path = o.path;
+        n.file = o.file;
+        n.rule = to_string(o.via);
+        // A system library is the shared cache's: on every Mac, never a finding.
+        n.allowed = n.allowed || o.kind == dyld_image_kind::system;
+        n.in_prefix = o.checked() && !o.file.empty() && path_within(canonical(o.file), prefix_);
+        n.symbols = bound[deps[k].object].size();
+        n.used = true;
+        for (const unused_dylib& u : link.unused)
+          if (u.from == 0 && u.ordinal == k + 1) n.used = false;
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // LC_RPATH entries and the install name: relocatable only inside the prefix.
+    auto mapped = mapped_file::open(path);
+    if (!mapped) return;
+    auto linkage = macho::read_linkage_slice(mapped->bytes(), 0);
+    if (!linkage) return;
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const std::string executable_folder =
+        options_.dyld.executable.empty() ? folder : std::filesystem::path(options_.dyld.executable).parent_path().string();
+    for (std::string_view entry : linkage->rpaths) {
+      rpath_entry r;
+      r.tag = "LC_RPATH";
+      r.entry = std::string(entry);
+      std::string expanded;
+      if (entry.substr(0, 13) == "@loader_path/" || entry == "@loader_path")
+        expanded = folder + std::string(entry.substr(12));
+      else if (entry.substr(0, 17) == "@executable_path/" || entry == "@executable_path")
+        expanded = executable_folder + std::string(entry.substr(16));
+      else if (!entry.empty() && entry[0] == '/')
+        expanded = std::string(entry);
+      if (expanded.empty()) {
+        r.outside = true;  // relative to the current folder, or @rpath inside an rpath: nowhere fixed
+      } else {
+        r.expanded = std::filesystem::path(expanded).lexically_normal().string();
+        if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+        r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
+      }
+      out.rpaths.push_back(std::move(r));
+    }
+    const std::string_view id = linkage->install_name;
+    if (linkage->has_id && !id.empty() && id[0] == '/' && !id.starts_with("/usr/lib/") && !id.starts_with("/System/")) {
+      rpath_entry r;
+      r.tag = "LC_ID_DYLIB";
+      r.entry = std::string(id);
+      r.expanded = r.entry;
+      r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.entry), prefix_);
+      if (r.outside) out.rpaths.push_back(std::move(r));
+    }
+  }
+
+  // A PE image's verdicts from the Windows loader.
+  void judge_pe(const windows_link& wl, file_report& out) {
+    out.format = "pe";
+    const auto& objects = wl.link.objects;
+    if (objects.empty()) return;
+    for (const auto& w : objects[0].warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.found() && !o.file.empty()) out.closure.push_back(o.file);
+    std::set<std::string> undefined;
+    std::set<std::string> reported;
+    for (const import_finding& f : wl.findings) {
+      if (f.delay) continue;  // a delay-load import fails only when called
+      if (f.problem == import_problem::missing_dll) {
+        std::string key = f.dll_name;
+        for (char& c : key) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (reported.insert(key).second) out.missing.push_back({f.dll_name, objects[f.from].path, f.from == 0});
+      } else if (f.from == 0) {
+        undefined.insert(f.dll_name + "!" + f.symbol);
+      }
+    }
+    out.undefined.assign(undefined.begin(), undefined.end());
+    const loaded_object& main = objects[0];
+    std::vector<std::size_t> bound(objects.size(), 0);
+    for (const symbol_binding& b : wl.link.bindings)
+      if (b.from == 0 && b.to < objects.size()) ++bound[b.to];
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
+      if (k < wl.info[0].needed_delay.size() && wl.info[0].needed_delay[k] &&
+          (dep == no_object || dep >= objects.size() || !objects[dep].found()))
+        continue;  // an absent delay-load DLL: optional by design
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      n.allowed = allowed(n.name);
+      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
+        const loaded_object& o = objects[dep];
+        const winload_object& info = wl.info[dep];
+        n.path = o.path;
+        n.file = o.file;
+        n.rule = to_string(info.rule);
+        // Windows' own DLLs, API sets and the C runtimes are the system's;
+        // an application DLL (or a debug CRT, which no user has) is not.
+        n.allowed = n.allowed || info.assumed ||
+                    (info.kind != dll_class::application && info.kind != dll_class::debug_crt && info.kind != dll_class::main);
+        n.in_prefix = !info.assumed && !o.file.empty() && path_within(canonical(o.file), prefix_);
+        n.symbols = bound[dep];
+        n.used = true;  // an import table names only DLLs whose functions it imports
+      }
+      out.needed.push_back(std::move(n));
+    }
+  }
+
  private:
   // The object that caused `id` to load. ld.so maps the interpreter itself,
   // so for it this is the first object whose DT_NEEDED names it.
@@ -486,10 +679,11 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (name != options.package) continue;
       std::error_code e2;
       if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
-      if (detail::sniff_elf_file(prefix + "/" + rel, nullptr) == detail::walk_kind::dynamic)
+      const detail::walk_kind kind = detail::sniff_elf_file(prefix + "/" + rel, nullptr);
+      if (kind == detail::walk_kind::dynamic || kind == detail::walk_kind::macho || kind == detail::walk_kind::pe)
         explicit_files.push_back(prefix + "/" + rel);
     }
-    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
+    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF, Mach-O or PE file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
   }
   if (!explicit_files.empty()) {
@@ -515,6 +709,14 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
+  dyld_cache dyld_files;  // the same for Mach-O files
+  // PE: the folders a conda environment puts on PATH, when the caller gave none.
+  winload_options windows_options = options.windows;
+  if (windows_options.path.empty())
+    for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
+      std::error_code e2;
+      if (fs::is_directory(prefix + sub, e2)) windows_options.path.push_back(prefix + sub);
+    }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
   std::atomic<std::size_t> next{0};
@@ -527,13 +729,27 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       const std::string& f = files[i];
       file_report& fr = report.files[i];
       fr.path = f;
-      auto link = link_dynamic(f, link_options, cache);
-      if (!link) {
-        fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+      const detail::walk_kind kind = detail::sniff_elf_file(f, nullptr);
+      if (kind == detail::walk_kind::macho) {
+        auto link = link_dyld(f, options.dyld, dyld_files);
+        if (!link) fr.failure = link.error();
+        else {
+          verdicts.judge_macho(f, *link, fr);
+          lookups[i] = link->lookups;
+        }
+      } else if (kind == detail::walk_kind::pe) {
+        auto link = load_windows(f, windows_options);
+        if (!link) fr.failure = link.error().err;
+        else verdicts.judge_pe(*link, fr);
       } else {
-        verdicts.judge(f, *link, fr);
-        lookups[i] = link->lookups;
-        if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+        auto link = link_dynamic(f, link_options, cache);
+        if (!link) {
+          fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+        } else {
+          verdicts.judge(f, *link, fr);
+          lookups[i] = link->lookups;
+          if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+        }
       }
       fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
       if (options.progress) {
@@ -557,7 +773,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     report.lookups += lookups[i];
     if (report.files[i].failed()) ++report.failed;
   }
-  report.objects_parsed = cache.files();
+  report.objects_parsed = cache.files() + dyld_files.files();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.

@@ -18,6 +18,9 @@
 // device+inode, as ld_so/image.hpp's object_cache does (and as dyld knows a
 // loaded image by its file id): two paths of one file give one dyld_file.
 // Files that cannot be read are cached too, so a path is tried once per run.
+// Thread-safe as object_cache is: the lock is held only to find or insert; a
+// file is read outside it and, when two threads read one file at once, the
+// first insert wins (a dyld_file never changes once read).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -188,8 +192,17 @@ class dyld_cache {
   dyld_cache() = default;
   dyld_cache(const dyld_cache&) = delete;
   dyld_cache& operator=(const dyld_cache&) = delete;
-  dyld_cache(dyld_cache&&) = default;
-  dyld_cache& operator=(dyld_cache&&) = default;
+  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
+  dyld_cache(dyld_cache&& other) noexcept
+      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+        hits_(other.hits_) {}
+  dyld_cache& operator=(dyld_cache&& other) noexcept {
+    by_path_ = std::move(other.by_path_);
+    by_file_ = std::move(other.by_file_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
 
   std::size_t files() const noexcept { return files_; }
   std::size_t hits() const noexcept { return hits_; }
@@ -197,53 +210,59 @@ class dyld_cache {
   // The file at host path `file`, read for architecture (cputype, arch name).
   // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
   std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+    using file_ptr = std::shared_ptr<const detail::dyld_file>;
     std::string key = file;
     key.push_back('\0');
     key.append(std::to_string(cputype));
-    auto it = by_path_.find(key);
-    if (it != by_path_.end()) {
-      ++hits_;
-      return it->second;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = by_path_.find(key);
+      if (it != by_path_.end()) {
+        ++hits_;
+        return it->second;
+      }
     }
-    std::shared_ptr<const detail::dyld_file> out;
     auto mapped = mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::dyld_file>();
       failed->error = std::string("cannot read: ") + mapped.error().message;
       failed->reason = "no such file";
-      out = std::move(failed);
-    } else {
-      const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+      std::lock_guard<std::mutex> hold(lock_);
+      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
+    }
+    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
       auto same = by_file_.find(id);
       if (same != by_file_.end()) {
         ++hits_;
-        out = same->second;
-      } else {
-        ++files_;
-        auto f = std::make_shared<detail::dyld_file>();
-        f->device = mapped->device();
-        f->inode = mapped->inode();
-        f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
-        const byte_view bytes = f->mapped->bytes();
-        if (macho::is_macho(bytes) || macho::is_fat(bytes))
-          detail::read_macho(*f, cputype);
-        else if (detail::looks_like_tbd(bytes))
-          detail::read_tbd(*f, arch);
-        else {
-          f->error = "not a Mach-O file or a .tbd stub";
-          f->reason = "not Mach-O";
-        }
-        out = f;
-        by_file_.emplace(id, out);
+        return by_path_.emplace(std::move(key), same->second).first->second;
       }
     }
-    by_path_.emplace(std::move(key), out);
-    return out;
+    auto f = std::make_shared<detail::dyld_file>();
+    f->device = mapped->device();
+    f->inode = mapped->inode();
+    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+    const byte_view bytes = f->mapped->bytes();
+    if (macho::is_macho(bytes) || macho::is_fat(bytes))
+      detail::read_macho(*f, cputype);
+    else if (detail::looks_like_tbd(bytes))
+      detail::read_tbd(*f, arch);
+    else {
+      f->error = "not a Mach-O file or a .tbd stub";
+      f->reason = "not Mach-O";
+    }
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+    if (fresh) ++files_;
+    else ++hits_;  // another thread read it meanwhile: keep the first
+    return by_path_.emplace(std::move(key), same->second).first->second;
   }
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::mutex lock_;
   std::size_t files_ = 0;
   std::size_t hits_ = 0;
 };
