@@ -28,6 +28,8 @@ constexpr cli::option_spec option_table[] = {
     {"package", 0, cli::arg::required, "NAME", "check only the files PREFIX/conda-meta lists for package NAME"},
     {"declared", 0, cli::arg::required, "PKG,...",
      "declared run dependencies: report packages used but not declared (underlinking) and declared but unused (repeatable)"},
+    {"package-dir", 0, cli::arg::required, "NAME=DIR",
+     "every file under DIR belongs to package NAME (an unpacked package; asked before conda-meta and dpkg; repeatable)"},
     {"allow", 0, cli::arg::required, "GLOB,...", "add file-name patterns to the allow-list (repeatable)"},
     {"no-default-allow", 0, cli::arg::none, nullptr, "start from an empty allow-list"},
     {"library-path", 0, cli::arg::required, "PATH", "search PATH as LD_LIBRARY_PATH (the environment is ignored)"},
@@ -62,7 +64,7 @@ constexpr cli::tool_spec spec{
     "bound to: \"statically linked\" when a file holds its archive's or library's code,\n"
     "else unused), and duplicates (strong definitions two packages' libraries export,\n"
     "with the copy ld.so takes where a file loads both).\n"
-    "Each needed DSO is attributed to the package owning it (PREFIX/conda-meta/*.json,\n"
+    "Each needed DSO is attributed to the package owning it (--package-dir, PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
     "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
     "libstdc++, libgcc_s ...) are never findings.\n"
@@ -77,7 +79,8 @@ constexpr cli::tool_spec spec{
     "  linkscope-check --package libfoo --declared zlib,libcurl $CONDA_PREFIX\n"
     "  linkscope-check --json /usr /usr/bin/python3\n"
     "  linkscope-check --max-glibc 2.17 --max-glibcxx 3.4.19 $CONDA_PREFIX\n"
-    "  linkscope-check -j 8 --json /usr/lib/x86_64-linux-gnu\n",
+    "  linkscope-check -j 8 --json /usr/lib/x86_64-linux-gnu\n"
+    "  linkscope-check --package-dir app=pkgs/app --package-dir zlib=pkgs/zlib --declared zlib pkgs\n",
     "findings"};
 
 // The first eight symbols of a finding, comma-separated ("..." after them).
@@ -215,6 +218,12 @@ int main(int argc, char** argv) {
   if (p.has("library-path")) options.search.library_path = p.value("library-path");
   if (p.has("package")) options.package = p.value("package");
   if (p.has("dpkg-info")) options.dpkg_info_dir = p.value("dpkg-info");
+  for (const auto& v : p.values("package-dir")) {
+    const std::size_t eq = v.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == v.size())
+      return cli::usage_error(spec, "--package-dir takes NAME=DIR");
+    options.package_dirs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+  }
   options.jobs = 0;  // one thread per core
   if (p.has("jobs") && !cli::parse_jobs(p.value("jobs"), options.jobs))
     return cli::usage_error(spec, "-j/--jobs takes a whole number from 1 to 1024");

@@ -940,3 +940,56 @@ TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump 
   CHECK(gone->findings == 1);  // the missing DLL
   CHECK(file_named(*report, "Library/bin/good.dll")->findings == 0);
 }
+
+TEST_CASE("--package-dir: unpacked packages own their files", "[check][packages]") {
+  if (!lt::have_tool("gcc")) return;
+  // pk/app/bin/prog NEEDED libdep.so (pk/dep/lib) and libother.so (pk/other/lib); no conda-meta.
+  const std::string dir = lt::scratch_dir("check_package_dir");
+  lt::write_file(dir + "/dep.c", "int dep_fn(void) { return 1; }\n");
+  lt::write_file(dir + "/other.c", "int other_fn(void) { return 2; }\n");
+  lt::write_file(dir + "/prog.c", "int dep_fn(void); int other_fn(void);\nint main(void) { return dep_fn() + other_fn(); }\n");
+  REQUIRE(lt::run_in(dir, "mkdir -p pk/app/bin pk/dep/lib pk/other/lib && "
+                          "gcc -shared -fPIC -o pk/dep/lib/libdep.so dep.c && "
+                          "gcc -shared -fPIC -o pk/other/lib/libother.so other.c && "
+                          "gcc -o pk/app/bin/prog prog.c -Lpk/dep/lib -Lpk/other/lib -ldep -lother "
+                          "-Wl,-rpath,'$ORIGIN/../../dep/lib:$ORIGIN/../../other/lib'") == 0);
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.check_declared = true;
+  options.declared = {"dep", "gone"};
+  options.package_dirs = {{"app", dir + "/pk/app"}, {"dep", dir + "/pk/dep"}, {"other", dir + "/pk/other/"}};
+  options.files = {dir + "/pk/app/bin/prog"};  // the app package's own files, as conda-build checks one package
+  auto report = resolve::check_prefix(dir + "/pk", options);
+  REQUIRE(report);
+  const auto* prog = file_named(*report, "app/bin/prog");
+  REQUIRE(prog != nullptr);
+  std::map<std::string, std::string> owners;
+  for (const auto& n : prog->needed)
+    if (n.in_prefix) owners[n.name] = n.owner.package + " " + n.owner.source + " " + n.owner.listed_path;
+  CHECK(owners == std::map<std::string, std::string>{{"libdep.so", "dep package-dir lib/libdep.so"},
+                                                     {"libother.so", "other package-dir lib/libother.so"}});
+  CHECK(report->undeclared == std::vector<std::string>{"other"});  // used, not declared
+  CHECK(report->unused_declared == std::vector<std::string>{"gone"});
+  std::set<std::string> used;
+  for (const auto& p : report->packages) {
+    used.insert(p.name + " " + p.source);
+    CHECK_FALSE(p.self);  // app owns the checked file, and no needed DSO
+  }
+  CHECK(used == std::set<std::string>{"dep package-dir", "other package-dir"});
+  CHECK(report->unowned.empty());
+  // The CLI: NAME=DIR, and a usage error without the '='.
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (std::filesystem::exists(tool)) {
+    const std::string pk = lt::shell_quote(dir + "/pk");
+    auto text = lt::capture(tool + " --no-dpkg --declared dep --package-dir app=" + pk + "/app --package-dir dep=" + pk +
+                            "/dep --package-dir other=" + pk + "/other -v " + pk + " " + pk + "/app/bin/prog");
+    CHECK(text.out.find("app/bin/prog: Needed DSO dep/lib/libdep.so found in dep\n") != std::string::npos);
+    CHECK(text.out.find("underlinking: package other is used but not declared\n") != std::string::npos);
+    for (const char* bad : {"--package-dir app", "--package-dir =x", "--package-dir app="}) {
+      auto r = lt::capture(tool + " " + bad + " " + pk + " 2>&1");
+      INFO(bad);
+      CHECK(r.status == 2);
+      CHECK(r.out.rfind("linkscope-check: --package-dir takes NAME=DIR\n", 0) == 0);
+    }
+  }
+}

@@ -117,6 +117,9 @@ struct prefix_options {
   bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
   std::vector<std::string> files;     // analyse only these (else walk the prefix)
   std::string package;                // analyse the files conda-meta gives this package
+  // Unpacked packages: every file under DIR belongs to package NAME (before
+  // conda-meta and dpkg are asked). A DIR may lie outside the prefix.
+  std::vector<std::pair<std::string, std::string>> package_dirs;  // {NAME, DIR}
   // Platform floors (resolve/floors.hpp): a file that needs a version above
   // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
   std::vector<version_limit> floor_limits;
@@ -816,15 +819,31 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   }
   std::unordered_map<std::string, package_owner> dpkg;
   if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  // --package-dir: each DIR as its canonical path, the longest first (a
+  // package unpacked inside another's folder owns its own files).
+  std::vector<std::pair<std::string, std::string>> package_dirs;  // {canonical DIR, NAME}
+  for (const auto& [name, dir] : options.package_dirs)
+    package_dirs.emplace_back(detail::canonical_or_normal(fs::absolute(dir, ec).lexically_normal().string()), name);
+  std::stable_sort(package_dirs.begin(), package_dirs.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  auto dir_lookup = [&](const std::string& file) -> std::optional<package_owner> {
+    if (package_dirs.empty() || file.empty()) return std::nullopt;
+    const std::string c = detail::canonical_or_normal(file);
+    for (const auto& [dir, name] : package_dirs)
+      if (detail::path_within(c, dir)) return package_owner{name, "package-dir", c.substr(dir.size() == 1 ? 1 : dir.size() + 1)};
+    return std::nullopt;
+  };
   auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
+    if (auto p = dir_lookup(file)) return *p;
     if (in_prefix) {
       if (auto c = conda_lookup(file)) return *c;
     }
     auto d = dpkg.find(file);
     if (d != dpkg.end()) return d->second;
-    if (in_prefix && !report.have_conda) return package_owner{"", "prefix", display(file)};
+    const bool have_in_prefix = report.have_conda || !package_dirs.empty();
+    if (in_prefix && !have_in_prefix) return package_owner{"", "prefix", display(file)};
     // Nobody owns it only when a database that could have listed it was read.
-    if (in_prefix ? report.have_conda : report.have_dpkg) return {};
+    if (in_prefix ? have_in_prefix : report.have_dpkg) return {};
     return package_owner{"", "unknown", ""};
   };
   std::set<std::string> self;
@@ -874,8 +893,16 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (hit) continue;
       // Overdepending, or statically linked? The dependency's own libraries answer.
       std::vector<owned_library> libraries;
-      for (auto& f : package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string()))
-        libraries.push_back({f, display(f), d});
+      std::vector<std::string> files_of_d;
+      for (const auto& [dir, name] : package_dirs)
+        if (package_base_name(name) == package_base_name(d))
+          for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+               !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (std::error_code e3; it->is_regular_file(e3)) files_of_d.push_back(it->path().string());
+      std::sort(files_of_d.begin(), files_of_d.end());
+      if (files_of_d.empty())
+        files_of_d = package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string());
+      for (auto& f : files_of_d) libraries.push_back({f, display(f), d});
       declared_unused verdict{d, find_static_copies(checked, libraries)};
       if (verdict.statically_linked())
         report.statically_linked.push_back(std::move(verdict));
