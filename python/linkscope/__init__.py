@@ -111,24 +111,28 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
           declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), default_allow: bool = True,
           library_path: Iterable[Any] = (), conda: bool = True, dpkg: bool = True,
           dpkg_info: Optional[str] = None, undefined: bool = False,
-          max_versions: Optional[Mapping[str, str]] = None) -> CheckResult:
+          max_versions: Optional[Mapping[str, str]] = None, jobs: int = 1) -> CheckResult:
     """The whole-package check of linkscope-check: every dynamically linked ELF
-    file under `prefix` (or `files`, or the files conda-meta gives `package`),
-    linked on the ld.so emulator; needed DSOs attributed to packages (conda-meta,
+    file, Mach-O image and PE image under `prefix` (or `files`, or the files
+    conda-meta gives `package`), linked on its platform's loader (ld.so, dyld,
+    Windows); needed libraries attributed to packages (conda-meta,
     dpkg); with `declared` (run dependencies), conda-build's overlinking
     (undeclared) and overdepending, split into unused (unused_declared) and
     statically linked (statically_linked). `allow` adds allow-list
     globs; `undefined=True` counts unresolved symbols as findings.
     `max_versions` ({"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, as --max-glibc,
     --max-glibcxx and --max-version FAMILY=VER) makes every versioned
-    reference above a limit a finding, listed under "floors". Raises
-    linkscope.Error for an unusable prefix or a file that cannot be opened."""
+    reference above a limit a finding, listed under "floors". `jobs`: the
+    files are linked on this many threads (0: one per core; as linkscope-check
+    -j), and the document is the same for every value. Raises linkscope.Error
+    for an unusable prefix, a file that cannot be opened, or a bad argument
+    (code "usage": jobs below 0 or above 1024)."""
     return CheckResult(_core.check(
         _os.fspath(prefix), _paths(files), package=package,
         declared=None if declared is None else [str(d) for d in declared], allow=[str(a) for a in allow],
         default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
         dpkg_info=dpkg_info, undefined=undefined,
-        max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items())))
+        max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items()), jobs=jobs))
 
 
 class FloorsResult(_Document):

@@ -13,13 +13,25 @@ class Error(Exception):
     member: Optional[str]  # archive member, or None
 
 class Symbol(tuple):
+    """One symbol. What each field means per format (File.symbols' docstring):
+    binding  'local': ELF STB_LOCAL, Mach-O no N_EXT, COFF a non-EXTERNAL storage class;
+             'global': ELF STB_GLOBAL, Mach-O N_EXT, COFF EXTERNAL, PE every export and import;
+             'weak': ELF STB_WEAK, Mach-O N_EXT with N_WEAK_DEF/N_WEAK_REF, COFF WEAK_EXTERNAL;
+             'unique': ELF STB_GNU_UNIQUE only.
+    type     'func': code (ELF STT_FUNC; Mach-O a section with instructions; COFF a function
+             or code section; PE an export in a code section, a forwarder); 'object': data
+             (PE a DATA export); 'tls'; 'common'; 'section'; 'file'; 'ifunc' (ELF);
+             'notype' (undefined Mach-O, COFF and PE symbols ...); 'other' (Mach-O N_INDR ...).
+    visibility 'hidden' is also a Mach-O private extern (N_PEXT).
+    version  None outside ELF; size 0 for Mach-O and PE (a COFF function's or section's size).
+    """
     name: str
     version: Optional[str]
     binding: str  # 'local' | 'global' | 'weak' | 'unique'
     type: str  # 'notype' | 'object' | 'func' | 'section' | 'file' | 'common' | 'tls' | 'ifunc' | 'other'
     defined: bool
     size: int
-    value: int
+    value: int  # ELF st_value; Mach-O n_value; COFF Value; PE export: ImageBase + RVA (0: forwarder)
     default_version: bool
     visibility: str
 
@@ -50,26 +62,37 @@ class File:
     @property
     def path(self) -> str: ...
     @property
-    def format(self) -> str: ...  # 'elf' | 'macho' | 'pe' | 'archive' | 'tbd' | 'unknown'
+    def format(self) -> str: ...  # 'elf' | 'macho' | 'pe' | 'coff' | 'archive' | 'tbd' | 'unknown'
     @property
-    def arch(self) -> Optional[str]: ...
+    def arch(self) -> Optional[str]: ...  # ELF/PE/COFF 'x86_64', 'aarch64' ...; Mach-O 'x86_64', 'arm64' (the slice read)
     @property
-    def kind(self) -> Optional[str]: ...
+    def archs(self) -> list[str]: ...  # Mach-O universal: every slice's arch; [] otherwise
+    @property
+    def kind(self) -> Optional[str]: ...  # 'relocatable' | 'executable' | 'pie' | 'shared' | 'core' | 'bundle' | 'dsym' | ... | 'other'
     @property
     def bits(self) -> int: ...
     @property
     def endian(self) -> Optional[str]: ...
     @property
-    def needed(self) -> list[str]: ...
+    def needed(self) -> list[str]: ...  # ELF DT_NEEDED; Mach-O dylib commands' install names; PE import then delay-load DLLs
     @property
-    def soname(self) -> Optional[str]: ...
+    def soname(self) -> Optional[str]: ...  # ELF DT_SONAME; Mach-O LC_ID_DYLIB install name; PE export directory's DLL name
     @property
-    def rpath(self) -> Optional[str]: ...
+    def rpath(self) -> Optional[str]: ...  # ELF DT_RPATH; Mach-O LC_RPATH entries joined with ':'
     @property
-    def runpath(self) -> Optional[str]: ...
+    def rpaths(self) -> list[str]: ...  # ELF DT_RUNPATH (else DT_RPATH) entries; Mach-O LC_RPATH; PE []
     @property
-    def interp(self) -> Optional[str]: ...
-    def symbols(self, table: str = "dynamic") -> SymbolList: ...
+    def runpath(self) -> Optional[str]: ...  # ELF DT_RUNPATH
+    @property
+    def interp(self) -> Optional[str]: ...  # ELF PT_INTERP; Mach-O LC_LOAD_DYLINKER
+    def symbols(self, table: Literal["dynamic", "static"] = "dynamic", *, arch: Optional[str] = None) -> SymbolList:
+        """'dynamic': ELF .dynsym; Mach-O the N_EXT nlist entries of a linked image (llvm-nm -g;
+        none in an object); PE the named exports (defined) then the named imports and
+        delay-load imports (undefined); COFF object: empty.
+        'static': ELF .symtab; Mach-O every nlist entry but stabs (llvm-nm); PE the COFF
+        symbol table mingw's ld keeps (GNU nm; empty when stripped); COFF object its symbol table.
+        arch: Mach-O only, the slice of a universal file (default: the File's)."""
+        ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class LddResult:
@@ -101,7 +124,7 @@ class LddResult:
     def missing(self) -> list[str]: ...
     def to_dict(self, demangle: bool = False) -> dict[str, Any]: ...
 
-def open(path: str) -> File: ...
+def open(path: str, *, arch: Optional[str] = None) -> File: ...
 def ldd(
     path: str,
     *,
@@ -209,6 +232,7 @@ def check(
     dpkg_info: Optional[str] = None,
     undefined: bool = False,
     max_versions: Optional[Mapping[str, str]] = None,
+    jobs: int = 1,  # threads; 0: one per core; < 0 or > 1024 raises Error(code='usage')
 ) -> CheckResult: ...
 
 class FloorsResult:

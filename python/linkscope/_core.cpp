@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -27,12 +28,15 @@
 
 #include <linkscope/core/error.hpp>
 #include <linkscope/core/mapped_file.hpp>
+#include <linkscope/coff/nm.hpp>
+#include <linkscope/coff/object.hpp>
 #include <linkscope/coff/pe.hpp>
 #include <linkscope/elf/dynamic.hpp>
 #include <linkscope/elf/file.hpp>
 #include <linkscope/elf/source.hpp>
 #include <linkscope/macho/fat.hpp>
 #include <linkscope/macho/file.hpp>
+#include <linkscope/macho/symbols.hpp>
 #include <linkscope/resolve/absorb.hpp>
 #include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/duplicates.hpp>
@@ -130,11 +134,11 @@ PyTypeObject* make_structseq(const char* name, const char* doc, std::vector<PySt
 std::vector<PyStructSequence_Field> symbol_fields = {
     {"name", "the symbol's name, without a version"},
     {"version", "the version name (GNU symbol versioning), or None"},
-    {"binding", "'local', 'global', 'weak' or 'unique'"},
+    {"binding", "'local', 'global', 'weak' or 'unique' (per format: File.symbols)"},
     {"type", "'notype', 'object', 'func', 'section', 'file', 'common', 'tls', 'ifunc' or 'other'"},
     {"defined", "True when the symbol is defined in this file"},
-    {"size", "st_size"},
-    {"value", "st_value"},
+    {"size", "ELF st_size; a COFF function's or section's size; 0 for Mach-O and PE exports"},
+    {"value", "ELF st_value; Mach-O n_value; COFF Value; PE export ImageBase + RVA"},
     {"default_version", "True for name@@VER (the default version), False for name@VER"},
     {"visibility", "'default', 'internal', 'hidden' or 'protected'"},
 };
@@ -203,6 +207,9 @@ const char* sniff_format(ls::byte_view b) {
     if (be == 0xcafebabeu || be == 0xcafebabfu) return "macho";  // universal (fat)
   }
   if (n >= 3 && std::memcmp(p, "---", 3) == 0) return "tbd";
+  // A COFF object (standard or bigobj) of a machine GNU nm reads: the
+  // reader linkscope-nm uses for them.
+  if (ls::coff::is_nm_coff(b)) return "coff";
   return "unknown";
 }
 
@@ -225,6 +232,12 @@ struct symbol_record {
 struct symbol_list {
   std::shared_ptr<const ls::mapped_file> bytes;  // the names point into it
   std::vector<symbol_record> symbols;
+
+  void add(const ls::symbol& s) {
+    symbols.push_back({s.name.data(), s.version.data(), static_cast<std::uint32_t>(s.name.size()),
+                       static_cast<std::uint32_t>(s.version.size()), s.size, s.value, s.bind, s.kind, s.vis, s.ver,
+                       s.defined});
+  }
 
   py::object item(std::size_t i) const {
     const symbol_record& s = symbols[i];
@@ -262,6 +275,7 @@ struct symbol_iterator {
 struct file_info {
   std::string path;
   std::shared_ptr<const ls::mapped_file> bytes;
+  ls::byte_view image;  // Mach-O: the slice read (the whole file when thin); else the whole file
   std::string format;
   std::string arch;
   std::string kind;
@@ -271,7 +285,18 @@ struct file_info {
   std::string soname, rpath, runpath, interp;
   bool has_soname = false, has_rpath = false, has_runpath = false;
   std::vector<std::string> needed;
+  std::vector<std::string> rpaths;  // the folders the loader searches, in order (see File.rpaths)
+  std::vector<std::string> archs;   // Mach-O universal: every slice's arch
 };
+
+void split_colons(std::string_view s, std::vector<std::string>& out) {
+  while (!s.empty()) {
+    const std::size_t colon = s.find(':');
+    out.emplace_back(s.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    s.remove_prefix(colon + 1);
+  }
+}
 
 // Read what File exposes eagerly: the header and the dynamic section.
 template <class ET>
@@ -292,9 +317,144 @@ void read_elf_info(file_info& info, const ls::elf::file<ET>& f) {
   take(d->soname(), info.soname);
   take(d->rpath(), info.rpath);
   take(d->runpath(), info.runpath);
+  // ld.so ignores DT_RPATH when DT_RUNPATH is present.
+  split_colons(info.has_runpath ? info.runpath : info.rpath, info.rpaths);
 }
 
-std::shared_ptr<file_info> open_file(const std::string& path) {
+void read_elf_file(file_info& info) {
+  const ls::byte_view b = info.image;
+  auto id = ls::elf::identify(b);
+  if (!id) raise(id.error(), info.path);
+  info.bits = id->is64() ? 64 : 32;
+  info.endian = id->big_endian() ? "big" : "little";
+  info.kind = ls::elf::to_string(id->kind);
+  const char* a = machine_name(id->machine);
+  info.arch = a ? a : "em_" + std::to_string(id->machine);
+  auto r = ls::elf::visit_elf(b, [&](const auto& f) -> ls::result<void> {
+    read_elf_info(info, f);
+    info.interp.assign(f.interpreter());
+    return ls::ok();
+  });
+  if (!r) raise(r.error(), info.path);
+}
+
+// The Mach-O image `arch` names in `bytes` (a thin image or a universal
+// file): of a universal file that slice, or the first with no arch; a thin
+// image must be of that arch. `archs` receives a universal file's slices.
+ls::byte_view macho_slice(ls::byte_view bytes, const std::string& arch, const std::string& path,
+                          std::vector<std::string>* archs = nullptr) {
+  if (!ls::macho::is_fat(bytes)) return bytes;
+  auto fat = ls::macho::fat_file::open(bytes);
+  if (!fat) raise(fat.error(), path);
+  if (archs)
+    for (const auto& s : fat->slices()) archs->emplace_back(ls::macho::arch_name(s.cputype, s.cpusubtype));
+  if (arch.empty()) {
+    if (fat->slices().empty()) raise(ls::make_error(ls::errc::malformed, 4, "universal file without slices"), path);
+    return fat->slices().front().bytes;
+  }
+  auto slice = fat->find(arch);
+  if (!slice) raise(ls::make_error(ls::errc::not_found, ls::no_offset, "no slice of that arch in the universal file"), path + " (" + arch + ")");
+  return slice->bytes;
+}
+
+std::string macho_arch(std::uint32_t cputype, std::uint32_t cpusubtype) {
+  const char* a = ls::macho::arch_name(cputype, cpusubtype);
+  return *a ? std::string(a) : "cpu_" + std::to_string(cputype);
+}
+
+// The ELF words for what a Mach-O filetype means, where they coincide.
+const char* macho_kind(std::uint32_t filetype) {
+  namespace m = ls::macho;
+  switch (filetype) {
+    case m::MH_OBJECT: return "relocatable";
+    case m::MH_EXECUTE: return "executable";
+    case m::MH_DYLIB: return "shared";
+    case m::MH_BUNDLE: return "bundle";
+    case m::MH_CORE: return "core";
+    case m::MH_DYLINKER: return "dylinker";
+    case m::MH_DYLIB_STUB: return "stub";
+    case m::MH_DSYM: return "dsym";
+    case m::MH_KEXT_BUNDLE: return "kext";
+  }
+  return "other";
+}
+
+void read_macho_file(file_info& info, const std::string& arch) {
+  info.image = macho_slice(info.image, arch, info.path, &info.archs);
+  auto r = ls::macho::visit_macho(info.image, [&](const auto& f) -> ls::result<void> {
+    using MT = typename std::decay_t<decltype(f)>::types;
+    info.arch = macho_arch(f.cputype(), f.cpusubtype());
+    if (!arch.empty() && info.arch != arch)
+      return ls::make_error(ls::errc::not_found, 4, "Mach-O image of another arch");
+    info.bits = MT::is64 ? 64 : 32;
+    info.endian = MT::endianness == std::endian::big ? "big" : "little";
+    info.kind = macho_kind(f.filetype());
+    LINKSCOPE_TRY(id, f.install_name());
+    if (id) {
+      info.has_soname = true;
+      info.soname.assign(id->name);
+    }
+    LINKSCOPE_TRY(dylibs, f.dylibs());
+    for (const auto& d : dylibs) info.needed.emplace_back(d.name);
+    info.has_dynamic = !dylibs.empty() || id;
+    LINKSCOPE_TRY(rpaths, f.rpaths());
+    for (std::string_view r : rpaths) {
+      info.rpath.append(info.rpaths.empty() ? "" : ":").append(r);
+      info.rpaths.emplace_back(r);
+    }
+    info.has_rpath = !rpaths.empty();
+    LINKSCOPE_TRY(dylinker, f.strings_of(ls::macho::LC_LOAD_DYLINKER));
+    if (!dylinker.empty()) info.interp.assign(dylinker.front());
+    return ls::ok();
+  });
+  if (!r) raise(r.error(), info.path);
+}
+
+// The ELF spelling of a COFF machine (the names File.arch uses for ELF).
+std::string coff_arch(std::uint16_t machine) {
+  namespace m = ls::coff::machine;
+  switch (machine) {
+    case m::i386: return "i386";
+    case m::amd64: return "x86_64";
+    case m::armnt: return "arm";
+    case m::arm64: return "aarch64";
+    case m::arm64ec: return "arm64ec";
+    case m::arm64x: return "arm64x";
+  }
+  return "coff_" + std::to_string(machine);
+}
+
+void read_pe_file(file_info& info) {
+  auto img = ls::pe::image::parse(info.image);
+  if (!img) raise(img.error(), info.path);
+  info.arch = coff_arch(img->machine());
+  info.bits = img->is_pe32_plus() ? 64 : 32;
+  info.endian = "little";
+  info.kind = img->is_dll() ? "shared" : "executable";
+  auto name = img->export_name();
+  if (!name) raise(name.error(), info.path);
+  info.has_soname = !name->empty();
+  info.soname.assign(*name);
+  // The loader's order: the import directory, then the delay-load one.
+  for (auto read : {&ls::pe::image::imports, &ls::pe::image::delay_imports}) {
+    auto dlls = ((*img).*read)();
+    if (!dlls) raise(dlls.error(), info.path);
+    for (const auto& d : *dlls) info.needed.emplace_back(d.name);
+  }
+  info.has_dynamic = !info.needed.empty() || info.has_soname;
+}
+
+void read_coff_file(file_info& info) {
+  auto r = ls::coff::visit_object(info.image, [&](const auto& obj) {
+    info.arch = coff_arch(obj.machine());
+    info.bits = obj.machine() == ls::coff::machine::i386 || obj.machine() == ls::coff::machine::armnt ? 32 : 64;
+  });
+  if (!r) raise(r.error(), info.path);
+  info.endian = "little";
+  info.kind = "relocatable";
+}
+
+std::shared_ptr<file_info> open_file(const std::string& path, const std::optional<std::string>& arch) {
   auto info = std::make_shared<file_info>();
   info->path = path;
   {
@@ -302,45 +462,102 @@ std::shared_ptr<file_info> open_file(const std::string& path) {
     auto m = ls::mapped_file::open(path);
     if (!m) raise(m.error(), path);
     info->bytes = std::make_shared<const ls::mapped_file>(std::move(*m));
-    const ls::byte_view b = info->bytes->bytes();
-    info->format = sniff_format(b);
-    if (info->format == "elf") {
-      auto id = ls::elf::identify(b);
-      if (!id) raise(id.error(), path);
-      info->bits = id->is64() ? 64 : 32;
-      info->endian = id->big_endian() ? "big" : "little";
-      info->kind = ls::elf::to_string(id->kind);
-      const char* a = machine_name(id->machine);
-      info->arch = a ? a : "em_" + std::to_string(id->machine);
-      auto r = ls::elf::visit_elf(b, [&](const auto& f) -> ls::result<void> {
-        read_elf_info(*info, f);
-        info->interp.assign(f.interpreter());
-        return ls::ok();
-      });
-      if (!r) raise(r.error(), path);
-    }
+    info->image = info->bytes->bytes();
+    info->format = sniff_format(info->image);
+    if (info->format == "pe" && !ls::pe::image::is_pe(info->image)) info->format = "unknown";  // MZ alone (DOS)
+    if (arch && info->format != "macho")
+      raise(ls::make_error(ls::errc::usage, ls::no_offset, "arch= selects a slice of a Mach-O file only"), path);
+    if (info->format == "elf") read_elf_file(*info);
+    else if (info->format == "macho") read_macho_file(*info, arch.value_or(""));
+    else if (info->format == "pe") read_pe_file(*info);
+    else if (info->format == "coff") read_coff_file(*info);
   }
   return info;
 }
 
-std::shared_ptr<symbol_list> read_symbols(const file_info& info, const std::string& table) {
-  ls::elf::symbol_table_kind which;
+// Which table symbols() reads; what each means per format is File.symbols's
+// docstring (and the .pyi stub).
+enum class table_kind { dynamic, static_ };
+
+void read_macho_symbols(const file_info& info, table_kind which, const std::string& arch, symbol_list& list) {
+  const ls::byte_view image = arch.empty() ? info.image : macho_slice(info.bytes->bytes(), arch, info.path);
+  auto r = ls::macho::visit_macho(image, [&](const auto& f) -> ls::result<void> {
+    if (!arch.empty() && macho_arch(f.cputype(), f.cpusubtype()) != arch)
+      return ls::make_error(ls::errc::not_found, 4, "Mach-O image of another arch");
+    // An object has no dynamic table (dyld never loads it), as an ELF or COFF relocatable.
+    if (which == table_kind::dynamic && f.filetype() == ls::macho::MH_OBJECT) return ls::ok();
+    return ls::macho::for_each_macho_symbol(f, 0, [&](const ls::symbol& s) {
+      if (which == table_kind::static_ || s.bind != ls::binding::local) list.add(s);
+    });
+  });
+  if (!r) raise(r.error(), info.path);
+}
+
+void read_coff_symbols(const file_info& info, table_kind which, symbol_list& list) {
+  auto add = [&](const ls::symbol& s) { list.add(s); };
+  if (info.format == "coff") {
+    if (which == table_kind::dynamic) return;  // an object has none (GNU nm -D: "no symbols")
+    auto r = ls::coff::visit_object(info.image, [&](const auto& obj) { return obj.for_each_symbol(add); });
+    if (!r) raise(r.error(), info.path);
+    if (!*r) raise(r->error(), info.path);
+    return;
+  }
+  auto img = ls::pe::image::parse(info.image);
+  if (!img) raise(img.error(), info.path);
+  ls::result<void> r = ls::ok();
+  if (which == table_kind::dynamic) {
+    // pe::image's symbol source calls every export a func; a DATA export
+    // (not in a code section) is an object here, as its ELF kin.
+    auto exports = img->exports();
+    if (!exports) raise(exports.error(), info.path);
+    std::vector<std::string_view> data;
+    for (const auto& e : *exports)
+      if (e.data && !e.name.empty()) data.push_back(e.name);
+    std::sort(data.begin(), data.end());
+    r = img->for_each_symbol([&](ls::symbol s) {
+      if (s.defined && std::binary_search(data.begin(), data.end(), s.name)) s.kind = ls::symbol_kind::object;
+      list.add(s);
+    });
+  } else if (img->has_symbol_table()) {
+    // The COFF symbol table mingw's ld keeps in an image (GNU nm reads it).
+    auto obj = ls::coff::standard_object::parse(info.image, img->coff_header_offset());
+    r = obj ? obj->for_each_symbol(add) : ls::result<void>(obj.error());
+  }
+  if (!r) raise(r.error(), info.path);
+}
+
+std::shared_ptr<symbol_list> read_symbols(const file_info& info, const std::string& table,
+                                          const std::optional<std::string>& arch) {
+  table_kind which;
   if (table == "dynamic")
-    which = ls::elf::symbol_table_kind::dynamic;
+    which = table_kind::dynamic;
   else if (table == "static")
-    which = ls::elf::symbol_table_kind::static_;
+    which = table_kind::static_;
   else
     raise(ls::make_error(ls::errc::usage, ls::no_offset, "table must be 'dynamic' or 'static'"), info.path);
-  if (info.format != "elf")
-    raise(ls::make_error(ls::errc::unsupported, ls::no_offset, "symbols() reads ELF files only for now"), info.path);
+  if (arch && info.format != "macho")
+    raise(ls::make_error(ls::errc::usage, ls::no_offset, "arch= selects a slice of a Mach-O file only"), info.path);
+  if (info.format != "elf" && info.format != "macho" && info.format != "pe" && info.format != "coff")
+    raise(ls::make_error(ls::errc::unsupported, ls::no_offset, "symbols() reads ELF, Mach-O, PE and COFF files"),
+          info.path);
   auto list = std::make_shared<symbol_list>();
   list->bytes = info.bytes;
   {
     py::gil_scoped_release nogil;
+    if (info.format == "macho") {
+      read_macho_symbols(info, which, arch.value_or(""), *list);
+      return list;
+    }
+    if (info.format != "elf") {
+      read_coff_symbols(info, which, *list);
+      return list;
+    }
+    const auto elf_table =
+        which == table_kind::dynamic ? ls::elf::symbol_table_kind::dynamic : ls::elf::symbol_table_kind::static_;
     auto r = ls::elf::visit_elf(info.bytes->bytes(), [&](const auto& f) -> ls::result<void> {
       using ET = typename std::decay_t<decltype(f)>::types;
       // One allocation, of the table's own count (no growth, no copies).
-      if (which == ls::elf::symbol_table_kind::dynamic) {
+      if (which == table_kind::dynamic) {
         LINKSCOPE_TRY(dyn, ls::elf::dynamic_info<ET>::read(f));
         LINKSCOPE_TRY(table, ls::elf::read_dynsym(f, dyn));
         list->symbols.reserve(table.size());
@@ -348,11 +565,7 @@ std::shared_ptr<symbol_list> read_symbols(const file_info& info, const std::stri
         LINKSCOPE_TRY(table, ls::elf::read_symtab(f));
         list->symbols.reserve(table.size());
       }
-      return ls::elf::for_each_elf_symbol(f, which, 0, [&](const ls::symbol& s) {
-        list->symbols.push_back({s.name.data(), s.version.data(), static_cast<std::uint32_t>(s.name.size()),
-                                 static_cast<std::uint32_t>(s.version.size()), s.size, s.value, s.bind, s.kind,
-                                 s.vis, s.ver, s.defined});
-      });
+      return ls::elf::for_each_elf_symbol(f, elf_table, 0, [&](const ls::symbol& s) { list->add(s); });
     });
     if (!r) raise(r.error(), info.path);
   }
@@ -788,9 +1001,14 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
                    std::optional<std::vector<std::string>> declared, const std::vector<std::string>& allow,
                    bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
                    std::optional<std::string> dpkg_info, bool undefined,
-                   const std::vector<std::pair<std::string, std::string>>& max_versions) {
+                   const std::vector<std::pair<std::string, std::string>>& max_versions, int jobs) {
   using namespace ls::resolve;
   prefix_options options;
+  // linkscope-check -j's range, and 0 for one thread per core.
+  if (jobs < 0 || jobs > 1024)
+    raise(ls::make_error(ls::errc::usage, ls::no_offset, "jobs takes 0 (one per core) to 1024"),
+          "jobs=" + std::to_string(jobs));
+  options.jobs = static_cast<unsigned>(jobs);
   for (const auto& [family, value] : max_versions) {
     auto limit = make_limit(family, value);
     if (!limit)
@@ -954,31 +1172,76 @@ when iteration or indexing reaches it. names() gives every name at once.)doc")
       }, "Every symbol's name (without version), as a list of str, in table order.");
 
   py::class_<file_info, std::shared_ptr<file_info>>(m, "File", R"doc(
-An opened file (linkscope.open): its format, architecture and kind, and for an
-ELF file the dynamic section's names. The file stays mapped while the File or a
-SymbolList made from it is alive.)doc")
+An opened file (linkscope.open): its format, architecture and kind, and what
+its loader reads of it: ELF the dynamic section, Mach-O the load commands (of
+one slice of a universal file), PE the import and export directories. The file
+stays mapped while the File or a SymbolList made from it is alive.)doc")
       .def_property_readonly("path", [](const file_info& f) { return to_py(f.path); })
       .def_property_readonly("format", [](const file_info& f) { return f.format; },
-                             "'elf', 'macho', 'pe', 'archive', 'tbd' or 'unknown'.")
+                             "'elf', 'macho', 'pe', 'coff' (a COFF object), 'archive', 'tbd' or 'unknown'.")
       .def_property_readonly("arch", [](const file_info& f) { return optional_str(!f.arch.empty(), f.arch); },
-                             "The machine ('x86_64', 'aarch64', ... or 'em_N'), or None.")
+                             "The machine: ELF and PE/COFF 'x86_64', 'aarch64', 'i386', ... (or 'em_N', "
+                             "'coff_N'); Mach-O as lipo names it ('x86_64', 'arm64', ...; the slice read of a "
+                             "universal file); or None.")
+      .def_property_readonly("archs", [](const file_info& f) { return f.archs; },
+                             "Mach-O universal file: every slice's arch, in file order; [] otherwise.")
       .def_property_readonly("kind", [](const file_info& f) { return optional_str(!f.kind.empty(), f.kind); },
-                             "ELF: 'relocatable', 'executable', 'pie', 'shared', 'core' or 'other'.")
+                             "'relocatable', 'executable', 'pie' (ELF), 'shared' (ELF DSO, Mach-O dylib, PE DLL), "
+                             "'core', 'bundle' (Mach-O), 'dsym', 'dylinker', 'kext', 'stub' (Mach-O) or 'other'; "
+                             "None for other formats.")
       .def_property_readonly("bits", [](const file_info& f) { return f.bits; })
       .def_property_readonly("endian", [](const file_info& f) { return optional_str(!f.endian.empty(), f.endian); })
       .def_property_readonly("needed", [](const file_info& f) { return f.needed; },
-                             "DT_NEEDED names, in order.")
+                             "The libraries the loader loads first, in order: ELF DT_NEEDED; Mach-O the install "
+                             "names of the dylib load commands (LC_LOAD_DYLIB, weak, re-export, upward, lazy); PE "
+                             "the import directory's DLL names, then the delay-load directory's.")
       .def_property_readonly("soname", [](const file_info& f) { return optional_str(f.has_soname, f.soname); },
-                             "DT_SONAME, or None.")
+                             "ELF DT_SONAME; Mach-O the install name (LC_ID_DYLIB); PE the DLL name of the export "
+                             "directory; or None.")
       .def_property_readonly("rpath", [](const file_info& f) { return optional_str(f.has_rpath, f.rpath); },
-                             "DT_RPATH as written (':'-separated, $ORIGIN unexpanded), or None.")
+                             "ELF DT_RPATH as written (':'-separated, $ORIGIN unexpanded); Mach-O the LC_RPATH "
+                             "entries joined with ':' (see rpaths); or None.")
+      .def_property_readonly("rpaths", [](const file_info& f) { return f.rpaths; },
+                             "The run-path folders the loader searches, in order, unexpanded: ELF DT_RUNPATH's "
+                             "entries, or DT_RPATH's when there is no DT_RUNPATH (ld.so ignores DT_RPATH then); "
+                             "Mach-O the LC_RPATH entries; [] for PE (Windows has none).")
       .def_property_readonly("runpath", [](const file_info& f) { return optional_str(f.has_runpath, f.runpath); },
-                             "DT_RUNPATH as written, or None.")
+                             "ELF DT_RUNPATH as written, or None.")
       .def_property_readonly("interp", [](const file_info& f) { return optional_str(!f.interp.empty(), f.interp); },
-                             "PT_INTERP (the program interpreter), or None.")
-      .def("symbols", [](const file_info& f, const std::string& table) { return read_symbols(f, table); },
-           py::arg("table") = "dynamic",
-           "The symbols of the 'dynamic' (.dynsym, with versions) or 'static' (.symtab) table, as a SymbolList.")
+                             "ELF PT_INTERP; Mach-O LC_LOAD_DYLINKER (/usr/lib/dyld); or None.")
+      .def("symbols",
+           [](const file_info& f, const std::string& table, std::optional<std::string> arch) {
+             return read_symbols(f, table, arch);
+           },
+           py::arg("table") = "dynamic", py::kw_only(), py::arg("arch") = py::none(), R"doc(
+The symbols of one table as a SymbolList: 'dynamic' (the default) or 'static'.
+
+ELF: .dynsym (with versions) or .symtab.
+Mach-O (one slice: arch=, else the File's): 'static' is every LC_SYMTAB nlist
+  entry but the stabs (llvm-nm's list); 'dynamic' those with N_EXT, what dyld
+  sees: the image's external definitions and its imports (llvm-nm -g); an
+  object (MH_OBJECT) has none.
+PE image: 'dynamic' is the export table (named exports, defined, value
+  ImageBase + RVA, 0 for a forwarder), then the named imports of the import and
+  delay-load directories (undefined); exports and imports by ordinal alone are
+  left out. 'static' is the COFF symbol table mingw's ld keeps (GNU nm's list;
+  empty when stripped, as MSVC images are).
+COFF object: 'static' is its symbol table; 'dynamic' is empty (an object has
+  none; GNU nm -D says "no symbols").
+
+Symbol.binding: 'local' (ELF STB_LOCAL; Mach-O no N_EXT; COFF STATIC, LABEL,
+  FILE ... storage classes), 'global' (ELF STB_GLOBAL; Mach-O N_EXT; COFF
+  EXTERNAL; PE every export and import), 'weak' (ELF STB_WEAK; Mach-O N_EXT
+  with N_WEAK_DEF or N_WEAK_REF; COFF WEAK_EXTERNAL) or 'unique' (ELF only).
+Symbol.type: 'func' (ELF STT_FUNC; Mach-O a section with instructions; COFF a
+  function type or code section; PE an export in a code section or a
+  forwarder), 'object' (data; PE a DATA export),
+  'tls' (ELF STT_TLS; Mach-O thread-local variables), 'common', 'section',
+  'file', 'ifunc', 'notype' (undefined Mach-O/COFF symbols and the like) or
+  'other' (Mach-O N_INDR ...).
+Symbol.visibility: 'hidden' is also a Mach-O private extern (N_PEXT).
+Symbol.version is None and size 0 outside ELF, but a COFF function's or
+  section's size.)doc")
       .def("to_dict", [](const file_info& f) {
         py::dict d;
         d["version"] = 1;
@@ -999,10 +1262,13 @@ SymbolList made from it is alive.)doc")
                (f.kind.empty() ? "" : " " + f.kind) + ">";
       });
 
-  m.def("open", &open_file, py::arg("path"), R"doc(
-Open `path` (mapped read-only) and identify it. Raises linkscope.Error when the
-file cannot be read, or is an ELF file whose header or dynamic section is
-malformed.)doc");
+  m.def("open", &open_file, py::arg("path"), py::kw_only(), py::arg("arch") = py::none(), R"doc(
+Open `path` (mapped read-only) and identify it. arch: the slice of a Mach-O
+universal file ('x86_64', 'arm64', ...; default: the first slice; a thin
+Mach-O file must be of that arch). Raises linkscope.Error when the file cannot
+be read, its headers, dynamic section, load commands or import/export
+directories are malformed, the slice is not there (code 'not_found'), or arch=
+is given for another format (code 'usage').)doc");
 
   py::class_<ldd_result, std::shared_ptr<ldd_result>>(m, "LddResult", R"doc(
 What the platform's loader would do with a program, found from the files alone
@@ -1061,7 +1327,7 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         py::arg("allow") = std::vector<std::string>{}, py::arg("default_allow") = true,
         py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
         py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
-        py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{},
+        py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("jobs") = 1,
         "The document of linkscope-check --json (use linkscope.check, which wraps it).");
   m.def("floors", &run_floors, py::arg("paths"), py::kw_only(),
         py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("max_isa") = py::none(),

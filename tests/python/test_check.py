@@ -85,3 +85,13 @@ def test_check_floors_equals_cli(prefix, run_cli):
     assert got == above
     with pytest.raises(linkscope.Error):
         linkscope.check(str(prefix), max_versions={"GLIBC": "new"})
+
+
+def test_check_jobs_same_document(prefix):
+    one = module_doc(linkscope.check(str(prefix), jobs=1))
+    assert module_doc(linkscope.check(str(prefix), jobs=2)) == one
+    assert module_doc(linkscope.check(str(prefix), jobs=0)) == one
+    assert one["stats"]["files"] >= 4
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(prefix), jobs=-1)
+    assert e.value.code == "usage"
