@@ -41,6 +41,10 @@ constexpr cli::option_spec option_table[] = {
     {"max-glibcxx", 0, cli::arg::required, "VER", "a file that needs a GLIBCXX_ version above VER (3.4.19, ...) is a finding"},
     {"max-version", 0, cli::arg::required, "FAMILY=VER",
      "a file that needs a FAMILY_ version above VER is a finding (CXXABI=1.3.7, OPENSSL=3.0.0; repeatable)"},
+    {"macos-target", 0, cli::arg::required, "VER",
+     "a Mach-O file whose macOS minimum (LC_BUILD_VERSION minos) is above VER (11.0, ...) is a finding"},
+    {"windows-target", 0, cli::arg::required, "VER",
+     "a PE file whose Windows floor (OS and subsystem versions) is above VER (6.1, 10.0, ...) is a finding"},
     {"verbose", 'v', cli::arg::none, nullptr,
      "also list every needed DSO and its owner for clean files, and duplicates across packages that no file loads together"},
     {"jobs", 'j', cli::arg::required, "N",
@@ -60,6 +64,7 @@ constexpr cli::tool_spec spec{
     "  system       a NEEDED library taken from outside the prefix\n"
     "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
     "  floor        a symbol version above --max-glibc/--max-glibcxx/--max-version\n"
+    "               (Mach-O, PE: a minimum above --macos-target/--windows-target)\n"
     "and per package: underlinking (used, not declared), overdepending (declared, never\n"
     "bound to: \"statically linked\" when a file holds its archive's or library's code,\n"
     "else unused), and duplicates (strong definitions two packages' libraries export,\n"
@@ -155,8 +160,8 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
                     p.expanded.empty() || p.expanded == p.entry ? "" : p.expanded.c_str());
     for (const auto& v : f.floors)
       for (std::size_t i = 0; i < v.above.size(); ++i)
-        std::printf("%s: floor: %s from %s is above %s: %s\n", file, v.above[i].name.c_str(), v.libraries[i].c_str(),
-                    v.max.c_str(), first_symbols(v.above[i].symbols).c_str());
+        std::printf("%s: floor: %s from %s is above %s%s%s\n", file, v.above[i].name.c_str(), v.libraries[i].c_str(),
+                    v.max.c_str(), v.above[i].symbols.empty() ? "" : ": ", first_symbols(v.above[i].symbols).c_str());
     if (!f.undefined.empty())
       std::printf("%s: undefined: %zu symbol%s (%s), first %s\n", file, f.undefined.size(),
                   f.undefined.size() == 1 ? "" : "s",
@@ -228,6 +233,7 @@ int main(int argc, char** argv) {
   if (p.has("jobs") && !cli::parse_jobs(p.value("jobs"), options.jobs))
     return cli::usage_error(spec, "-j/--jobs takes a whole number from 1 to 1024");
   if (int rc = cli::read_floor_limits(spec, p, options.floor_limits); rc >= 0) return rc;
+  if (int rc = cli::read_platform_targets(spec, p, options.macos_target, options.windows_target); rc >= 0) return rc;
   const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
   if (!default_allow) options.allow.clear();

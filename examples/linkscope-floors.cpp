@@ -229,12 +229,10 @@ int main(int argc, char** argv) {
     if (!known) return cli::usage_error(spec, "--require-policy: no such policy in the --policy file");
   }
 
-  const std::string macos_target_text = p.value("macos-target");
   std::optional<linkscope::macho::packed_version> macos_target;
-  if (p.has("macos-target")) {
-    macos_target = resolve::parse_macos_version(macos_target_text);
-    if (!macos_target) return cli::usage_error(spec, "--macos-target: not a macOS version (e.g. 11.0)");
-  }
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> windows_target;
+  if (int rc = cli::read_platform_targets(spec, p, macos_target, windows_target); rc >= 0) return rc;
+  const std::string macos_target_text = p.value("macos-target");
   std::vector<std::string> required_archs;
   if (p.has("require-archs")) {
     const std::string list = p.value("require-archs");
@@ -248,11 +246,6 @@ int main(int argc, char** argv) {
   }
 
   const std::string windows_target_text = p.value("windows-target");
-  std::optional<std::pair<std::uint16_t, std::uint16_t>> windows_target;
-  if (p.has("windows-target")) {
-    windows_target = resolve::parse_windows_version(windows_target_text);
-    if (!windows_target) return cli::usage_error(spec, "--windows-target: not a Windows version (e.g. 6.1)");
-  }
   std::vector<std::string> forbidden_flavours;
   if (p.has("forbid-crt")) {
     const std::string list = p.value("forbid-crt");

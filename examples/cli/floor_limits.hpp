@@ -1,17 +1,23 @@
 // cli/floor_limits.hpp — --max-glibc VER, --max-glibcxx VER and
-// --max-version FAMILY=VER (repeatable) read into resolve::version_limit, as
+// --max-version FAMILY=VER (repeatable) read into resolve::version_limit,
+// --macos-target and --windows-target into versions, as
 // linkscope-floors and linkscope-check take them (each tool's option table
 // names them, with its own meaning of "exceeded"), and a limit exceeded as
 // JSON, the same in both tools.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <linkscope/report/check.hpp>
 #include <linkscope/report/json.hpp>
 #include <linkscope/resolve/floors.hpp>
+#include <linkscope/resolve/floors_macho.hpp>
+#include <linkscope/resolve/floors_pe.hpp>
 
 #include "options.hpp"
 
@@ -33,6 +39,22 @@ inline int read_floor_limits(const tool_spec& t, const parsed& p, std::vector<re
     const auto eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || !add(std::string_view(v).substr(0, eq), std::string_view(v).substr(eq + 1)))
       return usage_error(t, "--max-version: expected FAMILY=VERSION (e.g. CXXABI=1.3.7)");
+  }
+  return -1;
+}
+
+// --macos-target VER and --windows-target VER (linkscope-floors and
+// linkscope-check): -1 when each given is a version, else the usage error's
+// exit status (2).
+inline int read_platform_targets(const tool_spec& t, const parsed& p, std::optional<macho::packed_version>& macos,
+                                 std::optional<std::pair<std::uint16_t, std::uint16_t>>& windows) {
+  if (p.has("macos-target")) {
+    macos = resolve::parse_macos_version(p.value("macos-target"));
+    if (!macos) return usage_error(t, "--macos-target: not a macOS version (e.g. 11.0)");
+  }
+  if (p.has("windows-target")) {
+    windows = resolve::parse_windows_version(p.value("windows-target"));
+    if (!windows) return usage_error(t, "--windows-target: not a Windows version (e.g. 6.1)");
   }
   return -1;
 }

@@ -832,9 +832,34 @@ TEST_CASE("Mach-O files in a prefix: the dyld emulator's verdicts against llvm-o
   CHECK(gone->findings == 2);  // the missing dylib and its import
   CHECK(abs->findings == 1);
   CHECK(file_named(*report, "lib/libgood.dylib")->findings == 0);
+  // Floors: llvm-otool -l's minos of the LC_BUILD_VERSION (11.0, as linked) against a 10.15 target.
+  std::string minos;
+  for (const auto& line : lt::lines(lt::capture("llvm-otool-14 -l " + lt::shell_quote(env + "/bin/app")).out))
+    if (line.find("  minos ") != std::string::npos) minos = line.substr(line.find("minos ") + 6);
+  CHECK(minos == "11.0");
+  options.macos_target = resolve::parse_macos_version("10.15");
+  auto floored = resolve::check_prefix(env, options);
+  REQUIRE(floored);
+  for (const auto& f : floored->files) {
+    INFO(f.relative);
+    REQUIRE(f.floors.size() == 1);
+    CHECK(f.floors[0].family == "macOS");
+    CHECK(f.floors[0].max == "10.15");
+    CHECK(f.floors[0].highest == minos);
+    CHECK(f.floors[0].above.at(0).name == "macOS " + minos + " (x86_64)");
+    CHECK(f.floors[0].libraries.at(0) == "LC_BUILD_VERSION");
+    CHECK(f.findings == file_named(*report, f.relative)->findings + 1);
+  }
+  options.macos_target = resolve::parse_macos_version("11.0");  // not above: no finding
+  auto at_target = resolve::check_prefix(env, options);
+  REQUIRE(at_target);
+  for (const auto& f : at_target->files) CHECK(f.floors.empty());
   // The CLI says so in text.
   const std::string tool = lt::tool_path("linkscope-check");
   if (std::filesystem::exists(tool)) {
+    CHECK(lt::capture(tool + " --no-dpkg --macos-target 10.15 " + lt::shell_quote(env)).out.find(
+              "lib/libgood.dylib: floor: macOS 11.0 (x86_64) from LC_BUILD_VERSION is above 10.15\n") != std::string::npos);
+    CHECK(lt::capture(tool + " --macos-target 10.x " + lt::shell_quote(env) + " 2>&1").status == 2);
     auto text = lt::capture(tool + " --no-dpkg --undefined " + lt::shell_quote(env));
     CHECK(text.status == 1);
     CHECK(text.out.find("bin/app_gone: missing: @rpath/libgone.dylib (not found)\n") != std::string::npos);
@@ -939,6 +964,31 @@ TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump 
   CHECK(app->findings == 1);   // the missing export
   CHECK(gone->findings == 1);  // the missing DLL
   CHECK(file_named(*report, "Library/bin/good.dll")->findings == 0);
+  // Floors: objdump -p's OS and subsystem versions; the higher one against a target just below it.
+  std::map<std::string, std::string> header;
+  for (const auto& line : lt::lines(objdump(env + "/bin/app.exe"))) {
+    std::istringstream words(line);
+    std::string key, value;
+    if (words >> key >> value) header[key] = value;
+  }
+  const std::pair<int, int> os{std::stoi(header.at("MajorOSystemVersion")), std::stoi(header.at("MinorOSystemVersion"))};
+  const std::pair<int, int> sub{std::stoi(header.at("MajorSubsystemVersion")), std::stoi(header.at("MinorSubsystemVersion"))};
+  const auto floor = std::max(os, sub);
+  const std::string floor_text = std::to_string(floor.first) + "." + std::to_string(floor.second);
+  options.windows_target = std::pair<std::uint16_t, std::uint16_t>(floor.first, 0);
+  if (floor.second == 0) options.windows_target->first = static_cast<std::uint16_t>(floor.first - 1);
+  auto floored = resolve::check_prefix(env, options);
+  REQUIRE(floored);
+  const auto* app_floor = file_named(*floored, "bin/app.exe");
+  REQUIRE(app_floor != nullptr);
+  REQUIRE(app_floor->floors.size() == 1);
+  CHECK(app_floor->floors[0].family == "Windows");
+  CHECK(app_floor->floors[0].highest == floor_text);
+  CHECK(app_floor->findings == app->findings + 1);
+  options.windows_target = std::pair<std::uint16_t, std::uint16_t>(floor.first, floor.second);
+  auto at_target = resolve::check_prefix(env, options);
+  REQUIRE(at_target);
+  for (const auto& f : at_target->files) CHECK(f.floors.empty());
 }
 
 TEST_CASE("--package-dir: unpacked packages own their files", "[check][packages]") {

@@ -58,6 +58,8 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/resolve/dyld/result.hpp"
 #include "linkscope/resolve/floors.hpp"
+#include "linkscope/resolve/floors_macho.hpp"
+#include "linkscope/resolve/floors_pe.hpp"
 #include "linkscope/resolve/package_findings.hpp"
 #include "linkscope/resolve/packages.hpp"
 #include "linkscope/resolve/pe_load.hpp"
@@ -123,6 +125,11 @@ struct prefix_options {
   // Platform floors (resolve/floors.hpp): a file that needs a version above
   // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
   std::vector<version_limit> floor_limits;
+  // Mach-O: a slice whose macOS minimum (LC_BUILD_VERSION minos) is above
+  // this is a finding; PE: an image whose Windows floor (the higher of its
+  // OS and subsystem versions) is above this (resolve/floors_macho.hpp, _pe.hpp).
+  std::optional<macho::packed_version> macos_target;
+  std::optional<std::pair<u16, u16>> windows_target;
   // Threads that link the files (each file's link and verdicts are
   // independent; the object cache is shared). 0: one per core. The report is
   // the same for every value: files keep the walk's order.
@@ -643,6 +650,57 @@ class file_verdicts {
   std::unordered_map<std::string, std::string> canonical_;
 };
 
+// The macOS or Windows floor of an analysed Mach-O or PE file against its
+// target, as one limit_violation: family "macOS" (one entry per slice above,
+// from its LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) or "Windows" (from the
+// optional header's OS and subsystem versions).
+inline void judge_platform_floor(const std::string& path, const prefix_options& options, file_report& fr) {
+  const bool macho_file = fr.format == "macho";
+  if (macho_file ? !options.macos_target : !options.windows_target) return;
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  limit_violation v;
+  if (macho_file) {
+    auto floors = macho_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    v.family = "macOS";
+    v.max = macos_version_string(*options.macos_target);
+    u32 highest = 0;
+    for (const auto& slice : floors->slices)
+      for (const auto& p : slice.platforms) {
+        if (p.platform != "macos" || p.minos.raw <= options.macos_target->raw) continue;
+        if (p.minos.raw > highest) v.highest = macos_version_string(p.minos);
+        highest = std::max(highest, p.minos.raw);
+        v.above.push_back({"macOS " + macos_version_string(p.minos) + " (" + slice.arch + ")", version_scheme::unknown, false, {}});
+        v.libraries.push_back(p.command);
+        break;
+      }
+  } else {
+    auto floors = pe_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    const auto floor = floors->windows_floor();
+    if (floor <= *options.windows_target) return;
+    v.family = "Windows";
+    v.max = windows_version_string(options.windows_target->first, options.windows_target->second);
+    v.highest = windows_version_string(floor.first, floor.second);
+    v.above.push_back({"Windows " + v.highest, version_scheme::unknown, false, {}});
+    v.libraries.push_back("the optional header (OS version " +
+                          windows_version_string(floors->major_os_version, floors->minor_os_version) +
+                          ", subsystem version " +
+                          windows_version_string(floors->major_subsystem_version, floors->minor_subsystem_version) + ")");
+  }
+  if (!v.above.empty()) fr.floors.push_back(std::move(v));
+}
+
 // The floors of one analysed file against the limits (the file is mapped
 // again: it is in the page cache, and the loader cache holds no raw view).
 inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
@@ -739,11 +797,15 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
         else {
           verdicts.judge_macho(f, *link, fr);
           lookups[i] = link->lookups;
+          detail::judge_platform_floor(f, options, fr);
         }
       } else if (kind == detail::walk_kind::pe) {
         auto link = load_windows(f, windows_options);
         if (!link) fr.failure = link.error().err;
-        else verdicts.judge_pe(*link, fr);
+        else {
+          verdicts.judge_pe(*link, fr);
+          detail::judge_platform_floor(f, options, fr);
+        }
       } else {
         auto link = link_dynamic(f, link_options, cache);
         if (!link) {

@@ -178,6 +178,11 @@ inline result<pe_floors> pe_floors_of(byte_view bytes) {
   return out;
 }
 
+// "6.1" for a Windows version pair.
+inline std::string windows_version_string(u16 major, u16 minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 // "6.1" -> (6, 1); nullopt when not MAJOR[.MINOR].
 inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view s) {
   const std::size_t dot = s.find('.');

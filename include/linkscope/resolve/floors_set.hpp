@@ -81,11 +81,6 @@ struct floors_set_report {
   bool exceeded = false;       // some file exceeds a limit
 };
 
-// "6.1" for a Windows version pair.
-inline std::string windows_version_string(u16 major, u16 minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
-
 // Regular files under `dir` that start with an ELF, Mach-O, universal or MZ
 // magic, appended to `out` in path order.
 inline void find_binaries(const std::string& dir, std::vector<std::string>& out) {
