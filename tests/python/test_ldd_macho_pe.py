@@ -19,12 +19,11 @@ import json
 import os
 import pathlib
 import re
-import shutil
-import subprocess
 
 import pytest
 
 import linkscope
+from toolchain import build, have, run as output
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WINE = pathlib.Path("/usr/lib/x86_64-linux-gnu/wine/x86_64-windows")
@@ -97,35 +96,14 @@ $G -shared dm_lacking.c -o lacking/dm.dll
 """
 
 
-def have(*tools):
-    return all(shutil.which(t) for t in tools)
-
-
-def build(tmp_path_factory, name, sources, script):
-    d = tmp_path_factory.mktemp(name)
-    for f, text in sources.items():
-        (d / f).write_text(text)
-    p = subprocess.run(["sh", "-c", script], cwd=d, capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return d
-
-
 @pytest.fixture(scope="module")
 def macho(tmp_path_factory):
-    if not have(*MACHO_TOOLS):
-        pytest.skip("needs " + ", ".join(MACHO_TOOLS))
-    return build(tmp_path_factory, "ldd_macho", MACHO_SOURCES, MACHO_SCRIPT)
+    return build(tmp_path_factory, MACHO_TOOLS, "ldd_macho", MACHO_SOURCES, MACHO_SCRIPT)
 
 
 @pytest.fixture(scope="module")
 def pe(tmp_path_factory):
-    if not have(*PE_TOOLS):
-        pytest.skip("needs " + ", ".join(PE_TOOLS))
-    return build(tmp_path_factory, "ldd_pe", PE_SOURCES, PE_SCRIPT)
-
-
-def output(*args):
-    return subprocess.run(list(map(str, args)), capture_output=True, text=True, check=True).stdout
+    return build(tmp_path_factory, PE_TOOLS, "ldd_pe", PE_SOURCES, PE_SCRIPT)
 
 
 def cli_json(run_cli, path, *flags):

@@ -20,15 +20,15 @@ import collections
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
 
 import linkscope
+from toolchain import build, have, run
 
 MACHO_TOOLS = ("clang-14", "ld64.lld-14", "llvm-lipo-14", "llvm-nm-14", "llvm-otool-14")
-PE_TOOLS = ("x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-objdump", "nm")
+PE_TOOLS = ("x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-objdump", "x86_64-w64-mingw32-strip", "nm")
 
 # Locals, a weak definition, a private extern, a common, data, an import.
 MACHO_SOURCE = r"""
@@ -77,35 +77,21 @@ x86_64-w64-mingw32-strip -o d_stripped.dll d.dll
 """
 
 
-def have(*tools):
-    return all(shutil.which(t) for t in tools)
-
-
-def run(*args):
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=True).stdout
-
-
-def build(tmp_path_factory, name, sources, script):
-    d = tmp_path_factory.mktemp(name)
-    for f, text in sources.items():
-        (d / f).write_text(text)
-    p = subprocess.run(["sh", "-c", script], cwd=d, capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return d
-
-
 @pytest.fixture(scope="module")
 def macho(tmp_path_factory):
-    if not have(*MACHO_TOOLS):
-        pytest.skip("needs " + ", ".join(MACHO_TOOLS))
-    return build(tmp_path_factory, "sym_macho", {"a.c": MACHO_SOURCE, "libSystem.tbd": LIBSYSTEM_TBD}, MACHO_SCRIPT)
+    return build(tmp_path_factory, MACHO_TOOLS, "sym_macho", {"a.c": MACHO_SOURCE, "libSystem.tbd": LIBSYSTEM_TBD},
+                 MACHO_SCRIPT)
 
 
 @pytest.fixture(scope="module")
 def pe(tmp_path_factory):
-    if not have(*PE_TOOLS, "x86_64-w64-mingw32-strip"):
-        pytest.skip("needs " + ", ".join(PE_TOOLS))
-    return build(tmp_path_factory, "sym_pe", PE_SOURCES, PE_SCRIPT)
+    return build(tmp_path_factory, PE_TOOLS, "sym_pe", PE_SOURCES, PE_SCRIPT)
+
+
+def assert_error(code, call, *args, **kwargs):
+    with pytest.raises(linkscope.Error) as e:
+        call(*args, **kwargs)
+    assert e.value.code == code
 
 
 # ---- the oracles -------------------------------------------------------------
@@ -263,15 +249,14 @@ def test_macho_file_facts_equal_otool(macho):
 
 
 def test_macho_arch_errors(macho):
-    with pytest.raises(linkscope.Error) as e:
-        linkscope.open(str(macho / "liba_fat.dylib"), arch="ppc")
-    assert e.value.code == "not_found"
-    with pytest.raises(linkscope.Error) as e:
-        linkscope.open(str(macho / "liba_x86_64.dylib"), arch="arm64")
-    assert e.value.code == "not_found"
-    with pytest.raises(linkscope.Error) as e:
-        linkscope.open(str(macho / "liba_x86_64.dylib")).symbols(arch="arm64")
-    assert e.value.code == "not_found"
+    assert_error("not_found", linkscope.open, str(macho / "liba_fat.dylib"), arch="ppc")
+    assert_error("not_found", linkscope.open, str(macho / "liba_x86_64.dylib"), arch="arm64")
+    assert_error("not_found", linkscope.open(str(macho / "liba_x86_64.dylib")).symbols, arch="arm64")
+    # Cut inside the load commands: an error, never a partial answer.
+    cut = macho / "liba_cut.dylib"
+    cut.write_bytes((macho / "liba_x86_64.dylib").read_bytes()[:100])
+    with pytest.raises(linkscope.Error):
+        linkscope.open(str(cut))
 
 
 # ---- PE and COFF ---------------------------------------------------------------
@@ -319,12 +304,9 @@ def test_coff_object_symbols_equal_gnu_nm(pe):
 
 
 def test_arch_is_for_macho_only(pe):
-    with pytest.raises(linkscope.Error) as e:
-        linkscope.open(str(pe / "d.dll"), arch="x86_64")
-    assert e.value.code == "usage"
-    with pytest.raises(linkscope.Error) as e:
-        linkscope.open(str(pe / "d.dll")).symbols(arch="x86_64")
-    assert e.value.code == "usage"
+    assert_error("usage", linkscope.open, str(pe / "d.dll"), arch="x86_64")
+    assert_error("usage", linkscope.open(str(pe / "d.dll")).symbols, arch="x86_64")
+    assert_error("usage", linkscope.open(str(pe / "d.dll")).symbols, "both")
 
 
 # ---- real files (scripts/fetch-real) ----------------------------------------------
