@@ -694,6 +694,22 @@ const resolve::file_report* file_named(const resolve::prefix_report& r, const st
   return nullptr;
 }
 
+// The prefix's report with unresolved imports as findings, and the files it
+// walked (relative), each of which must be of `format` and analysed.
+resolve::prefix_report check_all_of(const std::string& env, const std::string& format, std::vector<std::string>& walked,
+                                    resolve::prefix_options& options) {
+  options.use_dpkg = false;
+  options.undefined_is_finding = true;
+  auto report = resolve::check_prefix(env, options);
+  REQUIRE(report);
+  for (const auto& f : report->files) {
+    walked.push_back(f.relative);
+    CHECK(f.format == format);
+    CHECK_FALSE(f.failed());
+  }
+  return std::move(*report);
+}
+
 std::set<std::string> field_set(const std::vector<resolve::needed_entry>& needed, bool used_only, bool unused_only) {
   std::set<std::string> out;
   for (const auto& n : needed)
@@ -739,17 +755,10 @@ TEST_CASE("Mach-O files in a prefix: the dyld emulator's verdicts against llvm-o
   REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
   const std::string env = dir + "/env";
   resolve::prefix_options options;
-  options.use_dpkg = false;
-  options.undefined_is_finding = true;
-  auto report = resolve::check_prefix(env, options);
-  REQUIRE(report);
   // The walk: every Mach-O image (the libSystem stub lies outside the prefix).
   std::vector<std::string> walked;
-  for (const auto& f : report->files) {
-    walked.push_back(f.relative);
-    CHECK(f.format == "macho");
-    CHECK_FALSE(f.failed());
-  }
+  const resolve::prefix_report checked = check_all_of(env, "macho", walked, options);
+  const resolve::prefix_report* report = &checked;
   CHECK(walked == std::vector<std::string>{"bin/app", "bin/app_gone", "lib/libabs.dylib", "lib/libgood.dylib",
                                            "lib/libshrunk.dylib", "lib/libunused.dylib"});
   // llvm-otool -L: the dylib commands (a dylib's first line is its own id).
@@ -896,16 +905,9 @@ TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump 
   REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
   const std::string env = dir + "/env";
   resolve::prefix_options options;
-  options.use_dpkg = false;
-  options.undefined_is_finding = true;
-  auto report = resolve::check_prefix(env, options);
-  REQUIRE(report);
   std::vector<std::string> walked;
-  for (const auto& f : report->files) {
-    walked.push_back(f.relative);
-    CHECK(f.format == "pe");
-    CHECK_FALSE(f.failed());
-  }
+  const resolve::prefix_report checked = check_all_of(env, "pe", walked, options);
+  const resolve::prefix_report* report = &checked;
   CHECK(walked == std::vector<std::string>{"Library/bin/good.dll", "Library/bin/shrunk.dll", "bin/app.exe",
                                            "bin/app_gone.exe"});
   const auto objdump = [&](const std::string& path) { return lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(path)).out; };
