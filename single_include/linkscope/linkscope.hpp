@@ -12709,14 +12709,19 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // joins; a file is known by the host path it was opened as and by its
 // device+inode (two paths of one file give one image). Results keep the
 // mappings they point into alive (dynamic_link::files holds shared
-// pointers), so a result may outlive the cache. Not thread-safe: one cache
-// per thread. `files()` counts the distinct files parsed, `hits()` the opens
-// answered from the cache.
+// pointers), so a result may outlive the cache. Thread-safe: roots may be
+// linked on several threads against one cache (resolve/check.hpp's -j). A
+// lookup holds the cache's lock only to find or insert; a file is mapped and
+// parsed outside it, and when two threads parse one file at once, the first
+// insert wins and the other copy is dropped (images never change, so either
+// is the same). `files()` counts the distinct files parsed, `hits()` the
+// opens answered from the cache.
 
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -12864,8 +12869,15 @@ class object_cache {
   object_cache() = default;
   object_cache(const object_cache&) = delete;
   object_cache& operator=(const object_cache&) = delete;
-  object_cache(object_cache&&) = default;
-  object_cache& operator=(object_cache&&) = default;
+  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
+  object_cache(object_cache&& other) noexcept
+      : stores_(std::move(other.stores_)), files_(other.files_), hits_(other.hits_) {}
+  object_cache& operator=(object_cache&& other) noexcept {
+    stores_ = std::move(other.stores_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
 
   // Distinct files mapped and parsed, and opens answered from the cache.
   std::size_t files() const noexcept { return files_; }
@@ -12876,32 +12888,38 @@ class object_cache {
   // reason in its warnings (also cached). The image never changes.
   template <class ET>
   std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
     store<ET>& s = std::get<store<ET>>(stores_);
-    auto it = s.by_path.find(file);
-    if (it != s.by_path.end()) {
-      ++hits_;
-      return it->second;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = s.by_path.find(file);
+      if (it != s.by_path.end()) {
+        ++hits_;
+        return it->second;
+      }
     }
-    std::shared_ptr<const detail::object_image<ET>> img;
     auto mapped = mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::object_image<ET>>();
       failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-      img = std::move(failed);
-    } else {
-      const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+      std::lock_guard<std::mutex> hold(lock_);
+      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
+    }
+    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
       auto same = s.by_file.find(key);
       if (same != s.by_file.end()) {
         ++hits_;
-        img = same->second;
-      } else {
-        ++files_;
-        img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
-        s.by_file.emplace(key, img);
+        return s.by_path.emplace(file, same->second).first->second;
       }
     }
-    s.by_path.emplace(file, img);
-    return img;
+    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    if (fresh) ++files_;
+    else ++hits_;  // another thread parsed it meanwhile: keep the first
+    return s.by_path.emplace(file, same->second).first->second;
   }
 
  private:
@@ -12911,6 +12929,7 @@ class object_cache {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
   };
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::mutex lock_;
   std::size_t files_ = 0;
   std::size_t hits_ = 0;
 };
@@ -15371,12 +15390,181 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 //              needed DSO no package owns.
 // Libraries on the allow-list (glibc's parts, the C++ runtime, the vDSO;
 // shell globs on the file name) are never findings.
+//
+// Mach-O and PE files under the prefix are checked too, each on its own
+// platform's loader: Mach-O executables, dylibs and bundles on the dyld
+// emulator (resolve/dyld.hpp; system libraries, which the shared cache
+// supplies, are allowed), PE images on the Windows loader (resolve/
+// pe_load.hpp; the conda PATH folders of the prefix that exist — the prefix,
+// Library/mingw-w64/bin, Library/usr/bin, Library/bin, Scripts, bin — after
+// the application folder; system, API set and runtime DLLs are allowed).
+// Their verdicts: missing (a dylib or DLL found nowhere; weak dylibs and
+// delay-load DLLs excepted), unused (Mach-O: a dylib command no import
+// names), system, undefined (Mach-O: a non-weak import no image exports,
+// dyld's "Symbol not found"; PE: an import the DLL does not export, as
+// DLL!NAME; findings with undefined_is_finding, as ELF's), rpath (an
+// LC_RPATH entry, after @loader_path/@executable_path, outside the prefix; an
+// absolute LC_ID_DYLIB outside it). Overlinking and the package-level copies
+// are ELF's only.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+// ---- begin linkscope/resolve/dyld/result.hpp ----
+// linkscope/resolve/dyld/result.hpp — what the dyld emulator is asked
+// (dyld_options) and what it answers (dyld_link): the closure, the
+// bindings, the undefined imports and the unused dylibs.
+//
+// The answer has the shape of the ld.so emulator's (ld_so/result.hpp):
+// images numbered in load order, [0] the main image, and the same
+// symbol_binding / undefined_reference records for the bindings and the
+// undefined imports (the version column stays empty: Mach-O has none).
+// What differs is what a loader of this platform knows of an image: how
+// an install name was found (dyld_found_via: which rule, the rpath of
+// which image), and the system libraries that are classified, not read.
+// string_views point into the mapped files that `dyld_link::files` keeps
+// alive, so a result outlives the cache it came from.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// dyld's compatibility-version check on a found dylib.
+enum class dyld_version_check : std::uint8_t {
+  strict,  // refuse a dylib whose compatibility version is below the one the load command asks
+           // for (dyld before macOS 12: "Incompatible library version"), 0xffffffff a wildcard
+  dyld2,   // as strict, but only for dylibs built for macOS before 10.14 (dyld2's
+           // enforceCompatVersion; macOS 11's behaviour)
+  none,    // dyld4 (macOS 12 and later) no longer checks
+};
+
+struct dyld_options {
+  std::string root;        // the file system a copy of macOS or an SDK sits in; "" = the host's /
+  std::string executable;  // the main executable's path (for @executable_path) when the root image
+                           // is a bundle or a dylib analysed alone; "" = the root image itself
+  std::string arch;        // slice of universal files and targets of .tbd stubs; "" = the root image's
+  // The DYLD_* variables, as options only (the environment is never read here).
+  std::vector<std::string> library_path;            // DYLD_LIBRARY_PATH
+  std::vector<std::string> framework_path;          // DYLD_FRAMEWORK_PATH
+  std::vector<std::string> fallback_library_path;   // DYLD_FALLBACK_LIBRARY_PATH
+  std::vector<std::string> fallback_framework_path; // DYLD_FALLBACK_FRAMEWORK_PATH
+  // The default fallbacks (/usr/local/lib, /usr/lib; /Library/Frameworks,
+  // /System/Library/Frameworks) for images built with an SDK before macOS 13,
+  // as dyld4 applies them ("pre-2022 binaries") when no fallback is set.
+  bool default_fallbacks = true;
+  // /usr/lib/*.dylib, /System/Library/... (and /System/iOSSupport/...) that
+  // are not under the root are "system, not checked", as the dyld shared
+  // cache would supply them.
+  bool system_not_checked = true;
+  dyld_version_check version_check = dyld_version_check::strict;
+  bool bindings = true;            // resolve every import (else only the closure)
+  std::size_t max_images = 65536;  // a closure larger than this is an error
+};
+
+// How an install name was found.
+enum class dyld_found_via : std::uint8_t {
+  not_found,
+  main,              // the root image
+  path,              // an absolute install name, under the root
+  loader_path,       // @loader_path: the folder of the image holding the load command
+  executable_path,   // @executable_path: the main executable's folder
+  rpath,             // @rpath: an LC_RPATH of `where` (the needing image or one up its load chain)
+  library_path,      // DYLD_LIBRARY_PATH
+  framework_path,    // DYLD_FRAMEWORK_PATH
+  fallback,          // DYLD_FALLBACK_* or the default fallbacks
+  inlined,           // a document inlined in a .tbd that re-exports it
+  loaded,            // already loaded under this install name
+  system,            // system library, not under the root: not checked
+};
+
+constexpr const char* to_string(dyld_found_via v) noexcept {
+  switch (v) {
+    case dyld_found_via::not_found: return "not-found";
+    case dyld_found_via::main: return "main";
+    case dyld_found_via::path: return "path";
+    case dyld_found_via::loader_path: return "loader-path";
+    case dyld_found_via::executable_path: return "executable-path";
+    case dyld_found_via::rpath: return "rpath";
+    case dyld_found_via::library_path: return "dyld-library-path";
+    case dyld_found_via::framework_path: return "dyld-framework-path";
+    case dyld_found_via::fallback: return "fallback";
+    case dyld_found_via::inlined: return "tbd-inlined";
+    case dyld_found_via::loaded: return "loaded";
+    case dyld_found_via::system: return "system";
+  }
+  return "?";
+}
+
+enum class dyld_image_kind : std::uint8_t { missing, macho, tbd, system };
+
+// One dylib command of an image and what it resolved to.
+struct dyld_dependency {
+  std::string_view install_name;
+  macho::dylib_kind kind = macho::dylib_kind::load;
+  std::uint32_t object = no_object;  // the image it resolved to; no_object when missing
+};
+
+// One image of the closure.
+struct dyld_object {
+  std::string name;      // the install name it was first requested by (the path, for the root)
+  std::string path;      // as dyld would spell it (the expanded path, without the root); empty when missing
+  std::string file;      // what was read on this host (root + path, maybe a .tbd); empty when not read
+  dyld_found_via via = dyld_found_via::not_found;
+  std::string where;     // rpath: the image whose LC_RPATH found it
+  std::string rpath;     // rpath: that LC_RPATH entry, as written
+  dyld_image_kind kind = dyld_image_kind::missing;
+  std::string_view install_name;  // LC_ID_DYLIB / tbd install-name
+  std::uint32_t current_version = 0, compatibility_version = 0;
+  std::uint32_t filetype = 0;     // Mach-O filetype; 0 for tbd and system
+  std::vector<dyld_dependency> dependencies;  // load commands (tbd: re-exported libraries), in order
+  std::uint32_t loader = no_object;  // the image whose load command first loaded it
+  bool weak = false;                 // only weakly linked (a missing one is no error)
+  std::vector<rejected_candidate> rejected;  // candidates tried and refused (wrong arch, version...)
+  std::vector<std::string> warnings;
+  bool found() const noexcept { return via != dyld_found_via::not_found; }
+  bool checked() const noexcept { return kind == dyld_image_kind::macho || kind == dyld_image_kind::tbd; }
+};
+
+struct unused_dylib {
+  std::uint32_t from = 0;     // the image whose load command names it
+  std::uint32_t ordinal = 0;  // its library ordinal in `from`
+  std::uint32_t to = no_object;
+  std::string_view install_name;
+};
+
+struct dyld_link {
+  std::vector<dyld_object> objects;          // load order; [0] = the root image
+  std::vector<symbol_binding> bindings;      // every distinct (from, to, symbol)
+  std::vector<undefined_reference> undefined;  // non-weak imports nothing exports (dyld's "Symbol not found")
+  std::vector<unused_dylib> unused;          // dylib commands no import names
+  std::vector<std::string> errors;           // bad input, each naming its image ("IMAGE: message")
+  std::vector<std::string> warnings;
+  std::size_t imports = 0;                   // imports examined
+  std::size_t unchecked = 0;                 // imports into system images (not checked)
+  std::size_t lookups = 0;                   // export lookups performed
+  std::vector<std::shared_ptr<const mapped_file>> files;
+
+  bool any_missing() const noexcept {
+    for (const auto& o : objects)
+      if (!o.found() && !o.weak) return true;
+    return false;
+  }
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/result.hpp ----
 // ---- begin linkscope/resolve/floors.hpp ----
 // linkscope/resolve/floors.hpp — the oldest system a file runs on, and why.
 //
@@ -15846,6 +16034,387 @@ inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/floors.hpp ----
+// ---- begin linkscope/resolve/floors_macho.hpp ----
+// linkscope/resolve/floors_macho.hpp — the oldest macOS a Mach-O file runs on.
+//
+// dyld refuses an image whose minimum OS version is above the running
+// system's: the minos of LC_BUILD_VERSION (PLATFORM_MACOS) or the version of
+// LC_VERSION_MIN_MACOSX (what older linkers and targets below 10.14 write).
+// That is the file's macOS floor, and what MACOSX_DEPLOYMENT_TARGET (delocate's
+// --require-target-macos-version) bounds. The sdk field is the SDK the file
+// was linked against. A universal file has one floor per architecture; a
+// universal2 package needs both x86_64 and arm64 in every file.
+//
+// Versions are the packed xxxx.yy.zz of Mach-O (macho/types.hpp
+// packed_version), printed as llvm-otool -l prints them: "11.0", "10.13.4"
+// (the patch only when it is not 0). Everything is read through macho/
+// (file.hpp platforms(), fat.hpp); this file reads no record itself.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// "11.0", "10.13.4", as llvm-otool -l prints a packed version.
+inline std::string macos_version_string(macho::packed_version v) {
+  std::string out = std::to_string(v.major()) + "." + std::to_string(v.minor());
+  if (v.patch() != 0) out += "." + std::to_string(v.patch());
+  return out;
+}
+
+// "10.13", "11", "12.3.1" -> packed; nullopt when it is not such a version.
+inline std::optional<macho::packed_version> parse_macos_version(std::string_view s) {
+  u32 parts[3] = {0, 0, 0};
+  std::size_t count = 0, i = 0;
+  while (i < s.size()) {
+    if (count == 3 || s[i] < '0' || s[i] > '9') return std::nullopt;
+    u32 value = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      value = value * 10 + static_cast<u32>(s[i] - '0');
+      if (value > 0xffff) return std::nullopt;
+      ++i;
+    }
+    parts[count++] = value;
+    if (i < s.size()) {
+      if (s[i] != '.' || i + 1 == s.size()) return std::nullopt;
+      ++i;
+    }
+  }
+  if (count == 0 || parts[1] > 0xff || parts[2] > 0xff) return std::nullopt;
+  return macho::packed_version{(parts[0] << 16) | (parts[1] << 8) | parts[2]};
+}
+
+constexpr const char* macho_platform_name(u32 platform) noexcept {
+  switch (platform) {
+    case macho::PLATFORM_MACOS: return "macos";
+    case macho::PLATFORM_IOS: return "ios";
+    case macho::PLATFORM_TVOS: return "tvos";
+    case macho::PLATFORM_WATCHOS: return "watchos";
+    case macho::PLATFORM_BRIDGEOS: return "bridgeos";
+    case macho::PLATFORM_MACCATALYST: return "maccatalyst";
+    case macho::PLATFORM_IOSSIMULATOR: return "iossimulator";
+    case macho::PLATFORM_TVOSSIMULATOR: return "tvossimulator";
+    case macho::PLATFORM_WATCHOSSIMULATOR: return "watchossimulator";
+    case macho::PLATFORM_DRIVERKIT: return "driverkit";
+    default: return "unknown";
+  }
+}
+
+struct macho_platform_floor {
+  std::string platform;          // "macos"
+  std::string command;           // "LC_BUILD_VERSION" or "LC_VERSION_MIN_MACOSX" ...
+  macho::packed_version minos;
+  macho::packed_version sdk;
+};
+
+struct macho_slice_floor {
+  std::string arch;  // "x86_64", "arm64" (llvm-lipo's names)
+  u32 cputype = 0;
+  u32 cpusubtype = 0;
+  std::vector<macho_platform_floor> platforms;  // in load-command order
+  // The macOS minimum of this slice, when it states one.
+  std::optional<macho::packed_version> macos_minos() const noexcept {
+    for (const auto& p : platforms)
+      if (p.platform == "macos") return p.minos;
+    return std::nullopt;
+  }
+};
+
+struct macho_floors {
+  bool universal = false;
+  std::vector<macho_slice_floor> slices;  // one for a thin file
+  // The highest macOS minimum over the slices (nullopt when none states one).
+  std::optional<macho::packed_version> macos_minos() const noexcept {
+    std::optional<macho::packed_version> out;
+    for (const auto& s : slices)
+      if (auto m = s.macos_minos(); m && (!out || m->raw > out->raw)) out = m;
+    return out;
+  }
+  bool has_arch(std::string_view arch) const noexcept {
+    return std::any_of(slices.begin(), slices.end(), [&](const macho_slice_floor& s) { return s.arch == arch; });
+  }
+};
+
+namespace floors_detail {
+inline const char* platform_command_name(u32 cmd) noexcept {
+  switch (cmd) {
+    case macho::LC_BUILD_VERSION: return "LC_BUILD_VERSION";
+    case macho::LC_VERSION_MIN_MACOSX: return "LC_VERSION_MIN_MACOSX";
+    case macho::LC_VERSION_MIN_IPHONEOS: return "LC_VERSION_MIN_IPHONEOS";
+    case macho::LC_VERSION_MIN_TVOS: return "LC_VERSION_MIN_TVOS";
+    case macho::LC_VERSION_MIN_WATCHOS: return "LC_VERSION_MIN_WATCHOS";
+    default: return "";
+  }
+}
+
+}  // namespace floors_detail
+
+// The Mach-O floors of a thin or universal file (compiled once in src/ in
+// compiled mode: the Mach-O variants behind it are instantiated there only).
+result<macho_floors> macho_floors_of(byte_view bytes);
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC result<macho_slice_floor> macho_slice_of(byte_view image) {
+  return macho::visit_macho(image, [](const auto& f) -> result<macho_slice_floor> {
+    macho_slice_floor out;
+    out.cputype = f.cputype();
+    out.cpusubtype = f.cpusubtype();
+    out.arch = macho::arch_name(out.cputype, out.cpusubtype);
+    LINKSCOPE_TRY(platforms, f.platforms());
+    for (const auto& p : platforms)
+      out.platforms.push_back({macho_platform_name(p.platform), platform_command_name(p.cmd), p.minos, p.sdk});
+    return out;
+  });
+}
+}  // namespace floors_detail
+
+LINKSCOPE_FUNC result<macho_floors> macho_floors_of(byte_view bytes) {
+  macho_floors out;
+  if (macho::is_fat(bytes)) {
+    out.universal = true;
+    LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
+    for (const auto& slice : fat.slices()) {
+      LINKSCOPE_TRY(one, floors_detail::macho_slice_of(slice.bytes));
+      out.slices.push_back(std::move(one));
+    }
+    return out;
+  }
+  LINKSCOPE_TRY(one, floors_detail::macho_slice_of(bytes));
+  out.slices.push_back(std::move(one));
+  return out;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+// What a Mach-O file breaks: slices whose macOS minimum is above `target`,
+// and required architectures it lacks.
+struct macho_violations {
+  std::vector<std::string> above_target;   // arch of each slice above the target
+  std::vector<std::string> missing_archs;  // required archs not in the file
+  bool any() const noexcept { return !above_target.empty() || !missing_archs.empty(); }
+};
+
+inline macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
+                                    const std::vector<std::string>& required_archs) {
+  macho_violations out;
+  if (target)
+    for (const auto& s : f.slices)
+      if (auto m = s.macos_minos(); m && m->raw > target->raw) out.above_target.push_back(s.arch);
+  for (const auto& arch : required_archs)
+    if (!f.has_arch(arch)) out.missing_archs.push_back(arch);
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/floors_macho.hpp ----
+// ---- begin linkscope/resolve/floors_pe.hpp ----
+// linkscope/resolve/floors_pe.hpp — the oldest Windows a PE image runs on,
+// and the C runtime it needs.
+//
+// The optional header (PE/COFF spec 3.4.2) carries the OS version
+// (MajorOperatingSystemVersion.Minor...) and the subsystem version; the
+// Windows loader refuses an image whose subsystem version is above the
+// running system's, so max(OS, subsystem) is the floor that matters (6.0
+// Vista, 6.1 Windows 7, 6.2 Windows 8, 10.0 Windows 10). The machine and the
+// subsystem (GUI, console, native, EFI ...) say what can load it at all.
+//
+// The C runtime is read from the imported DLL names (case-insensitive):
+//   ucrt       ucrtbase.dll and the api-ms-win-crt-*.dll API sets (the
+//              Universal CRT, part of Windows 10, an update on 7/8.1)
+//   msvcrt     msvcrt.dll (the system's own CRT; what MinGW links by default)
+//   vcredist   the Visual C++ redistributable: vcruntime140*.dll, msvcp140*.dll,
+//              concrt140.dll, vcomp140.dll (2015-2022, version 14), and the
+//              versioned CRTs of older Visual Studios msvcrNN.dll / msvcpNN.dll
+//              (msvcr120 = VS 2013 ...); `version` is the NN
+//   debug      the debug CRTs (ucrtbased.dll, vcruntime140d.dll, msvcp140d.dll,
+//              msvcrNNd.dll ...): not redistributable, a build mistake in a
+//              package
+//   mingw      MinGW's runtime DLLs: libgcc_s_*.dll, libstdc++-6.dll,
+//              libwinpthread-1.dll
+// Everything is read through coff/pe.hpp (namespace pe); this file reads no record itself.
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class crt_flavour : u8 { ucrt, msvcrt, vcredist, debug, mingw };
+
+constexpr const char* to_string(crt_flavour f) noexcept {
+  switch (f) {
+    case crt_flavour::ucrt: return "ucrt";
+    case crt_flavour::msvcrt: return "msvcrt";
+    case crt_flavour::vcredist: return "vcredist";
+    case crt_flavour::debug: return "debug";
+    case crt_flavour::mingw: return "mingw";
+  }
+  return "?";
+}
+
+// A flavour's name as to_string spells it (--forbid-crt's values).
+constexpr bool is_crt_flavour_name(std::string_view name) noexcept {
+  for (auto f : {crt_flavour::ucrt, crt_flavour::msvcrt, crt_flavour::vcredist, crt_flavour::debug, crt_flavour::mingw})
+    if (name == to_string(f)) return true;
+  return false;
+}
+
+struct crt_dependency {
+  std::string dll;  // as imported
+  crt_flavour flavour = crt_flavour::msvcrt;
+  std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
+};
+
+namespace floors_detail {
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+inline bool all_digits(std::string_view s) noexcept {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace floors_detail
+
+// The C runtime a DLL name stands for; nullopt for any other DLL.
+inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
+  const std::string name = floors_detail::lower(dll);
+  if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
+  const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
+  crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
+  if (stem == "ucrtbase" || floors_detail::starts_with(stem, "api-ms-win-crt-")) {
+    out.flavour = crt_flavour::ucrt;
+    return out;
+  }
+  if (stem == "ucrtbased") {
+    out.flavour = crt_flavour::debug;
+    return out;
+  }
+  if (stem == "msvcrt") return out;
+  if (floors_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
+    out.flavour = crt_flavour::mingw;
+    return out;
+  }
+  // vcruntime140, vcruntime140_1, msvcp140, msvcp140_1, msvcp140_atomic_wait,
+  // concrt140, vcomp140 (and their d-suffixed debug builds); msvcrNN / msvcpNN.
+  for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
+    if (!floors_detail::starts_with(stem, prefix)) continue;
+    std::string_view rest = stem.substr(prefix.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits < 2) continue;
+    const std::string_view number = rest.substr(0, digits);
+    std::string_view tail = rest.substr(digits);
+    const bool debug = !tail.empty() && tail[0] == 'd';
+    if (debug) tail.remove_prefix(1);
+    if (!tail.empty() && tail[0] != '_') continue;
+    if (!tail.empty() && !floors_detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
+    out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
+    out.version = number == "140" ? "14" : std::string(number);
+    return out;
+  }
+  return std::nullopt;
+}
+
+struct pe_floors {
+  u16 machine = 0;
+  bool pe32_plus = false;
+  bool dll = false;
+  u16 subsystem = 0;
+  u16 major_os_version = 0, minor_os_version = 0;
+  u16 major_subsystem_version = 0, minor_subsystem_version = 0;
+  std::vector<std::string> imports;     // DLL names (imports, then delay imports)
+  std::vector<crt_dependency> crts;     // the imports that are a C runtime
+  // The floor: the higher of the OS and subsystem versions, as (major, minor).
+  std::pair<u16, u16> windows_floor() const noexcept {
+    const std::pair<u16, u16> os{major_os_version, minor_os_version};
+    const std::pair<u16, u16> sub{major_subsystem_version, minor_subsystem_version};
+    return std::max(os, sub);
+  }
+  // The distinct flavours, in enum order.
+  std::vector<crt_flavour> flavours() const {
+    std::vector<crt_flavour> out;
+    for (const auto& c : crts)
+      if (std::find(out.begin(), out.end(), c.flavour) == out.end()) out.push_back(c.flavour);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+// What objdump -f calls the machine (pei-x86-64's "i386:x86-64" ...), short.
+constexpr const char* pe_machine_name(u16 machine) noexcept {
+  switch (machine) {
+    case 0x14c: return "i386";
+    case 0x8664: return "x86-64";
+    case 0xaa64: return "arm64";
+    case 0x1c0: return "arm";
+    case 0x1c4: return "armnt";
+    case 0xa641: return "arm64ec";
+    default: return "unknown";
+  }
+}
+
+inline result<pe_floors> pe_floors_of(byte_view bytes) {
+  LINKSCOPE_TRY(img, pe::image::parse(bytes));
+  pe_floors out;
+  const pe::header_info& h = img.header();
+  out.machine = h.machine;
+  out.pe32_plus = h.pe32_plus;
+  out.dll = img.is_dll();
+  out.subsystem = h.subsystem;
+  out.major_os_version = h.major_os_version;
+  out.minor_os_version = h.minor_os_version;
+  out.major_subsystem_version = h.major_subsystem_version;
+  out.minor_subsystem_version = h.minor_subsystem_version;
+  LINKSCOPE_TRY(imports, img.imports());
+  LINKSCOPE_TRY(delayed, img.delay_imports());
+  for (const auto* list : {&imports, &delayed})
+    for (const auto& dll : *list) {
+      out.imports.emplace_back(dll.name);
+      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
+    }
+  return out;
+}
+
+// "6.1" for a Windows version pair.
+inline std::string windows_version_string(u16 major, u16 minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+// "6.1" -> (6, 1); nullopt when not MAJOR[.MINOR].
+inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view s) {
+  const std::size_t dot = s.find('.');
+  const std::string_view major = s.substr(0, dot);
+  const std::string_view minor = dot == std::string_view::npos ? std::string_view("0") : s.substr(dot + 1);
+  if (!floors_detail::all_digits(major) || !floors_detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
+  auto number = [](std::string_view d) {
+    u32 v = 0;
+    for (char c : d) v = v * 10 + static_cast<u32>(c - '0');
+    return v;
+  };
+  if (number(major) > 0xffff || number(minor) > 0xffff) return std::nullopt;
+  return std::pair<u16, u16>{static_cast<u16>(number(major)), static_cast<u16>(number(minor))};
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/floors_pe.hpp ----
 // ---- begin linkscope/resolve/package_findings.hpp ----
 // linkscope/resolve/package_findings.hpp — the package-level findings of
 // linkscope-check that need more than one file's link: "overdepending, or
@@ -15956,7 +16525,8 @@ struct duplicates_options {
 
 struct duplicates_report {
   std::vector<duplicate_symbol> duplicates;  // sorted by name
-  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
+                                             // also given as an argument is spelled as given there
   std::vector<skipped_member> skipped;
 };
 
@@ -16041,6 +16611,7 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
         auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
         identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
       }
+      std::vector<char> respelled(identity.size(), 0);
       for (std::size_t argument = 0; argument < paths.size(); ++argument) {
         if (!loadable(plain_kind[argument])) continue;
         auto file = mapped_file::open(paths[argument]);
@@ -16048,6 +16619,10 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
         for (std::size_t i = 0; i < identity.size(); ++i)
           if (identity[i].first == file->device() && identity[i].second == file->inode()) {
             scope_of_argument[argument] = i;
+            // One file, one spelling: the argument's, as the definitions give it
+            // (ld.so spells the root ./liba.so and a found library by its search path).
+            if (!respelled[i]) report.closure_order[i] = paths[argument];
+            respelled[i] = 1;
             break;
           }
       }
@@ -16740,637 +17315,963 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/package_findings.hpp ----
+// ---- begin linkscope/resolve/pe_load.hpp ----
+// linkscope/resolve/pe_load.hpp — the Windows loader, from the files: the DLL
+// closure of a PE image, every import checked against the exports of the DLL
+// it resolves to, API sets, forwarders and delay-load imports.
+//
+// The search follows the documented order for desktop applications with
+// SafeDllSearchMode on ("Dynamic-link library search order"), as the user
+// says the module is loaded (winload_options::mode):
+//   program  (a program's own imports)  KnownDLLs, the application folder,
+//            System32, the Windows folder, the current folder, PATH
+//   altered  (LoadLibraryEx + LOAD_WITH_ALTERED_SEARCH_PATH; Node's .node)
+//            KnownDLLs, the loaded module's folder, System32, Windows,
+//            current folder, PATH
+//   python   (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | ..._DLL_LOAD_DIR; Python >= 3.8)
+//            KnownDLLs, the .pyd's folder, the application folder,
+//            os.add_dll_directory folders, System32 — never PATH
+// A module already loaded under the same base name is reused (names compare
+// case-insensitively, as on Windows; files are looked up case-insensitively
+// too). api-ms-win-* / ext-ms-* contracts resolve to their host through the
+// API set schema of the root's apisetschema.dll (coff/apiset.hpp), else a
+// built-in table; an ext-ms-* contract with no host is absent but optional.
+// Imports by name are looked up case-sensitively (the hint only speeds the
+// loader up; the answer is the name's), by ordinal against the ordinal base;
+// forwarders ("DLL.Name", "DLL.#N") are followed across DLLs and API sets,
+// loading the DLL they name, with cycle detection. Delay-load imports are
+// resolved the same way but reported apart: they fail only when called.
+//
+// The result reuses the ld.so emulator's shapes (ld_so/result.hpp): objects
+// in load order with their needed names and who loaded them, bindings
+// (from, to, symbol, version = "" or the ordinal) — plus, per object, the
+// rule that found it and its class (system, API set, UCRT, VC++ redist,
+// debug CRT, msvcrt, application), and the import findings.
 
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <map>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
-#include <set>
-#include <system_error>
-#include <unordered_map>
-#include <utility>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/coff/apiset.hpp ----
+// linkscope/coff/apiset.hpp — the API set schema (version 6) of
+// apisetschema.dll: which host DLL implements an api-ms-win-* / ext-ms-*
+// contract.
+//
+// Layout (Windows 10 and later; the layout Wine's apisetschema.dll writes and
+// its loader reads, dlls/ntdll/loader.c): the image's ".apiset" section starts
+// with a namespace header of 7 u32: Version (6), Size, Flags, Count,
+// EntryOffset, HashOffset, HashFactor. At EntryOffset, Count entries of 6 u32:
+// Flags, NameOffset, NameLength, HashedLength, ValueOffset, ValueCount. At
+// ValueOffset, ValueCount values of 5 u32: Flags, NameOffset, NameLength,
+// ValueOffset, ValueLength. Every offset is from the start of the namespace;
+// every name is UTF-16LE and every length is in bytes. An entry's name is the
+// contract without ".dll" ("api-ms-win-core-synch-l1-2-0"); HashedLength
+// covers it up to the last '-' ("api-ms-win-core-synch-l1-2"), and a lookup
+// compares only that part, case-insensitively, so any minor version of a
+// contract finds the entry. The value whose NameLength is 0 is the default
+// host; a value with a name is the host for that one importing module. An
+// entry with no value (or an empty one) has no host on this system: for an
+// ext-ms-* contract that means "absent, and the caller copes".
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 
-#if !defined(_WIN32)
-#include <sys/stat.h>
-#endif
+namespace linkscope {
+inline namespace v0 {
+namespace pe {
+
+struct apiset_value {
+  std::string importer;  // empty: the default host
+  std::string host;      // empty: no host
+};
+
+struct apiset_entry {
+  std::string name;    // lower-case, without ".dll": "api-ms-win-core-synch-l1-2-0"
+  std::size_t hashed = 0;  // characters compared by a lookup (up to the last '-')
+  bool sealed = false;     // Flags bit 0
+  std::vector<apiset_value> values;
+};
+
+// True for a name the loader treats as an API set contract.
+inline bool is_apiset_name(std::string_view name) noexcept {
+  auto starts = [&](std::string_view p) {
+    if (name.size() < p.size()) return false;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      char c = name[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != p[i]) return false;
+    }
+    return true;
+  };
+  return starts("api-") || starts("ext-");
+}
+
+class apiset_schema {
+ public:
+  // Read the ".apiset" section of `image` (apisetschema.dll). No such section:
+  // errc::not_found.
+  static result<apiset_schema> read(const image& img) {
+    for (std::size_t i = 0; i < img.section_count(); ++i) {
+      const coff::section_header s = img.section(i);
+      if (std::string_view(s.name, strnlen_(s.name, 8)) != ".apiset") continue;
+      LINKSCOPE_TRY(bytes, img.bytes().sub(s.pointer_to_raw_data, s.size_of_raw_data,
+                                           ".apiset section past end of file"));
+      return parse(bytes);
+    }
+    return make_error(errc::not_found, no_offset, "no .apiset section");
+  }
+
+  // Parse a namespace (version 6) from the section's bytes.
+  static result<apiset_schema> parse(byte_view ns) {
+    apiset_schema out;
+    if (!ns.contains(0, 28)) return ns.fail(errc::truncated, 0, "API set namespace header truncated");
+    auto u32_at = [&](u64 off) { return load<u32, std::endian::little>(ns.data() + off); };
+    if (u32_at(0) != 6) return ns.fail(errc::unsupported, 0, "API set schema version is not 6");
+    const u64 count = u32_at(12);
+    const u64 entries = u32_at(16);
+    if (count > ns.size() / 24 || !ns.contains(entries, count * 24))
+      return ns.fail(errc::out_of_range, 16, "API set entries past the section");
+    out.entries_.reserve(static_cast<std::size_t>(count));
+    for (u64 i = 0; i < count; ++i) {
+      const u64 at = entries + i * 24;
+      apiset_entry e;
+      e.sealed = (u32_at(at) & 1u) != 0;
+      LINKSCOPE_TRY(name, utf16(ns, u32_at(at + 4), u32_at(at + 8), at + 4));
+      e.name = std::move(name);
+      const u64 hashed = u32_at(at + 12) / 2;
+      e.hashed = hashed <= e.name.size() ? static_cast<std::size_t>(hashed) : e.name.size();
+      const u64 values = u32_at(at + 16);
+      const u64 nvalues = u32_at(at + 20);
+      if (nvalues > ns.size() / 20 || !ns.contains(values, nvalues * 20))
+        return ns.fail(errc::out_of_range, at + 16, "API set values past the section");
+      for (u64 j = 0; j < nvalues; ++j) {
+        const u64 v = values + j * 20;
+        apiset_value value;
+        LINKSCOPE_TRY(importer, utf16(ns, u32_at(v + 4), u32_at(v + 8), v + 4));
+        LINKSCOPE_TRY(host, utf16(ns, u32_at(v + 12), u32_at(v + 16), v + 12));
+        value.importer = std::move(importer);
+        value.host = std::move(host);
+        e.values.push_back(std::move(value));
+      }
+      out.entries_.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  const std::vector<apiset_entry>& entries() const noexcept { return entries_; }
+
+  // The entry for a contract name ("API-MS-Win-Core-Synch-L1-2-0.dll"), or
+  // null. As the loader does: drop ".dll", cut at the last '-', compare that
+  // part with each entry's hashed part, ignoring case.
+  const apiset_entry* find(std::string_view contract) const noexcept {
+    std::string key = lower(contract);
+    if (key.size() > 4 && key.compare(key.size() - 4, 4, ".dll") == 0) key.resize(key.size() - 4);
+    const std::size_t dash = key.rfind('-');
+    if (dash == std::string::npos) return nullptr;
+    const std::string_view part(key.data(), dash);
+    for (const apiset_entry& e : entries_)
+      if (std::string_view(e.name).substr(0, e.hashed) == part) return &e;
+    return nullptr;
+  }
+
+  // The host DLL for `contract` imported by `importer` (a file name), empty
+  // when the entry has no host; std::nullopt when the schema has no entry.
+  std::optional<std::string> host(std::string_view contract, std::string_view importer = {}) const {
+    const apiset_entry* e = find(contract);
+    if (e == nullptr) return std::nullopt;
+    const std::string who = lower(importer);
+    std::string fallback;
+    bool have_default = false;
+    for (const apiset_value& v : e->values) {
+      if (v.importer.empty()) {
+        if (!have_default) fallback = v.host;
+        have_default = true;
+      } else if (!who.empty() && lower(v.importer) == who) {
+        return v.host;
+      }
+    }
+    if (!have_default && !e->values.empty()) return e->values.front().host;
+    return fallback;
+  }
+
+  static std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
+
+ private:
+  static std::size_t strnlen_(const char* s, std::size_t n) noexcept {
+    std::size_t i = 0;
+    while (i < n && s[i] != '\0') ++i;
+    return i;
+  }
+  // A UTF-16LE name, lower-cased; characters past ASCII become '?' (no
+  // contract or DLL name in a schema uses them).
+  static result<std::string> utf16(byte_view ns, u64 offset, u64 length, u64 where) {
+    if (length % 2 != 0 || !ns.contains(offset, length))
+      return ns.fail(errc::out_of_range, where, "API set name past the section");
+    std::string out;
+    out.reserve(static_cast<std::size_t>(length / 2));
+    for (u64 i = 0; i < length; i += 2) {
+      const u16 c = load<u16, std::endian::little>(ns.data() + offset + i);
+      char ch = c < 0x80 ? static_cast<char>(c) : '?';
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+      out.push_back(ch);
+    }
+    return out;
+  }
+
+  std::vector<apiset_entry> entries_;
+};
+
+}  // namespace pe
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/coff/apiset.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-// The system libraries every program may take from the host (glibc's parts,
-// the C++ runtime, the vDSO). Patterns are shell globs on the file name.
-inline std::vector<std::string> default_allow_list() {
-  return {"libc.so*",      "libm.so*",     "libpthread.so*", "libdl.so*",   "librt.so*",
-          "ld-linux*.so*", "ld64.so*",     "libstdc++.so*",  "libgcc_s.so*", "libutil.so*",
-          "libresolv.so*", "libmvec.so*",  "libanl.so*",     "libnsl.so*",  "libBrokenLocale.so*",
-          "libcrypt.so*",  "linux-vdso.so*"};
+enum class load_mode : std::uint8_t { program, altered, python };
+
+// The rule that found a DLL.
+enum class dll_rule : std::uint8_t {
+  not_found,
+  main,          // the root image
+  executable,    // the host program given as --executable (a .node importing node.exe)
+  loaded,        // already loaded under this base name
+  known_dlls,    // a KnownDLL (from System32)
+  api_set,       // an API set contract (the object stands for its host)
+  app_dir,       // the application's folder
+  module_dir,    // the loaded module's folder (altered, python)
+  dll_dir,       // an os.add_dll_directory / AddDllDirectory folder
+  system32,      // System32 (--windows-root)
+  windows_dir,   // the Windows folder
+  current_dir,   // the current folder
+  path,          // a PATH folder
+  system_list,   // not on disk here, but a system DLL on every Windows (built-in list)
+};
+
+constexpr const char* to_string(dll_rule r) noexcept {
+  switch (r) {
+    case dll_rule::not_found: return "not-found";
+    case dll_rule::main: return "main";
+    case dll_rule::executable: return "executable";
+    case dll_rule::loaded: return "loaded";
+    case dll_rule::known_dlls: return "known-dlls";
+    case dll_rule::api_set: return "api-set";
+    case dll_rule::app_dir: return "application-folder";
+    case dll_rule::module_dir: return "module-folder";
+    case dll_rule::dll_dir: return "dll-directory";
+    case dll_rule::system32: return "system32";
+    case dll_rule::windows_dir: return "windows-folder";
+    case dll_rule::current_dir: return "current-folder";
+    case dll_rule::path: return "path";
+    case dll_rule::system_list: return "system-list";
+  }
+  return "?";
 }
 
-struct prefix_options {
-  search_options search = [] {
-    search_options s;
-    s.use_env = false;  // a package check must not depend on the caller's LD_LIBRARY_PATH
-    return s;
-  }();
-  std::vector<std::string> allow = default_allow_list();
-  std::vector<std::string> declared;  // declared run dependencies (package names)
-  bool check_declared = false;        // compare used packages with `declared`
-  bool use_conda = true;              // read PREFIX/conda-meta/*.json
-  bool use_dpkg = true;               // read dpkg_info_dir/*.list
-  std::string dpkg_info_dir = "/var/lib/dpkg/info";
-  bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
-  std::vector<std::string> files;     // analyse only these (else walk the prefix)
-  std::string package;                // analyse the files conda-meta gives this package
-  // Platform floors (resolve/floors.hpp): a file that needs a version above
-  // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
-  std::vector<version_limit> floor_limits;
-};
+enum class dll_class : std::uint8_t { main, application, system, api_set, ucrt, vc_redist, debug_crt, msvcrt };
 
-struct needed_entry {
-  std::string name;       // the DT_NEEDED string
-  std::string path;       // as ld.so spells it; empty when not found
-  std::string file;       // the file read on this host
-  found_via via = found_via::not_found;
-  bool in_prefix = false;
-  bool allowed = false;   // matches the allow-list
-  bool used = false;      // F binds at least one symbol to it
-  std::size_t symbols = 0;  // distinct references of F bound to it
-  package_owner owner;
-};
-
-struct missing_entry {
-  std::string name;       // the NEEDED string that resolved nowhere
-  std::string needed_by;  // the object whose DT_NEEDED it is
-  bool direct = false;    // a NEEDED of the file itself
-};
-
-struct overlink_entry {
-  std::string path;       // the transitive dependency bound to
-  std::string soname;
-  std::string via;        // the object that loaded it
-  bool allowed = false;
-  std::vector<std::string> symbols;  // name or name@VERSION
-};
-
-struct rpath_entry {
-  std::string tag;       // "RPATH" or "RUNPATH"
-  std::string entry;     // as written
-  std::string expanded;  // after $ORIGIN/$LIB/$PLATFORM; empty when not expandable
-  bool outside = false;
-};
-
-struct file_report {
-  std::string path;      // as walked (PREFIX/...)
-  std::string relative;  // relative to the prefix
-  std::vector<needed_entry> needed;
-  std::vector<missing_entry> missing;
-  std::vector<overlink_entry> overlinked;
-  std::vector<rpath_entry> rpaths;
-  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r)
-  std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
-  std::vector<std::string> warnings;
-  std::vector<std::string> closure;    // the files ld.so maps for it, in load order (itself first)
-  // Why the file itself could not be analysed (unreadable, or no ELF file
-  // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
-  error failure{};
-  std::size_t relocations = 0;
-  std::size_t findings = 0;
-  bool failed() const noexcept { return failure.code != errc::ok; }
-};
-
-struct package_usage {
-  std::string name;
-  std::string source;               // conda / dpkg / prefix
-  std::vector<std::string> dsos;    // needed DSOs it owns (as displayed)
-  bool declared = false;
-  bool self = false;                // owns one of the analysed files
-  bool allowed_only = false;        // every DSO used from it is allow-listed
-};
-
-struct prefix_report {
-  std::string prefix;
-  std::vector<file_report> files;
-  std::vector<package_usage> packages;        // every package a needed DSO came from
-  std::vector<std::string> undeclared;        // used, not declared (underlinking)
-  std::vector<std::string> unused_declared;   // declared, never used, no copy inside (overdepending)
-  std::vector<declared_unused> statically_linked;  // declared, never bound to, but its code is inside a file
-  std::vector<package_duplicate> duplicates;  // strong definitions exported by two packages' libraries
-                                              // (a finding when a checked file loads both: winner set)
-  std::vector<std::string> unowned;           // needed DSOs no package owns
-  bool have_conda = false, have_dpkg = false;
-  std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
-  std::vector<std::string> warnings;
-  std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
-  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
-  std::size_t lookups = 0;
-  std::size_t findings = 0;
-};
-
-// Shell glob with '*' and '?' (no classes), as the allow-list uses it.
-inline bool glob_match(std::string_view pattern, std::string_view text) noexcept {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
+constexpr const char* to_string(dll_class c) noexcept {
+  switch (c) {
+    case dll_class::main: return "main";
+    case dll_class::application: return "application";
+    case dll_class::system: return "system";
+    case dll_class::api_set: return "api-set";
+    case dll_class::ucrt: return "ucrt";
+    case dll_class::vc_redist: return "vc-redist";
+    case dll_class::debug_crt: return "debug-crt";
+    case dll_class::msvcrt: return "msvcrt";
   }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return "?";
 }
 
-// Check every dynamically linked ELF file under `prefix` (or options.files,
-// or the files of options.package). Errors are for an unusable prefix or an
-// empty package only; a file that cannot be read is a warning on its report.
-result<prefix_report> check_prefix(const std::string& prefix, const prefix_options& options = {});
+struct winload_options {
+  load_mode mode = load_mode::program;
+  std::string executable;              // the host program (its folder is the application folder)
+  std::string windows_root;            // System32; "" = no Windows tree (system DLLs assumed)
+  std::string windows_dir;             // "" = the parent of windows_root
+  std::string current_dir;             // "" = not searched
+  std::vector<std::string> path;       // PATH folders, in order
+  std::vector<std::string> dll_dirs;   // python: os.add_dll_directory folders
+  std::vector<std::string> known_dlls;  // added to the built-in Windows 10/11 list
+  bool check_imports = true;           // every import against the exports it binds to
+};
 
-#if LINKSCOPE_DEFINITIONS
-namespace detail {
+// Per object of windows_link::link.objects (same index).
+struct winload_object {
+  dll_rule rule = dll_rule::not_found;
+  dll_class kind = dll_class::application;
+  std::uint32_t host = no_object;   // API set: the object of its host DLL
+  bool optional_absent = false;     // ext-ms-* with no host
+  bool delay_only = false;          // reached only through delay-load imports
+  bool assumed = false;             // a system DLL not read (no Windows tree given)
+  bool managed = false;             // has a CLR header
+  std::uint16_t machine = 0;
+  std::vector<bool> needed_delay;   // per needed entry: a delay-load import
+  std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
+  std::vector<std::string> assemblies;     // side-by-side: "NAME VERSION" per manifest dependentAssembly
+};
 
-// What a walk needs to know of a file before linking it.
-enum class walk_kind { not_elf, dynamic, other_elf };
+enum class import_problem : std::uint8_t { missing_dll, missing_export, forwarder_missing, forwarder_cycle };
 
-// The kind of the ELF file at `path` from its first bytes; the whole file is
-// mapped only when its program headers lie beyond them.
-inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
-  unsigned char head[4096];
-  std::size_t got = 0;
-  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
-    got = std::fread(head, 1, sizeof head, in);
-    std::fclose(in);
+constexpr const char* to_string(import_problem p) noexcept {
+  switch (p) {
+    case import_problem::missing_dll: return "missing-dll";
+    case import_problem::missing_export: return "missing-export";
+    case import_problem::forwarder_missing: return "forwarder-target-missing";
+    case import_problem::forwarder_cycle: return "forwarder-cycle";
   }
-  const byte_view header(head, got);
-  if (!elf::is_elf(header)) return walk_kind::not_elf;
-  auto kind = [](const result<elf::identity>& id) {
-    return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
-  };
-  auto id = elf::identify(header);
-  if (id && id->segments_read) return kind(id);
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    if (error_message) *error_message = mapped.error().message;
-    return walk_kind::not_elf;
-  }
-  return kind(elf::identify(mapped->bytes()));
+  return "?";
 }
 
-// The device and inode of a file (its identity, as ld.so sees it).
-inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::string& path) {
-#if !defined(_WIN32)
-  struct ::stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return std::make_pair(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
-#else
-  auto mapped = mapped_file::open(path);
-  if (!mapped) return std::nullopt;
-  return std::make_pair(mapped->device(), mapped->inode());
-#endif
-}
+struct import_finding {
+  import_problem problem = import_problem::missing_export;
+  std::uint32_t from = 0;            // the importing object
+  std::uint32_t dll = no_object;     // the object the import names (if loaded)
+  std::string dll_name;              // as the import names it
+  std::string symbol;                // the name, or "#N"
+  bool delay = false;                // a delay-load import: fails only when called
+  std::string detail;                // the forwarder chain, for forwarder findings
+};
 
-// The ELF files to analyse under `prefix`: regular files first, then symlinks
-// whose target is not one of them (nor another symlink's); directory symlinks
-// are not followed, so loops cannot happen.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> regular, links;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) {
-    report.warnings.push_back(prefix + ": " + ec.message());
-    return {};
-  }
-  for (; it != end; it.increment(ec)) {
-    if (ec) {
-      report.warnings.push_back(ec.message());
-      ec.clear();
-      continue;
-    }
-    const fs::directory_entry& entry = *it;
-    std::error_code e2;
-    if (entry.is_symlink(e2)) {
-      if (entry.is_regular_file(e2)) links.push_back(entry.path().string());
-      else if (e2) report.warnings.push_back(entry.path().string() + ": " + e2.message());
-      continue;
-    }
-    if (entry.is_regular_file(e2)) regular.push_back(entry.path().string());
-  }
-  std::sort(regular.begin(), regular.end());
-  std::sort(links.begin(), links.end());
-  std::vector<std::string> out;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-  auto consider = [&](const std::string& path, bool link) {
-    std::string problem;
-    const walk_kind kind = sniff_elf_file(path, &problem);
-    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
-    if (kind == walk_kind::not_elf) {
-      if (problem.empty()) ++report.skipped_non_elf;
-      return;
-    }
-    const auto id = file_identity(path);
-    if (id && !seen.insert(*id).second) {
-      if (link) ++report.skipped_symlinks;
-      return;
-    }
-    if (kind != walk_kind::dynamic) {
-      ++report.skipped_static;
-      return;
-    }
-    out.push_back(path);
-  };
-  for (const auto& p : regular) consider(p, false);
-  for (const auto& p : links) consider(p, true);
-  return out;
-}
+struct windows_link {
+  dynamic_link link;                      // objects, bindings, files (same shapes as ld.so)
+  std::vector<winload_object> info;       // per object
+  std::vector<import_finding> findings;   // missing DLLs, exports, forwarder targets
+  std::deque<std::string> strings;        // storage for "#N" binding names
+  bool root_managed = false;
 
-// One file's verdicts from its link (objects in load order, [0] = the file).
-class file_verdicts {
- public:
-  file_verdicts(const prefix_options& options, const std::string& prefix_canonical, const std::string& cwd)
-      : options_(options), prefix_(prefix_canonical), cwd_(cwd) {}
-
-  bool allowed(std::string_view name) const {
-    if (name.empty()) return false;
-    for (const auto& p : options_.allow)
-      if (glob_match(p, name)) return true;
+  // A finding that stops the program from starting (delay-load ones do not;
+  // a missing export becomes a stub that fails when called, as in Wine, but
+  // Windows refuses to start: it counts).
+  bool any_problem(bool with_delay = false) const noexcept {
+    for (const auto& f : findings)
+      if (with_delay || !f.delay) return true;
     return false;
   }
-
-  void judge(const std::string& path, const dynamic_link& link, file_report& out) {
-    const auto& objects = link.objects;
-    if (objects.empty()) return;
-    const loaded_object& main = objects[0];
-    for (const auto& w : main.warnings) out.warnings.push_back(w);
-    for (const auto& o : objects)
-      if (o.found()) out.closure.push_back(o.file);
-    out.relocations = link.relocations;
-    // Missing: every NEEDED that resolved nowhere, once, under its first requester.
-    std::vector<char> reported(objects.size(), 0);
-    for (std::size_t id = 0; id < objects.size(); ++id) {
-      const auto& o = objects[id];
-      for (std::uint32_t dep : o.needed_objects) {
-        if (dep == no_object || dep >= objects.size() || objects[dep].found() || reported[dep]) continue;
-        reported[dep] = 1;
-        out.missing.push_back({objects[dep].name, o.path, id == 0});
-      }
-    }
-    // What the file binds, per target object (distinct name[@version] labels).
-    std::vector<std::vector<std::string>> bound(objects.size());
-    std::set<std::string> undefined;
-    for (const symbol_binding& b : link.bindings) {
-      if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
-      std::string label(b.symbol);
-      if (!b.version.empty()) label.append("@").append(b.version);
-      auto& v = bound[b.to];
-      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
-    }
-    for (const undefined_reference& u : link.undefined) {
-      if (u.from != 0) continue;
-      std::string label(u.symbol);
-      if (!u.version.empty()) label.append("@").append(u.version);
-      undefined.insert(std::move(label));
-    }
-    out.undefined.assign(undefined.begin(), undefined.end());
-    // NEEDED entries.
-    std::vector<char> direct(objects.size(), 0);
-    direct[0] = 1;
-    for (std::size_t k = 0; k < main.needed.size(); ++k) {
-      needed_entry n;
-      n.name = std::string(main.needed[k]);
-      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
-      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
-        const loaded_object& o = objects[dep];
-        direct[dep] = 1;
-        n.path = o.path;
-        n.file = o.file;
-        n.via = o.via;
-        n.in_prefix = path_within(canonical(o.file), prefix_);
-        n.symbols = bound[dep].size();
-        n.used = n.symbols != 0;
-        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(o.soname);
-      } else {
-        n.allowed = allowed(n.name);
-      }
-      out.needed.push_back(std::move(n));
-    }
-    // Overlinking: bindings to objects that are not direct dependencies.
-    for (std::size_t id = 0; id < objects.size(); ++id) {
-      if (direct[id] || bound[id].empty() || !objects[id].found()) continue;
-      const loaded_object& o = objects[id];
-      overlink_entry e;
-      e.path = o.path;
-      e.soname = std::string(o.soname);
-      e.via = requester(objects, static_cast<std::uint32_t>(id));
-      e.allowed = allowed(base_name(e.path)) || allowed(e.soname);
-      e.symbols = std::move(bound[id]);
-      std::sort(e.symbols.begin(), e.symbols.end());
-      out.overlinked.push_back(std::move(e));
-    }
-    // RPATH / RUNPATH entries.
-    const std::string origin = origin_of(path, cwd_);
-    auto check_paths = [&](std::string_view list, const char* tag) {
-      std::size_t start = 0;
-      for (;;) {
-        const std::size_t colon = list.find(':', start);
-        const std::string_view item =
-            list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
-        rpath_entry r;
-        r.tag = tag;
-        r.entry = std::string(item);
-        if (item.empty()) {
-          r.outside = true;  // ld.so reads an empty entry as the current directory
-        } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
-          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
-          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
-        } else {
-          r.outside = true;
-        }
-        out.rpaths.push_back(std::move(r));
-        if (colon == std::string_view::npos) break;
-        start = colon + 1;
-      }
-    };
-    if (main.has_rpath) check_paths(main.rpath, "RPATH");
-    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
-  }
-
- private:
-  // The object that caused `id` to load. ld.so maps the interpreter itself,
-  // so for it this is the first object whose DT_NEEDED names it.
-  static std::string requester(const std::vector<loaded_object>& objects, std::uint32_t id) {
-    const std::uint32_t loader = objects[id].loader;
-    if (loader != no_object && loader < objects.size()) return objects[loader].path;
-    for (const auto& o : objects)
-      for (std::uint32_t dep : o.needed_objects)
-        if (dep == id) return o.path;
-    return {};
-  }
-
-  const std::string& canonical(const std::string& file) {
-    auto it = canonical_.find(file);
-    if (it != canonical_.end()) return it->second;
-    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
-  }
-
-  const prefix_options& options_;
-  std::string prefix_;
-  std::string cwd_;
-  std::unordered_map<std::string, std::string> canonical_;
 };
 
-// The floors of one analysed file against the limits (the file is mapped
-// again: it is in the page cache, and the loader cache holds no raw view).
-inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    fr.warnings.push_back("floors: " + describe(mapped.error()));
-    return;
-  }
-  auto floors = elf_floors_of(mapped->bytes());
-  if (!floors) {
-    fr.warnings.push_back("floors: " + describe(floors.error()));
-    return;
-  }
-  fr.floors = check_limits(*floors, limits);
-}
-}  // namespace detail
+// Classify a DLL name (any case) that `rule` found.
+dll_class classify_dll(std::string_view name, dll_rule rule);
+// The built-in host of an API set contract when no schema is given: "" when
+// unknown.
+std::string builtin_apiset_host(std::string_view contract);
+// True if `name` is on the built-in Windows 10/11 KnownDLLs list.
+bool builtin_known_dll(std::string_view name);
 
-LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
-  namespace fs = std::filesystem;
-  prefix_report report;
-  std::error_code ec;
-  fs::path absolute = fs::absolute(prefix_arg, ec);
-  if (ec) return make_error(errc::not_found, no_offset, "cannot make the prefix absolute");
-  std::string prefix = absolute.lexically_normal().string();
-  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
-  if (!fs::is_directory(prefix, ec)) return make_error(errc::not_found, no_offset, "prefix is not a directory");
-  report.prefix = prefix;
-  const std::string prefix_canonical = detail::canonical_or_normal(prefix);
-
-  // Walk.
-  std::vector<std::string> files;
-  std::vector<std::string> explicit_files = options.files;
-  if (!options.package.empty()) {
-    auto owners = conda_owners(prefix, &report.warnings);
-    if (!owners) return owners.error();
-    for (const auto& [rel, name] : *owners) {
-      if (name != options.package) continue;
-      std::error_code e2;
-      if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
-      if (detail::sniff_elf_file(prefix + "/" + rel, nullptr) == detail::walk_kind::dynamic)
-        explicit_files.push_back(prefix + "/" + rel);
-    }
-    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF file of that package");
-    std::sort(explicit_files.begin(), explicit_files.end());
-  }
-  if (!explicit_files.empty()) {
-    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-    for (const auto& f : explicit_files) {
-      const std::string p = fs::absolute(f, ec).lexically_normal().string();
-      const auto id = detail::file_identity(p);
-      if (id && !seen.insert(*id).second) {
-        ++report.skipped_symlinks;
-        continue;
-      }
-      files.push_back(p);
-    }
-  } else {
-    files = detail::walk_prefix(prefix, report);
-  }
-
-  // Link each file and judge it.
-  dynamic_options link_options;
-  link_options.search = options.search;
-  const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
-  detail::file_verdicts verdicts(options, prefix_canonical, cwd);
-  // One cache for every root: each DSO is mapped, parsed and indexed once per
-  // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
-  object_cache cache;
-  for (const auto& f : files) {
-    file_report fr;
-    fr.path = f;
-    auto link = link_dynamic(f, link_options, cache);
-    if (!link) {
-      // The file itself is unreadable or no ELF file ld.so would map.
-      fr.failure = link.error();
-      ++report.failed;
-    } else {
-      verdicts.judge(f, *link, fr);
-      report.lookups += link->lookups;
-      if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
-    }
-    fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
-    report.files.push_back(std::move(fr));
-  }
-  report.objects_parsed = cache.files();
-
-  // Ownership of every needed DSO and of the analysed files.
-  std::unordered_map<std::string, std::string> conda;
-  if (options.use_conda) {
-    std::error_code e2;
-    if (fs::is_directory(prefix + "/conda-meta", e2)) {
-      report.have_conda = true;
-      auto owners = conda_owners(prefix, &report.warnings);
-      if (owners) conda = std::move(*owners);
-    }
-  }
-  std::vector<std::string> dpkg_paths;
-  auto display = [&](const std::string& path) {
-    const std::string normal = fs::path(path).lexically_normal().string();
-    if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
-    return normal;
-  };
-  auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
-    if (conda.empty()) return std::nullopt;
-    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
-      if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
-      const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
-      const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
-      auto it = conda.find(rel);
-      if (it != conda.end()) return package_owner{it->second, "conda", rel};
-    }
-    return std::nullopt;
-  };
-  if (options.use_dpkg) {
-    std::error_code e2;
-    if (fs::is_directory(options.dpkg_info_dir, e2)) {
-      report.have_dpkg = true;
-      for (const auto& fr : report.files) {
-        dpkg_paths.push_back(fr.path);
-        for (const auto& n : fr.needed)
-          if (!n.path.empty()) dpkg_paths.push_back(n.file);
-      }
-    }
-  }
-  std::unordered_map<std::string, package_owner> dpkg;
-  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
-  auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
-    if (in_prefix) {
-      if (auto c = conda_lookup(file)) return *c;
-    }
-    auto d = dpkg.find(file);
-    if (d != dpkg.end()) return d->second;
-    if (in_prefix && !report.have_conda) return package_owner{"", "prefix", display(file)};
-    // Nobody owns it only when a database that could have listed it was read.
-    if (in_prefix ? report.have_conda : report.have_dpkg) return {};
-    return package_owner{"", "unknown", ""};
-  };
-  std::set<std::string> self;
-  for (const auto& fr : report.files) {
-    const package_owner o = owner_of(fr.path, true);
-    if (!o.package.empty()) self.insert(o.package);
-  }
-  std::map<std::string, package_usage> used;
-  std::set<std::string> unowned;
-  for (auto& fr : report.files) {
-    for (auto& n : fr.needed) {
-      if (n.path.empty()) continue;
-      n.owner = owner_of(n.file, n.in_prefix);
-      const std::string shown = display(n.file);
-      if (n.owner.package.empty()) {
-        if (n.owner.source.empty() && !n.allowed) unowned.insert(shown);
-        continue;
-      }
-      auto [it, fresh] = used.emplace(n.owner.package, package_usage{});
-      package_usage& u = it->second;
-      if (fresh) {
-        u.name = n.owner.package;
-        u.source = n.owner.source;
-        u.self = self.count(n.owner.package) != 0;
-        u.allowed_only = true;
-      }
-      if (std::find(u.dsos.begin(), u.dsos.end(), shown) == u.dsos.end()) u.dsos.push_back(shown);
-      u.allowed_only = u.allowed_only && n.allowed;
-    }
-  }
-  std::set<std::string> declared_base;
-  for (const auto& d : options.declared) declared_base.insert(std::string(package_base_name(d)));
-  for (auto& [name, u] : used) {
-    u.declared = declared_base.count(std::string(package_base_name(name))) != 0;
-    std::sort(u.dsos.begin(), u.dsos.end());
-    if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
-    report.packages.push_back(u);
-  }
-  // The files as package_findings.hpp takes them.
-  std::vector<checked_file> checked;
-  for (const auto& fr : report.files)
-    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
-  if (options.check_declared) {
-    for (const auto& d : options.declared) {
-      bool hit = false;
-      for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
-      if (hit) continue;
-      // Overdepending, or statically linked? The dependency's own libraries answer.
-      std::vector<owned_library> libraries;
-      for (auto& f : package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string()))
-        libraries.push_back({f, display(f), d});
-      declared_unused verdict{d, find_static_copies(checked, libraries)};
-      if (verdict.statically_linked())
-        report.statically_linked.push_back(std::move(verdict));
-      else
-        report.unused_declared.push_back(d);
-    }
-  }
-  report.unowned.assign(unowned.begin(), unowned.end());
-
-  // Duplicates across packages: the owned, non-allow-listed libraries in the
-  // prefix that the check met (checked files named like libraries, NEEDED entries).
-  {
-    // Each library once, however it is spelled (a symlink, the /usr-merge alias).
-    std::vector<owned_library> libraries;
-    std::set<std::string> seen;
-    auto add = [&](const std::string& file, const package_owner& owner) {
-      if (owner.package.empty() || !detail::is_library_name(file) || verdicts.allowed(detail::base_name(file))) return;
-      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
-    };
-    for (const auto& fr : report.files) {
-      if (fr.failed()) continue;
-      add(fr.path, owner_of(fr.path, true));
-      for (const auto& n : fr.needed)
-        if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
-    }
-    report.duplicates = find_package_duplicates(libraries, checked);
-  }
-
-  // Findings.
-  for (auto& fr : report.files) {
-    std::size_t n = fr.missing.size();
-    for (const auto& e : fr.needed) {
-      if (e.path.empty()) continue;
-      if (!e.used && !e.allowed) ++n;
-      if (!e.in_prefix && !e.allowed) ++n;
-    }
-    for (const auto& o : fr.overlinked)
-      if (!o.allowed) ++n;
-    for (const auto& r : fr.rpaths)
-      if (r.outside) ++n;
-    if (options.undefined_is_finding) n += fr.undefined.size();
-    n += fr.floors.size();
-    fr.findings = n;
-    report.findings += n;
-  }
-  report.findings += report.undeclared.size() + report.unused_declared.size() + report.statically_linked.size() +
-                     report.unowned.size();
-  for (const auto& d : report.duplicates) report.findings += d.winner.empty() ? 0 : 1;  // loaded together
-  return report;
-}
-#endif  // LINKSCOPE_DEFINITIONS
+// Emulate the Windows loader for `file` (a .exe, .dll, .pyd or .node).
+// Errors only for an unreadable or non-PE root; problems further down are
+// findings and warnings.
+result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options = {});
 
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/check.hpp ----
+
+#if LINKSCOPE_DEFINITIONS
+// ---- begin linkscope/resolve/winload/load.hpp ----
+// linkscope/resolve/winload/load.hpp — the Windows loader's implementation
+// (declared in resolve/pe_load.hpp): the search, the closure, API sets, the
+// import check with forwarders, the classification.
+//
+// Rules learned from the Windows documentation ("Dynamic-link library search
+// order", "API sets", "KnownDLLs") and from Wine's loader behaviour
+// (dlls/ntdll/loader.c: forwarders are split at the last '.', a module name
+// without a dot gets ".dll"; imports by name are looked up by hint, then by
+// a binary search of the sorted name table, case-sensitively; an ordinal
+// outside the table, or a zero slot, is no export). Only coff/ reads PE
+// records: this file works on pe::image's accessors.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace winload_detail {
+
+inline std::string lower(std::string_view s) { return pe::apiset_schema::lower(s); }
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The KnownDLLs of Windows 10/11 (HKLM\...\Session Manager\KnownDLLs), plus
+// ntdll and kernelbase, which every process has.
+inline constexpr std::string_view known_dlls[] = {
+    "advapi32.dll", "clbcatq.dll",  "combase.dll",  "comdlg32.dll", "coml2.dll",    "difxapi.dll",
+    "gdi32.dll",    "gdiplus.dll",  "imagehlp.dll", "imm32.dll",    "kernel32.dll", "msctf.dll",
+    "msvcrt.dll",   "normaliz.dll", "nsi.dll",      "ole32.dll",    "oleaut32.dll", "psapi.dll",
+    "rpcrt4.dll",   "sechost.dll",  "setupapi.dll", "shcore.dll",   "shell32.dll",  "shlwapi.dll",
+    "user32.dll",   "wldap32.dll",  "wow64.dll",    "wow64win.dll", "ws2_32.dll",   "ntdll.dll",
+    "kernelbase.dll"};
+
+// Other DLLs in System32 of every Windows 10/11 (used when no Windows tree
+// is given: they are assumed present, their exports unchecked).
+inline constexpr std::string_view system_dlls[] = {
+    "ucrtbase.dll", "bcrypt.dll",   "crypt32.dll",  "dbghelp.dll",  "version.dll",  "winmm.dll",
+    "iphlpapi.dll", "userenv.dll",  "comctl32.dll", "opengl32.dll", "dwmapi.dll",   "uxtheme.dll",
+    "secur32.dll",  "ncrypt.dll",   "winhttp.dll",  "wininet.dll",  "cfgmgr32.dll", "powrprof.dll",
+    "dnsapi.dll",   "mswsock.dll",  "netapi32.dll", "dxgi.dll",     "d3d11.dll",    "d3d12.dll",
+    "d3d9.dll",     "dwrite.dll",   "d2d1.dll",     "winspool.drv", "mpr.dll",      "mscoree.dll",
+    "oleacc.dll",   "propsys.dll",  "wintrust.dll", "wtsapi32.dll", "hid.dll",      "msimg32.dll",
+    "glu32.dll",    "credui.dll",   "dbgeng.dll",   "bcryptprimitives.dll", "msvcp_win.dll",
+    "win32u.dll",   "gdi32full.dll", "usp10.dll",   "avrt.dll",     "mfplat.dll",   "ntmarta.dll",
+    "rstrtmgr.dll", "setupapi.dll", "urlmon.dll",   "wevtapi.dll",  "xinput1_4.dll", "api-ms-win-core-path-l1-1-0.dll"};
+
+inline bool in_list(std::string_view lname, const std::string_view* begin, const std::string_view* end) {
+  return std::find(begin, end, lname) != end;
+}
+
+}  // namespace winload_detail
+
+LINKSCOPE_FUNC bool builtin_known_dll(std::string_view name) {
+  const std::string l = winload_detail::lower(name);
+  return winload_detail::in_list(l, std::begin(winload_detail::known_dlls), std::end(winload_detail::known_dlls));
+}
+
+LINKSCOPE_FUNC std::string builtin_apiset_host(std::string_view contract) {
+  using winload_detail::starts_with;
+  const std::string l = winload_detail::lower(contract);
+  if (starts_with(l, "api-ms-win-crt-")) return "ucrtbase.dll";
+  if (starts_with(l, "api-ms-win-core-rtlsupport-") || starts_with(l, "api-ms-win-core-apiquery-"))
+    return "ntdll.dll";
+  if (starts_with(l, "api-ms-win-core-") || starts_with(l, "api-ms-win-eventing-") ||
+      starts_with(l, "api-ms-win-security-base-") || starts_with(l, "api-ms-win-base-"))
+    return "kernelbase.dll";
+  if (starts_with(l, "api-ms-win-security-") || starts_with(l, "api-ms-win-service-")) return "advapi32.dll";
+  if (starts_with(l, "api-ms-win-shcore-")) return "shcore.dll";
+  if (starts_with(l, "api-ms-win-downlevel-kernel32-")) return "kernel32.dll";
+  return "";
+}
+
+LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
+  using winload_detail::starts_with;
+  const std::string l = winload_detail::lower(name);
+  if (rule == dll_rule::main) return dll_class::main;
+  if (l == "msvcp140d.dll" || l == "vcruntime140d.dll" || l == "vcruntime140_1d.dll" || l == "ucrtbased.dll" ||
+      l == "concrt140d.dll" || l == "msvcp140d_atomic_wait.dll" || l == "vcomp140d.dll")
+    return dll_class::debug_crt;
+  if (l == "ucrtbase.dll" || starts_with(l, "api-ms-win-crt-")) return dll_class::ucrt;
+  if (starts_with(l, "vcruntime140") || starts_with(l, "msvcp140") || l == "concrt140.dll" || l == "vcomp140.dll")
+    return dll_class::vc_redist;
+  if (l == "msvcrt.dll" || (starts_with(l, "msvcr") && l.size() > 9 && l[5] >= '0' && l[5] <= '9'))
+    return dll_class::msvcrt;
+  if (pe::is_apiset_name(l)) return dll_class::api_set;
+  if (rule == dll_rule::known_dlls || rule == dll_rule::system32 || rule == dll_rule::windows_dir ||
+      rule == dll_rule::system_list)
+    return dll_class::system;
+  return dll_class::application;
+}
+
+namespace winload_detail {
+
+// One loaded PE file: its mapping, its image and, built on first use, the
+// export index (name -> export, ordinal -> export).
+struct module {
+  std::shared_ptr<const mapped_file> mapped;
+  pe::image image;
+  bool indexed = false;
+  std::vector<pe::export_entry> exports;
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  std::unordered_map<u32, std::size_t> by_ordinal;
+};
+
+class loader {
+ public:
+  loader(const winload_options& options, windows_link& out) : options_(options), out_(out) {
+    if (!options.windows_root.empty()) {
+      system32_ = options.windows_root;
+      windows_ = options.windows_dir.empty() ? std::filesystem::path(system32_).parent_path().string()
+                                             : options.windows_dir;
+      // The API set schema of this Windows tree.
+      if (auto path = find_in(system32_, "apisetschema.dll")) {
+        if (auto f = mapped_file::open(*path)) {
+          auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+          if (auto img = pe::image::parse(mapped->bytes())) {
+            if (auto schema = pe::apiset_schema::read(*img)) {
+              schema_ = std::move(*schema);
+              have_schema_ = true;
+            } else {
+              out_.link.warnings.push_back(*path + ": API set schema: " + std::string(schema.error().message));
+            }
+          }
+        }
+      }
+    }
+    for (const std::string& k : options.known_dlls) extra_known_.insert(lower(k));
+  }
+
+  result<void> load_root(const std::string& file) {
+    auto f = mapped_file::open(file);
+    if (!f) return f.error();
+    auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+    auto img = pe::image::parse(mapped->bytes());
+    if (!img) return img.error();
+    loaded_object main;
+    main.name = std::filesystem::path(file).filename().string();
+    main.path = main.file = file;
+    main.via = found_via::main_program;
+    main.is_main = true;
+    winload_object info;
+    info.rule = dll_rule::main;
+    info.kind = dll_class::main;
+    info.machine = img->machine();
+    info.managed = img->is_managed();
+    out_.root_managed = info.managed;
+    machine_ = img->machine();
+    module_dir_ = std::filesystem::path(file).parent_path().string();
+    if (module_dir_.empty()) module_dir_ = ".";
+    app_dir_ = options_.executable.empty() ? module_dir_
+                                           : std::filesystem::path(options_.executable).parent_path().string();
+    if (app_dir_.empty()) app_dir_ = ".";
+    add(std::move(main), std::move(info), module{mapped, *img, false, {}, {}, {}});
+    return ok();
+  }
+
+  // Breadth-first over every object's imports (normal, then delay-load),
+  // checking each object's imports once its own DLLs are known. Forwarders
+  // may load more DLLs, which join the queue.
+  void run() {
+    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) expand(static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) {
+      expand(static_cast<std::uint32_t>(i));
+      if (options_.check_imports) check(static_cast<std::uint32_t>(i));
+    }
+    // An object reached only through delay-load imports.
+    std::vector<char> hard(out_.link.objects.size(), 0);
+    std::vector<std::uint32_t> work{0};
+    hard[0] = 1;
+    while (!work.empty()) {
+      const std::uint32_t o = work.back();
+      work.pop_back();
+      const auto& obj = out_.link.objects[o];
+      for (std::size_t k = 0; k < obj.needed_objects.size(); ++k) {
+        const std::uint32_t d = obj.needed_objects[k];
+        const bool delay = k < out_.info[o].needed_delay.size() && out_.info[o].needed_delay[k];
+        if (d == no_object || delay || hard[d]) continue;
+        hard[d] = 1;
+        work.push_back(d);
+      }
+      std::vector<std::uint32_t> also = out_.info[o].forwards_to;
+      if (out_.info[o].host != no_object) also.push_back(out_.info[o].host);
+      for (const std::uint32_t d : also)
+        if (d != no_object && !hard[d]) {
+          hard[d] = 1;
+          work.push_back(d);
+        }
+    }
+    for (std::size_t i = 0; i < hard.size(); ++i) out_.info[i].delay_only = !hard[i];
+    for (auto& m : modules_)
+      if (m.mapped) out_.link.files.push_back(m.mapped);
+  }
+
+ private:
+  std::uint32_t add(loaded_object obj, winload_object info, module mod) {
+    const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
+    // Side-by-side assemblies its manifest names (reported, not searched:
+    // WinSxS is not part of a root given here).
+    if (mod.mapped) {
+      if (auto manifests = mod.image.manifests()) {
+        for (const byte_view m : *manifests)
+          for (const auto& a : pe::manifest_dependencies(
+                   std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
+            info.assemblies.push_back(std::string(a.name).append(" ").append(a.version));
+      } else {
+        obj.warnings.push_back(std::string("manifest: ") + manifests.error().message);
+      }
+    }
+    by_name_.emplace(key_of(obj.name), id);
+    out_.link.objects.push_back(std::move(obj));
+    out_.info.push_back(std::move(info));
+    modules_.push_back(std::move(mod));
+    expanded_.push_back(0);
+    checked_.push_back(0);
+    return id;
+  }
+
+  // How the loader names a module: lower case, ".dll" added when there is no dot.
+  static std::string key_of(std::string_view name) {
+    std::string k = lower(name);
+    if (k.find('.') == std::string::npos) k += ".dll";
+    return k;
+  }
+
+  // A file named `name` (any case) in `dir`.
+  std::optional<std::string> find_in(const std::string& dir, std::string_view name) {
+    auto it = dirs_.find(dir);
+    if (it == dirs_.end()) {
+      std::unordered_map<std::string, std::string> entries;
+      std::error_code ec;
+      for (std::filesystem::directory_iterator d(dir.empty() ? "." : dir, ec), end; !ec && d != end; d.increment(ec))
+        entries.emplace(lower(d->path().filename().string()), d->path().filename().string());
+      it = dirs_.emplace(dir, std::move(entries)).first;
+    }
+    auto e = it->second.find(lower(name));
+    if (e == it->second.end()) return std::nullopt;
+    return (std::filesystem::path(dir) / e->second).string();
+  }
+
+  bool known(const std::string& lname) const {
+    return builtin_known_dll(lname) || extra_known_.count(lname) != 0;
+  }
+
+  // The folders to search, in order, with their rules.
+  std::vector<std::pair<std::string, dll_rule>> search_order() const {
+    std::vector<std::pair<std::string, dll_rule>> dirs;
+    switch (options_.mode) {
+      case load_mode::program:
+        dirs.emplace_back(app_dir_, dll_rule::app_dir);
+        break;
+      case load_mode::altered:
+        dirs.emplace_back(module_dir_, dll_rule::module_dir);
+        break;
+      case load_mode::python:
+        dirs.emplace_back(module_dir_, dll_rule::module_dir);
+        if (!options_.executable.empty()) dirs.emplace_back(app_dir_, dll_rule::app_dir);
+        for (const auto& d : options_.dll_dirs) dirs.emplace_back(d, dll_rule::dll_dir);
+        if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
+        return dirs;
+    }
+    if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
+    if (!windows_.empty()) dirs.emplace_back(windows_, dll_rule::windows_dir);
+    if (!options_.current_dir.empty()) dirs.emplace_back(options_.current_dir, dll_rule::current_dir);
+    for (const auto& d : options_.path) dirs.emplace_back(d, dll_rule::path);
+    return dirs;
+  }
+
+  // The object for DLL `name` imported by object `from`: loaded already,
+  // an API set, or searched for. Never fails: not found is an object too.
+  std::uint32_t resolve_dll(std::string_view name, std::uint32_t from) {
+    const std::string lname = key_of(name);
+    if (auto it = by_name_.find(lname); it != by_name_.end()) return it->second;
+    loaded_object obj;
+    obj.name = std::string(name);
+    if (obj.name.find('.') == std::string::npos) obj.name += ".dll";  // a forwarder's module
+    obj.loader = from;
+    winload_object info;
+    module mod;
+    if (pe::is_apiset_name(lname)) {
+      info.rule = dll_rule::api_set;
+      info.kind = classify_dll(lname, dll_rule::api_set);
+      std::optional<std::string> host;
+      if (have_schema_) host = schema_.host(lname, out_.link.objects[from].name);
+      if (!host) {
+        std::string b = builtin_apiset_host(lname);
+        if (!b.empty()) host = b;
+      }
+      const bool ext = starts_with(lname, "ext-");
+      if (!host || host->empty()) {
+        info.optional_absent = ext;
+        if (ext) obj.via = found_via::path;  // absent but optional: not a finding
+        return add(std::move(obj), std::move(info), std::move(mod));
+      }
+      obj.via = found_via::path;
+      const std::uint32_t id = add(std::move(obj), std::move(info), std::move(mod));
+      const std::uint32_t host_id = resolve_dll(*host, from);
+      out_.info[id].host = host_id;
+      out_.link.objects[id].path = out_.link.objects[host_id].path;
+      out_.link.objects[id].file = out_.link.objects[host_id].file;
+      if (!out_.link.objects[host_id].found()) out_.link.objects[id].via = found_via::not_found;
+      return id;
+    }
+    std::vector<std::pair<std::string, dll_rule>> dirs;
+    // The host program is a loaded module under its base name: a .node that
+    // imports node.exe binds to the executable that loaded it.
+    if (!options_.executable.empty() && key_of(std::filesystem::path(options_.executable).filename().string()) == lname)
+      dirs.emplace_back(app_dir_, dll_rule::executable);
+    if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
+    // A KnownDLL is never searched for: without a Windows tree it is the
+    // system's copy, whatever the application folder holds.
+    const bool known_assumed = known(lname) && system32_.empty();
+    if (!known_assumed)
+      for (auto& d : search_order()) dirs.push_back(std::move(d));
+    for (const auto& [dir, rule] : dirs) {
+      auto path = find_in(dir, lname);
+      if (!path) continue;
+      auto f = mapped_file::open(*path);
+      if (!f) {
+        obj.rejected.push_back({*path, f.error().message});
+        continue;
+      }
+      auto mapped = std::make_shared<const mapped_file>(std::move(*f));
+      auto img = pe::image::parse(mapped->bytes());
+      if (!img) {
+        obj.rejected.push_back({*path, img.error().message});
+        continue;
+      }
+      if (img->machine() != machine_) {
+        obj.rejected.push_back({*path, "a PE image for another machine"});
+        continue;
+      }
+      obj.path = obj.file = *path;
+      obj.via = found_via::path;
+      info.rule = rule;
+      info.kind = classify_dll(lname, rule);
+      info.machine = img->machine();
+      info.managed = img->is_managed();
+      mod.mapped = std::move(mapped);
+      mod.image = *img;
+      return add(std::move(obj), std::move(info), std::move(mod));
+    }
+    // No Windows tree: a known or listed system DLL is assumed present.
+    if (system32_.empty() && (known(lname) || in_list(lname, std::begin(system_dlls), std::end(system_dlls)))) {
+      obj.via = found_via::default_dirs;
+      obj.path = obj.name;
+      info.rule = known(lname) ? dll_rule::known_dlls : dll_rule::system_list;
+      info.kind = classify_dll(lname, info.rule);
+      info.assumed = true;
+    }
+    return add(std::move(obj), std::move(info), std::move(mod));
+  }
+
+  void expand(std::uint32_t id) {
+    if (expanded_[id]) return;
+    expanded_[id] = 1;
+    if (!modules_[id].mapped) return;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
+      if (!dlls) {
+        out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
+                                                 dlls.error().message);
+        continue;
+      }
+      for (const pe::imported_dll& dll : *dlls) {
+        const std::uint32_t target = resolve_dll(dll.name, id);
+        out_.link.objects[id].needed.push_back(dll.name);
+        out_.link.objects[id].needed_objects.push_back(target);
+        out_.info[id].needed_delay.push_back(pass == 1);
+      }
+    }
+  }
+
+  module& indexed(std::uint32_t id) {
+    module& m = modules_[id];
+    if (m.indexed) return m;
+    m.indexed = true;
+    auto exps = m.image.exports();
+    if (!exps) {
+      out_.link.objects[id].warnings.push_back(std::string("exports: ") + exps.error().message);
+      return m;
+    }
+    m.exports = std::move(*exps);
+    for (std::size_t i = 0; i < m.exports.size(); ++i) {
+      if (!m.exports[i].name.empty()) m.by_name.emplace(m.exports[i].name, i);
+      m.by_ordinal.emplace(m.exports[i].ordinal, i);
+    }
+    return m;
+  }
+
+  struct lookup {
+    import_problem problem = import_problem::missing_export;
+    bool found = false;
+    bool unchecked = false;        // an assumed system DLL
+    std::uint32_t object = no_object;
+    std::string chain;             // forwarders followed
+  };
+
+  // Find `name` (or `ordinal`) in object `id`, following API sets and forwarders.
+  lookup find_export(std::uint32_t id, std::string_view name, std::optional<u16> ordinal, std::uint32_t from,
+                     int depth) {
+    lookup r;
+    for (int hops = 0; id != no_object && out_.info[id].host != no_object && hops < 8; ++hops) id = out_.info[id].host;
+    r.object = id;
+    if (id == no_object || !out_.link.objects[id].found()) {
+      r.problem = depth == 0 ? import_problem::missing_dll : import_problem::forwarder_missing;
+      return r;
+    }
+    if (out_.info[id].assumed || out_.info[id].optional_absent) {
+      r.found = true;
+      r.unchecked = true;
+      return r;
+    }
+    module& m = indexed(id);
+    std::size_t index = 0;
+    if (ordinal) {
+      auto it = m.by_ordinal.find(*ordinal);
+      if (it == m.by_ordinal.end()) {
+        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
+        return r;
+      }
+      index = it->second;
+    } else {
+      auto it = m.by_name.find(name);
+      if (it == m.by_name.end()) {
+        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
+        return r;
+      }
+      index = it->second;
+    }
+    const pe::export_entry& e = m.exports[index];
+    if (e.forwarder.empty()) {
+      r.found = true;
+      return r;
+    }
+    if (depth >= 16) {
+      r.problem = import_problem::forwarder_cycle;
+      r.chain = std::string(e.forwarder);
+      return r;
+    }
+    auto target = pe::split_forwarder(e.forwarder);
+    if (!target) {
+      r.problem = import_problem::forwarder_missing;
+      r.chain = std::string(e.forwarder);
+      return r;
+    }
+    const std::uint32_t next = resolve_dll(target->module, id);
+    auto& forwards = out_.info[id].forwards_to;
+    if (std::find(forwards.begin(), forwards.end(), next) == forwards.end()) forwards.push_back(next);
+    expand(next);
+    lookup inner = find_export(next, target->name, target->ordinal, from, depth + 1);
+    inner.chain = std::string(e.forwarder) + (inner.chain.empty() ? "" : " -> " + inner.chain);
+    if (!inner.found && inner.problem == import_problem::missing_dll) inner.problem = import_problem::forwarder_missing;
+    return inner;
+  }
+
+  // "a -> b -> a -> b ..." up to the first repeated hop: "a -> b -> a".
+  static std::string first_loop(const std::string& chain) {
+    std::vector<std::string_view> hops;
+    std::string_view rest(chain);
+    while (!rest.empty()) {
+      const std::size_t arrow = rest.find(" -> ");
+      const std::string_view hop = rest.substr(0, arrow);
+      const bool repeat = std::find(hops.begin(), hops.end(), hop) != hops.end();
+      hops.push_back(hop);
+      if (repeat || arrow == std::string_view::npos) break;
+      rest.remove_prefix(arrow + 4);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < hops.size(); ++i) out.append(i ? " -> " : "").append(hops[i]);
+    return out;
+  }
+
+  void check(std::uint32_t id) {
+    if (checked_[id] || !modules_[id].mapped) return;
+    checked_[id] = 1;
+    std::size_t k = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
+      if (!dlls) continue;
+      for (const pe::imported_dll& dll : *dlls) {
+        const std::uint32_t target = k < out_.link.objects[id].needed_objects.size()
+                                         ? out_.link.objects[id].needed_objects[k]
+                                         : no_object;
+        ++k;
+        bool dll_reported = false;
+        for (const pe::imported_function& fn : dll.functions) {
+          std::string symbol(fn.name);
+          if (fn.ordinal) symbol = std::string("#").append(std::to_string(*fn.ordinal));
+          if (target == no_object || (!out_.link.objects[target].found() && !out_.info[target].optional_absent)) {
+            if (!dll_reported) {
+              import_finding f;
+              f.problem = import_problem::missing_dll;
+              f.from = id;
+              f.dll = target;
+              f.dll_name = std::string(dll.name);
+              f.delay = dll.delay_load;
+              out_.findings.push_back(std::move(f));
+              dll_reported = true;
+            }
+            continue;
+          }
+          lookup r = find_export(target, fn.name, fn.ordinal, id, 0);
+          if (r.found) {
+            if (!r.unchecked && r.object != no_object) {
+              symbol_binding b;
+              b.from = id;
+              b.to = r.object;
+              if (fn.ordinal) {
+                out_.strings.push_back(symbol);
+                b.symbol = out_.strings.back();
+              } else {
+                b.symbol = fn.name;
+              }
+              out_.link.bindings.push_back(b);
+            }
+            continue;
+          }
+          import_finding f;
+          f.problem = r.problem;
+          f.from = id;
+          f.dll = target;
+          f.dll_name = std::string(dll.name);
+          f.symbol = std::move(symbol);
+          f.delay = dll.delay_load;
+          f.detail = std::move(r.chain);
+          if (f.problem == import_problem::forwarder_cycle) f.detail = first_loop(f.detail);
+          out_.findings.push_back(std::move(f));
+        }
+      }
+    }
+  }
+
+  const winload_options& options_;
+  windows_link& out_;
+  std::string system32_, windows_, module_dir_, app_dir_;
+  pe::apiset_schema schema_;
+  bool have_schema_ = false;
+  u16 machine_ = 0;
+  std::unordered_set<std::string> extra_known_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;
+  std::unordered_map<std::string, std::unordered_map<std::string, std::string>> dirs_;
+  std::deque<module> modules_;
+  std::vector<char> expanded_, checked_;
+};
+
+}  // namespace winload_detail
+
+LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options) {
+  windows_link out;
+  winload_detail::loader l(options, out);
+  // The root: a PE image, or an error naming it.
+  if (auto r = l.load_root(file); !r) return diagnostic(r.error(), file);
+  // The closure, breadth-first; every import against the exports it binds to.
+  l.run();
+  return out;
+}
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/winload/load.hpp ----
+#endif
+// ---- end linkscope/resolve/pe_load.hpp ----
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
 // ---- begin linkscope/resolve/dyld.hpp ----
 // linkscope/resolve/dyld.hpp — dyld emulation: which images a Mach-O image
 // would load and where every import would bind, computed from the files
@@ -17413,12 +18314,16 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
 // device+inode, as ld_so/image.hpp's object_cache does (and as dyld knows a
 // loaded image by its file id): two paths of one file give one dyld_file.
 // Files that cannot be read are cached too, so a path is tried once per run.
+// Thread-safe as object_cache is: the lock is held only to find or insert; a
+// file is read outside it and, when two threads read one file at once, the
+// first insert wins (a dyld_file never changes once read).
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17427,158 +18332,6 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
 #include <utility>
 #include <vector>
 
-// ---- begin linkscope/resolve/dyld/result.hpp ----
-// linkscope/resolve/dyld/result.hpp — what the dyld emulator is asked
-// (dyld_options) and what it answers (dyld_link): the closure, the
-// bindings, the undefined imports and the unused dylibs.
-//
-// The answer has the shape of the ld.so emulator's (ld_so/result.hpp):
-// images numbered in load order, [0] the main image, and the same
-// symbol_binding / undefined_reference records for the bindings and the
-// undefined imports (the version column stays empty: Mach-O has none).
-// What differs is what a loader of this platform knows of an image: how
-// an install name was found (dyld_found_via: which rule, the rpath of
-// which image), and the system libraries that are classified, not read.
-// string_views point into the mapped files that `dyld_link::files` keeps
-// alive, so a result outlives the cache it came from.
-
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-// dyld's compatibility-version check on a found dylib.
-enum class dyld_version_check : std::uint8_t {
-  strict,  // refuse a dylib whose compatibility version is below the one the load command asks
-           // for (dyld before macOS 12: "Incompatible library version"), 0xffffffff a wildcard
-  dyld2,   // as strict, but only for dylibs built for macOS before 10.14 (dyld2's
-           // enforceCompatVersion; macOS 11's behaviour)
-  none,    // dyld4 (macOS 12 and later) no longer checks
-};
-
-struct dyld_options {
-  std::string root;        // the file system a copy of macOS or an SDK sits in; "" = the host's /
-  std::string executable;  // the main executable's path (for @executable_path) when the root image
-                           // is a bundle or a dylib analysed alone; "" = the root image itself
-  std::string arch;        // slice of universal files and targets of .tbd stubs; "" = the root image's
-  // The DYLD_* variables, as options only (the environment is never read here).
-  std::vector<std::string> library_path;            // DYLD_LIBRARY_PATH
-  std::vector<std::string> framework_path;          // DYLD_FRAMEWORK_PATH
-  std::vector<std::string> fallback_library_path;   // DYLD_FALLBACK_LIBRARY_PATH
-  std::vector<std::string> fallback_framework_path; // DYLD_FALLBACK_FRAMEWORK_PATH
-  // The default fallbacks (/usr/local/lib, /usr/lib; /Library/Frameworks,
-  // /System/Library/Frameworks) for images built with an SDK before macOS 13,
-  // as dyld4 applies them ("pre-2022 binaries") when no fallback is set.
-  bool default_fallbacks = true;
-  // /usr/lib/*.dylib, /System/Library/... (and /System/iOSSupport/...) that
-  // are not under the root are "system, not checked", as the dyld shared
-  // cache would supply them.
-  bool system_not_checked = true;
-  dyld_version_check version_check = dyld_version_check::strict;
-  bool bindings = true;            // resolve every import (else only the closure)
-  std::size_t max_images = 65536;  // a closure larger than this is an error
-};
-
-// How an install name was found.
-enum class dyld_found_via : std::uint8_t {
-  not_found,
-  main,              // the root image
-  path,              // an absolute install name, under the root
-  loader_path,       // @loader_path: the folder of the image holding the load command
-  executable_path,   // @executable_path: the main executable's folder
-  rpath,             // @rpath: an LC_RPATH of `where` (the needing image or one up its load chain)
-  library_path,      // DYLD_LIBRARY_PATH
-  framework_path,    // DYLD_FRAMEWORK_PATH
-  fallback,          // DYLD_FALLBACK_* or the default fallbacks
-  inlined,           // a document inlined in a .tbd that re-exports it
-  loaded,            // already loaded under this install name
-  system,            // system library, not under the root: not checked
-};
-
-constexpr const char* to_string(dyld_found_via v) noexcept {
-  switch (v) {
-    case dyld_found_via::not_found: return "not-found";
-    case dyld_found_via::main: return "main";
-    case dyld_found_via::path: return "path";
-    case dyld_found_via::loader_path: return "loader-path";
-    case dyld_found_via::executable_path: return "executable-path";
-    case dyld_found_via::rpath: return "rpath";
-    case dyld_found_via::library_path: return "dyld-library-path";
-    case dyld_found_via::framework_path: return "dyld-framework-path";
-    case dyld_found_via::fallback: return "fallback";
-    case dyld_found_via::inlined: return "tbd-inlined";
-    case dyld_found_via::loaded: return "loaded";
-    case dyld_found_via::system: return "system";
-  }
-  return "?";
-}
-
-enum class dyld_image_kind : std::uint8_t { missing, macho, tbd, system };
-
-// One dylib command of an image and what it resolved to.
-struct dyld_dependency {
-  std::string_view install_name;
-  macho::dylib_kind kind = macho::dylib_kind::load;
-  std::uint32_t object = no_object;  // the image it resolved to; no_object when missing
-};
-
-// One image of the closure.
-struct dyld_object {
-  std::string name;      // the install name it was first requested by (the path, for the root)
-  std::string path;      // as dyld would spell it (the expanded path, without the root); empty when missing
-  std::string file;      // what was read on this host (root + path, maybe a .tbd); empty when not read
-  dyld_found_via via = dyld_found_via::not_found;
-  std::string where;     // rpath: the image whose LC_RPATH found it
-  std::string rpath;     // rpath: that LC_RPATH entry, as written
-  dyld_image_kind kind = dyld_image_kind::missing;
-  std::string_view install_name;  // LC_ID_DYLIB / tbd install-name
-  std::uint32_t current_version = 0, compatibility_version = 0;
-  std::uint32_t filetype = 0;     // Mach-O filetype; 0 for tbd and system
-  std::vector<dyld_dependency> dependencies;  // load commands (tbd: re-exported libraries), in order
-  std::uint32_t loader = no_object;  // the image whose load command first loaded it
-  bool weak = false;                 // only weakly linked (a missing one is no error)
-  std::vector<rejected_candidate> rejected;  // candidates tried and refused (wrong arch, version...)
-  std::vector<std::string> warnings;
-  bool found() const noexcept { return via != dyld_found_via::not_found; }
-  bool checked() const noexcept { return kind == dyld_image_kind::macho || kind == dyld_image_kind::tbd; }
-};
-
-struct unused_dylib {
-  std::uint32_t from = 0;     // the image whose load command names it
-  std::uint32_t ordinal = 0;  // its library ordinal in `from`
-  std::uint32_t to = no_object;
-  std::string_view install_name;
-};
-
-struct dyld_link {
-  std::vector<dyld_object> objects;          // load order; [0] = the root image
-  std::vector<symbol_binding> bindings;      // every distinct (from, to, symbol)
-  std::vector<undefined_reference> undefined;  // non-weak imports nothing exports (dyld's "Symbol not found")
-  std::vector<unused_dylib> unused;          // dylib commands no import names
-  std::vector<std::string> errors;           // bad input, each naming its image ("IMAGE: message")
-  std::vector<std::string> warnings;
-  std::size_t imports = 0;                   // imports examined
-  std::size_t unchecked = 0;                 // imports into system images (not checked)
-  std::size_t lookups = 0;                   // export lookups performed
-  std::vector<std::shared_ptr<const mapped_file>> files;
-
-  bool any_missing() const noexcept {
-    for (const auto& o : objects)
-      if (!o.found() && !o.weak) return true;
-    return false;
-  }
-};
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld/result.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
@@ -17725,8 +18478,17 @@ class dyld_cache {
   dyld_cache() = default;
   dyld_cache(const dyld_cache&) = delete;
   dyld_cache& operator=(const dyld_cache&) = delete;
-  dyld_cache(dyld_cache&&) = default;
-  dyld_cache& operator=(dyld_cache&&) = default;
+  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
+  dyld_cache(dyld_cache&& other) noexcept
+      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+        hits_(other.hits_) {}
+  dyld_cache& operator=(dyld_cache&& other) noexcept {
+    by_path_ = std::move(other.by_path_);
+    by_file_ = std::move(other.by_file_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
 
   std::size_t files() const noexcept { return files_; }
   std::size_t hits() const noexcept { return hits_; }
@@ -17734,53 +18496,59 @@ class dyld_cache {
   // The file at host path `file`, read for architecture (cputype, arch name).
   // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
   std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+    using file_ptr = std::shared_ptr<const detail::dyld_file>;
     std::string key = file;
     key.push_back('\0');
     key.append(std::to_string(cputype));
-    auto it = by_path_.find(key);
-    if (it != by_path_.end()) {
-      ++hits_;
-      return it->second;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = by_path_.find(key);
+      if (it != by_path_.end()) {
+        ++hits_;
+        return it->second;
+      }
     }
-    std::shared_ptr<const detail::dyld_file> out;
     auto mapped = mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::dyld_file>();
       failed->error = std::string("cannot read: ") + mapped.error().message;
       failed->reason = "no such file";
-      out = std::move(failed);
-    } else {
-      const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+      std::lock_guard<std::mutex> hold(lock_);
+      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
+    }
+    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
       auto same = by_file_.find(id);
       if (same != by_file_.end()) {
         ++hits_;
-        out = same->second;
-      } else {
-        ++files_;
-        auto f = std::make_shared<detail::dyld_file>();
-        f->device = mapped->device();
-        f->inode = mapped->inode();
-        f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
-        const byte_view bytes = f->mapped->bytes();
-        if (macho::is_macho(bytes) || macho::is_fat(bytes))
-          detail::read_macho(*f, cputype);
-        else if (detail::looks_like_tbd(bytes))
-          detail::read_tbd(*f, arch);
-        else {
-          f->error = "not a Mach-O file or a .tbd stub";
-          f->reason = "not Mach-O";
-        }
-        out = f;
-        by_file_.emplace(id, out);
+        return by_path_.emplace(std::move(key), same->second).first->second;
       }
     }
-    by_path_.emplace(std::move(key), out);
-    return out;
+    auto f = std::make_shared<detail::dyld_file>();
+    f->device = mapped->device();
+    f->inode = mapped->inode();
+    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+    const byte_view bytes = f->mapped->bytes();
+    if (macho::is_macho(bytes) || macho::is_fat(bytes))
+      detail::read_macho(*f, cputype);
+    else if (detail::looks_like_tbd(bytes))
+      detail::read_tbd(*f, arch);
+    else {
+      f->error = "not a Mach-O file or a .tbd stub";
+      f->reason = "not Mach-O";
+    }
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+    if (fresh) ++files_;
+    else ++hits_;  // another thread read it meanwhile: keep the first
+    return by_path_.emplace(std::move(key), same->second).first->second;
   }
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::mutex lock_;
   std::size_t files_ = 0;
   std::size_t hits_ = 0;
 };
@@ -18667,382 +19435,941 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld.hpp ----
-// ---- begin linkscope/resolve/floors_macho.hpp ----
-// linkscope/resolve/floors_macho.hpp — the oldest macOS a Mach-O file runs on.
-//
-// dyld refuses an image whose minimum OS version is above the running
-// system's: the minos of LC_BUILD_VERSION (PLATFORM_MACOS) or the version of
-// LC_VERSION_MIN_MACOSX (what older linkers and targets below 10.14 write).
-// That is the file's macOS floor, and what MACOSX_DEPLOYMENT_TARGET (delocate's
-// --require-target-macos-version) bounds. The sdk field is the SDK the file
-// was linked against. A universal file has one floor per architecture; a
-// universal2 package needs both x86_64 and arm64 in every file.
-//
-// Versions are the packed xxxx.yy.zz of Mach-O (macho/types.hpp
-// packed_version), printed as llvm-otool -l prints them: "11.0", "10.13.4"
-// (the patch only when it is not 0). Everything is read through macho/
-// (file.hpp platforms(), fat.hpp); this file reads no record itself.
 
-#include <algorithm>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-// "11.0", "10.13.4", as llvm-otool -l prints a packed version.
-inline std::string macos_version_string(macho::packed_version v) {
-  std::string out = std::to_string(v.major()) + "." + std::to_string(v.minor());
-  if (v.patch() != 0) out += "." + std::to_string(v.patch());
-  return out;
+// The system libraries every program may take from the host (glibc's parts,
+// the C++ runtime, the vDSO). Patterns are shell globs on the file name.
+inline std::vector<std::string> default_allow_list() {
+  return {"libc.so*",      "libm.so*",     "libpthread.so*", "libdl.so*",   "librt.so*",
+          "ld-linux*.so*", "ld64.so*",     "libstdc++.so*",  "libgcc_s.so*", "libutil.so*",
+          "libresolv.so*", "libmvec.so*",  "libanl.so*",     "libnsl.so*",  "libBrokenLocale.so*",
+          "libcrypt.so*",  "linux-vdso.so*"};
 }
 
-// "10.13", "11", "12.3.1" -> packed; nullopt when it is not such a version.
-inline std::optional<macho::packed_version> parse_macos_version(std::string_view s) {
-  u32 parts[3] = {0, 0, 0};
-  std::size_t count = 0, i = 0;
-  while (i < s.size()) {
-    if (count == 3 || s[i] < '0' || s[i] > '9') return std::nullopt;
-    u32 value = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      value = value * 10 + static_cast<u32>(s[i] - '0');
-      if (value > 0xffff) return std::nullopt;
-      ++i;
+struct prefix_options {
+  search_options search = [] {
+    search_options s;
+    s.use_env = false;  // a package check must not depend on the caller's LD_LIBRARY_PATH
+    return s;
+  }();
+  std::vector<std::string> allow = default_allow_list();
+  std::vector<std::string> declared;  // declared run dependencies (package names)
+  bool check_declared = false;        // compare used packages with `declared`
+  bool use_conda = true;              // read PREFIX/conda-meta/*.json
+  bool use_dpkg = true;               // read dpkg_info_dir/*.list
+  std::string dpkg_info_dir = "/var/lib/dpkg/info";
+  bool undefined_is_finding = false;  // count unresolved non-weak symbols as findings
+  std::vector<std::string> files;     // analyse only these (else walk the prefix)
+  std::string package;                // analyse the files conda-meta gives this package
+  // Unpacked packages: every file under DIR belongs to package NAME (before
+  // conda-meta and dpkg are asked). A DIR may lie outside the prefix.
+  std::vector<std::pair<std::string, std::string>> package_dirs;  // {NAME, DIR}
+  // Platform floors (resolve/floors.hpp): a file that needs a version above
+  // one of these limits (--max-glibc 2.17 gives GLIBC_2.17) is a finding.
+  std::vector<version_limit> floor_limits;
+  // Mach-O: a slice whose macOS minimum (LC_BUILD_VERSION minos) is above
+  // this is a finding; PE: an image whose Windows floor (the higher of its
+  // OS and subsystem versions) is above this (resolve/floors_macho.hpp, _pe.hpp).
+  std::optional<macho::packed_version> macos_target;
+  std::optional<std::pair<u16, u16>> windows_target;
+  // Threads that link the files (each file's link and verdicts are
+  // independent; the object cache is shared). 0: one per core. The report is
+  // the same for every value: files keep the walk's order.
+  unsigned jobs = 1;
+  // Called after each file is linked and judged, with how many are done of
+  // how many (a progress line). Called from one thread at a time, in order
+  // of `done`; never when the prefix holds no file to check.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  // The loaders of Mach-O and PE files (see the top of this file). Empty
+  // windows.path: the prefix's conda PATH folders.
+  dyld_options dyld;
+  winload_options windows;
+};
+
+struct needed_entry {
+  std::string name;       // the DT_NEEDED string
+  std::string path;       // as ld.so spells it; empty when not found
+  std::string file;       // the file read on this host
+  found_via via = found_via::not_found;
+  std::string rule;       // Mach-O, PE: how that platform's loader found it (dyld_found_via, dll_rule)
+  bool in_prefix = false;
+  bool allowed = false;   // matches the allow-list
+  bool used = false;      // F binds at least one symbol to it
+  std::size_t symbols = 0;  // distinct references of F bound to it
+  package_owner owner;
+};
+
+struct missing_entry {
+  std::string name;       // the NEEDED string that resolved nowhere
+  std::string needed_by;  // the object whose DT_NEEDED it is
+  bool direct = false;    // a NEEDED of the file itself
+};
+
+struct overlink_entry {
+  std::string path;       // the transitive dependency bound to
+  std::string soname;
+  std::string via;        // the object that loaded it
+  bool allowed = false;
+  std::vector<std::string> symbols;  // name or name@VERSION
+};
+
+struct rpath_entry {
+  std::string tag;       // "RPATH" or "RUNPATH"
+  std::string entry;     // as written
+  std::string expanded;  // after $ORIGIN/$LIB/$PLATFORM; empty when not expandable
+  bool outside = false;
+};
+
+struct file_report {
+  std::string format = "elf";  // "elf", "macho" or "pe": whose loader linked it
+  std::string path;      // as walked (PREFIX/...)
+  std::string relative;  // relative to the prefix
+  std::vector<needed_entry> needed;
+  std::vector<missing_entry> missing;
+  std::vector<overlink_entry> overlinked;
+  std::vector<rpath_entry> rpaths;
+  std::vector<std::string> undefined;  // unresolved non-weak references (ldd -r); PE: DLL!NAME
+  std::vector<limit_violation> floors;  // families above prefix_options::floor_limits
+  std::vector<std::string> warnings;
+  std::vector<std::string> closure;    // the files ld.so maps for it, in load order (itself first)
+  // Why the file itself could not be analysed (unreadable, or no ELF file
+  // ld.so would map); errc::ok when it was. Not a finding: an error of the run.
+  error failure{};
+  std::size_t relocations = 0;
+  std::size_t findings = 0;
+  bool failed() const noexcept { return failure.code != errc::ok; }
+};
+
+struct package_usage {
+  std::string name;
+  std::string source;               // conda / dpkg / prefix
+  std::vector<std::string> dsos;    // needed DSOs it owns (as displayed)
+  bool declared = false;
+  bool self = false;                // owns one of the analysed files
+  bool allowed_only = false;        // every DSO used from it is allow-listed
+};
+
+struct prefix_report {
+  std::string prefix;
+  std::vector<file_report> files;
+  std::vector<package_usage> packages;        // every package a needed DSO came from
+  std::vector<std::string> undeclared;        // used, not declared (underlinking)
+  std::vector<std::string> unused_declared;   // declared, never used, no copy inside (overdepending)
+  std::vector<declared_unused> statically_linked;  // declared, never bound to, but its code is inside a file
+  std::vector<package_duplicate> duplicates;  // strong definitions exported by two packages' libraries
+                                              // (a finding when a checked file loads both: winner set)
+  std::vector<std::string> unowned;           // needed DSOs no package owns
+  bool have_conda = false, have_dpkg = false;
+  std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
+  std::vector<std::string> warnings;
+  std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
+  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  std::size_t lookups = 0;
+  std::size_t findings = 0;
+};
+
+// Shell glob with '*' and '?' (no classes), as the allow-list uses it.
+inline bool glob_match(std::string_view pattern, std::string_view text) noexcept {
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
     }
-    parts[count++] = value;
-    if (i < s.size()) {
-      if (s[i] != '.' || i + 1 == s.size()) return std::nullopt;
-      ++i;
-    }
   }
-  if (count == 0 || parts[1] > 0xff || parts[2] > 0xff) return std::nullopt;
-  return macho::packed_version{(parts[0] << 16) | (parts[1] << 8) | parts[2]};
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
-constexpr const char* macho_platform_name(u32 platform) noexcept {
-  switch (platform) {
-    case macho::PLATFORM_MACOS: return "macos";
-    case macho::PLATFORM_IOS: return "ios";
-    case macho::PLATFORM_TVOS: return "tvos";
-    case macho::PLATFORM_WATCHOS: return "watchos";
-    case macho::PLATFORM_BRIDGEOS: return "bridgeos";
-    case macho::PLATFORM_MACCATALYST: return "maccatalyst";
-    case macho::PLATFORM_IOSSIMULATOR: return "iossimulator";
-    case macho::PLATFORM_TVOSSIMULATOR: return "tvossimulator";
-    case macho::PLATFORM_WATCHOSSIMULATOR: return "watchossimulator";
-    case macho::PLATFORM_DRIVERKIT: return "driverkit";
-    default: return "unknown";
-  }
-}
+// Check every dynamically linked ELF file under `prefix` (or options.files,
+// or the files of options.package). Errors are for an unusable prefix or an
+// empty package only; a file that cannot be read is a warning on its report.
+result<prefix_report> check_prefix(const std::string& prefix, const prefix_options& options = {});
 
-struct macho_platform_floor {
-  std::string platform;          // "macos"
-  std::string command;           // "LC_BUILD_VERSION" or "LC_VERSION_MIN_MACOSX" ...
-  macho::packed_version minos;
-  macho::packed_version sdk;
-};
-
-struct macho_slice_floor {
-  std::string arch;  // "x86_64", "arm64" (llvm-lipo's names)
-  u32 cputype = 0;
-  u32 cpusubtype = 0;
-  std::vector<macho_platform_floor> platforms;  // in load-command order
-  // The macOS minimum of this slice, when it states one.
-  std::optional<macho::packed_version> macos_minos() const noexcept {
-    for (const auto& p : platforms)
-      if (p.platform == "macos") return p.minos;
-    return std::nullopt;
-  }
-};
-
-struct macho_floors {
-  bool universal = false;
-  std::vector<macho_slice_floor> slices;  // one for a thin file
-  // The highest macOS minimum over the slices (nullopt when none states one).
-  std::optional<macho::packed_version> macos_minos() const noexcept {
-    std::optional<macho::packed_version> out;
-    for (const auto& s : slices)
-      if (auto m = s.macos_minos(); m && (!out || m->raw > out->raw)) out = m;
-    return out;
-  }
-  bool has_arch(std::string_view arch) const noexcept {
-    return std::any_of(slices.begin(), slices.end(), [&](const macho_slice_floor& s) { return s.arch == arch; });
-  }
-};
-
-namespace floors_detail {
-inline const char* platform_command_name(u32 cmd) noexcept {
-  switch (cmd) {
-    case macho::LC_BUILD_VERSION: return "LC_BUILD_VERSION";
-    case macho::LC_VERSION_MIN_MACOSX: return "LC_VERSION_MIN_MACOSX";
-    case macho::LC_VERSION_MIN_IPHONEOS: return "LC_VERSION_MIN_IPHONEOS";
-    case macho::LC_VERSION_MIN_TVOS: return "LC_VERSION_MIN_TVOS";
-    case macho::LC_VERSION_MIN_WATCHOS: return "LC_VERSION_MIN_WATCHOS";
-    default: return "";
-  }
-}
-
-}  // namespace floors_detail
-
-// The Mach-O floors of a thin or universal file (compiled once in src/ in
-// compiled mode: the Mach-O variants behind it are instantiated there only).
-result<macho_floors> macho_floors_of(byte_view bytes);
 #if LINKSCOPE_DEFINITIONS
-namespace floors_detail {
-LINKSCOPE_FUNC result<macho_slice_floor> macho_slice_of(byte_view image) {
-  return macho::visit_macho(image, [](const auto& f) -> result<macho_slice_floor> {
-    macho_slice_floor out;
-    out.cputype = f.cputype();
-    out.cpusubtype = f.cpusubtype();
-    out.arch = macho::arch_name(out.cputype, out.cpusubtype);
-    LINKSCOPE_TRY(platforms, f.platforms());
-    for (const auto& p : platforms)
-      out.platforms.push_back({macho_platform_name(p.platform), platform_command_name(p.cmd), p.minos, p.sdk});
-    return out;
-  });
-}
-}  // namespace floors_detail
+namespace detail {
 
-LINKSCOPE_FUNC result<macho_floors> macho_floors_of(byte_view bytes) {
-  macho_floors out;
-  if (macho::is_fat(bytes)) {
-    out.universal = true;
-    LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
-    for (const auto& slice : fat.slices()) {
-      LINKSCOPE_TRY(one, floors_detail::macho_slice_of(slice.bytes));
-      out.slices.push_back(std::move(one));
-    }
-    return out;
+// What a walk needs to know of a file before linking it. `dynamic`, `macho`
+// and `pe` are checked; `other_elf` and `other_macho` (objects, static
+// programs, dSYM companions...) are counted as skipped_static.
+enum class walk_kind { not_elf, dynamic, other_elf, macho, other_macho, pe };
+
+// A Mach-O image a loader maps: an executable, a dylib or a bundle (a
+// universal file: by its first slice).
+inline walk_kind sniff_macho(byte_view header) {
+  byte_view thin = header;
+  if (macho::is_fat(header)) {
+    // The first fat_arch: cputype, cpusubtype, offset (fat_arch_64: a 64-bit offset).
+    const bool wide = load<u32, std::endian::big>(header.data()) == macho::FAT_MAGIC_64;
+    if (header.size() < 8 + 16) return walk_kind::other_macho;
+    const u64 offset = wide ? load<u64, std::endian::big>(header.data() + 16) : load<u32, std::endian::big>(header.data() + 16);
+    if (offset + 16 > header.size()) return walk_kind::macho;  // beyond the head: let the loader judge it
+    thin = byte_view(header.data() + offset, header.size() - offset);
   }
-  LINKSCOPE_TRY(one, floors_detail::macho_slice_of(bytes));
-  out.slices.push_back(std::move(one));
+  if (!macho::is_macho(thin) || thin.size() < 16) return walk_kind::other_macho;
+  // raw_magic reads the magic big-endian: MH_MAGIC* means a big-endian image.
+  const bool big = macho::raw_magic(thin) == macho::MH_MAGIC || macho::raw_magic(thin) == macho::MH_MAGIC_64;
+  const u32 filetype = big ? load<u32, std::endian::big>(thin.data() + 12) : load<u32, std::endian::little>(thin.data() + 12);
+  return filetype == macho::MH_EXECUTE || filetype == macho::MH_DYLIB || filetype == macho::MH_BUNDLE
+             ? walk_kind::macho
+             : walk_kind::other_macho;
+}
+
+// The kind of the file at `path` from its first bytes; an ELF file is mapped
+// whole only when its program headers lie beyond them.
+inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
+  unsigned char head[4096];
+  std::size_t got = 0;
+  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
+    got = std::fread(head, 1, sizeof head, in);
+    std::fclose(in);
+  }
+  const byte_view header(head, got);
+  if (macho::is_macho(header) || macho::is_fat(header)) return sniff_macho(header);
+  if (pe::image::is_pe(header)) return walk_kind::pe;
+  if (!elf::is_elf(header)) return walk_kind::not_elf;
+  auto kind = [](const result<elf::identity>& id) {
+    return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
+  };
+  auto id = elf::identify(header);
+  if (id && id->segments_read) return kind(id);
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    if (error_message) *error_message = mapped.error().message;
+    return walk_kind::not_elf;
+  }
+  return kind(elf::identify(mapped->bytes()));
+}
+
+// The device and inode of a file (its identity, as ld.so sees it).
+inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::string& path) {
+#if !defined(_WIN32)
+  struct ::stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+#else
+  auto mapped = mapped_file::open(path);
+  if (!mapped) return std::nullopt;
+  return std::make_pair(mapped->device(), mapped->inode());
+#endif
+}
+
+// The ELF files to analyse under `prefix`: regular files first, then symlinks
+// whose target is not one of them (nor another symlink's); directory symlinks
+// are not followed, so loops cannot happen.
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> regular, links;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    report.warnings.push_back(prefix + ": " + ec.message());
+    return {};
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      report.warnings.push_back(ec.message());
+      ec.clear();
+      continue;
+    }
+    const fs::directory_entry& entry = *it;
+    std::error_code e2;
+    if (entry.is_symlink(e2)) {
+      if (entry.is_regular_file(e2)) links.push_back(entry.path().string());
+      else if (e2) report.warnings.push_back(entry.path().string() + ": " + e2.message());
+      continue;
+    }
+    if (entry.is_regular_file(e2)) regular.push_back(entry.path().string());
+  }
+  std::sort(regular.begin(), regular.end());
+  std::sort(links.begin(), links.end());
+  std::vector<std::string> out;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+  auto consider = [&](const std::string& path, bool link) {
+    std::string problem;
+    const walk_kind kind = sniff_elf_file(path, &problem);
+    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
+    if (kind == walk_kind::not_elf) {
+      if (problem.empty()) ++report.skipped_non_elf;
+      return;
+    }
+    const auto id = file_identity(path);
+    if (id && !seen.insert(*id).second) {
+      if (link) ++report.skipped_symlinks;
+      return;
+    }
+    if (kind == walk_kind::other_elf || kind == walk_kind::other_macho) {
+      ++report.skipped_static;
+      return;
+    }
+    out.push_back(path);
+  };
+  for (const auto& p : regular) consider(p, false);
+  for (const auto& p : links) consider(p, true);
   return out;
+}
+
+// One file's verdicts from its link (objects in load order, [0] = the file).
+class file_verdicts {
+ public:
+  file_verdicts(const prefix_options& options, const std::string& prefix_canonical, const std::string& cwd)
+      : options_(options), prefix_(prefix_canonical), cwd_(cwd) {}
+
+  bool allowed(std::string_view name) const {
+    if (name.empty()) return false;
+    for (const auto& p : options_.allow)
+      if (glob_match(p, name)) return true;
+    return false;
+  }
+
+  void judge(const std::string& path, const dynamic_link& link, file_report& out) {
+    const auto& objects = link.objects;
+    if (objects.empty()) return;
+    const loaded_object& main = objects[0];
+    for (const auto& w : main.warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.found()) out.closure.push_back(o.file);
+    out.relocations = link.relocations;
+    // Missing: every NEEDED that resolved nowhere, once, under its first requester.
+    std::vector<char> reported(objects.size(), 0);
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      const auto& o = objects[id];
+      for (std::uint32_t dep : o.needed_objects) {
+        if (dep == no_object || dep >= objects.size() || objects[dep].found() || reported[dep]) continue;
+        reported[dep] = 1;
+        out.missing.push_back({objects[dep].name, o.path, id == 0});
+      }
+    }
+    // What the file binds, per target object (distinct name[@version] labels).
+    std::vector<std::vector<std::string>> bound(objects.size());
+    std::set<std::string> undefined;
+    for (const symbol_binding& b : link.bindings) {
+      if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
+      std::string label(b.symbol);
+      if (!b.version.empty()) label.append("@").append(b.version);
+      auto& v = bound[b.to];
+      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
+    }
+    for (const undefined_reference& u : link.undefined) {
+      if (u.from != 0) continue;
+      std::string label(u.symbol);
+      if (!u.version.empty()) label.append("@").append(u.version);
+      undefined.insert(std::move(label));
+    }
+    out.undefined.assign(undefined.begin(), undefined.end());
+    // NEEDED entries.
+    std::vector<char> direct(objects.size(), 0);
+    direct[0] = 1;
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
+      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
+        const loaded_object& o = objects[dep];
+        direct[dep] = 1;
+        n.path = o.path;
+        n.file = o.file;
+        n.via = o.via;
+        n.in_prefix = path_within(canonical(o.file), prefix_);
+        n.symbols = bound[dep].size();
+        n.used = n.symbols != 0;
+        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(o.soname);
+      } else {
+        n.allowed = allowed(n.name);
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // Overlinking: bindings to objects that are not direct dependencies.
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      if (direct[id] || bound[id].empty() || !objects[id].found()) continue;
+      const loaded_object& o = objects[id];
+      overlink_entry e;
+      e.path = o.path;
+      e.soname = std::string(o.soname);
+      e.via = requester(objects, static_cast<std::uint32_t>(id));
+      e.allowed = allowed(base_name(e.path)) || allowed(e.soname);
+      e.symbols = std::move(bound[id]);
+      std::sort(e.symbols.begin(), e.symbols.end());
+      out.overlinked.push_back(std::move(e));
+    }
+    // RPATH / RUNPATH entries.
+    const std::string origin = origin_of(path, cwd_);
+    auto check_paths = [&](std::string_view list, const char* tag) {
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t colon = list.find(':', start);
+        const std::string_view item =
+            list.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        rpath_entry r;
+        r.tag = tag;
+        r.entry = std::string(item);
+        if (item.empty()) {
+          r.outside = true;  // ld.so reads an empty entry as the current directory
+        } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
+          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+        } else {
+          r.outside = true;
+        }
+        out.rpaths.push_back(std::move(r));
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+      }
+    };
+    if (main.has_rpath) check_paths(main.rpath, "RPATH");
+    if (main.has_runpath) check_paths(main.runpath, "RUNPATH");
+  }
+
+  // A Mach-O file's verdicts from the dyld emulator.
+  void judge_macho(const std::string& path, const dyld_link& link, file_report& out) {
+    out.format = "macho";
+    const auto& objects = link.objects;
+    if (objects.empty()) return;
+    for (const auto& e : link.errors) out.warnings.push_back(e);
+    for (const auto& w : link.warnings) out.warnings.push_back(w);
+    for (const auto& w : objects[0].warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.checked() && !o.file.empty()) out.closure.push_back(o.file);
+    const auto missing_object = [&](std::uint32_t id) { return id == no_object || id >= objects.size() || !objects[id].found(); };
+    // Missing: a dylib command resolved nowhere (not a weak one: dyld goes on without it).
+    std::set<std::string_view> reported;
+    for (std::size_t id = 0; id < objects.size(); ++id)
+      for (const auto& dep : objects[id].dependencies) {
+        if (!missing_object(dep.object) || dep.kind == macho::dylib_kind::weak) continue;
+        if (dep.object != no_object && dep.object < objects.size() && objects[dep.object].weak) continue;
+        if (reported.insert(dep.install_name).second)
+          out.missing.push_back({std::string(dep.install_name), objects[id].path, id == 0});
+      }
+    // What the file binds, per image; what it imports that nothing exports.
+    std::vector<std::set<std::string_view>> bound(objects.size());
+    for (const symbol_binding& b : link.bindings)
+      if (b.from == 0 && b.to < objects.size()) bound[b.to].insert(b.symbol);
+    std::set<std::string> undefined;
+    for (const undefined_reference& u : link.undefined)
+      if (u.from == 0) undefined.emplace(u.symbol);
+    out.undefined.assign(undefined.begin(), undefined.end());
+    // The dylib commands of the file (ordinal k + 1 is dependencies[k]).
+    const auto& deps = objects[0].dependencies;
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+      needed_entry n;
+      n.name = std::string(deps[k].install_name);
+      n.allowed = allowed(base_name(n.name));
+      if (!missing_object(deps[k].object)) {
+        const dyld_object& o = objects[deps[k].object];
+        n.path = o.path;
+        n.file = o.file;
+        n.rule = to_string(o.via);
+        // A system library is the shared cache's: on every Mac, never a finding.
+        n.allowed = n.allowed || o.kind == dyld_image_kind::system;
+        n.in_prefix = o.checked() && !o.file.empty() && path_within(canonical(o.file), prefix_);
+        n.symbols = bound[deps[k].object].size();
+        n.used = true;
+        for (const unused_dylib& u : link.unused)
+          if (u.from == 0 && u.ordinal == k + 1) n.used = false;
+      }
+      out.needed.push_back(std::move(n));
+    }
+    // LC_RPATH entries and the install name: relocatable only inside the prefix.
+    auto mapped = mapped_file::open(path);
+    if (!mapped) return;
+    auto linkage = macho::read_linkage_slice(mapped->bytes(), 0);
+    if (!linkage) return;
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const std::string executable_folder =
+        options_.dyld.executable.empty() ? folder : std::filesystem::path(options_.dyld.executable).parent_path().string();
+    for (std::string_view entry : linkage->rpaths) {
+      rpath_entry r;
+      r.tag = "LC_RPATH";
+      r.entry = std::string(entry);
+      std::string expanded;
+      if (entry.substr(0, 13) == "@loader_path/" || entry == "@loader_path")
+        expanded = folder + std::string(entry.substr(12));
+      else if (entry.substr(0, 17) == "@executable_path/" || entry == "@executable_path")
+        expanded = executable_folder + std::string(entry.substr(16));
+      else if (!entry.empty() && entry[0] == '/')
+        expanded = std::string(entry);
+      if (expanded.empty()) {
+        r.outside = true;  // relative to the current folder, or @rpath inside an rpath: nowhere fixed
+      } else {
+        r.expanded = std::filesystem::path(expanded).lexically_normal().string();
+        if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
+        r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
+      }
+      out.rpaths.push_back(std::move(r));
+    }
+    const std::string_view id = linkage->install_name;
+    if (linkage->has_id && !id.empty() && id[0] == '/' && !id.starts_with("/usr/lib/") && !id.starts_with("/System/")) {
+      rpath_entry r;
+      r.tag = "LC_ID_DYLIB";
+      r.entry = std::string(id);
+      r.expanded = r.entry;
+      r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.entry), prefix_);
+      if (r.outside) out.rpaths.push_back(std::move(r));
+    }
+  }
+
+  // A PE image's verdicts from the Windows loader.
+  void judge_pe(const windows_link& wl, file_report& out) {
+    out.format = "pe";
+    const auto& objects = wl.link.objects;
+    if (objects.empty()) return;
+    for (const auto& w : objects[0].warnings) out.warnings.push_back(w);
+    for (const auto& o : objects)
+      if (o.found() && !o.file.empty()) out.closure.push_back(o.file);
+    std::set<std::string> undefined;
+    std::set<std::string> reported;
+    for (const import_finding& f : wl.findings) {
+      if (f.delay) continue;  // a delay-load import fails only when called
+      if (f.problem == import_problem::missing_dll) {
+        std::string key = f.dll_name;
+        for (char& c : key) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (reported.insert(key).second) out.missing.push_back({f.dll_name, objects[f.from].path, f.from == 0});
+      } else if (f.from == 0) {
+        undefined.insert(f.dll_name + "!" + f.symbol);
+      }
+    }
+    out.undefined.assign(undefined.begin(), undefined.end());
+    const loaded_object& main = objects[0];
+    std::vector<std::size_t> bound(objects.size(), 0);
+    for (const symbol_binding& b : wl.link.bindings)
+      if (b.from == 0 && b.to < objects.size()) ++bound[b.to];
+    for (std::size_t k = 0; k < main.needed.size(); ++k) {
+      const std::uint32_t dep = k < main.needed_objects.size() ? main.needed_objects[k] : no_object;
+      if (k < wl.info[0].needed_delay.size() && wl.info[0].needed_delay[k] &&
+          (dep == no_object || dep >= objects.size() || !objects[dep].found()))
+        continue;  // an absent delay-load DLL: optional by design
+      needed_entry n;
+      n.name = std::string(main.needed[k]);
+      n.allowed = allowed(n.name);
+      if (dep != no_object && dep < objects.size() && objects[dep].found()) {
+        const loaded_object& o = objects[dep];
+        const winload_object& info = wl.info[dep];
+        n.path = o.path;
+        n.file = o.file;
+        n.rule = to_string(info.rule);
+        // Windows' own DLLs, API sets and the C runtimes are the system's;
+        // an application DLL (or a debug CRT, which no user has) is not.
+        n.allowed = n.allowed || info.assumed ||
+                    (info.kind != dll_class::application && info.kind != dll_class::debug_crt && info.kind != dll_class::main);
+        n.in_prefix = !info.assumed && !o.file.empty() && path_within(canonical(o.file), prefix_);
+        n.symbols = bound[dep];
+        n.used = true;  // an import table names only DLLs whose functions it imports
+      }
+      out.needed.push_back(std::move(n));
+    }
+  }
+
+ private:
+  // The object that caused `id` to load. ld.so maps the interpreter itself,
+  // so for it this is the first object whose DT_NEEDED names it.
+  static std::string requester(const std::vector<loaded_object>& objects, std::uint32_t id) {
+    const std::uint32_t loader = objects[id].loader;
+    if (loader != no_object && loader < objects.size()) return objects[loader].path;
+    for (const auto& o : objects)
+      for (std::uint32_t dep : o.needed_objects)
+        if (dep == id) return o.path;
+    return {};
+  }
+
+  const std::string& canonical(const std::string& file) {
+    auto it = canonical_.find(file);
+    if (it != canonical_.end()) return it->second;
+    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
+  }
+
+  const prefix_options& options_;
+  std::string prefix_;
+  std::string cwd_;
+  std::unordered_map<std::string, std::string> canonical_;
+};
+
+// The macOS or Windows floor of an analysed Mach-O or PE file against its
+// target, as one limit_violation: family "macOS" (one entry per slice above,
+// from its LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) or "Windows" (from the
+// optional header's OS and subsystem versions).
+inline void judge_platform_floor(const std::string& path, const prefix_options& options, file_report& fr) {
+  const bool macho_file = fr.format == "macho";
+  if (macho_file ? !options.macos_target : !options.windows_target) return;
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  limit_violation v;
+  if (macho_file) {
+    auto floors = macho_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    v.family = "macOS";
+    v.max = macos_version_string(*options.macos_target);
+    u32 highest = 0;
+    for (const auto& slice : floors->slices)
+      for (const auto& p : slice.platforms) {
+        if (p.platform != "macos" || p.minos.raw <= options.macos_target->raw) continue;
+        if (p.minos.raw > highest) v.highest = macos_version_string(p.minos);
+        highest = std::max(highest, p.minos.raw);
+        v.above.push_back({"macOS " + macos_version_string(p.minos) + " (" + slice.arch + ")", version_scheme::unknown, false, {}});
+        v.libraries.push_back(p.command);
+        break;
+      }
+  } else {
+    auto floors = pe_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    const auto floor = floors->windows_floor();
+    if (floor <= *options.windows_target) return;
+    v.family = "Windows";
+    v.max = windows_version_string(options.windows_target->first, options.windows_target->second);
+    v.highest = windows_version_string(floor.first, floor.second);
+    v.above.push_back({"Windows " + v.highest, version_scheme::unknown, false, {}});
+    v.libraries.push_back("the optional header (OS version " +
+                          windows_version_string(floors->major_os_version, floors->minor_os_version) +
+                          ", subsystem version " +
+                          windows_version_string(floors->major_subsystem_version, floors->minor_subsystem_version) + ")");
+  }
+  if (!v.above.empty()) fr.floors.push_back(std::move(v));
+}
+
+// The floors of one analysed file against the limits (the file is mapped
+// again: it is in the page cache, and the loader cache holds no raw view).
+inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  auto floors = elf_floors_of(mapped->bytes());
+  if (!floors) {
+    fr.warnings.push_back("floors: " + describe(floors.error()));
+    return;
+  }
+  fr.floors = check_limits(*floors, limits);
+}
+}  // namespace detail
+
+LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
+  namespace fs = std::filesystem;
+  prefix_report report;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(prefix_arg, ec);
+  if (ec) return make_error(errc::not_found, no_offset, "cannot make the prefix absolute");
+  std::string prefix = absolute.lexically_normal().string();
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (!fs::is_directory(prefix, ec)) return make_error(errc::not_found, no_offset, "prefix is not a directory");
+  report.prefix = prefix;
+  const std::string prefix_canonical = detail::canonical_or_normal(prefix);
+
+  // Walk.
+  std::vector<std::string> files;
+  std::vector<std::string> explicit_files = options.files;
+  if (!options.package.empty()) {
+    auto owners = conda_owners(prefix, &report.warnings);
+    if (!owners) return owners.error();
+    for (const auto& [rel, name] : *owners) {
+      if (name != options.package) continue;
+      std::error_code e2;
+      if (!fs::is_regular_file(prefix + "/" + rel, e2)) continue;  // follows symlinks
+      const detail::walk_kind kind = detail::sniff_elf_file(prefix + "/" + rel, nullptr);
+      if (kind == detail::walk_kind::dynamic || kind == detail::walk_kind::macho || kind == detail::walk_kind::pe)
+        explicit_files.push_back(prefix + "/" + rel);
+    }
+    if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF, Mach-O or PE file of that package");
+    std::sort(explicit_files.begin(), explicit_files.end());
+  }
+  if (!explicit_files.empty()) {
+    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+    for (const auto& f : explicit_files) {
+      const std::string p = fs::absolute(f, ec).lexically_normal().string();
+      const auto id = detail::file_identity(p);
+      if (id && !seen.insert(*id).second) {
+        ++report.skipped_symlinks;
+        continue;
+      }
+      files.push_back(p);
+    }
+  } else {
+    files = detail::walk_prefix(prefix, report);
+  }
+
+  // Link each file and judge it, on `jobs` threads: each takes the next file
+  // not yet taken and fills that file's slot, so the order is the walk's.
+  dynamic_options link_options;
+  link_options.search = options.search;
+  const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
+  // One cache for every root: each DSO is mapped, parsed and indexed once per
+  // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
+  object_cache cache;
+  dyld_cache dyld_files;  // the same for Mach-O files
+  // PE: the folders a conda environment puts on PATH, when the caller gave none.
+  winload_options windows_options = options.windows;
+  if (windows_options.path.empty())
+    for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
+      std::error_code e2;
+      if (fs::is_directory(prefix + sub, e2)) windows_options.path.push_back(prefix + sub);
+    }
+  report.files.resize(files.size());
+  std::vector<std::size_t> lookups(files.size(), 0);
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_lock;
+  std::size_t done = 0;
+  auto work = [&] {
+    // file_verdicts caches canonical paths: one per thread.
+    detail::file_verdicts verdicts(options, prefix_canonical, cwd);
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      const std::string& f = files[i];
+      file_report& fr = report.files[i];
+      fr.path = f;
+      const detail::walk_kind kind = detail::sniff_elf_file(f, nullptr);
+      if (kind == detail::walk_kind::macho) {
+        auto link = link_dyld(f, options.dyld, dyld_files);
+        if (!link) fr.failure = link.error();
+        else {
+          verdicts.judge_macho(f, *link, fr);
+          lookups[i] = link->lookups;
+          detail::judge_platform_floor(f, options, fr);
+        }
+      } else if (kind == detail::walk_kind::pe) {
+        auto link = load_windows(f, windows_options);
+        if (!link) fr.failure = link.error().err;
+        else {
+          verdicts.judge_pe(*link, fr);
+          detail::judge_platform_floor(f, options, fr);
+        }
+      } else {
+        auto link = link_dynamic(f, link_options, cache);
+        if (!link) {
+          fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+        } else {
+          verdicts.judge(f, *link, fr);
+          lookups[i] = link->lookups;
+          if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+        }
+      }
+      fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
+      if (options.progress) {
+        std::lock_guard<std::mutex> hold(progress_lock);
+        options.progress(++done, files.size());
+      }
+    }
+  };
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
+  if (jobs <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(jobs - 1);
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    report.lookups += lookups[i];
+    if (report.files[i].failed()) ++report.failed;
+  }
+  report.objects_parsed = cache.files() + dyld_files.files();
+  const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
+
+  // Ownership of every needed DSO and of the analysed files.
+  std::unordered_map<std::string, std::string> conda;
+  if (options.use_conda) {
+    std::error_code e2;
+    if (fs::is_directory(prefix + "/conda-meta", e2)) {
+      report.have_conda = true;
+      auto owners = conda_owners(prefix, &report.warnings);
+      if (owners) conda = std::move(*owners);
+    }
+  }
+  std::vector<std::string> dpkg_paths;
+  auto display = [&](const std::string& path) {
+    const std::string normal = fs::path(path).lexically_normal().string();
+    if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
+    return normal;
+  };
+  auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
+    if (conda.empty()) return std::nullopt;
+    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
+      if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
+      const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
+      const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
+      auto it = conda.find(rel);
+      if (it != conda.end()) return package_owner{it->second, "conda", rel};
+    }
+    return std::nullopt;
+  };
+  if (options.use_dpkg) {
+    std::error_code e2;
+    if (fs::is_directory(options.dpkg_info_dir, e2)) {
+      report.have_dpkg = true;
+      for (const auto& fr : report.files) {
+        dpkg_paths.push_back(fr.path);
+        for (const auto& n : fr.needed)
+          if (!n.path.empty()) dpkg_paths.push_back(n.file);
+      }
+    }
+  }
+  std::unordered_map<std::string, package_owner> dpkg;
+  if (report.have_dpkg) dpkg = dpkg_owners(dpkg_paths, options.dpkg_info_dir);
+  // --package-dir: each DIR as its canonical path, the longest first (a
+  // package unpacked inside another's folder owns its own files).
+  std::vector<std::pair<std::string, std::string>> package_dirs;  // {canonical DIR, NAME}
+  for (const auto& [name, dir] : options.package_dirs)
+    package_dirs.emplace_back(detail::canonical_or_normal(fs::absolute(dir, ec).lexically_normal().string()), name);
+  std::stable_sort(package_dirs.begin(), package_dirs.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  auto dir_lookup = [&](const std::string& file) -> std::optional<package_owner> {
+    if (package_dirs.empty() || file.empty()) return std::nullopt;
+    const std::string c = detail::canonical_or_normal(file);
+    for (const auto& [dir, name] : package_dirs)
+      if (detail::path_within(c, dir)) return package_owner{name, "package-dir", c.substr(dir.size() == 1 ? 1 : dir.size() + 1)};
+    return std::nullopt;
+  };
+  auto owner_of = [&](const std::string& file, bool in_prefix) -> package_owner {
+    if (auto p = dir_lookup(file)) return *p;
+    if (in_prefix) {
+      if (auto c = conda_lookup(file)) return *c;
+    }
+    auto d = dpkg.find(file);
+    if (d != dpkg.end()) return d->second;
+    const bool have_in_prefix = report.have_conda || !package_dirs.empty();
+    if (in_prefix && !have_in_prefix) return package_owner{"", "prefix", display(file)};
+    // Nobody owns it only when a database that could have listed it was read.
+    if (in_prefix ? have_in_prefix : report.have_dpkg) return {};
+    return package_owner{"", "unknown", ""};
+  };
+  std::set<std::string> self;
+  for (const auto& fr : report.files) {
+    const package_owner o = owner_of(fr.path, true);
+    if (!o.package.empty()) self.insert(o.package);
+  }
+  std::map<std::string, package_usage> used;
+  std::set<std::string> unowned;
+  for (auto& fr : report.files) {
+    for (auto& n : fr.needed) {
+      if (n.path.empty()) continue;
+      n.owner = owner_of(n.file, n.in_prefix);
+      const std::string shown = display(n.file);
+      if (n.owner.package.empty()) {
+        if (n.owner.source.empty() && !n.allowed) unowned.insert(shown);
+        continue;
+      }
+      auto [it, fresh] = used.emplace(n.owner.package, package_usage{});
+      package_usage& u = it->second;
+      if (fresh) {
+        u.name = n.owner.package;
+        u.source = n.owner.source;
+        u.self = self.count(n.owner.package) != 0;
+        u.allowed_only = true;
+      }
+      if (std::find(u.dsos.begin(), u.dsos.end(), shown) == u.dsos.end()) u.dsos.push_back(shown);
+      u.allowed_only = u.allowed_only && n.allowed;
+    }
+  }
+  std::set<std::string> declared_base;
+  for (const auto& d : options.declared) declared_base.insert(std::string(package_base_name(d)));
+  for (auto& [name, u] : used) {
+    u.declared = declared_base.count(std::string(package_base_name(name))) != 0;
+    std::sort(u.dsos.begin(), u.dsos.end());
+    if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
+    report.packages.push_back(u);
+  }
+  // The files as package_findings.hpp takes them.
+  std::vector<checked_file> checked;
+  for (const auto& fr : report.files)
+    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
+  if (options.check_declared) {
+    for (const auto& d : options.declared) {
+      bool hit = false;
+      for (const auto& [name, u] : used) hit = hit || package_base_name(name) == package_base_name(d);
+      if (hit) continue;
+      // Overdepending, or statically linked? The dependency's own libraries answer.
+      std::vector<owned_library> libraries;
+      std::vector<std::string> files_of_d;
+      for (const auto& [dir, name] : package_dirs)
+        if (package_base_name(name) == package_base_name(d))
+          for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+               !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (std::error_code e3; it->is_regular_file(e3)) files_of_d.push_back(it->path().string());
+      std::sort(files_of_d.begin(), files_of_d.end());
+      if (files_of_d.empty())
+        files_of_d = package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string());
+      for (auto& f : files_of_d) libraries.push_back({f, display(f), d});
+      declared_unused verdict{d, find_static_copies(checked, libraries)};
+      if (verdict.statically_linked())
+        report.statically_linked.push_back(std::move(verdict));
+      else
+        report.unused_declared.push_back(d);
+    }
+  }
+  report.unowned.assign(unowned.begin(), unowned.end());
+
+  // Duplicates across packages: the owned, non-allow-listed libraries in the
+  // prefix that the check met (checked files named like libraries, NEEDED entries).
+  {
+    // Each library once, however it is spelled (a symlink, the /usr-merge alias).
+    std::vector<owned_library> libraries;
+    std::set<std::string> seen;
+    auto add = [&](const std::string& file, const package_owner& owner) {
+      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(detail::base_name(file))) return;
+      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
+    };
+    for (const auto& fr : report.files) {
+      if (fr.failed()) continue;
+      add(fr.path, owner_of(fr.path, true));
+      for (const auto& n : fr.needed)
+        if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
+    }
+    report.duplicates = find_package_duplicates(libraries, checked);
+  }
+
+  // Findings.
+  for (auto& fr : report.files) {
+    std::size_t n = fr.missing.size();
+    for (const auto& e : fr.needed) {
+      if (e.path.empty()) continue;
+      if (!e.used && !e.allowed) ++n;
+      if (!e.in_prefix && !e.allowed) ++n;
+    }
+    for (const auto& o : fr.overlinked)
+      if (!o.allowed) ++n;
+    for (const auto& r : fr.rpaths)
+      if (r.outside) ++n;
+    if (options.undefined_is_finding) n += fr.undefined.size();
+    n += fr.floors.size();
+    fr.findings = n;
+    report.findings += n;
+  }
+  report.findings += report.undeclared.size() + report.unused_declared.size() + report.statically_linked.size() +
+                     report.unowned.size();
+  for (const auto& d : report.duplicates) report.findings += d.winner.empty() ? 0 : 1;  // loaded together
+  return report;
 }
 #endif  // LINKSCOPE_DEFINITIONS
 
-// What a Mach-O file breaks: slices whose macOS minimum is above `target`,
-// and required architectures it lacks.
-struct macho_violations {
-  std::vector<std::string> above_target;   // arch of each slice above the target
-  std::vector<std::string> missing_archs;  // required archs not in the file
-  bool any() const noexcept { return !above_target.empty() || !missing_archs.empty(); }
-};
-
-inline macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
-                                    const std::vector<std::string>& required_archs) {
-  macho_violations out;
-  if (target)
-    for (const auto& s : f.slices)
-      if (auto m = s.macos_minos(); m && m->raw > target->raw) out.above_target.push_back(s.arch);
-  for (const auto& arch : required_archs)
-    if (!f.has_arch(arch)) out.missing_archs.push_back(arch);
-  return out;
-}
-
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/floors_macho.hpp ----
-// ---- begin linkscope/resolve/floors_pe.hpp ----
-// linkscope/resolve/floors_pe.hpp — the oldest Windows a PE image runs on,
-// and the C runtime it needs.
-//
-// The optional header (PE/COFF spec 3.4.2) carries the OS version
-// (MajorOperatingSystemVersion.Minor...) and the subsystem version; the
-// Windows loader refuses an image whose subsystem version is above the
-// running system's, so max(OS, subsystem) is the floor that matters (6.0
-// Vista, 6.1 Windows 7, 6.2 Windows 8, 10.0 Windows 10). The machine and the
-// subsystem (GUI, console, native, EFI ...) say what can load it at all.
-//
-// The C runtime is read from the imported DLL names (case-insensitive):
-//   ucrt       ucrtbase.dll and the api-ms-win-crt-*.dll API sets (the
-//              Universal CRT, part of Windows 10, an update on 7/8.1)
-//   msvcrt     msvcrt.dll (the system's own CRT; what MinGW links by default)
-//   vcredist   the Visual C++ redistributable: vcruntime140*.dll, msvcp140*.dll,
-//              concrt140.dll, vcomp140.dll (2015-2022, version 14), and the
-//              versioned CRTs of older Visual Studios msvcrNN.dll / msvcpNN.dll
-//              (msvcr120 = VS 2013 ...); `version` is the NN
-//   debug      the debug CRTs (ucrtbased.dll, vcruntime140d.dll, msvcp140d.dll,
-//              msvcrNNd.dll ...): not redistributable, a build mistake in a
-//              package
-//   mingw      MinGW's runtime DLLs: libgcc_s_*.dll, libstdc++-6.dll,
-//              libwinpthread-1.dll
-// Everything is read through coff/pe.hpp (namespace pe); this file reads no record itself.
-
-#include <algorithm>
-#include <cctype>
-#include <optional>
-#include <string>
-#include <initializer_list>
-#include <string_view>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-enum class crt_flavour : u8 { ucrt, msvcrt, vcredist, debug, mingw };
-
-constexpr const char* to_string(crt_flavour f) noexcept {
-  switch (f) {
-    case crt_flavour::ucrt: return "ucrt";
-    case crt_flavour::msvcrt: return "msvcrt";
-    case crt_flavour::vcredist: return "vcredist";
-    case crt_flavour::debug: return "debug";
-    case crt_flavour::mingw: return "mingw";
-  }
-  return "?";
-}
-
-// A flavour's name as to_string spells it (--forbid-crt's values).
-constexpr bool is_crt_flavour_name(std::string_view name) noexcept {
-  for (auto f : {crt_flavour::ucrt, crt_flavour::msvcrt, crt_flavour::vcredist, crt_flavour::debug, crt_flavour::mingw})
-    if (name == to_string(f)) return true;
-  return false;
-}
-
-struct crt_dependency {
-  std::string dll;  // as imported
-  crt_flavour flavour = crt_flavour::msvcrt;
-  std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
-};
-
-namespace floors_detail {
-inline std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
-inline bool all_digits(std::string_view s) noexcept {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-}  // namespace floors_detail
-
-// The C runtime a DLL name stands for; nullopt for any other DLL.
-inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
-  const std::string name = floors_detail::lower(dll);
-  if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
-  const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
-  crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
-  if (stem == "ucrtbase" || floors_detail::starts_with(stem, "api-ms-win-crt-")) {
-    out.flavour = crt_flavour::ucrt;
-    return out;
-  }
-  if (stem == "ucrtbased") {
-    out.flavour = crt_flavour::debug;
-    return out;
-  }
-  if (stem == "msvcrt") return out;
-  if (floors_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
-    out.flavour = crt_flavour::mingw;
-    return out;
-  }
-  // vcruntime140, vcruntime140_1, msvcp140, msvcp140_1, msvcp140_atomic_wait,
-  // concrt140, vcomp140 (and their d-suffixed debug builds); msvcrNN / msvcpNN.
-  for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
-    if (!floors_detail::starts_with(stem, prefix)) continue;
-    std::string_view rest = stem.substr(prefix.size());
-    std::size_t digits = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
-    if (digits < 2) continue;
-    const std::string_view number = rest.substr(0, digits);
-    std::string_view tail = rest.substr(digits);
-    const bool debug = !tail.empty() && tail[0] == 'd';
-    if (debug) tail.remove_prefix(1);
-    if (!tail.empty() && tail[0] != '_') continue;
-    if (!tail.empty() && !floors_detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
-    out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
-    out.version = number == "140" ? "14" : std::string(number);
-    return out;
-  }
-  return std::nullopt;
-}
-
-struct pe_floors {
-  u16 machine = 0;
-  bool pe32_plus = false;
-  bool dll = false;
-  u16 subsystem = 0;
-  u16 major_os_version = 0, minor_os_version = 0;
-  u16 major_subsystem_version = 0, minor_subsystem_version = 0;
-  std::vector<std::string> imports;     // DLL names (imports, then delay imports)
-  std::vector<crt_dependency> crts;     // the imports that are a C runtime
-  // The floor: the higher of the OS and subsystem versions, as (major, minor).
-  std::pair<u16, u16> windows_floor() const noexcept {
-    const std::pair<u16, u16> os{major_os_version, minor_os_version};
-    const std::pair<u16, u16> sub{major_subsystem_version, minor_subsystem_version};
-    return std::max(os, sub);
-  }
-  // The distinct flavours, in enum order.
-  std::vector<crt_flavour> flavours() const {
-    std::vector<crt_flavour> out;
-    for (const auto& c : crts)
-      if (std::find(out.begin(), out.end(), c.flavour) == out.end()) out.push_back(c.flavour);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
-
-// What objdump -f calls the machine (pei-x86-64's "i386:x86-64" ...), short.
-constexpr const char* pe_machine_name(u16 machine) noexcept {
-  switch (machine) {
-    case 0x14c: return "i386";
-    case 0x8664: return "x86-64";
-    case 0xaa64: return "arm64";
-    case 0x1c0: return "arm";
-    case 0x1c4: return "armnt";
-    case 0xa641: return "arm64ec";
-    default: return "unknown";
-  }
-}
-
-inline result<pe_floors> pe_floors_of(byte_view bytes) {
-  LINKSCOPE_TRY(img, pe::image::parse(bytes));
-  pe_floors out;
-  const pe::header_info& h = img.header();
-  out.machine = h.machine;
-  out.pe32_plus = h.pe32_plus;
-  out.dll = img.is_dll();
-  out.subsystem = h.subsystem;
-  out.major_os_version = h.major_os_version;
-  out.minor_os_version = h.minor_os_version;
-  out.major_subsystem_version = h.major_subsystem_version;
-  out.minor_subsystem_version = h.minor_subsystem_version;
-  LINKSCOPE_TRY(imports, img.imports());
-  LINKSCOPE_TRY(delayed, img.delay_imports());
-  for (const auto* list : {&imports, &delayed})
-    for (const auto& dll : *list) {
-      out.imports.emplace_back(dll.name);
-      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
-    }
-  return out;
-}
-
-// "6.1" -> (6, 1); nullopt when not MAJOR[.MINOR].
-inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view s) {
-  const std::size_t dot = s.find('.');
-  const std::string_view major = s.substr(0, dot);
-  const std::string_view minor = dot == std::string_view::npos ? std::string_view("0") : s.substr(dot + 1);
-  if (!floors_detail::all_digits(major) || !floors_detail::all_digits(minor) || major.size() > 4 || minor.size() > 4) return std::nullopt;
-  auto number = [](std::string_view d) {
-    u32 v = 0;
-    for (char c : d) v = v * 10 + static_cast<u32>(c - '0');
-    return v;
-  };
-  if (number(major) > 0xffff || number(minor) > 0xffff) return std::nullopt;
-  return std::pair<u16, u16>{static_cast<u16>(number(major)), static_cast<u16>(number(minor))};
-}
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/floors_pe.hpp ----
+// ---- end linkscope/resolve/check.hpp ----
 // ---- begin linkscope/resolve/floors_policy.hpp ----
 // linkscope/resolve/floors_policy.hpp — manylinux-style policies over ELF floors.
 //
@@ -19373,11 +20700,6 @@ struct floors_set_report {
   long long policy_file = -1;  // the file whose best tag is the set's (-1: none or no policies)
   bool exceeded = false;       // some file exceeds a limit
 };
-
-// "6.1" for a Windows version pair.
-inline std::string windows_version_string(u16 major, u16 minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
 
 // Regular files under `dir` that start with an ELF, Mach-O, universal or MZ
 // magic, appended to `out` in path order.
@@ -21456,949 +22778,6 @@ LINKSCOPE_FUNC result<static_link_result> resolve_static(const link_line& line, 
 }  // namespace linkscope
 // ---- end linkscope/resolve/static_extract.hpp ----
 // ---- end linkscope/resolve/static.hpp ----
-// ---- begin linkscope/resolve/pe_load.hpp ----
-// linkscope/resolve/pe_load.hpp — the Windows loader, from the files: the DLL
-// closure of a PE image, every import checked against the exports of the DLL
-// it resolves to, API sets, forwarders and delay-load imports.
-//
-// The search follows the documented order for desktop applications with
-// SafeDllSearchMode on ("Dynamic-link library search order"), as the user
-// says the module is loaded (winload_options::mode):
-//   program  (a program's own imports)  KnownDLLs, the application folder,
-//            System32, the Windows folder, the current folder, PATH
-//   altered  (LoadLibraryEx + LOAD_WITH_ALTERED_SEARCH_PATH; Node's .node)
-//            KnownDLLs, the loaded module's folder, System32, Windows,
-//            current folder, PATH
-//   python   (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | ..._DLL_LOAD_DIR; Python >= 3.8)
-//            KnownDLLs, the .pyd's folder, the application folder,
-//            os.add_dll_directory folders, System32 — never PATH
-// A module already loaded under the same base name is reused (names compare
-// case-insensitively, as on Windows; files are looked up case-insensitively
-// too). api-ms-win-* / ext-ms-* contracts resolve to their host through the
-// API set schema of the root's apisetschema.dll (coff/apiset.hpp), else a
-// built-in table; an ext-ms-* contract with no host is absent but optional.
-// Imports by name are looked up case-sensitively (the hint only speeds the
-// loader up; the answer is the name's), by ordinal against the ordinal base;
-// forwarders ("DLL.Name", "DLL.#N") are followed across DLLs and API sets,
-// loading the DLL they name, with cycle detection. Delay-load imports are
-// resolved the same way but reported apart: they fail only when called.
-//
-// The result reuses the ld.so emulator's shapes (ld_so/result.hpp): objects
-// in load order with their needed names and who loaded them, bindings
-// (from, to, symbol, version = "" or the ordinal) — plus, per object, the
-// rule that found it and its class (system, API set, UCRT, VC++ redist,
-// debug CRT, msvcrt, application), and the import findings.
-
-#include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// ---- begin linkscope/coff/apiset.hpp ----
-// linkscope/coff/apiset.hpp — the API set schema (version 6) of
-// apisetschema.dll: which host DLL implements an api-ms-win-* / ext-ms-*
-// contract.
-//
-// Layout (Windows 10 and later; the layout Wine's apisetschema.dll writes and
-// its loader reads, dlls/ntdll/loader.c): the image's ".apiset" section starts
-// with a namespace header of 7 u32: Version (6), Size, Flags, Count,
-// EntryOffset, HashOffset, HashFactor. At EntryOffset, Count entries of 6 u32:
-// Flags, NameOffset, NameLength, HashedLength, ValueOffset, ValueCount. At
-// ValueOffset, ValueCount values of 5 u32: Flags, NameOffset, NameLength,
-// ValueOffset, ValueLength. Every offset is from the start of the namespace;
-// every name is UTF-16LE and every length is in bytes. An entry's name is the
-// contract without ".dll" ("api-ms-win-core-synch-l1-2-0"); HashedLength
-// covers it up to the last '-' ("api-ms-win-core-synch-l1-2"), and a lookup
-// compares only that part, case-insensitively, so any minor version of a
-// contract finds the entry. The value whose NameLength is 0 is the default
-// host; a value with a name is the host for that one importing module. An
-// entry with no value (or an empty one) has no host on this system: for an
-// ext-ms-* contract that means "absent, and the caller copes".
-
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace pe {
-
-struct apiset_value {
-  std::string importer;  // empty: the default host
-  std::string host;      // empty: no host
-};
-
-struct apiset_entry {
-  std::string name;    // lower-case, without ".dll": "api-ms-win-core-synch-l1-2-0"
-  std::size_t hashed = 0;  // characters compared by a lookup (up to the last '-')
-  bool sealed = false;     // Flags bit 0
-  std::vector<apiset_value> values;
-};
-
-// True for a name the loader treats as an API set contract.
-inline bool is_apiset_name(std::string_view name) noexcept {
-  auto starts = [&](std::string_view p) {
-    if (name.size() < p.size()) return false;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      char c = name[i];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != p[i]) return false;
-    }
-    return true;
-  };
-  return starts("api-") || starts("ext-");
-}
-
-class apiset_schema {
- public:
-  // Read the ".apiset" section of `image` (apisetschema.dll). No such section:
-  // errc::not_found.
-  static result<apiset_schema> read(const image& img) {
-    for (std::size_t i = 0; i < img.section_count(); ++i) {
-      const coff::section_header s = img.section(i);
-      if (std::string_view(s.name, strnlen_(s.name, 8)) != ".apiset") continue;
-      LINKSCOPE_TRY(bytes, img.bytes().sub(s.pointer_to_raw_data, s.size_of_raw_data,
-                                           ".apiset section past end of file"));
-      return parse(bytes);
-    }
-    return make_error(errc::not_found, no_offset, "no .apiset section");
-  }
-
-  // Parse a namespace (version 6) from the section's bytes.
-  static result<apiset_schema> parse(byte_view ns) {
-    apiset_schema out;
-    if (!ns.contains(0, 28)) return ns.fail(errc::truncated, 0, "API set namespace header truncated");
-    auto u32_at = [&](u64 off) { return load<u32, std::endian::little>(ns.data() + off); };
-    if (u32_at(0) != 6) return ns.fail(errc::unsupported, 0, "API set schema version is not 6");
-    const u64 count = u32_at(12);
-    const u64 entries = u32_at(16);
-    if (count > ns.size() / 24 || !ns.contains(entries, count * 24))
-      return ns.fail(errc::out_of_range, 16, "API set entries past the section");
-    out.entries_.reserve(static_cast<std::size_t>(count));
-    for (u64 i = 0; i < count; ++i) {
-      const u64 at = entries + i * 24;
-      apiset_entry e;
-      e.sealed = (u32_at(at) & 1u) != 0;
-      LINKSCOPE_TRY(name, utf16(ns, u32_at(at + 4), u32_at(at + 8), at + 4));
-      e.name = std::move(name);
-      const u64 hashed = u32_at(at + 12) / 2;
-      e.hashed = hashed <= e.name.size() ? static_cast<std::size_t>(hashed) : e.name.size();
-      const u64 values = u32_at(at + 16);
-      const u64 nvalues = u32_at(at + 20);
-      if (nvalues > ns.size() / 20 || !ns.contains(values, nvalues * 20))
-        return ns.fail(errc::out_of_range, at + 16, "API set values past the section");
-      for (u64 j = 0; j < nvalues; ++j) {
-        const u64 v = values + j * 20;
-        apiset_value value;
-        LINKSCOPE_TRY(importer, utf16(ns, u32_at(v + 4), u32_at(v + 8), v + 4));
-        LINKSCOPE_TRY(host, utf16(ns, u32_at(v + 12), u32_at(v + 16), v + 12));
-        value.importer = std::move(importer);
-        value.host = std::move(host);
-        e.values.push_back(std::move(value));
-      }
-      out.entries_.push_back(std::move(e));
-    }
-    return out;
-  }
-
-  const std::vector<apiset_entry>& entries() const noexcept { return entries_; }
-
-  // The entry for a contract name ("API-MS-Win-Core-Synch-L1-2-0.dll"), or
-  // null. As the loader does: drop ".dll", cut at the last '-', compare that
-  // part with each entry's hashed part, ignoring case.
-  const apiset_entry* find(std::string_view contract) const noexcept {
-    std::string key = lower(contract);
-    if (key.size() > 4 && key.compare(key.size() - 4, 4, ".dll") == 0) key.resize(key.size() - 4);
-    const std::size_t dash = key.rfind('-');
-    if (dash == std::string::npos) return nullptr;
-    const std::string_view part(key.data(), dash);
-    for (const apiset_entry& e : entries_)
-      if (std::string_view(e.name).substr(0, e.hashed) == part) return &e;
-    return nullptr;
-  }
-
-  // The host DLL for `contract` imported by `importer` (a file name), empty
-  // when the entry has no host; std::nullopt when the schema has no entry.
-  std::optional<std::string> host(std::string_view contract, std::string_view importer = {}) const {
-    const apiset_entry* e = find(contract);
-    if (e == nullptr) return std::nullopt;
-    const std::string who = lower(importer);
-    std::string fallback;
-    bool have_default = false;
-    for (const apiset_value& v : e->values) {
-      if (v.importer.empty()) {
-        if (!have_default) fallback = v.host;
-        have_default = true;
-      } else if (!who.empty() && lower(v.importer) == who) {
-        return v.host;
-      }
-    }
-    if (!have_default && !e->values.empty()) return e->values.front().host;
-    return fallback;
-  }
-
-  static std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  }
-
- private:
-  static std::size_t strnlen_(const char* s, std::size_t n) noexcept {
-    std::size_t i = 0;
-    while (i < n && s[i] != '\0') ++i;
-    return i;
-  }
-  // A UTF-16LE name, lower-cased; characters past ASCII become '?' (no
-  // contract or DLL name in a schema uses them).
-  static result<std::string> utf16(byte_view ns, u64 offset, u64 length, u64 where) {
-    if (length % 2 != 0 || !ns.contains(offset, length))
-      return ns.fail(errc::out_of_range, where, "API set name past the section");
-    std::string out;
-    out.reserve(static_cast<std::size_t>(length / 2));
-    for (u64 i = 0; i < length; i += 2) {
-      const u16 c = load<u16, std::endian::little>(ns.data() + offset + i);
-      char ch = c < 0x80 ? static_cast<char>(c) : '?';
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-      out.push_back(ch);
-    }
-    return out;
-  }
-
-  std::vector<apiset_entry> entries_;
-};
-
-}  // namespace pe
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/coff/apiset.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-enum class load_mode : std::uint8_t { program, altered, python };
-
-// The rule that found a DLL.
-enum class dll_rule : std::uint8_t {
-  not_found,
-  main,          // the root image
-  executable,    // the host program given as --executable (a .node importing node.exe)
-  loaded,        // already loaded under this base name
-  known_dlls,    // a KnownDLL (from System32)
-  api_set,       // an API set contract (the object stands for its host)
-  app_dir,       // the application's folder
-  module_dir,    // the loaded module's folder (altered, python)
-  dll_dir,       // an os.add_dll_directory / AddDllDirectory folder
-  system32,      // System32 (--windows-root)
-  windows_dir,   // the Windows folder
-  current_dir,   // the current folder
-  path,          // a PATH folder
-  system_list,   // not on disk here, but a system DLL on every Windows (built-in list)
-};
-
-constexpr const char* to_string(dll_rule r) noexcept {
-  switch (r) {
-    case dll_rule::not_found: return "not-found";
-    case dll_rule::main: return "main";
-    case dll_rule::executable: return "executable";
-    case dll_rule::loaded: return "loaded";
-    case dll_rule::known_dlls: return "known-dlls";
-    case dll_rule::api_set: return "api-set";
-    case dll_rule::app_dir: return "application-folder";
-    case dll_rule::module_dir: return "module-folder";
-    case dll_rule::dll_dir: return "dll-directory";
-    case dll_rule::system32: return "system32";
-    case dll_rule::windows_dir: return "windows-folder";
-    case dll_rule::current_dir: return "current-folder";
-    case dll_rule::path: return "path";
-    case dll_rule::system_list: return "system-list";
-  }
-  return "?";
-}
-
-enum class dll_class : std::uint8_t { main, application, system, api_set, ucrt, vc_redist, debug_crt, msvcrt };
-
-constexpr const char* to_string(dll_class c) noexcept {
-  switch (c) {
-    case dll_class::main: return "main";
-    case dll_class::application: return "application";
-    case dll_class::system: return "system";
-    case dll_class::api_set: return "api-set";
-    case dll_class::ucrt: return "ucrt";
-    case dll_class::vc_redist: return "vc-redist";
-    case dll_class::debug_crt: return "debug-crt";
-    case dll_class::msvcrt: return "msvcrt";
-  }
-  return "?";
-}
-
-struct winload_options {
-  load_mode mode = load_mode::program;
-  std::string executable;              // the host program (its folder is the application folder)
-  std::string windows_root;            // System32; "" = no Windows tree (system DLLs assumed)
-  std::string windows_dir;             // "" = the parent of windows_root
-  std::string current_dir;             // "" = not searched
-  std::vector<std::string> path;       // PATH folders, in order
-  std::vector<std::string> dll_dirs;   // python: os.add_dll_directory folders
-  std::vector<std::string> known_dlls;  // added to the built-in Windows 10/11 list
-  bool check_imports = true;           // every import against the exports it binds to
-};
-
-// Per object of windows_link::link.objects (same index).
-struct winload_object {
-  dll_rule rule = dll_rule::not_found;
-  dll_class kind = dll_class::application;
-  std::uint32_t host = no_object;   // API set: the object of its host DLL
-  bool optional_absent = false;     // ext-ms-* with no host
-  bool delay_only = false;          // reached only through delay-load imports
-  bool assumed = false;             // a system DLL not read (no Windows tree given)
-  bool managed = false;             // has a CLR header
-  std::uint16_t machine = 0;
-  std::vector<bool> needed_delay;   // per needed entry: a delay-load import
-  std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
-  std::vector<std::string> assemblies;     // side-by-side: "NAME VERSION" per manifest dependentAssembly
-};
-
-enum class import_problem : std::uint8_t { missing_dll, missing_export, forwarder_missing, forwarder_cycle };
-
-constexpr const char* to_string(import_problem p) noexcept {
-  switch (p) {
-    case import_problem::missing_dll: return "missing-dll";
-    case import_problem::missing_export: return "missing-export";
-    case import_problem::forwarder_missing: return "forwarder-target-missing";
-    case import_problem::forwarder_cycle: return "forwarder-cycle";
-  }
-  return "?";
-}
-
-struct import_finding {
-  import_problem problem = import_problem::missing_export;
-  std::uint32_t from = 0;            // the importing object
-  std::uint32_t dll = no_object;     // the object the import names (if loaded)
-  std::string dll_name;              // as the import names it
-  std::string symbol;                // the name, or "#N"
-  bool delay = false;                // a delay-load import: fails only when called
-  std::string detail;                // the forwarder chain, for forwarder findings
-};
-
-struct windows_link {
-  dynamic_link link;                      // objects, bindings, files (same shapes as ld.so)
-  std::vector<winload_object> info;       // per object
-  std::vector<import_finding> findings;   // missing DLLs, exports, forwarder targets
-  std::deque<std::string> strings;        // storage for "#N" binding names
-  bool root_managed = false;
-
-  // A finding that stops the program from starting (delay-load ones do not;
-  // a missing export becomes a stub that fails when called, as in Wine, but
-  // Windows refuses to start: it counts).
-  bool any_problem(bool with_delay = false) const noexcept {
-    for (const auto& f : findings)
-      if (with_delay || !f.delay) return true;
-    return false;
-  }
-};
-
-// Classify a DLL name (any case) that `rule` found.
-dll_class classify_dll(std::string_view name, dll_rule rule);
-// The built-in host of an API set contract when no schema is given: "" when
-// unknown.
-std::string builtin_apiset_host(std::string_view contract);
-// True if `name` is on the built-in Windows 10/11 KnownDLLs list.
-bool builtin_known_dll(std::string_view name);
-
-// Emulate the Windows loader for `file` (a .exe, .dll, .pyd or .node).
-// Errors only for an unreadable or non-PE root; problems further down are
-// findings and warnings.
-result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options = {});
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-
-#if LINKSCOPE_DEFINITIONS
-// ---- begin linkscope/resolve/winload/load.hpp ----
-// linkscope/resolve/winload/load.hpp — the Windows loader's implementation
-// (declared in resolve/pe_load.hpp): the search, the closure, API sets, the
-// import check with forwarders, the classification.
-//
-// Rules learned from the Windows documentation ("Dynamic-link library search
-// order", "API sets", "KnownDLLs") and from Wine's loader behaviour
-// (dlls/ntdll/loader.c: forwarders are split at the last '.', a module name
-// without a dot gets ".dll"; imports by name are looked up by hint, then by
-// a binary search of the sorted name table, case-sensitively; an ordinal
-// outside the table, or a zero slot, is no export). Only coff/ reads PE
-// records: this file works on pe::image's accessors.
-
-#include <algorithm>
-#include <filesystem>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-namespace winload_detail {
-
-inline std::string lower(std::string_view s) { return pe::apiset_schema::lower(s); }
-
-inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// The KnownDLLs of Windows 10/11 (HKLM\...\Session Manager\KnownDLLs), plus
-// ntdll and kernelbase, which every process has.
-inline constexpr std::string_view known_dlls[] = {
-    "advapi32.dll", "clbcatq.dll",  "combase.dll",  "comdlg32.dll", "coml2.dll",    "difxapi.dll",
-    "gdi32.dll",    "gdiplus.dll",  "imagehlp.dll", "imm32.dll",    "kernel32.dll", "msctf.dll",
-    "msvcrt.dll",   "normaliz.dll", "nsi.dll",      "ole32.dll",    "oleaut32.dll", "psapi.dll",
-    "rpcrt4.dll",   "sechost.dll",  "setupapi.dll", "shcore.dll",   "shell32.dll",  "shlwapi.dll",
-    "user32.dll",   "wldap32.dll",  "wow64.dll",    "wow64win.dll", "ws2_32.dll",   "ntdll.dll",
-    "kernelbase.dll"};
-
-// Other DLLs in System32 of every Windows 10/11 (used when no Windows tree
-// is given: they are assumed present, their exports unchecked).
-inline constexpr std::string_view system_dlls[] = {
-    "ucrtbase.dll", "bcrypt.dll",   "crypt32.dll",  "dbghelp.dll",  "version.dll",  "winmm.dll",
-    "iphlpapi.dll", "userenv.dll",  "comctl32.dll", "opengl32.dll", "dwmapi.dll",   "uxtheme.dll",
-    "secur32.dll",  "ncrypt.dll",   "winhttp.dll",  "wininet.dll",  "cfgmgr32.dll", "powrprof.dll",
-    "dnsapi.dll",   "mswsock.dll",  "netapi32.dll", "dxgi.dll",     "d3d11.dll",    "d3d12.dll",
-    "d3d9.dll",     "dwrite.dll",   "d2d1.dll",     "winspool.drv", "mpr.dll",      "mscoree.dll",
-    "oleacc.dll",   "propsys.dll",  "wintrust.dll", "wtsapi32.dll", "hid.dll",      "msimg32.dll",
-    "glu32.dll",    "credui.dll",   "dbgeng.dll",   "bcryptprimitives.dll", "msvcp_win.dll",
-    "win32u.dll",   "gdi32full.dll", "usp10.dll",   "avrt.dll",     "mfplat.dll",   "ntmarta.dll",
-    "rstrtmgr.dll", "setupapi.dll", "urlmon.dll",   "wevtapi.dll",  "xinput1_4.dll", "api-ms-win-core-path-l1-1-0.dll"};
-
-inline bool in_list(std::string_view lname, const std::string_view* begin, const std::string_view* end) {
-  return std::find(begin, end, lname) != end;
-}
-
-}  // namespace winload_detail
-
-LINKSCOPE_FUNC bool builtin_known_dll(std::string_view name) {
-  const std::string l = winload_detail::lower(name);
-  return winload_detail::in_list(l, std::begin(winload_detail::known_dlls), std::end(winload_detail::known_dlls));
-}
-
-LINKSCOPE_FUNC std::string builtin_apiset_host(std::string_view contract) {
-  using winload_detail::starts_with;
-  const std::string l = winload_detail::lower(contract);
-  if (starts_with(l, "api-ms-win-crt-")) return "ucrtbase.dll";
-  if (starts_with(l, "api-ms-win-core-rtlsupport-") || starts_with(l, "api-ms-win-core-apiquery-"))
-    return "ntdll.dll";
-  if (starts_with(l, "api-ms-win-core-") || starts_with(l, "api-ms-win-eventing-") ||
-      starts_with(l, "api-ms-win-security-base-") || starts_with(l, "api-ms-win-base-"))
-    return "kernelbase.dll";
-  if (starts_with(l, "api-ms-win-security-") || starts_with(l, "api-ms-win-service-")) return "advapi32.dll";
-  if (starts_with(l, "api-ms-win-shcore-")) return "shcore.dll";
-  if (starts_with(l, "api-ms-win-downlevel-kernel32-")) return "kernel32.dll";
-  return "";
-}
-
-LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
-  using winload_detail::starts_with;
-  const std::string l = winload_detail::lower(name);
-  if (rule == dll_rule::main) return dll_class::main;
-  if (l == "msvcp140d.dll" || l == "vcruntime140d.dll" || l == "vcruntime140_1d.dll" || l == "ucrtbased.dll" ||
-      l == "concrt140d.dll" || l == "msvcp140d_atomic_wait.dll" || l == "vcomp140d.dll")
-    return dll_class::debug_crt;
-  if (l == "ucrtbase.dll" || starts_with(l, "api-ms-win-crt-")) return dll_class::ucrt;
-  if (starts_with(l, "vcruntime140") || starts_with(l, "msvcp140") || l == "concrt140.dll" || l == "vcomp140.dll")
-    return dll_class::vc_redist;
-  if (l == "msvcrt.dll" || (starts_with(l, "msvcr") && l.size() > 9 && l[5] >= '0' && l[5] <= '9'))
-    return dll_class::msvcrt;
-  if (pe::is_apiset_name(l)) return dll_class::api_set;
-  if (rule == dll_rule::known_dlls || rule == dll_rule::system32 || rule == dll_rule::windows_dir ||
-      rule == dll_rule::system_list)
-    return dll_class::system;
-  return dll_class::application;
-}
-
-namespace winload_detail {
-
-// One loaded PE file: its mapping, its image and, built on first use, the
-// export index (name -> export, ordinal -> export).
-struct module {
-  std::shared_ptr<const mapped_file> mapped;
-  pe::image image;
-  bool indexed = false;
-  std::vector<pe::export_entry> exports;
-  std::unordered_map<std::string_view, std::size_t> by_name;
-  std::unordered_map<u32, std::size_t> by_ordinal;
-};
-
-class loader {
- public:
-  loader(const winload_options& options, windows_link& out) : options_(options), out_(out) {
-    if (!options.windows_root.empty()) {
-      system32_ = options.windows_root;
-      windows_ = options.windows_dir.empty() ? std::filesystem::path(system32_).parent_path().string()
-                                             : options.windows_dir;
-      // The API set schema of this Windows tree.
-      if (auto path = find_in(system32_, "apisetschema.dll")) {
-        if (auto f = mapped_file::open(*path)) {
-          auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-          if (auto img = pe::image::parse(mapped->bytes())) {
-            if (auto schema = pe::apiset_schema::read(*img)) {
-              schema_ = std::move(*schema);
-              have_schema_ = true;
-            } else {
-              out_.link.warnings.push_back(*path + ": API set schema: " + std::string(schema.error().message));
-            }
-          }
-        }
-      }
-    }
-    for (const std::string& k : options.known_dlls) extra_known_.insert(lower(k));
-  }
-
-  result<void> load_root(const std::string& file) {
-    auto f = mapped_file::open(file);
-    if (!f) return f.error();
-    auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-    auto img = pe::image::parse(mapped->bytes());
-    if (!img) return img.error();
-    loaded_object main;
-    main.name = std::filesystem::path(file).filename().string();
-    main.path = main.file = file;
-    main.via = found_via::main_program;
-    main.is_main = true;
-    winload_object info;
-    info.rule = dll_rule::main;
-    info.kind = dll_class::main;
-    info.machine = img->machine();
-    info.managed = img->is_managed();
-    out_.root_managed = info.managed;
-    machine_ = img->machine();
-    module_dir_ = std::filesystem::path(file).parent_path().string();
-    if (module_dir_.empty()) module_dir_ = ".";
-    app_dir_ = options_.executable.empty() ? module_dir_
-                                           : std::filesystem::path(options_.executable).parent_path().string();
-    if (app_dir_.empty()) app_dir_ = ".";
-    add(std::move(main), std::move(info), module{mapped, *img, false, {}, {}, {}});
-    return ok();
-  }
-
-  // Breadth-first over every object's imports (normal, then delay-load),
-  // checking each object's imports once its own DLLs are known. Forwarders
-  // may load more DLLs, which join the queue.
-  void run() {
-    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) expand(static_cast<std::uint32_t>(i));
-    for (std::size_t i = 0; i < out_.link.objects.size(); ++i) {
-      expand(static_cast<std::uint32_t>(i));
-      if (options_.check_imports) check(static_cast<std::uint32_t>(i));
-    }
-    // An object reached only through delay-load imports.
-    std::vector<char> hard(out_.link.objects.size(), 0);
-    std::vector<std::uint32_t> work{0};
-    hard[0] = 1;
-    while (!work.empty()) {
-      const std::uint32_t o = work.back();
-      work.pop_back();
-      const auto& obj = out_.link.objects[o];
-      for (std::size_t k = 0; k < obj.needed_objects.size(); ++k) {
-        const std::uint32_t d = obj.needed_objects[k];
-        const bool delay = k < out_.info[o].needed_delay.size() && out_.info[o].needed_delay[k];
-        if (d == no_object || delay || hard[d]) continue;
-        hard[d] = 1;
-        work.push_back(d);
-      }
-      std::vector<std::uint32_t> also = out_.info[o].forwards_to;
-      if (out_.info[o].host != no_object) also.push_back(out_.info[o].host);
-      for (const std::uint32_t d : also)
-        if (d != no_object && !hard[d]) {
-          hard[d] = 1;
-          work.push_back(d);
-        }
-    }
-    for (std::size_t i = 0; i < hard.size(); ++i) out_.info[i].delay_only = !hard[i];
-    for (auto& m : modules_)
-      if (m.mapped) out_.link.files.push_back(m.mapped);
-  }
-
- private:
-  std::uint32_t add(loaded_object obj, winload_object info, module mod) {
-    const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
-    // Side-by-side assemblies its manifest names (reported, not searched:
-    // WinSxS is not part of a root given here).
-    if (mod.mapped) {
-      if (auto manifests = mod.image.manifests()) {
-        for (const byte_view m : *manifests)
-          for (const auto& a : pe::manifest_dependencies(
-                   std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
-            info.assemblies.push_back(std::string(a.name).append(" ").append(a.version));
-      } else {
-        obj.warnings.push_back(std::string("manifest: ") + manifests.error().message);
-      }
-    }
-    by_name_.emplace(key_of(obj.name), id);
-    out_.link.objects.push_back(std::move(obj));
-    out_.info.push_back(std::move(info));
-    modules_.push_back(std::move(mod));
-    expanded_.push_back(0);
-    checked_.push_back(0);
-    return id;
-  }
-
-  // How the loader names a module: lower case, ".dll" added when there is no dot.
-  static std::string key_of(std::string_view name) {
-    std::string k = lower(name);
-    if (k.find('.') == std::string::npos) k += ".dll";
-    return k;
-  }
-
-  // A file named `name` (any case) in `dir`.
-  std::optional<std::string> find_in(const std::string& dir, std::string_view name) {
-    auto it = dirs_.find(dir);
-    if (it == dirs_.end()) {
-      std::unordered_map<std::string, std::string> entries;
-      std::error_code ec;
-      for (std::filesystem::directory_iterator d(dir.empty() ? "." : dir, ec), end; !ec && d != end; d.increment(ec))
-        entries.emplace(lower(d->path().filename().string()), d->path().filename().string());
-      it = dirs_.emplace(dir, std::move(entries)).first;
-    }
-    auto e = it->second.find(lower(name));
-    if (e == it->second.end()) return std::nullopt;
-    return (std::filesystem::path(dir) / e->second).string();
-  }
-
-  bool known(const std::string& lname) const {
-    return builtin_known_dll(lname) || extra_known_.count(lname) != 0;
-  }
-
-  // The folders to search, in order, with their rules.
-  std::vector<std::pair<std::string, dll_rule>> search_order() const {
-    std::vector<std::pair<std::string, dll_rule>> dirs;
-    switch (options_.mode) {
-      case load_mode::program:
-        dirs.emplace_back(app_dir_, dll_rule::app_dir);
-        break;
-      case load_mode::altered:
-        dirs.emplace_back(module_dir_, dll_rule::module_dir);
-        break;
-      case load_mode::python:
-        dirs.emplace_back(module_dir_, dll_rule::module_dir);
-        if (!options_.executable.empty()) dirs.emplace_back(app_dir_, dll_rule::app_dir);
-        for (const auto& d : options_.dll_dirs) dirs.emplace_back(d, dll_rule::dll_dir);
-        if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
-        return dirs;
-    }
-    if (!system32_.empty()) dirs.emplace_back(system32_, dll_rule::system32);
-    if (!windows_.empty()) dirs.emplace_back(windows_, dll_rule::windows_dir);
-    if (!options_.current_dir.empty()) dirs.emplace_back(options_.current_dir, dll_rule::current_dir);
-    for (const auto& d : options_.path) dirs.emplace_back(d, dll_rule::path);
-    return dirs;
-  }
-
-  // The object for DLL `name` imported by object `from`: loaded already,
-  // an API set, or searched for. Never fails: not found is an object too.
-  std::uint32_t resolve_dll(std::string_view name, std::uint32_t from) {
-    const std::string lname = key_of(name);
-    if (auto it = by_name_.find(lname); it != by_name_.end()) return it->second;
-    loaded_object obj;
-    obj.name = std::string(name);
-    if (obj.name.find('.') == std::string::npos) obj.name += ".dll";  // a forwarder's module
-    obj.loader = from;
-    winload_object info;
-    module mod;
-    if (pe::is_apiset_name(lname)) {
-      info.rule = dll_rule::api_set;
-      info.kind = classify_dll(lname, dll_rule::api_set);
-      std::optional<std::string> host;
-      if (have_schema_) host = schema_.host(lname, out_.link.objects[from].name);
-      if (!host) {
-        std::string b = builtin_apiset_host(lname);
-        if (!b.empty()) host = b;
-      }
-      const bool ext = starts_with(lname, "ext-");
-      if (!host || host->empty()) {
-        info.optional_absent = ext;
-        if (ext) obj.via = found_via::path;  // absent but optional: not a finding
-        return add(std::move(obj), std::move(info), std::move(mod));
-      }
-      obj.via = found_via::path;
-      const std::uint32_t id = add(std::move(obj), std::move(info), std::move(mod));
-      const std::uint32_t host_id = resolve_dll(*host, from);
-      out_.info[id].host = host_id;
-      out_.link.objects[id].path = out_.link.objects[host_id].path;
-      out_.link.objects[id].file = out_.link.objects[host_id].file;
-      if (!out_.link.objects[host_id].found()) out_.link.objects[id].via = found_via::not_found;
-      return id;
-    }
-    std::vector<std::pair<std::string, dll_rule>> dirs;
-    // The host program is a loaded module under its base name: a .node that
-    // imports node.exe binds to the executable that loaded it.
-    if (!options_.executable.empty() && key_of(std::filesystem::path(options_.executable).filename().string()) == lname)
-      dirs.emplace_back(app_dir_, dll_rule::executable);
-    if (known(lname) && !system32_.empty()) dirs.emplace_back(system32_, dll_rule::known_dlls);
-    // A KnownDLL is never searched for: without a Windows tree it is the
-    // system's copy, whatever the application folder holds.
-    const bool known_assumed = known(lname) && system32_.empty();
-    if (!known_assumed)
-      for (auto& d : search_order()) dirs.push_back(std::move(d));
-    for (const auto& [dir, rule] : dirs) {
-      auto path = find_in(dir, lname);
-      if (!path) continue;
-      auto f = mapped_file::open(*path);
-      if (!f) {
-        obj.rejected.push_back({*path, f.error().message});
-        continue;
-      }
-      auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-      auto img = pe::image::parse(mapped->bytes());
-      if (!img) {
-        obj.rejected.push_back({*path, img.error().message});
-        continue;
-      }
-      if (img->machine() != machine_) {
-        obj.rejected.push_back({*path, "a PE image for another machine"});
-        continue;
-      }
-      obj.path = obj.file = *path;
-      obj.via = found_via::path;
-      info.rule = rule;
-      info.kind = classify_dll(lname, rule);
-      info.machine = img->machine();
-      info.managed = img->is_managed();
-      mod.mapped = std::move(mapped);
-      mod.image = *img;
-      return add(std::move(obj), std::move(info), std::move(mod));
-    }
-    // No Windows tree: a known or listed system DLL is assumed present.
-    if (system32_.empty() && (known(lname) || in_list(lname, std::begin(system_dlls), std::end(system_dlls)))) {
-      obj.via = found_via::default_dirs;
-      obj.path = obj.name;
-      info.rule = known(lname) ? dll_rule::known_dlls : dll_rule::system_list;
-      info.kind = classify_dll(lname, info.rule);
-      info.assumed = true;
-    }
-    return add(std::move(obj), std::move(info), std::move(mod));
-  }
-
-  void expand(std::uint32_t id) {
-    if (expanded_[id]) return;
-    expanded_[id] = 1;
-    if (!modules_[id].mapped) return;
-    for (int pass = 0; pass < 2; ++pass) {
-      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
-      if (!dlls) {
-        out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
-                                                 dlls.error().message);
-        continue;
-      }
-      for (const pe::imported_dll& dll : *dlls) {
-        const std::uint32_t target = resolve_dll(dll.name, id);
-        out_.link.objects[id].needed.push_back(dll.name);
-        out_.link.objects[id].needed_objects.push_back(target);
-        out_.info[id].needed_delay.push_back(pass == 1);
-      }
-    }
-  }
-
-  module& indexed(std::uint32_t id) {
-    module& m = modules_[id];
-    if (m.indexed) return m;
-    m.indexed = true;
-    auto exps = m.image.exports();
-    if (!exps) {
-      out_.link.objects[id].warnings.push_back(std::string("exports: ") + exps.error().message);
-      return m;
-    }
-    m.exports = std::move(*exps);
-    for (std::size_t i = 0; i < m.exports.size(); ++i) {
-      if (!m.exports[i].name.empty()) m.by_name.emplace(m.exports[i].name, i);
-      m.by_ordinal.emplace(m.exports[i].ordinal, i);
-    }
-    return m;
-  }
-
-  struct lookup {
-    import_problem problem = import_problem::missing_export;
-    bool found = false;
-    bool unchecked = false;        // an assumed system DLL
-    std::uint32_t object = no_object;
-    std::string chain;             // forwarders followed
-  };
-
-  // Find `name` (or `ordinal`) in object `id`, following API sets and forwarders.
-  lookup find_export(std::uint32_t id, std::string_view name, std::optional<u16> ordinal, std::uint32_t from,
-                     int depth) {
-    lookup r;
-    for (int hops = 0; id != no_object && out_.info[id].host != no_object && hops < 8; ++hops) id = out_.info[id].host;
-    r.object = id;
-    if (id == no_object || !out_.link.objects[id].found()) {
-      r.problem = depth == 0 ? import_problem::missing_dll : import_problem::forwarder_missing;
-      return r;
-    }
-    if (out_.info[id].assumed || out_.info[id].optional_absent) {
-      r.found = true;
-      r.unchecked = true;
-      return r;
-    }
-    module& m = indexed(id);
-    std::size_t index = 0;
-    if (ordinal) {
-      auto it = m.by_ordinal.find(*ordinal);
-      if (it == m.by_ordinal.end()) {
-        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
-        return r;
-      }
-      index = it->second;
-    } else {
-      auto it = m.by_name.find(name);
-      if (it == m.by_name.end()) {
-        r.problem = depth == 0 ? import_problem::missing_export : import_problem::forwarder_missing;
-        return r;
-      }
-      index = it->second;
-    }
-    const pe::export_entry& e = m.exports[index];
-    if (e.forwarder.empty()) {
-      r.found = true;
-      return r;
-    }
-    if (depth >= 16) {
-      r.problem = import_problem::forwarder_cycle;
-      r.chain = std::string(e.forwarder);
-      return r;
-    }
-    auto target = pe::split_forwarder(e.forwarder);
-    if (!target) {
-      r.problem = import_problem::forwarder_missing;
-      r.chain = std::string(e.forwarder);
-      return r;
-    }
-    const std::uint32_t next = resolve_dll(target->module, id);
-    auto& forwards = out_.info[id].forwards_to;
-    if (std::find(forwards.begin(), forwards.end(), next) == forwards.end()) forwards.push_back(next);
-    expand(next);
-    lookup inner = find_export(next, target->name, target->ordinal, from, depth + 1);
-    inner.chain = std::string(e.forwarder) + (inner.chain.empty() ? "" : " -> " + inner.chain);
-    if (!inner.found && inner.problem == import_problem::missing_dll) inner.problem = import_problem::forwarder_missing;
-    return inner;
-  }
-
-  // "a -> b -> a -> b ..." up to the first repeated hop: "a -> b -> a".
-  static std::string first_loop(const std::string& chain) {
-    std::vector<std::string_view> hops;
-    std::string_view rest(chain);
-    while (!rest.empty()) {
-      const std::size_t arrow = rest.find(" -> ");
-      const std::string_view hop = rest.substr(0, arrow);
-      const bool repeat = std::find(hops.begin(), hops.end(), hop) != hops.end();
-      hops.push_back(hop);
-      if (repeat || arrow == std::string_view::npos) break;
-      rest.remove_prefix(arrow + 4);
-    }
-    std::string out;
-    for (std::size_t i = 0; i < hops.size(); ++i) out.append(i ? " -> " : "").append(hops[i]);
-    return out;
-  }
-
-  void check(std::uint32_t id) {
-    if (checked_[id] || !modules_[id].mapped) return;
-    checked_[id] = 1;
-    std::size_t k = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
-      if (!dlls) continue;
-      for (const pe::imported_dll& dll : *dlls) {
-        const std::uint32_t target = k < out_.link.objects[id].needed_objects.size()
-                                         ? out_.link.objects[id].needed_objects[k]
-                                         : no_object;
-        ++k;
-        bool dll_reported = false;
-        for (const pe::imported_function& fn : dll.functions) {
-          std::string symbol(fn.name);
-          if (fn.ordinal) symbol = std::string("#").append(std::to_string(*fn.ordinal));
-          if (target == no_object || (!out_.link.objects[target].found() && !out_.info[target].optional_absent)) {
-            if (!dll_reported) {
-              import_finding f;
-              f.problem = import_problem::missing_dll;
-              f.from = id;
-              f.dll = target;
-              f.dll_name = std::string(dll.name);
-              f.delay = dll.delay_load;
-              out_.findings.push_back(std::move(f));
-              dll_reported = true;
-            }
-            continue;
-          }
-          lookup r = find_export(target, fn.name, fn.ordinal, id, 0);
-          if (r.found) {
-            if (!r.unchecked && r.object != no_object) {
-              symbol_binding b;
-              b.from = id;
-              b.to = r.object;
-              if (fn.ordinal) {
-                out_.strings.push_back(symbol);
-                b.symbol = out_.strings.back();
-              } else {
-                b.symbol = fn.name;
-              }
-              out_.link.bindings.push_back(b);
-            }
-            continue;
-          }
-          import_finding f;
-          f.problem = r.problem;
-          f.from = id;
-          f.dll = target;
-          f.dll_name = std::string(dll.name);
-          f.symbol = std::move(symbol);
-          f.delay = dll.delay_load;
-          f.detail = std::move(r.chain);
-          if (f.problem == import_problem::forwarder_cycle) f.detail = first_loop(f.detail);
-          out_.findings.push_back(std::move(f));
-        }
-      }
-    }
-  }
-
-  const winload_options& options_;
-  windows_link& out_;
-  std::string system32_, windows_, module_dir_, app_dir_;
-  pe::apiset_schema schema_;
-  bool have_schema_ = false;
-  u16 machine_ = 0;
-  std::unordered_set<std::string> extra_known_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::string>> dirs_;
-  std::deque<module> modules_;
-  std::vector<char> expanded_, checked_;
-};
-
-}  // namespace winload_detail
-
-LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options) {
-  windows_link out;
-  winload_detail::loader l(options, out);
-  // The root: a PE image, or an error naming it.
-  if (auto r = l.load_root(file); !r) return diagnostic(r.error(), file);
-  // The closure, breadth-first; every import against the exports it binds to.
-  l.run();
-  return out;
-}
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/winload/load.hpp ----
-#endif
-// ---- end linkscope/resolve/pe_load.hpp ----
 // ---- begin linkscope/resolve/windows.hpp ----
 // linkscope/resolve/windows.hpp — what a Windows link needs from import
 // libraries, and whether an image's imports are covered by them.
@@ -23072,7 +23451,7 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
 // (schema/linkscope-check.schema.json; the rules are docs/JSON.md's).
 //
 //   {"version": 1, "prefix": DIR, "conda_meta": bool, "dpkg": bool,
-//    "files": [{"file": PATH, "relative": PATH-IN-PREFIX,
+//    "files": [{"file": PATH, "relative": PATH-IN-PREFIX, "format": "elf" | "macho" | "pe",
 //               "needed": [{"name", "path" | null, "found_via", "in_prefix", "used",
 //                           "symbols": N, "allowed", "package" | null, "package_source"}],
 //               "missing": [{"name", "needed_by", "direct"}], "unused": [NAME...],
@@ -23137,12 +23516,13 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
     w.begin_object();
     w.field("file", f.path);
     w.field("relative", f.relative);
+    w.field("format", f.format);
     w.key("needed").begin_array();
     for (const auto& n : f.needed) {
       w.begin_object();
       w.field("name", n.name);
       if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
-      w.field("found_via", resolve::to_string(n.via));
+      if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
       w.field("in_prefix", n.in_prefix);
       w.field("used", n.used);
       w.field("symbols", n.symbols);
@@ -23665,6 +24045,18 @@ inline std::vector<std::string> object_realpaths(const resolve::dynamic_link& li
   return out;
 }
 
+// "skipped": [{"path", "reason"}] and "warnings" of one library, in the
+// ELF, Mach-O and PE documents alike (candidates the loader refused).
+inline void write_skipped_and_warnings(json_writer& w, const std::vector<resolve::rejected_candidate>& rejected,
+                                       const std::vector<std::string>& warnings) {
+  w.key("skipped").begin_array();
+  for (const auto& r : rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : warnings) w.value(s);
+  w.end_array();
+}
+
 inline void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
                        const ldd_json_options& o = {}) {
   const resolve::loaded_object& main = link.objects[0];
@@ -23692,12 +24084,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyn
     for (auto n : obj.needed) w.value(n);
     w.end_array();
     w.field("rpath", obj.rpath).field("runpath", obj.runpath).field("preloaded", obj.preloaded);
-    w.key("skipped").begin_array();
-    for (const auto& r : obj.rejected) w.begin_object().field("path", r.path).field("reason", r.reason).end_object();
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& s : obj.warnings) w.value(s);
-    w.end_array();
+    write_skipped_and_warnings(w, obj.rejected, obj.warnings);
     w.end_object();
   }
   w.end_array();
@@ -23732,6 +24119,240 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyn
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/report/ldd.hpp ----
+// ---- begin linkscope/report/ldd_macho.hpp ----
+// linkscope/report/ldd_macho.hpp — the `linkscope-ldd --json FILE` document of
+// a Mach-O image (schema/linkscope-ldd.schema.json, "macho"; the rules are
+// docs/JSON.md's), over the dyld emulator's answer (resolve/dyld.hpp).
+//
+//   {"version": 1, "file": FILE, "format": "mach-o",
+//    "libs": [{"name", "path", "file", "found_via", ["where", "rpath",] "install_name",
+//              "current_version", "compatibility_version", "system", "stub", "weak",
+//              "loaded_by", "skipped": [{"path", "reason"}], "warnings"}],
+//    "bindings":  [{"from", "to", "symbol", "name", "version": null}],
+//    "unused":    [{"from", "name", "path"}],
+//    "undefined": [{"from", "symbol", "name", "version": null}],
+//    "errors":    [MESSAGE...],        bad input, each naming its image
+//    "warnings":  [MESSAGE...]}
+//
+// An image is named by the path dyld would spell ("path", without the root),
+// or by its install name when it was not found. Versions are "X.Y.Z". Mach-O
+// symbols have no version, so "version" is always null; with `demangle`,
+// "demangled" is the name without the C-level leading underscore, demangled
+// (`__ZN2ns3addEii` is ns::add(int, int), as `c++filt -_` prints it).
+// linkscope.ldd(...).to_dict() in the Python module is this document, parsed.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct ldd_macho_json_options {
+  bool demangle = false;  // add "demangled" beside symbols (--demangle)
+};
+
+// A Mach-O symbol demangled: the C-level leading underscore is dropped before
+// the Itanium name is demangled (as llvm-nm -C and `c++filt -_` print it); a
+// name that does not demangle is kept whole.
+inline std::string demangle_macho(std::string_view name) {
+  if (name.size() > 1 && name[0] == '_') {
+    std::string d = symbols::demangle(name.substr(1));
+    if (d != name.substr(1)) return d;
+  }
+  return std::string(name);
+}
+
+// A packed Mach-O version (xxxx.yy.zz) as "X.Y.Z".
+inline std::string macho_version_string(std::uint32_t v) {
+  return std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
+}
+
+// How the document names an image: its path, or its install name when missing.
+inline std::string_view dyld_shown_path(const resolve::dyld_object& o) {
+  return o.path.empty() ? std::string_view(o.name) : std::string_view(o.path);
+}
+
+namespace ldd_macho_detail {
+
+inline void write_symbol(json_writer& w, std::string_view name, std::string_view version, bool demangle) {
+  write_symbol_fields(w, name, version, false, false);
+  if (!demangle) return;
+  if (std::string d = demangle_macho(name); d != name) w.key("demangled").value(d);
+}
+
+}  // namespace ldd_macho_detail
+
+inline void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
+                       const ldd_macho_json_options& o = {}) {
+  w.begin_object().field("version", 1).field("file", file).field("format", "mach-o");
+  w.key("libs").begin_array();
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const auto& obj = link.objects[i];
+    w.begin_object().field("name", obj.name).field("path", obj.path).field("file", obj.file);
+    w.field("found_via", resolve::to_string(obj.via));
+    if (!obj.where.empty()) w.field("where", obj.where);
+    if (!obj.rpath.empty()) w.field("rpath", obj.rpath);
+    w.field("install_name", obj.install_name);
+    w.field("current_version", macho_version_string(obj.current_version));
+    w.field("compatibility_version", macho_version_string(obj.compatibility_version));
+    w.field("system", obj.kind == resolve::dyld_image_kind::system);
+    w.field("stub", obj.kind == resolve::dyld_image_kind::tbd);
+    w.field("weak", obj.weak);
+    w.field("loaded_by", obj.loader < link.objects.size() ? dyld_shown_path(link.objects[obj.loader]) : std::string_view());
+    write_skipped_and_warnings(w, obj.rejected, obj.warnings);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("bindings").begin_array();
+  for (const resolve::symbol_binding& b : link.bindings) {
+    w.begin_object().field("from", dyld_shown_path(link.objects[b.from])).field("to", dyld_shown_path(link.objects[b.to]));
+    ldd_macho_detail::write_symbol(w, b.symbol, b.version, o.demangle);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unused").begin_array();
+  for (const auto& u : link.unused) {
+    w.begin_object().field("from", dyld_shown_path(link.objects[u.from])).field("name", u.install_name);
+    w.field("path", u.to < link.objects.size() ? dyld_shown_path(link.objects[u.to]) : std::string_view());
+    w.end_object();
+  }
+  w.end_array();
+  w.key("undefined").begin_array();
+  for (const auto& u : link.undefined) {
+    w.begin_object().field("from", dyld_shown_path(link.objects[u.from]));
+    ldd_macho_detail::write_symbol(w, u.symbol, u.version, o.demangle);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("errors").begin_array();
+  for (const auto& s : link.errors) w.value(s);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& s : link.warnings) w.value(s);
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/ldd_macho.hpp ----
+// ---- begin linkscope/report/ldd_pe.hpp ----
+// linkscope/report/ldd_pe.hpp — the `linkscope-ldd --json FILE` document of a
+// PE image (.exe, .dll, .pyd, .node; schema/linkscope-ldd.schema.json, "pe";
+// the rules are docs/JSON.md's), over the Windows loader's answer
+// (resolve/pe_load.hpp).
+//
+//   {"version": 1, "file": FILE, "format": "pe", "managed", "assemblies": [NAME VERSION...],
+//    "needed": [{"name", "delay_load"}],
+//    "libs": [{"name", "path", "found_via", "class", "api_set_host", "found", "optional",
+//              "delay_load_only", "checked", "loaded_by", "needed": [{"name", "delay_load"}],
+//              "assemblies", "skipped": [{"path", "reason"}], "warnings"}],
+//    "bindings":  [{"from", "to", "symbol", "name", "version": null}],
+//    "unused":    [],                  every DLL a PE image imports is bound by name
+//    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"}],
+//    "warnings":  [MESSAGE...]}
+//
+// A DLL is named by the path it was found at, or by its name when it was not
+// found. "path" is "" for a DLL not found and for a system DLL assumed (no
+// Windows tree given); "checked" says its exports were read. A binding by
+// ordinal names the symbol "#N". "problem" is missing-dll, missing-export,
+// forwarder-target-missing or forwarder-cycle, as Wine's loader complains.
+// With `demangle`, "demangled" is an Itanium name (a mingw import) as c++filt
+// prints it.
+// linkscope.ldd(...).to_dict() in the Python module is this document, parsed.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+struct ldd_pe_json_options {
+  bool demangle = false;  // add "demangled" beside symbols (--demangle)
+};
+
+// How the document names a DLL: its path, or its name when it was not found.
+inline std::string_view windows_shown_path(const resolve::windows_link& w, std::uint32_t id) {
+  const auto& o = w.link.objects[id];
+  return o.path.empty() ? std::string_view(o.name) : std::string_view(o.path);
+}
+
+namespace ldd_pe_detail {
+
+// "needed": each import of object `i`, and whether it is a delay-load one.
+inline void write_needed(json_writer& out, const resolve::windows_link& w, std::size_t i) {
+  out.key("needed").begin_array();
+  const auto& o = w.link.objects[i];
+  for (std::size_t k = 0; k < o.needed.size(); ++k)
+    out.begin_object()
+        .field("name", o.needed[k])
+        .field("delay_load", k < w.info[i].needed_delay.size() && w.info[i].needed_delay[k])
+        .end_object();
+  out.end_array();
+}
+
+}  // namespace ldd_pe_detail
+
+inline void write_json(json_writer& out, std::string_view file, const resolve::windows_link& w,
+                       const ldd_pe_json_options& o = {}) {
+  out.begin_object().field("version", 1).field("file", file).field("format", "pe").field("managed", w.root_managed);
+  out.key("assemblies").begin_array();
+  for (const auto& a : w.info[0].assemblies) out.value(a);
+  out.end_array();
+  ldd_pe_detail::write_needed(out, w, 0);
+  out.key("libs").begin_array();
+  for (std::size_t i = 1; i < w.link.objects.size(); ++i) {
+    const auto& obj = w.link.objects[i];
+    const auto& info = w.info[i];
+    const bool hosted = info.host != resolve::no_object;
+    out.begin_object().field("name", obj.name);
+    out.field("path", obj.found() && !info.assumed ? std::string_view(obj.path) : std::string_view());
+    out.field("found_via", resolve::to_string(info.rule)).field("class", resolve::to_string(info.kind));
+    out.field("api_set_host", hosted ? std::string_view(w.link.objects[info.host].name) : std::string_view());
+    out.field("found", obj.found()).field("optional", info.optional_absent).field("delay_load_only", info.delay_only);
+    out.field("checked", obj.found() && !info.assumed && !hosted);
+    out.field("loaded_by", obj.loader < w.link.objects.size() ? windows_shown_path(w, obj.loader) : std::string_view());
+    ldd_pe_detail::write_needed(out, w, i);
+    out.key("assemblies").begin_array();
+    for (const auto& a : info.assemblies) out.value(a);
+    out.end_array();
+    write_skipped_and_warnings(out, obj.rejected, obj.warnings);
+    out.end_object();
+  }
+  out.end_array();
+  out.key("bindings").begin_array();
+  for (const resolve::symbol_binding& b : w.link.bindings) {
+    out.begin_object().field("from", windows_shown_path(w, b.from)).field("to", windows_shown_path(w, b.to));
+    write_symbol_fields(out, b.symbol, b.version, false, o.demangle);
+    out.end_object();
+  }
+  out.end_array();
+  out.key("unused").begin_array().end_array();
+  out.key("undefined").begin_array();
+  for (const auto& f : w.findings) {
+    out.begin_object().field("from", windows_shown_path(w, f.from)).field("problem", resolve::to_string(f.problem));
+    out.field("dll", f.dll_name).field("symbol", f.symbol);
+    write_demangled(out, f.symbol, o.demangle);
+    out.field("delay_load", f.delay).field("forwarder", f.detail).end_object();
+  }
+  out.end_array();
+  out.key("warnings").begin_array();
+  for (const auto& s : w.link.warnings) out.value(s);
+  out.end_array();
+  out.end_object();
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/ldd_pe.hpp ----
 // ---- begin linkscope/report/why.hpp ----
 // linkscope/report/why.hpp — the `linkscope-why --json` document
 // (schema/linkscope-why.schema.json; the rules are docs/JSON.md's).
