@@ -68,7 +68,7 @@ class File:
     @property
     def archs(self) -> list[str]: ...  # Mach-O universal: every slice's arch; [] otherwise
     @property
-    def kind(self) -> Optional[str]: ...  # 'relocatable' | 'executable' | 'pie' | 'shared' | 'core' | 'bundle' | 'dsym' | ... | 'other'
+    def kind(self) -> Optional[str]: ...  # 'relocatable' | 'executable' | 'pie' | 'shared' | 'core' | 'bundle' | 'dsym' | 'archive' (universal static lib) | ... | 'other'
     @property
     def bits(self) -> int: ...
     @property

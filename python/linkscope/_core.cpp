@@ -338,6 +338,11 @@ void read_elf_file(file_info& info) {
   if (!r) raise(r.error(), info.path);
 }
 
+std::string macho_arch(std::uint32_t cputype, std::uint32_t cpusubtype) {
+  const char* a = ls::macho::arch_name(cputype, cpusubtype);
+  return *a ? std::string(a) : "cpu_" + std::to_string(cputype);
+}
+
 // The Mach-O image `arch` names in `bytes` (a thin image or a universal
 // file): of a universal file that slice, or the first with no arch; a thin
 // image must be of that arch. `archs` receives a universal file's slices.
@@ -347,7 +352,7 @@ ls::byte_view macho_slice(ls::byte_view bytes, const std::string& arch, const st
   auto fat = ls::macho::fat_file::open(bytes);
   if (!fat) raise(fat.error(), path);
   if (archs)
-    for (const auto& s : fat->slices()) archs->emplace_back(ls::macho::arch_name(s.cputype, s.cpusubtype));
+    for (const auto& s : fat->slices()) archs->push_back(macho_arch(s.cputype, s.cpusubtype));
   if (arch.empty()) {
     if (fat->slices().empty()) raise(ls::make_error(ls::errc::malformed, 4, "universal file without slices"), path);
     return fat->slices().front().bytes;
@@ -355,11 +360,6 @@ ls::byte_view macho_slice(ls::byte_view bytes, const std::string& arch, const st
   auto slice = fat->find(arch);
   if (!slice) raise(ls::make_error(ls::errc::not_found, ls::no_offset, "no slice of that arch in the universal file"), path + " (" + arch + ")");
   return slice->bytes;
-}
-
-std::string macho_arch(std::uint32_t cputype, std::uint32_t cpusubtype) {
-  const char* a = ls::macho::arch_name(cputype, cpusubtype);
-  return *a ? std::string(a) : "cpu_" + std::to_string(cputype);
 }
 
 // The ELF words for what a Mach-O filetype means, where they coincide.
@@ -381,6 +381,12 @@ const char* macho_kind(std::uint32_t filetype) {
 
 void read_macho_file(file_info& info, const std::string& arch) {
   info.image = macho_slice(info.image, arch, info.path, &info.archs);
+  if (!info.archs.empty() && !ls::macho::is_macho(info.image)) {
+    // A universal static library: its slices are darwin archives (linkscope-nm lists them).
+    info.arch = arch.empty() ? info.archs.front() : arch;
+    info.kind = "archive";
+    return;
+  }
   auto r = ls::macho::visit_macho(info.image, [&](const auto& f) -> ls::result<void> {
     using MT = typename std::decay_t<decltype(f)>::types;
     info.arch = macho_arch(f.cputype(), f.cpusubtype());
@@ -481,6 +487,9 @@ enum class table_kind { dynamic, static_ };
 
 void read_macho_symbols(const file_info& info, table_kind which, const std::string& arch, symbol_list& list) {
   const ls::byte_view image = arch.empty() ? info.image : macho_slice(info.bytes->bytes(), arch, info.path);
+  if (!ls::macho::is_macho(image))
+    raise(ls::make_error(ls::errc::unsupported, ls::no_offset, "symbols() reads Mach-O images, not archive slices"),
+          info.path);
   auto r = ls::macho::visit_macho(image, [&](const auto& f) -> ls::result<void> {
     if (!arch.empty() && macho_arch(f.cputype(), f.cpusubtype()) != arch)
       return ls::make_error(ls::errc::not_found, 4, "Mach-O image of another arch");
@@ -1187,8 +1196,8 @@ stays mapped while the File or a SymbolList made from it is alive.)doc")
                              "Mach-O universal file: every slice's arch, in file order; [] otherwise.")
       .def_property_readonly("kind", [](const file_info& f) { return optional_str(!f.kind.empty(), f.kind); },
                              "'relocatable', 'executable', 'pie' (ELF), 'shared' (ELF DSO, Mach-O dylib, PE DLL), "
-                             "'core', 'bundle' (Mach-O), 'dsym', 'dylinker', 'kext', 'stub' (Mach-O) or 'other'; "
-                             "None for other formats.")
+                             "'core', 'bundle' (Mach-O), 'dsym', 'dylinker', 'kext', 'stub' (Mach-O), 'archive' "
+                             "(a universal file's static-library slice) or 'other'; None for other formats.")
       .def_property_readonly("bits", [](const file_info& f) { return f.bits; })
       .def_property_readonly("endian", [](const file_info& f) { return optional_str(!f.endian.empty(), f.endian); })
       .def_property_readonly("needed", [](const file_info& f) { return f.needed; },

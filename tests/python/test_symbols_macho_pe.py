@@ -27,7 +27,7 @@ import pytest
 import linkscope
 from toolchain import build, have, run
 
-MACHO_TOOLS = ("clang-14", "ld64.lld-14", "llvm-lipo-14", "llvm-nm-14", "llvm-otool-14")
+MACHO_TOOLS = ("clang-14", "ld64.lld-14", "llvm-lipo-14", "llvm-ar-14", "llvm-nm-14", "llvm-otool-14")
 PE_TOOLS = ("x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-objdump", "x86_64-w64-mingw32-strip", "nm")
 
 # Locals, a weak definition, a private extern, a common, data, an import.
@@ -56,6 +56,8 @@ done
 ld64.lld-14 -execute -arch x86_64 -platform_version macos 11.0 11.0 -e _a_func a_x86_64.o liba_x86_64.dylib \
   -L. -lSystem -o prog_x86_64
 llvm-lipo-14 -create liba_x86_64.dylib liba_arm64.dylib -output liba_fat.dylib
+for a in x86_64 arm64; do llvm-ar-14 rcs --format=darwin liba_$a.a a_$a.o; done
+llvm-lipo-14 -create liba_x86_64.a liba_arm64.a -output liba_fat.a
 """
 
 PE_SOURCES = {
@@ -211,6 +213,14 @@ def test_macho_universal_default_is_first_slice(macho):
     assert module_pairs(f.symbols("static")) == pairs
 
 
+def test_macho_universal_archive(macho):
+    # A universal static library: its slices are archives, not images.
+    f = linkscope.open(str(macho / "liba_fat.a"), arch="arm64")
+    assert f.archs == run("llvm-lipo-14", "-archs", macho / "liba_fat.a").split()
+    assert (f.format, f.arch, f.kind) == ("macho", "arm64", "archive")
+    assert_error("unsupported", f.symbols)
+
+
 def test_macho_binding_and_type(macho):
     syms = {s.name: s for s in linkscope.open(str(macho / "a_x86_64.o")).symbols("static")}
     # The source says: weak_fn weak, pext_fn a private extern, local_fn static,
@@ -342,3 +352,19 @@ def test_real_dll_exports_equal_objdump():
     assert collections.Counter(s.name for s in dynamic if s.defined) == collections.Counter(exports)
     assert collections.Counter(s.name for s in dynamic if not s.defined) == \
         collections.Counter(n for names in imports.values() for n in names)
+
+
+# ---- check(jobs=) over Mach-O and PE files ------------------------------------------
+
+@pytest.mark.parametrize("fixture", ["macho", "pe"])
+def test_check_jobs_same_document(fixture, request):
+    prefix = request.getfixturevalue(fixture)
+
+    def doc(jobs):
+        d = linkscope.check(str(prefix), conda=False, dpkg=False, jobs=jobs).to_dict()
+        d["stats"].pop("milliseconds", None)
+        return d
+
+    one = doc(1)
+    assert any(f["format"] == fixture for f in one["files"])
+    assert doc(2) == one and doc(0) == one
