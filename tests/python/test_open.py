@@ -36,7 +36,11 @@ def test_header_facts(fixtures):
 def test_dynamic_names_equal_readelf(fixtures, name):
     path = fixtures / name
     f = linkscope.open(str(path))
-    assert (f.needed, f.soname, f.rpath, f.runpath) == readelf_dynamic(path)
+    needed, soname, rpath, runpath = readelf_dynamic(path)
+    assert (f.needed, f.soname, f.rpath, f.runpath) == (needed, soname, rpath, runpath)
+    # rpaths: what ld.so searches, DT_RUNPATH's entries, else DT_RPATH's.
+    searched = runpath if runpath is not None else rpath
+    assert f.rpaths == ([] if searched is None else searched.split(":"))
 
 
 @pytest.mark.parametrize("lib", SYSTEM_LIBS)
