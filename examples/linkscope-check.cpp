@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,8 @@ constexpr cli::option_spec option_table[] = {
      "also list every needed DSO and its owner for clean files, and duplicates across packages that no file loads together"},
     {"jobs", 'j', cli::arg::required, "N",
      "link the files on N threads (default: one per core); the output is the same for every N"},
+    {"cache-mb", 0, cli::arg::required, "N",
+     "keep at most N MiB of mapped libraries across files (default 4096; 0: no limit); the output does not change"},
     {"quiet", 'q', cli::arg::none, nullptr, "no progress line on stderr (it is shown only on a terminal)"},
     {"json", 0, cli::arg::none, nullptr, "machine-readable output"},
 };
@@ -230,6 +233,17 @@ int main(int argc, char** argv) {
     options.package_dirs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
   }
   options.jobs = 0;  // one thread per core
+  if (p.has("cache-mb")) {
+    const std::string v = p.value("cache-mb");
+    std::size_t mb = 0;
+    bool ok = !v.empty() && v.size() <= 7;
+    for (char c : v) ok = ok && c >= '0' && c <= '9';
+    if (ok)
+      for (char c : v) mb = mb * 10 + static_cast<std::size_t>(c - '0');
+    if (!ok || mb > (std::numeric_limits<std::size_t>::max() >> 20))
+      return cli::usage_error(spec, "--cache-mb takes a whole number of MiB (0: no limit)");
+    options.cache_limit = mb << 20;
+  }
   if (p.has("jobs") && !cli::parse_jobs(p.value("jobs"), options.jobs))
     return cli::usage_error(spec, "-j/--jobs takes a whole number from 1 to 1024");
   if (int rc = cli::read_floor_limits(spec, p, options.floor_limits); rc >= 0) return rc;

@@ -639,6 +639,18 @@ TEST_CASE("jobs: the report is the same on every number of threads", "[check][jo
   REQUIRE(four);
   CHECK(report_document(*four) == report_document(*one));
   CHECK(four->objects_parsed == one->objects_parsed);  // each file parsed once, however many threads asked
+  CHECK(one->cache_flushes == 0);
+  // A cache limit of 8 MB of mappings: the cache lets go of its files many
+  // times over, and the report is the same (objects_parsed counts each file once).
+  options.cache_limit = std::size_t{8} << 20;
+  for (unsigned jobs : {1u, 2u}) {
+    options.jobs = jobs;
+    auto bounded = resolve::check_prefix(dir, options);
+    REQUIRE(bounded);
+    INFO("jobs " << jobs);
+    CHECK(bounded->cache_flushes > 5);
+    CHECK(report_document(*bounded) == report_document(*one));
+  }
 }
 
 TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
@@ -656,7 +668,7 @@ TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
   };
   auto one = lt::capture(run + " -j 1 2>&1");
   CHECK(one.status == 1);
-  for (const char* j : {"-j 2", "--jobs=5", "-j1024"}) {
+  for (const char* j : {"-j 2", "--jobs=5", "-j1024", "--cache-mb 0", "--cache-mb=1 -j 2"}) {
     auto many = lt::capture(run + " " + j + " 2>&1");  // stderr is no terminal: no progress line
     INFO(j);
     CHECK(many.status == one.status);
@@ -668,6 +680,12 @@ TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
     CHECK(r.status == 2);
     CHECK(r.out == "linkscope-check: -j/--jobs takes a whole number from 1 to 1024\n"
                    "Try 'linkscope-check --help' for more information.\n");
+  }
+  for (const char* bad : {"--cache-mb x", "--cache-mb -1", "--cache-mb 99999999"}) {
+    auto r = lt::capture(run + " " + bad + " 2>&1");
+    INFO(bad);
+    CHECK(r.status == 2);
+    CHECK(r.out.rfind("linkscope-check: --cache-mb takes a whole number of MiB (0: no limit)\n", 0) == 0);
   }
   // On a terminal (script(1) gives the tool a pseudo-terminal), the progress
   // line counts the files and is erased before the report; --quiet drops it.

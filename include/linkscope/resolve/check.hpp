@@ -138,6 +138,10 @@ struct prefix_options {
   // how many (a progress line). Called from one thread at a time, in order
   // of `done`; never when the prefix holds no file to check.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // The most bytes of mapped files the loader cache keeps across roots (0: no
+  // limit): past it the cache lets them go and fills again (ld_so/image.hpp),
+  // so memory stays bounded on any prefix. The report does not depend on it.
+  std::size_t cache_limit = sizeof(std::size_t) >= 8 ? std::size_t{4} << 30 : std::size_t{1} << 30;
   // The loaders of Mach-O and PE files (see the top of this file). Empty
   // windows.path: the prefix's conda PATH folders.
   dyld_options dyld;
@@ -222,6 +226,7 @@ struct prefix_report {
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
   std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  std::size_t cache_flushes = 0;              // times the cache reached prefix_options::cache_limit (not in the JSON)
   std::size_t lookups = 0;
   std::size_t findings = 0;
 };
@@ -770,6 +775,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
+  cache.set_limit(options.cache_limit);
   dyld_cache dyld_files;  // the same for Mach-O files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
@@ -839,6 +845,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (report.files[i].failed()) ++report.failed;
   }
   report.objects_parsed = cache.files() + dyld_files.files();
+  report.cache_flushes = cache.flushes();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.

@@ -25,6 +25,12 @@
 // insert wins and the other copy is dropped (images never change, so either
 // is the same). `files()` counts the distinct files parsed, `hits()` the
 // opens answered from the cache.
+//
+// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
+// files it holds come to more than that, it lets them all go (a result or
+// a link in progress keeps what it uses alive) and fills again from there;
+// a file parsed again after that does not count twice in `files()`.
+// `flushes()` says how often. No limit by default.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -190,17 +197,24 @@ class object_cache {
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
   object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), files_(other.files_), hits_(other.hits_) {}
+      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)), limit_(other.limit_),
+        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
   object_cache& operator=(object_cache&& other) noexcept {
     stores_ = std::move(other.stores_);
-    files_ = other.files_;
+    parsed_ = std::move(other.parsed_);
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
     hits_ = other.hits_;
     return *this;
   }
 
   // Distinct files mapped and parsed, and opens answered from the cache.
-  std::size_t files() const noexcept { return files_; }
+  std::size_t files() const noexcept { return parsed_.size(); }
   std::size_t hits() const noexcept { return hits_; }
+  // The most bytes of mappings kept (0: no limit), and how often it was reached.
+  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
+  std::size_t flushes() const noexcept { return flushes_; }
 
   // The image of the file at host path `file` (parsed on first use). An
   // unreadable file gives an image with ok == false, no mapping and the
@@ -233,12 +247,26 @@ class object_cache {
         return s.by_path.emplace(file, same->second).first->second;
       }
     }
+    const std::size_t size = mapped->size();
     image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
     std::lock_guard<std::mutex> hold(lock_);
     auto [same, fresh] = s.by_file.emplace(key, std::move(img));
-    if (fresh) ++files_;
-    else ++hits_;  // another thread parsed it meanwhile: keep the first
-    return s.by_path.emplace(file, same->second).first->second;
+    if (!fresh) {
+      ++hits_;  // another thread parsed it meanwhile: keep the first
+      return s.by_path.emplace(file, same->second).first->second;
+    }
+    parsed_.insert(key);
+    image_ptr out = same->second;
+    bytes_ += size;
+    if (limit_ != 0 && bytes_ > limit_) {
+      // Over the limit: let every file go; the caller keeps this one.
+      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
+      bytes_ = 0;
+      ++flushes_;
+      return out;
+    }
+    s.by_path.emplace(file, out);
+    return out;
   }
 
  private:
@@ -248,8 +276,9 @@ class object_cache {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
   };
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
   std::mutex lock_;
-  std::size_t files_ = 0;
+  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;
 };
 
