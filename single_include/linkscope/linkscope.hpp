@@ -12716,12 +12716,19 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // insert wins and the other copy is dropped (images never change, so either
 // is the same). `files()` counts the distinct files parsed, `hits()` the
 // opens answered from the cache.
+//
+// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
+// files it holds come to more than that, it lets them all go (a result or
+// a link in progress keeps what it uses alive) and fills again from there;
+// a file parsed again after that does not count twice in `files()`.
+// `flushes()` says how often. No limit by default.
 
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -12871,17 +12878,24 @@ class object_cache {
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
   object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), files_(other.files_), hits_(other.hits_) {}
+      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)), limit_(other.limit_),
+        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
   object_cache& operator=(object_cache&& other) noexcept {
     stores_ = std::move(other.stores_);
-    files_ = other.files_;
+    parsed_ = std::move(other.parsed_);
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
     hits_ = other.hits_;
     return *this;
   }
 
   // Distinct files mapped and parsed, and opens answered from the cache.
-  std::size_t files() const noexcept { return files_; }
+  std::size_t files() const noexcept { return parsed_.size(); }
   std::size_t hits() const noexcept { return hits_; }
+  // The most bytes of mappings kept (0: no limit), and how often it was reached.
+  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
+  std::size_t flushes() const noexcept { return flushes_; }
 
   // The image of the file at host path `file` (parsed on first use). An
   // unreadable file gives an image with ok == false, no mapping and the
@@ -12914,12 +12928,26 @@ class object_cache {
         return s.by_path.emplace(file, same->second).first->second;
       }
     }
+    const std::size_t size = mapped->size();
     image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
     std::lock_guard<std::mutex> hold(lock_);
     auto [same, fresh] = s.by_file.emplace(key, std::move(img));
-    if (fresh) ++files_;
-    else ++hits_;  // another thread parsed it meanwhile: keep the first
-    return s.by_path.emplace(file, same->second).first->second;
+    if (!fresh) {
+      ++hits_;  // another thread parsed it meanwhile: keep the first
+      return s.by_path.emplace(file, same->second).first->second;
+    }
+    parsed_.insert(key);
+    image_ptr out = same->second;
+    bytes_ += size;
+    if (limit_ != 0 && bytes_ > limit_) {
+      // Over the limit: let every file go; the caller keeps this one.
+      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
+      bytes_ = 0;
+      ++flushes_;
+      return out;
+    }
+    s.by_path.emplace(file, out);
+    return out;
   }
 
  private:
@@ -12929,8 +12957,9 @@ class object_cache {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
   };
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
   std::mutex lock_;
-  std::size_t files_ = 0;
+  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;
 };
 
@@ -19487,6 +19516,10 @@ struct prefix_options {
   // how many (a progress line). Called from one thread at a time, in order
   // of `done`; never when the prefix holds no file to check.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // The most bytes of mapped files the loader cache keeps across roots (0: no
+  // limit): past it the cache lets them go and fills again (ld_so/image.hpp),
+  // so memory stays bounded on any prefix. The report does not depend on it.
+  std::size_t cache_limit = sizeof(std::size_t) >= 8 ? std::size_t{4} << 30 : std::size_t{1} << 30;
   // The loaders of Mach-O and PE files (see the top of this file). Empty
   // windows.path: the prefix's conda PATH folders.
   dyld_options dyld;
@@ -19571,6 +19604,7 @@ struct prefix_report {
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
   std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  std::size_t cache_flushes = 0;              // times the cache reached prefix_options::cache_limit (not in the JSON)
   std::size_t lookups = 0;
   std::size_t findings = 0;
 };
@@ -20119,6 +20153,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
+  cache.set_limit(options.cache_limit);
   dyld_cache dyld_files;  // the same for Mach-O files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
@@ -20188,6 +20223,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (report.files[i].failed()) ++report.failed;
   }
   report.objects_parsed = cache.files() + dyld_files.files();
+  report.cache_flushes = cache.flushes();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.
