@@ -234,13 +234,8 @@ int main(int argc, char** argv) {
   }
   options.jobs = 0;  // one thread per core
   if (p.has("cache-mb")) {
-    const std::string v = p.value("cache-mb");
     std::size_t mb = 0;
-    bool ok = !v.empty() && v.size() <= 7;
-    for (char c : v) ok = ok && c >= '0' && c <= '9';
-    if (ok)
-      for (char c : v) mb = mb * 10 + static_cast<std::size_t>(c - '0');
-    if (!ok || mb > (std::numeric_limits<std::size_t>::max() >> 20))
+    if (!cli::parse_whole_number(p.value("cache-mb"), 7, mb) || mb > (std::numeric_limits<std::size_t>::max() >> 20))
       return cli::usage_error(spec, "--cache-mb takes a whole number of MiB (0: no limit)");
     options.cache_limit = mb << 20;
   }

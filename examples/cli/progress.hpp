@@ -4,7 +4,8 @@
 // on only when stderr is a terminal and the user did not ask for --quiet, so
 // logs, pipes and CI see nothing.
 //
-// Also here: parse_jobs, the `-j N` value (a positive thread count).
+// Also here: parse_jobs, the `-j N` value (a positive thread count), and
+// parse_whole_number, which it and linkscope-check's --cache-mb share.
 #pragma once
 
 #include <chrono>
@@ -63,17 +64,25 @@ class progress_line {
   std::chrono::steady_clock::time_point last_{};
 };
 
+// A whole number of at most `digits` decimal digits (no sign, no fraction,
+// nothing after it). False, and `out` unchanged, for anything else.
+inline bool parse_whole_number(std::string_view text, std::size_t digits, std::size_t& out) {
+  if (text.empty() || text.size() > digits) return false;
+  std::size_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<std::size_t>(c - '0');
+  }
+  out = n;
+  return true;
+}
+
 // The value of -j/--jobs: a whole number from 1 to 1024. False (and `out`
 // unchanged) for anything else: 0, a sign, a fraction, trailing text.
 inline bool parse_jobs(std::string_view text, unsigned& out) {
-  if (text.empty() || text.size() > 4) return false;
-  unsigned n = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (n == 0 || n > 1024) return false;
-  out = n;
+  std::size_t n = 0;
+  if (!parse_whole_number(text, 4, n) || n == 0 || n > 1024) return false;
+  out = static_cast<unsigned>(n);
   return true;
 }
 
