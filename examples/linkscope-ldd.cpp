@@ -21,6 +21,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/ldd.hpp>
 #include <linkscope/resolve/dynamic.hpp>
+#include <linkscope/resolve/file_format.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
@@ -425,7 +426,8 @@ int main(int argc, char** argv) {
     if (files.size() > 1 && what != mode::json && what != mode::bindings && what != mode::dot) {
       std::printf("%s:\n", file.c_str());
     }
-    if (cli::is_pe_file(file)) {
+    const file_format format = sniff_file(file);
+    if (format == file_format::pe) {
       // PE images: the Windows loader (cli/ldd_pe.hpp).
       auto pe_options = cli::winload_options_from(p);
       if (!pe_options) return cli::usage_error(tool, "--load-mode takes program, altered or python");
@@ -440,7 +442,7 @@ int main(int argc, char** argv) {
       if (s > status) status = s;
       continue;
     }
-    if (cli::is_macho_file(file)) {
+    if (format == file_format::macho || format == file_format::macho_universal) {
       macho_options.root = options.search.root;
       const cli::ldd_output macho_what = what == mode::tree ? cli::ldd_output::tree
                                          : what == mode::bindings ? cli::ldd_output::bindings

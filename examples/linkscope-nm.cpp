@@ -33,6 +33,7 @@
 #include <linkscope/elf/nm.hpp>
 #include <linkscope/macho/nm.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/resolve/file_format.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
@@ -277,13 +278,15 @@ class lister {
       return false;
     }
     const byte_view bytes = mapped->bytes();
-    if (macho::is_macho(bytes) || macho::is_fat(bytes)) return list_macho(path, bytes, per_file);
-    if (ar::archive::is_archive(bytes) && macho::is_macho_archive(bytes)) return list_macho(path, bytes, per_file);
-    if (!elf::is_elf(bytes)) {
-      // COFF, PE and import libraries: a magic check, so ELF pays nothing.
-      if (coff::is_nm_coff(bytes) || (ar::archive::is_archive(bytes) && coff::is_coff_archive(bytes)))
-        return list_coff(path, bytes, per_file);
-    }
+    // One sniff (resolve/file_format.hpp); an archive by its first member.
+    const file_format format = sniff_format(bytes);
+    const file_format members = format == file_format::archive ? archive_members(bytes) : file_format::unknown;
+    if (format == file_format::macho || format == file_format::macho_universal || members == file_format::macho)
+      return list_macho(path, bytes, per_file);
+    // COFF, PE images of a machine GNU nm reads, and import libraries.
+    if (format == file_format::coff || (format == file_format::pe && coff::is_nm_coff(bytes)) ||
+        members == file_format::coff)
+      return list_coff(path, bytes, per_file);
     if (!opts_.coff_only.empty()) {
       out_.flush();
       cli::report(tool, path, "--size-sort, -t and --format=sysv are supported for COFF and PE files only");
@@ -295,8 +298,8 @@ class lister {
       cli::report(tool, path, "-j, -m, -n, -r and --format=darwin|just-symbols are supported for Mach-O files only");
       return false;
     }
-    if (ar::archive::is_archive(bytes)) return list_archive(path, bytes, per_file);
-    if (!elf::is_elf(bytes)) {
+    if (format == file_format::archive) return list_archive(path, bytes, per_file);
+    if (format != file_format::elf) {
       out_.flush();
       cli::report(tool, path, "file format not recognized");
       if (opts_.json) emit_error_json(path, {}, make_error(errc::bad_magic, no_offset, "file format not recognized"));

@@ -53,17 +53,6 @@ inline void json_error_element(linkscope::json_writer* into, bool json, const st
   }
 }
 
-// Whether `path` starts like a Mach-O image or a universal file.
-inline bool is_macho_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  unsigned char head[8] = {};
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  const linkscope::byte_view bytes(head, n);
-  return linkscope::macho::is_macho(bytes) || linkscope::macho::is_fat(bytes);
-}
-
 namespace detail {
 
 inline void put(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }

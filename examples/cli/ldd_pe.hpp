@@ -41,16 +41,6 @@
 
 namespace linkscope::cli {
 
-// Whether `path` starts like a PE image ("MZ", then "PE\0\0" at e_lfanew).
-inline bool is_pe_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  unsigned char head[4096] = {};
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return linkscope::pe::image::is_pe(linkscope::byte_view(head, n));
-}
-
 namespace pe_detail {
 
 using linkscope::resolve::windows_link;

@@ -42,7 +42,7 @@ std::vector<std::string> elf_inputs(const std::string& dir, const link_line& lin
   for (const auto& in : line.inputs) {
     const std::string& path = bfd && !in.bfd_path.empty() ? in.bfd_path : in.path;
     auto file = mapped_file::open(path[0] == '/' ? path : dir + "/" + path);
-    if (file && (sniff_format(file->bytes()) == input_format::elf || bfd)) out.push_back(path);
+    if (file && (sniff_link_input(file->bytes()) == input_format::elf || bfd)) out.push_back(path);
   }
   return out;
 }
@@ -55,7 +55,7 @@ std::vector<std::string> trace(const std::string& dir, const std::string& linker
     if (l.empty() || l.back() == ')') continue;  // archive members "a.a(m.o)"
     // GNU ld also lists the linker scripts it read.
     auto file = mapped_file::open(l[0] == '/' ? l : dir + "/" + l);
-    if (file && sniff_format(file->bytes()) == input_format::script) continue;
+    if (file && sniff_link_input(file->bytes()) == input_format::script) continue;
     out.push_back(l);
   }
   return out;
@@ -275,6 +275,6 @@ TEST_CASE("link_line: response files") {
   CHECK(diag.detail.empty());
   // Bytes with control characters are not text: an unknown format (GNU ld:
   // "file format not recognized"), left for the input reader to refuse.
-  CHECK(sniff_format(byte_view(reinterpret_cast<const unsigned char*>("\x7f\x01\x02jPzK"), 7)) == input_format::unknown);
-  CHECK(sniff_format(byte_view(reinterpret_cast<const unsigned char*>("GROUP ( a.a )\n"), 14)) == input_format::script);
+  CHECK(sniff_link_input(byte_view(reinterpret_cast<const unsigned char*>("\x7f\x01\x02jPzK"), 7)) == input_format::unknown);
+  CHECK(sniff_link_input(byte_view(reinterpret_cast<const unsigned char*>("GROUP ( a.a )\n"), 14)) == input_format::script);
 }

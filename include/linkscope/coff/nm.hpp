@@ -774,7 +774,11 @@ LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
     const u16 m = load<u16, std::endian::little>(p + pe_offset + 4);
     return detail::nm_machine(m) || m == machine::ia64;
   }
-  return detail::nm_machine(first);
+  // A plain object: its machine, and an optional header no larger than
+  // PE32+'s 240 bytes (BFD's coff_object_p refuses a larger f_opthdr as the
+  // wrong format), so text that happens to start with a machine's two bytes
+  // is not taken for COFF.
+  return detail::nm_machine(first) && load<u16, std::endian::little>(p + 16) <= 240;
 }
 
 LINKSCOPE_FUNC bool is_coff_archive(byte_view bytes) {

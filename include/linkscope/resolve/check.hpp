@@ -87,6 +87,7 @@
 #include "linkscope/macho/linkage.hpp"
 #include "linkscope/resolve/dyld.hpp"
 #include "linkscope/resolve/dynamic.hpp"
+#include "linkscope/resolve/file_format.hpp"
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -154,16 +155,12 @@ inline walk_kind sniff_macho(byte_view header) {
 // The kind of the file at `path` from its first bytes; an ELF file is mapped
 // whole only when its program headers lie beyond them.
 inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
-  unsigned char head[4096];
-  std::size_t got = 0;
-  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
-    got = std::fread(head, 1, sizeof head, in);
-    std::fclose(in);
-  }
-  const byte_view header(head, got);
-  if (macho::is_macho(header) || macho::is_fat(header)) return sniff_macho(header);
-  if (pe::image::is_pe(header)) return walk_kind::pe;
-  if (!elf::is_elf(header)) return walk_kind::not_elf;
+  std::string head;
+  const file_format format = sniff_file(path, &head);
+  const byte_view header(reinterpret_cast<const unsigned char*>(head.data()), head.size());
+  if (format == file_format::macho || format == file_format::macho_universal) return sniff_macho(header);
+  if (format == file_format::pe) return walk_kind::pe;
+  if (format != file_format::elf) return walk_kind::not_elf;
   auto kind = [](const result<elf::identity>& id) {
     return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
   };

@@ -49,6 +49,7 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
+#include "linkscope/resolve/file_format.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -426,14 +427,18 @@ inline result<link_line> parse_link_args(const std::vector<std::string>& args, l
 
 enum class input_format : std::uint8_t { unknown, elf, archive, thin_archive, script };
 
-// What the linker makes of a file: ELF is recognised by elf/ (its kind is
-// elf::identify's answer), archives by their magic, anything else textual is
-// read as a linker script.
-inline input_format sniff_format(byte_view bytes) noexcept {
+// What the linker makes of a file: ELF and archives as the one sniff
+// (resolve/file_format.hpp) names them (an AIX big archive is not an input GNU
+// ld reads), anything else textual is read as a linker script.
+inline input_format sniff_link_input(byte_view bytes) noexcept {
   const auto* p = bytes.data();
-  if (elf::is_elf(bytes)) return input_format::elf;
-  if (bytes.size() >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
-  if (bytes.size() >= 8 && std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
+  const file_format format = sniff_format(bytes);
+  if (format == file_format::elf) return input_format::elf;
+  if (format == file_format::archive) {
+    if (std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
+    if (std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
+    return input_format::unknown;
+  }
   // A linker script is text: no NUL and no control character other than
   // white space in the first bytes (bytes of UTF-8 are allowed). Random bytes
   // are an unknown format, as GNU ld says "file format not recognized".
@@ -581,7 +586,7 @@ class link_line_locator {
       diag_ = {file.error(), in.spec, {}};
       return file.error();
     }
-    const input_format format = sniff_format(file->bytes());
+    const input_format format = sniff_link_input(file->bytes());
     if (format != input_format::script) {
       out.push_back(std::move(in));
       return ok();

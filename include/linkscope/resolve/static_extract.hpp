@@ -122,7 +122,7 @@ class static_linker : static_loader {
   result<void> lld_input(std::uint32_t index) {
     const link_input& in = line_.inputs[index];
     LINKSCOPE_TRY(bytes, open_input(in.path, in.spec));
-    const input_format format = sniff_format(bytes->bytes());
+    const input_format format = sniff_link_input(bytes->bytes());
     if (format == input_format::archive || format == input_format::thin_archive) {
       LINKSCOPE_TRY(a, open_archive(index, bytes));
       if (in.whole_archive) {
@@ -614,7 +614,7 @@ class static_linker : static_loader {
       return ok();
     }
     LINKSCOPE_TRY(bytes, open_input(input_path(in), in.spec));
-    const input_format format = sniff_format(bytes->bytes());
+    const input_format format = sniff_link_input(bytes->bytes());
     if (format == input_format::archive || format == input_format::thin_archive) {
       LINKSCOPE_TRY(a, open_archive(index, bytes));
       opened_.emplace(index, std::make_pair(1, a));
