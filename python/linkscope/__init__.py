@@ -111,7 +111,8 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
           declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), default_allow: bool = True,
           library_path: Iterable[Any] = (), conda: bool = True, dpkg: bool = True,
           dpkg_info: Optional[str] = None, undefined: bool = False,
-          max_versions: Optional[Mapping[str, str]] = None, jobs: int = 1) -> CheckResult:
+          max_versions: Optional[Mapping[str, str]] = None, jobs: int = 1,
+          macos_target: Optional[str] = None, windows_target: Optional[str] = None) -> CheckResult:
     """The whole-package check of linkscope-check: every dynamically linked ELF
     file, Mach-O image and PE image under `prefix` (or `files`, or the files
     conda-meta gives `package`), linked on its platform's loader (ld.so, dyld,
@@ -122,17 +123,22 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
     globs; `undefined=True` counts unresolved symbols as findings.
     `max_versions` ({"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, as --max-glibc,
     --max-glibcxx and --max-version FAMILY=VER) makes every versioned
-    reference above a limit a finding, listed under "floors". `jobs`: the
+    reference above a limit a finding, listed under "floors"; `macos_target`
+    ("11.0") and `windows_target` ("6.1", as --macos-target and
+    --windows-target) do the same for a Mach-O slice's minimum macOS and a PE
+    image's Windows floor. `jobs`: the
     files are linked on this many threads (0: one per core; as linkscope-check
     -j), and the document is the same for every value. Raises linkscope.Error
     for an unusable prefix, a file that cannot be opened, or a bad argument
-    (code "usage": jobs below 0 or above 1024)."""
+    (code "usage": jobs below 0 or above 1024, a target that is not a
+    version)."""
     return CheckResult(_core.check(
         _os.fspath(prefix), _paths(files), package=package,
         declared=None if declared is None else [str(d) for d in declared], allow=[str(a) for a in allow],
         default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
         dpkg_info=dpkg_info, undefined=undefined,
-        max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items()), jobs=jobs))
+        max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items()), jobs=jobs,
+        macos_target=macos_target, windows_target=windows_target))
 
 
 class FloorsResult(_Document):

@@ -233,6 +233,8 @@ def check(
     undefined: bool = False,
     max_versions: Optional[Mapping[str, str]] = None,
     jobs: int = 1,  # threads; 0: one per core; < 0 or > 1024 raises Error(code='usage')
+    macos_target: Optional[str] = None,  # "11.0": a Mach-O slice above it is a finding
+    windows_target: Optional[str] = None,  # "6.1": a PE image above it is a finding
 ) -> CheckResult: ...
 
 class FloorsResult:

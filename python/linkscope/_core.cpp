@@ -42,6 +42,7 @@
 #include <linkscope/resolve/duplicates.hpp>
 #include <linkscope/resolve/dyld.hpp>
 #include <linkscope/resolve/dynamic.hpp>
+#include <linkscope/resolve/file_format.hpp>
 #include <linkscope/resolve/floors_set.hpp>
 #include <linkscope/resolve/link_line.hpp>
 #include <linkscope/resolve/pe_load.hpp>
@@ -190,27 +191,6 @@ const char* machine_name(std::uint16_t m) {
     case e::EM_LOONGARCH: return "loongarch";
   }
   return nullptr;
-}
-
-const char* sniff_format(ls::byte_view b) {
-  const auto* p = reinterpret_cast<const unsigned char*>(b.data());
-  const std::size_t n = b.size();
-  if (n >= 4 && std::memcmp(p, "\x7f" "ELF", 4) == 0) return "elf";
-  if (n >= 8 && (std::memcmp(p, "!<arch>\n", 8) == 0 || std::memcmp(p, "!<thin>\n", 8) == 0)) return "archive";
-  if (n >= 8 && std::memcmp(p, "<bigaf>\n", 8) == 0) return "archive";
-  if (n >= 2 && p[0] == 'M' && p[1] == 'Z') return "pe";
-  if (n >= 4) {
-    const std::uint32_t be = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-    const std::uint32_t le = (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
-    for (std::uint32_t m : {be, le})
-      if (m == 0xfeedfaceu || m == 0xfeedfacfu) return "macho";
-    if (be == 0xcafebabeu || be == 0xcafebabfu) return "macho";  // universal (fat)
-  }
-  if (n >= 3 && std::memcmp(p, "---", 3) == 0) return "tbd";
-  // A COFF object (standard or bigobj) of a machine GNU nm reads: the
-  // reader linkscope-nm uses for them.
-  if (ls::coff::is_nm_coff(b)) return "coff";
-  return "unknown";
 }
 
 // One symbol, compact (48 bytes: 35k of them for libtorch_cpu fit in 1.7 MB,
@@ -469,8 +449,7 @@ std::shared_ptr<file_info> open_file(const std::string& path, const std::optiona
     if (!m) raise(m.error(), path);
     info->bytes = std::make_shared<const ls::mapped_file>(std::move(*m));
     info->image = info->bytes->bytes();
-    info->format = sniff_format(info->image);
-    if (info->format == "pe" && !ls::pe::image::is_pe(info->image)) info->format = "unknown";  // MZ alone (DOS)
+    info->format = std::string(ls::to_string(ls::sniff_format(info->image)));
     if (arch && info->format != "macho")
       raise(ls::make_error(ls::errc::usage, ls::no_offset, "arch= selects a slice of a Mach-O file only"), path);
     if (info->format == "elf") read_elf_file(*info);
@@ -515,18 +494,7 @@ void read_coff_symbols(const file_info& info, table_kind which, symbol_list& lis
   if (!img) raise(img.error(), info.path);
   ls::result<void> r = ls::ok();
   if (which == table_kind::dynamic) {
-    // pe::image's symbol source calls every export a func; a DATA export
-    // (not in a code section) is an object here, as its ELF kin.
-    auto exports = img->exports();
-    if (!exports) raise(exports.error(), info.path);
-    std::vector<std::string_view> data;
-    for (const auto& e : *exports)
-      if (e.data && !e.name.empty()) data.push_back(e.name);
-    std::sort(data.begin(), data.end());
-    r = img->for_each_symbol([&](ls::symbol s) {
-      if (s.defined && std::binary_search(data.begin(), data.end(), s.name)) s.kind = ls::symbol_kind::object;
-      list.add(s);
-    });
+    r = img->for_each_symbol(add);  // exports (a DATA export is an object) and imports
   } else if (img->has_symbol_table()) {
     // The COFF symbol table mingw's ld keeps in an image (GNU nm reads it).
     auto obj = ls::coff::standard_object::parse(info.image, img->coff_header_offset());
@@ -596,13 +564,11 @@ const char* to_string(ldd_format f) {
   return f == ldd_format::pe ? "pe" : f == ldd_format::macho ? "macho" : "elf";
 }
 
+// The loader linkscope-ldd picks: the same sniff (resolve/file_format.hpp).
 ldd_format ldd_format_of(const std::string& path) {
-  auto mapped = ls::mapped_file::open(path);
-  if (!mapped) return ldd_format::elf;
-  const ls::byte_view b = mapped->bytes();
-  // linkscope-ldd reads the first 4096 bytes for "PE\0\0" at e_lfanew.
-  if (ls::pe::image::is_pe(ls::byte_view(b.data(), std::min<std::size_t>(b.size(), 4096)))) return ldd_format::pe;
-  if (ls::macho::is_macho(b) || ls::macho::is_fat(b)) return ldd_format::macho;
+  const ls::file_format f = ls::sniff_file(path);
+  if (f == ls::file_format::pe) return ldd_format::pe;
+  if (f == ls::file_format::macho || f == ls::file_format::macho_universal) return ldd_format::macho;
   return ldd_format::elf;
 }
 
@@ -1002,6 +968,10 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
   return py::make_tuple(d, to_py(tsv), to_py(includes));
 }
 
+[[noreturn]] void raise_usage(const char* message, const std::string& argument) {
+  raise(ls::make_error(ls::errc::usage, ls::no_offset, message), argument);
+}
+
 // ---- check: the whole-prefix check -------------------------------------------
 
 // The document of `linkscope-check --json PREFIX [FILE...]` (stats.milliseconds
@@ -1010,9 +980,19 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
                    std::optional<std::vector<std::string>> declared, const std::vector<std::string>& allow,
                    bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
                    std::optional<std::string> dpkg_info, bool undefined,
-                   const std::vector<std::pair<std::string, std::string>>& max_versions, int jobs) {
+                   const std::vector<std::pair<std::string, std::string>>& max_versions, int jobs,
+                   std::optional<std::string> macos_target, std::optional<std::string> windows_target) {
   using namespace ls::resolve;
   prefix_options options;
+  // linkscope-check --macos-target and --windows-target (the floors' parsers).
+  if (macos_target) {
+    options.macos_target = parse_macos_version(*macos_target);
+    if (!options.macos_target) raise_usage("macos_target: not a macOS version (e.g. 11.0)", *macos_target);
+  }
+  if (windows_target) {
+    options.windows_target = parse_windows_version(*windows_target);
+    if (!options.windows_target) raise_usage("windows_target: not a Windows version (e.g. 6.1)", *windows_target);
+  }
   // linkscope-check -j's range, and 0 for one thread per core.
   if (jobs < 0 || jobs > 1024)
     raise(ls::make_error(ls::errc::usage, ls::no_offset, "jobs takes 0 (one per core) to 1024"),
@@ -1061,9 +1041,6 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
 
 // ---- floors: the oldest system each file runs on ------------------------------
 
-[[noreturn]] void raise_usage(const char* message, const std::string& argument) {
-  raise(ls::make_error(ls::errc::usage, ls::no_offset, message), argument);
-}
 
 // The document of `linkscope-floors --json` with the same limits (each
 // argument is the option of the same name; a file that cannot be read is an
@@ -1337,6 +1314,7 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
         py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
         py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("jobs") = 1,
+        py::arg("macos_target") = py::none(), py::arg("windows_target") = py::none(),
         "The document of linkscope-check --json (use linkscope.check, which wraps it).");
   m.def("floors", &run_floors, py::arg("paths"), py::kw_only(),
         py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("max_isa") = py::none(),

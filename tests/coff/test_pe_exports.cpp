@@ -32,6 +32,8 @@ using namespace linkscope_test;
 namespace pe = linkscope::pe;
 using linkscope::byte_view;
 using linkscope::errc;
+using linkscope::symbol;
+using linkscope::symbol_kind;
 
 namespace {
 
@@ -282,6 +284,16 @@ TEST_CASE("PE32+ and PE32 (mingw): header, imports and exports equal objdump -p"
     CHECK(by_name.at("foo_data").data);
     CHECK(!by_name.at("alpha").data);
     CHECK(by_name.at("sleepy").forwarder == "KERNEL32.Sleep");
+    // As a symbol source: foo_data (DATA in the .def, a variable in .data)
+    // is an object, the functions and the forwarder are funcs.
+    std::map<std::string, symbol_kind> kinds;
+    REQUIRE(img->for_each_symbol([&](const symbol& s) {
+      if (s.defined) kinds[std::string(s.name)] = s.kind;
+    }));
+    CHECK(kinds.at("foo_data") == symbol_kind::object);
+    CHECK(kinds.at("alpha") == symbol_kind::func);
+    CHECK(kinds.at("beta") == symbol_kind::func);
+    CHECK(kinds.at("sleepy") == symbol_kind::func);
     // The exe imports gamma_ by ordinal 9 and foo_data (DATA) by name.
     auto efile = linkscope::mapped_file::open(f.dir + "/" + c.exe);
     REQUIRE(efile);

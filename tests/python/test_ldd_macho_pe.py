@@ -278,3 +278,51 @@ def test_bad_load_mode(pe):
     with pytest.raises(linkscope.Error) as e:
         linkscope.ldd(str(pe / "app.exe"), load_mode="sideways")
     assert e.value.code == "usage"
+
+
+def check_doc(doc):
+    doc = dict(doc)
+    doc["stats"] = {k: v for k, v in doc["stats"].items() if k != "milliseconds"}
+    return doc
+
+
+def test_check_macos_target_equals_cli(macho, run_cli):
+    # Every image was linked with -platform_version macos 11.0: above 10.15,
+    # not above 11.0 (llvm-otool-14 -l's minos is the oracle).
+    minos = re.findall(r"^\s*minos (\S+)$", output("llvm-otool-14", "-l", macho / "app"), re.M)
+    assert minos == ["11.0"]
+    r = linkscope.check(str(macho), macos_target="10.15", dpkg=False)
+    cli = json.loads(run_cli("linkscope-check", "--json", "--no-dpkg", "--macos-target", "10.15", str(macho)).stdout)
+    assert check_doc(r.to_dict()) == check_doc(cli)
+    images = {f["relative"]: f for f in r.files}
+    for name in ("app", "libdm.dylib"):
+        floors = images[name]["floors"]
+        assert [(v["family"], v["max"], v["highest"]) for v in floors] == [("macOS", "10.15", "11.0")]
+    assert all(f["floors"] == [] for f in linkscope.check(str(macho), macos_target="11.0", dpkg=False).files)
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(macho), macos_target="eleven")
+    assert e.value.code == "usage"
+
+
+def pe_floor(path):
+    # The higher of the OS and subsystem versions objdump -p prints.
+    dump = output("x86_64-w64-mingw32-objdump", "-p", path)
+    field = {k: int(v) for k, v in re.findall(r"^(M\w+(?:OSystem|Subsystem)Version)\s+(\d+)$", dump, re.M)}
+    return max((field["MajorOSystemVersion"], field["MinorOSystemVersion"]),
+               (field["MajorSubsystemVersion"], field["MinorSubsystemVersion"]))
+
+
+def test_check_windows_target_equals_cli(pe, run_cli):
+    floor = pe_floor(pe / "app.exe")
+    below = f"{floor[0]}.{floor[1] - 1}" if floor[1] > 0 else f"{floor[0] - 1}.9"
+    r = linkscope.check(str(pe), windows_target=below, dpkg=False)
+    cli = json.loads(run_cli("linkscope-check", "--json", "--no-dpkg", "--windows-target", below, str(pe)).stdout)
+    assert check_doc(r.to_dict()) == check_doc(cli)
+    app = next(f for f in r.files if f["relative"] == "app.exe")
+    assert [v["max"] for v in app["floors"]] == [below]
+    at = f"{floor[0]}.{floor[1]}"
+    app_at = next(f for f in linkscope.check(str(pe), windows_target=at, dpkg=False).files if f["relative"] == "app.exe")
+    assert app_at["floors"] == []
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(pe), windows_target="x")
+    assert e.value.code == "usage"

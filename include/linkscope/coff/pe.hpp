@@ -572,7 +572,7 @@ class image {
   }
 
   // symbol_source: exports as defined global symbols (forwarders included,
-  // with value 0), imports as undefined symbols carrying import info.
+  // with value 0; a DATA export is an object, every other a func), imports as undefined symbols carrying import info.
   // Import info pointers are only valid during the callback.
   template <class F>
   result<void> for_each_symbol(F&& f) const {
@@ -586,7 +586,9 @@ class image {
       s.index = index++;
       s.bind = binding::global;
       s.defined = true;
-      s.kind = symbol_kind::func;
+      // A DATA export (outside every code section) is an object, as its ELF
+      // kin; a forwarder names another DLL's export and counts as a func.
+      s.kind = e.data ? symbol_kind::object : symbol_kind::func;
       if (!invoke_symbol_callback(f, s)) return ok();
     }
     for (int pass = 0; pass < 2; ++pass) {
