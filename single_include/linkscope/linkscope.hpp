@@ -7991,7 +7991,7 @@ class image {
   }
 
   // symbol_source: exports as defined global symbols (forwarders included,
-  // with value 0), imports as undefined symbols carrying import info.
+  // with value 0; a DATA export is an object, every other a func), imports as undefined symbols carrying import info.
   // Import info pointers are only valid during the callback.
   template <class F>
   result<void> for_each_symbol(F&& f) const {
@@ -8005,7 +8005,9 @@ class image {
       s.index = index++;
       s.bind = binding::global;
       s.defined = true;
-      s.kind = symbol_kind::func;
+      // A DATA export (outside every code section) is an object, as its ELF
+      // kin; a forwarder names another DLL's export and counts as a func.
+      s.kind = e.data ? symbol_kind::object : symbol_kind::func;
       if (!invoke_symbol_callback(f, s)) return ok();
     }
     for (int pass = 0; pass < 2; ++pass) {
@@ -11323,7 +11325,11 @@ LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
     const u16 m = load<u16, std::endian::little>(p + pe_offset + 4);
     return detail::nm_machine(m) || m == machine::ia64;
   }
-  return detail::nm_machine(first);
+  // A plain object: its machine, and an optional header no larger than
+  // PE32+'s 240 bytes (BFD's coff_object_p refuses a larger f_opthdr as the
+  // wrong format), so text that happens to start with a machine's two bytes
+  // is not taken for COFF.
+  return detail::nm_machine(first) && load<u16, std::endian::little>(p + 16) <= 240;
 }
 
 LINKSCOPE_FUNC bool is_coff_archive(byte_view bytes) {
@@ -19627,6 +19633,106 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld.hpp ----
+// ---- begin linkscope/resolve/file_format.hpp ----
+// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
+// over every format linkscope reads: the one answer that linkscope-check's
+// walk, linkscope-ldd's dispatch and the Python module's open() share.
+//
+// Each format's own predicate decides; this header only orders them (resolve/
+// is the first layer that sees every format):
+//   elf              7f 'E' 'L' 'F'                                elf::is_elf
+//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
+//   macho            feedface / feedfacf, in either byte order     macho::is_macho
+//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
+//                    share the magic) or cafebabf, big-endian      macho::is_fat
+//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
+//                    without it is a DOS program: unknown)         pe::image::is_pe
+//   coff             a COFF object of a machine GNU nm reads, or a
+//                    bigobj header                                 coff::is_nm_coff
+//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
+//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
+// An archive's members are not looked at: archive_members() says what its
+// first regular member is.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
+
+// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
+// caller that names formats: the Python module's File.format, check's JSON),
+// "pe", "coff", "tbd", "unknown".
+constexpr std::string_view to_string(file_format f) noexcept {
+  switch (f) {
+    case file_format::elf: return "elf";
+    case file_format::archive: return "archive";
+    case file_format::macho:
+    case file_format::macho_universal: return "macho";
+    case file_format::pe: return "pe";
+    case file_format::coff: return "coff";
+    case file_format::tbd: return "tbd";
+    case file_format::unknown: break;
+  }
+  return "unknown";
+}
+
+// The format of a file whose first bytes are `head` (the whole file, or at
+// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
+inline file_format sniff_format(byte_view head) noexcept {
+  if (elf::is_elf(head)) return file_format::elf;
+  if (ar::archive::is_archive(head)) return file_format::archive;
+  if (macho::is_macho(head)) return file_format::macho;
+  if (macho::is_fat(head)) return file_format::macho_universal;
+  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
+    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
+  if (coff::is_nm_coff(head)) return file_format::coff;
+  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
+  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
+    return file_format::tbd;
+  return file_format::unknown;
+}
+
+// What an archive's first regular member is (elf, macho or coff), or unknown.
+inline file_format archive_members(byte_view archive) {
+  if (!ar::archive::is_archive(archive)) return file_format::unknown;
+  if (macho::is_macho_archive(archive)) return file_format::macho;
+  if (coff::is_coff_archive(archive)) return file_format::coff;
+  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
+  return file_format::unknown;
+}
+
+// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
+// file whose e_lfanew points further, the four bytes there); unknown when it
+// cannot be opened or read. `head_out`, when given, receives those first
+// bytes (up to 4096), for a caller that looks further without reading again.
+inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) return file_format::unknown;
+  unsigned char head[4096];
+  const std::size_t got = std::fread(head, 1, sizeof head, in);
+  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
+  file_format f = sniff_format(byte_view(head, got));
+  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
+    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
+    unsigned char sig[4] = {};
+    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
+        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
+      f = file_format::pe;
+  }
+  std::fclose(in);
+  return f;
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/file_format.hpp ----
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -19694,16 +19800,12 @@ inline walk_kind sniff_macho(byte_view header) {
 // The kind of the file at `path` from its first bytes; an ELF file is mapped
 // whole only when its program headers lie beyond them.
 inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
-  unsigned char head[4096];
-  std::size_t got = 0;
-  if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
-    got = std::fread(head, 1, sizeof head, in);
-    std::fclose(in);
-  }
-  const byte_view header(head, got);
-  if (macho::is_macho(header) || macho::is_fat(header)) return sniff_macho(header);
-  if (pe::image::is_pe(header)) return walk_kind::pe;
-  if (!elf::is_elf(header)) return walk_kind::not_elf;
+  std::string head;
+  const file_format format = sniff_file(path, &head);
+  const byte_view header(reinterpret_cast<const unsigned char*>(head.data()), head.size());
+  if (format == file_format::macho || format == file_format::macho_universal) return sniff_macho(header);
+  if (format == file_format::pe) return walk_kind::pe;
+  if (format != file_format::elf) return walk_kind::not_elf;
   auto kind = [](const result<elf::identity>& id) {
     return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
   };
@@ -21305,14 +21407,18 @@ inline result<link_line> parse_link_args(const std::vector<std::string>& args, l
 
 enum class input_format : std::uint8_t { unknown, elf, archive, thin_archive, script };
 
-// What the linker makes of a file: ELF is recognised by elf/ (its kind is
-// elf::identify's answer), archives by their magic, anything else textual is
-// read as a linker script.
-inline input_format sniff_format(byte_view bytes) noexcept {
+// What the linker makes of a file: ELF and archives as the one sniff
+// (resolve/file_format.hpp) names them (an AIX big archive is not an input GNU
+// ld reads), anything else textual is read as a linker script.
+inline input_format sniff_link_input(byte_view bytes) noexcept {
   const auto* p = bytes.data();
-  if (elf::is_elf(bytes)) return input_format::elf;
-  if (bytes.size() >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
-  if (bytes.size() >= 8 && std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
+  const file_format format = sniff_format(bytes);
+  if (format == file_format::elf) return input_format::elf;
+  if (format == file_format::archive) {
+    if (std::memcmp(p, "!<arch>\n", 8) == 0) return input_format::archive;
+    if (std::memcmp(p, "!<thin>\n", 8) == 0) return input_format::thin_archive;
+    return input_format::unknown;
+  }
   // A linker script is text: no NUL and no control character other than
   // white space in the first bytes (bytes of UTF-8 are allowed). Random bytes
   // are an unknown format, as GNU ld says "file format not recognized".
@@ -21460,7 +21566,7 @@ class link_line_locator {
       diag_ = {file.error(), in.spec, {}};
       return file.error();
     }
-    const input_format format = sniff_format(file->bytes());
+    const input_format format = sniff_link_input(file->bytes());
     if (format != input_format::script) {
       out.push_back(std::move(in));
       return ok();
@@ -22264,7 +22370,7 @@ class static_linker : static_loader {
   result<void> lld_input(std::uint32_t index) {
     const link_input& in = line_.inputs[index];
     LINKSCOPE_TRY(bytes, open_input(in.path, in.spec));
-    const input_format format = sniff_format(bytes->bytes());
+    const input_format format = sniff_link_input(bytes->bytes());
     if (format == input_format::archive || format == input_format::thin_archive) {
       LINKSCOPE_TRY(a, open_archive(index, bytes));
       if (in.whole_archive) {
@@ -22756,7 +22862,7 @@ class static_linker : static_loader {
       return ok();
     }
     LINKSCOPE_TRY(bytes, open_input(input_path(in), in.spec));
-    const input_format format = sniff_format(bytes->bytes());
+    const input_format format = sniff_link_input(bytes->bytes());
     if (format == input_format::archive || format == input_format::thin_archive) {
       LINKSCOPE_TRY(a, open_archive(index, bytes));
       opened_.emplace(index, std::make_pair(1, a));
