@@ -31,8 +31,11 @@ constexpr cli::option_spec option_table[] = {
      "declared run dependencies: report packages used but not declared (underlinking) and declared but unused (repeatable)"},
     {"package-dir", 0, cli::arg::required, "NAME=DIR",
      "every file under DIR belongs to package NAME (an unpacked package; asked before conda-meta and dpkg; repeatable)"},
-    {"allow", 0, cli::arg::required, "GLOB,...", "add file-name patterns to the allow-list (repeatable)"},
-    {"no-default-allow", 0, cli::arg::none, nullptr, "start from an empty allow-list"},
+    {"allow", 0, cli::arg::required, "GLOB,...", "add file-name patterns to the allow-lists (repeatable)"},
+    {"allow-file", 0, cli::arg::required, "FILE",
+     "add the globs FILE lists, one per line, as data/allow/*.txt (repeatable)"},
+    {"no-default-allow", 0, cli::arg::none, nullptr,
+     "start from empty allow-lists: neither data/allow/*.txt nor the loaders' system classes"},
     {"library-path", 0, cli::arg::required, "PATH", "search PATH as LD_LIBRARY_PATH (the environment is ignored)"},
     {"dpkg-info", 0, cli::arg::required, "DIR", "dpkg database (default /var/lib/dpkg/info)"},
     {"no-dpkg", 0, cli::arg::none, nullptr, "do not read dpkg's package database"},
@@ -74,8 +77,11 @@ constexpr cli::tool_spec spec{
     "with the copy ld.so takes where a file loads both).\n"
     "Each needed DSO is attributed to the package owning it (--package-dir, PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
-    "Libraries matching the allow-list (libc, libm, libpthread, libdl, librt, ld-linux,\n"
-    "libstdc++, libgcc_s ...) are never findings.\n"
+    "Libraries matching the allow-lists are never findings: ELF's (libc, libm, libpthread,\n"
+    "libdl, librt, ld-linux, libstdc++, libgcc_s ...), macOS's (/usr/lib/*,\n"
+    "/System/Library/Frameworks/* ...) and Windows' (api-ms-win-*.dll, ucrtbase.dll ...;\n"
+    "without regard to case), each for its platform's files, from data/allow/*.txt\n"
+    "(installed in share/linkscope/allow). A glob with '/' matches the whole name.\n"
     "Mach-O executables, dylibs and bundles go through the dyld emulator, PE images\n"
     "through the Windows loader (the prefix's conda PATH folders after the application\n"
     "folder): missing, unused (Mach-O), system, undefined (dyld's \"Symbol not found\";\n"
@@ -245,8 +251,17 @@ int main(int argc, char** argv) {
   if (int rc = cli::read_platform_targets(spec, p, options.macos_target, options.windows_target); rc >= 0) return rc;
   const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing PREFIX");
-  if (!default_allow) options.allow.clear();
-  for (auto& a : extra_allow) options.allow.push_back(std::move(a));
+  if (!default_allow) options.clear_allow();
+  for (const auto& f : p.values("allow-file")) {
+    auto globs = resolve::read_allow_file(f);
+    if (!globs) {
+      cli::report(tool, f, globs.error());
+      if (json) write_error_json(linkscope::diagnostic(globs.error(), f));
+      return cli::exit_error;
+    }
+    extra_allow.insert(extra_allow.end(), globs->begin(), globs->end());
+  }
+  for (const auto& a : extra_allow) options.add_allow(a);
   options.files.assign(positional.begin() + 1, positional.end());
   // A FILE operand that cannot be opened is an input error of the run (exit 2),
   // named in the one diagnostic format, not a warning in the report.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Check that the meson lists name exactly the tests, CLIs and src/ files in the tree
-(CMake globs them; meson needs them listed)."""
+(CMake globs them; meson needs them listed), and that the allow-lists embedded in
+resolve/allow_list.hpp are data/allow/*.txt (scripts/gen-allow-lists.py --check)."""
 import pathlib
 import re
 import sys
@@ -25,4 +26,8 @@ for name, have, want in (("meson.build", listed(root / "meson.build", "linkscope
         ok = False
         print(f"{name}: missing {sorted(want - have)}, extra {sorted(have - want)}", file=sys.stderr)
 print("meson lists: " + ("in sync" if ok else "OUT OF SYNC"))
+# The default allow-lists embedded in resolve/allow_list.hpp equal data/allow/*.txt.
+import subprocess
+if subprocess.run([sys.executable, str(root / "scripts/gen-allow-lists.py"), "--check"]).returncode != 0:
+    ok = False
 sys.exit(0 if ok else 1)

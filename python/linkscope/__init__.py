@@ -119,8 +119,12 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
     Windows); needed libraries attributed to packages (conda-meta,
     dpkg); with `declared` (run dependencies), conda-build's overlinking
     (undeclared) and overdepending, split into unused (unused_declared) and
-    statically linked (statically_linked). `allow` adds allow-list
-    globs; `undefined=True` counts unresolved symbols as findings.
+    statically linked (statically_linked). `allow` adds globs to the
+    allow-lists of all three platforms (data/allow/*.txt by default; a glob
+    with '/' matches the whole name); `default_allow=False` starts from
+    empty lists, without the loaders' system classes either (as
+    --no-default-allow); `undefined=True` counts unresolved symbols as
+    findings.
     `max_versions` ({"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, as --max-glibc,
     --max-glibcxx and --max-version FAMILY=VER) makes every versioned
     reference above a limit a finding, listed under "floors"; `macos_target`

@@ -1012,8 +1012,8 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
     options.check_declared = true;
     options.declared = *declared;
   }
-  if (!default_allow) options.allow.clear();
-  options.allow.insert(options.allow.end(), allow.begin(), allow.end());
+  if (!default_allow) options.clear_allow();
+  for (const auto& a : allow) options.add_allow(a);
   if (!library_path.empty()) {
     std::string joined;
     for (std::size_t i = 0; i < library_path.size(); ++i) joined.append(i ? ":" : "").append(library_path[i]);

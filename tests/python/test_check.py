@@ -1,5 +1,6 @@
 """linkscope.check: to_dict() equals linkscope-check --json (stats.milliseconds aside)."""
 import json
+import pathlib
 import re
 import shutil
 import subprocess
@@ -68,6 +69,19 @@ def test_check_errors(prefix):
     with pytest.raises(linkscope.Error) as e:
         linkscope.check(str(prefix), [str(prefix / "bin/nothing")])
     assert e.value.file == str(prefix / "bin/nothing") and e.value.code == "not_found"
+
+
+def test_check_allow_lists_equal_cli(prefix, run_cli, tmp_path):
+    # default_allow=False and allow= are --no-default-allow and --allow; the
+    # default ELF list read back as a user's file (--allow-file) gives the
+    # default document.
+    r = linkscope.check(str(prefix), default_allow=False, allow=["libc.so*"], dpkg=False)
+    assert module_doc(r) == cli_doc(run_cli, "--no-default-allow", "--allow", "libc.so*", "--no-dpkg", str(prefix))
+    linux = pathlib.Path(__file__).resolve().parents[2] / "data/allow/linux.txt"
+    assert cli_doc(run_cli, "--no-default-allow", "--allow-file", str(linux), "--no-dpkg", str(prefix)) == \
+        module_doc(linkscope.check(str(prefix), dpkg=False))
+    bare = module_doc(linkscope.check(str(prefix), default_allow=False, dpkg=False))
+    assert bare["findings"] > module_doc(r)["findings"]
 
 
 def test_check_floors_equals_cli(prefix, run_cli):

@@ -152,6 +152,44 @@ TEST_CASE("glob_match: the allow-list's patterns", "[check]") {
   CHECK(resolve::glob_match("*", ""));
 }
 
+TEST_CASE("allow-lists: the data files are the defaults, in parse_allow_list's syntax", "[check][allow]") {
+  // The generator of the defaults is data/allow/*.txt: the embedded lists
+  // must be what the library's own reader makes of those files.
+  const std::string dir = std::string(LINKSCOPE_SOURCE_DIR) + "/data/allow/";
+  auto linux_globs = resolve::read_allow_file(dir + "linux.txt");
+  auto macos_globs = resolve::read_allow_file(dir + "macos.txt");
+  auto windows_globs = resolve::read_allow_file(dir + "windows.txt");
+  REQUIRE(linux_globs);
+  REQUIRE(macos_globs);
+  REQUIRE(windows_globs);
+  CHECK(*linux_globs == resolve::default_allow_list());
+  CHECK(*macos_globs == resolve::default_macos_allow_list());
+  CHECK(*windows_globs == resolve::default_windows_allow_list());
+  const resolve::prefix_options defaults;
+  CHECK(defaults.allow == *linux_globs);
+  CHECK(defaults.macos_allow == *macos_globs);
+  CHECK(defaults.windows_allow == *windows_globs);
+  // The syntax: comments at a line's start or after white space, trimmed
+  // globs, CRLF, a '#' inside a glob kept; a control character is an error
+  // at its offset.
+  auto parsed = resolve::parse_allow_list("# head\n  libfoo.so*  # why\r\n\n\tlib#x.so\n/opt/*/lib*.dylib");
+  REQUIRE(parsed);
+  CHECK(*parsed == std::vector<std::string>{"libfoo.so*", "lib#x.so", "/opt/*/lib*.dylib"});
+  auto bad = resolve::parse_allow_list(std::string_view("libok.so\nlib\0x.so\n", 18));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == errc::malformed);
+  CHECK(bad.error().offset == 12);
+  // Matching: without '/' the last component, with '/' the whole name; PE's
+  // names without regard to case.
+  const std::vector<std::string> globs = {"libz.so*", "/usr/lib/*", "KERNEL32.dll"};
+  CHECK(resolve::allow_list_matches(globs, "/opt/x/libz.so.1"));
+  CHECK(resolve::allow_list_matches(globs, "/usr/lib/libSystem.B.dylib"));
+  CHECK_FALSE(resolve::allow_list_matches(globs, "@rpath/usr/lib/libfoo.dylib"));
+  CHECK_FALSE(resolve::allow_list_matches(globs, "kernel32.dll"));
+  CHECK(resolve::allow_list_matches(globs, "kernel32.dll", true));
+  CHECK_FALSE(resolve::allow_list_matches(globs, ""));
+}
+
 TEST_CASE("check_prefix on a generated prefix agrees with ldd, readelf and ld.so", "[check]") {
   if (!lt::have_tool("gcc") || !lt::have_tool("ldd") || !lt::have_tool("readelf")) {
     WARN("gcc, ldd or readelf missing");
@@ -351,6 +389,24 @@ TEST_CASE("linkscope-check CLI: text, json, exit codes", "[check]") {
   CHECK(lt::capture(tool + " --bogus 2>/dev/null").status == 2);
   CHECK(lt::capture(tool + " " + lt::shell_quote(fx.dir + "/nonexistent") + " 2>/dev/null").status == 2);
   CHECK(lt::capture(tool + " --package nosuch " + lt::shell_quote(fx.prefix) + " 2>/dev/null").status == 2);
+  // --allow-file: data/allow/linux.txt read as a user's list after
+  // --no-default-allow gives the default report; without it, libc is a
+  // system finding. A list with a control character is an input error.
+  const std::string linux_list = std::string(LINKSCOPE_SOURCE_DIR) + "/data/allow/linux.txt";
+  const std::string none = lt::capture(tool + " --no-dpkg --no-default-allow " + lt::shell_quote(fx.prefix)).out;
+  CHECK(none.find("bin/prog: system: libc.so.6 => ") != std::string::npos);
+  CHECK(text.out.find("system: libc.so.6") == std::string::npos);
+  // (the closing "N files checked ... (..., 0.004 s)" line holds a time)
+  const auto without_time = [](const std::string& out) { return out.substr(0, out.rfind(", ")); };
+  CHECK(without_time(lt::capture(tool + " --no-dpkg --no-default-allow --allow-file " + lt::shell_quote(linux_list) +
+                                 " " + lt::shell_quote(fx.prefix)).out) == without_time(text.out));
+  lt::write_file(fx.dir + "/bad_allow.txt", std::string("libc.so*\n\x01\n"));
+  auto bad = lt::capture(tool + " --allow-file " + lt::shell_quote(fx.dir + "/bad_allow.txt") + " " +
+                         lt::shell_quote(fx.prefix) + " 2>&1");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("bad_allow.txt: error: control character in an allow-list (offset 0x9)") != std::string::npos);
+  CHECK(lt::capture(tool + " --allow-file " + lt::shell_quote(fx.dir + "/none.txt") + " " + lt::shell_quote(fx.prefix) +
+                    " 2>/dev/null").status == 2);
 }
 
 TEST_CASE("a file given that is no ELF file ld.so would map is an error of the run, named with its offset", "[check]") {
@@ -808,6 +864,25 @@ TEST_CASE("Mach-O files in a prefix: the dyld emulator's verdicts against llvm-o
       CHECK(n.rule == "rpath");
     }
   }
+  {
+    // Without the defaults (data/allow/macos.txt and the shared-cache class)
+    // libSystem is not allowed; a user's glob allows it again, with case.
+    auto allowed_libsystem = [&](const std::vector<std::string>& globs) {
+      resolve::prefix_options o = options;
+      o.clear_allow();
+      for (const auto& g : globs) o.add_allow(g);
+      auto r = resolve::check_prefix(env, o);
+      REQUIRE(r);
+      for (const auto& n : file_named(*r, "bin/app")->needed)
+        if (n.name == "/usr/lib/libSystem.B.dylib") return n.allowed;
+      FAIL("no libSystem");
+      return false;
+    };
+    CHECK_FALSE(allowed_libsystem({}));
+    CHECK(allowed_libsystem({"libSystem*.dylib"}));
+    CHECK(allowed_libsystem({"/usr/lib/*"}));
+    CHECK_FALSE(allowed_libsystem({"libsystem*.dylib"}));  // macOS's names keep their case here
+  }
   // Undefined: what ld64.lld refuses when the program is linked again against the shrunk dylib.
   auto relink = lt::capture("cd " + lt::shell_quote(dir) + " && " + L +
                             "-execute app.o env/lib/libgood.dylib env/lib/libshrunk.dylib -o relinked 2>&1");
@@ -949,6 +1024,23 @@ TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump 
     } else {
       CHECK(n.allowed);  // KERNEL32.dll, msvcrt.dll ...: Windows' own
     }
+  }
+  {
+    // Without the defaults, Windows' own DLLs are findings too; a user's glob
+    // allows KERNEL32.dll whatever its case, as Windows compares names.
+    resolve::prefix_options o = options;
+    o.clear_allow();
+    o.add_allow("kernel32.DLL");
+    auto r = resolve::check_prefix(env, o);
+    REQUIRE(r);
+    bool saw_kernel32 = false;
+    for (const auto& n : file_named(*r, "bin/app.exe")->needed) {
+      INFO(n.name);
+      const bool kernel32 = n.name == "KERNEL32.dll";
+      saw_kernel32 = saw_kernel32 || kernel32;
+      CHECK(n.allowed == kernel32);
+    }
+    CHECK(saw_kernel32);
   }
   // Undefined: the imports from shrunk.dll (objdump -p of app.exe) that its
   // export table (objdump -p of the rebuilt DLL) no longer lists.

@@ -97,27 +97,6 @@ namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-// Shell glob with '*' and '?' (no classes), as the allow-list uses it.
-inline bool glob_match(std::string_view pattern, std::string_view text) noexcept {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 // Check every dynamically linked ELF file under `prefix` (or options.files,
 // or the files of options.package). Errors are for an unusable prefix or an
 // empty package only; a file that cannot be read is a warning on its report.
@@ -248,12 +227,11 @@ class file_verdicts {
   file_verdicts(const prefix_options& options, const std::string& prefix_canonical, const std::string& cwd)
       : options_(options), prefix_(prefix_canonical), cwd_(cwd) {}
 
-  bool allowed(std::string_view name) const {
-    if (name.empty()) return false;
-    for (const auto& p : options_.allow)
-      if (glob_match(p, name)) return true;
-    return false;
-  }
+  // An ELF name against the ELF allow-list; macos_allowed and windows_allowed
+  // (which compares as Windows does, without case) for the other platforms.
+  bool allowed(std::string_view name) const { return allow_list_matches(options_.allow, name); }
+  bool macos_allowed(std::string_view name) const { return allow_list_matches(options_.macos_allow, name); }
+  bool windows_allowed(std::string_view name) const { return allow_list_matches(options_.windows_allow, name, true); }
 
   void judge(const std::string& path, const dynamic_link& link, file_report& out) {
     const auto& objects = link.objects;
@@ -306,7 +284,7 @@ class file_verdicts {
         n.in_prefix = path_within(canonical(o.file), prefix_);
         n.symbols = bound[dep].size();
         n.used = n.symbols != 0;
-        n.allowed = allowed(n.name) || allowed(base_name(n.path)) || allowed(o.soname);
+        n.allowed = allowed(n.name) || allowed(n.path) || allowed(o.soname);
       } else {
         n.allowed = allowed(n.name);
       }
@@ -320,7 +298,7 @@ class file_verdicts {
       e.path = o.path;
       e.soname = std::string(o.soname);
       e.via = requester(objects, static_cast<std::uint32_t>(id));
-      e.allowed = allowed(base_name(e.path)) || allowed(e.soname);
+      e.allowed = allowed(e.path) || allowed(e.soname);
       e.symbols = std::move(bound[id]);
       std::sort(e.symbols.begin(), e.symbols.end());
       out.overlinked.push_back(std::move(e));
@@ -387,14 +365,15 @@ class file_verdicts {
     for (std::size_t k = 0; k < deps.size(); ++k) {
       needed_entry n;
       n.name = std::string(deps[k].install_name);
-      n.allowed = allowed(base_name(n.name));
+      n.allowed = macos_allowed(n.name);
       if (!missing_object(deps[k].object)) {
         const dyld_object& o = objects[deps[k].object];
         n.path = o.path;
         n.file = o.file;
         n.rule = to_string(o.via);
         // A system library is the shared cache's: on every Mac, never a finding.
-        n.allowed = n.allowed || o.kind == dyld_image_kind::system;
+        n.allowed = n.allowed || macos_allowed(o.path) ||
+                    (options_.allow_system_images && o.kind == dyld_image_kind::system);
         n.in_prefix = o.checked() && !o.file.empty() && path_within(canonical(o.file), prefix_);
         n.symbols = bound[deps[k].object].size();
         n.used = true;
@@ -474,7 +453,7 @@ class file_verdicts {
         continue;  // an absent delay-load DLL: optional by design
       needed_entry n;
       n.name = std::string(main.needed[k]);
-      n.allowed = allowed(n.name);
+      n.allowed = windows_allowed(n.name);
       if (dep != no_object && dep < objects.size() && objects[dep].found()) {
         const loaded_object& o = objects[dep];
         const winload_object& info = wl.info[dep];
@@ -483,8 +462,9 @@ class file_verdicts {
         n.rule = to_string(info.rule);
         // Windows' own DLLs, API sets and the C runtimes are the system's;
         // an application DLL (or a debug CRT, which no user has) is not.
-        n.allowed = n.allowed || info.assumed ||
-                    (info.kind != dll_class::application && info.kind != dll_class::debug_crt && info.kind != dll_class::main);
+        n.allowed = n.allowed || (options_.allow_system_images &&
+                                  (info.assumed || (info.kind != dll_class::application &&
+                                                    info.kind != dll_class::debug_crt && info.kind != dll_class::main)));
         n.in_prefix = !info.assumed && !o.file.empty() && path_within(canonical(o.file), prefix_);
         n.symbols = bound[dep];
         n.used = true;  // an import table names only DLLs whose functions it imports

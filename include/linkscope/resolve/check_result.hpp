@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "linkscope/core/error.hpp"
+#include "linkscope/resolve/allow_list.hpp"
 #include "linkscope/resolve/dyld/result.hpp"
 #include "linkscope/resolve/floors.hpp"
 #include "linkscope/resolve/floors_macho.hpp"
@@ -29,14 +30,6 @@ namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-// The system libraries every program may take from the host (glibc's parts,
-// the C++ runtime, the vDSO). Patterns are shell globs on the file name.
-inline std::vector<std::string> default_allow_list() {
-  return {"libc.so*",      "libm.so*",     "libpthread.so*", "libdl.so*",   "librt.so*",
-          "ld-linux*.so*", "ld64.so*",     "libstdc++.so*",  "libgcc_s.so*", "libutil.so*",
-          "libresolv.so*", "libmvec.so*",  "libanl.so*",     "libnsl.so*",  "libBrokenLocale.so*",
-          "libcrypt.so*",  "linux-vdso.so*"};
-}
 
 struct prefix_options {
   search_options search = [] {
@@ -44,7 +37,24 @@ struct prefix_options {
     s.use_env = false;  // a package check must not depend on the caller's LD_LIBRARY_PATH
     return s;
   }();
-  std::vector<std::string> allow = default_allow_list();
+  // Globs of the libraries that are never findings, per platform
+  // (resolve/allow_list.hpp; by default data/allow/linux.txt, macos.txt and
+  // windows.txt). add_allow and clear_allow change all three.
+  std::vector<std::string> allow = default_allow_list();                  // ELF files
+  std::vector<std::string> macos_allow = default_macos_allow_list();      // Mach-O files
+  std::vector<std::string> windows_allow = default_windows_allow_list();  // PE files (case folded)
+  // The loaders' own system classes count as allowed too: dyld's shared-cache
+  // images and the Windows loader's KnownDLLs, System32, API-set and C
+  // runtime DLLs. clear_allow (--no-default-allow) clears it.
+  bool allow_system_images = true;
+
+  void add_allow(const std::string& glob) {
+    for (auto* list : {&allow, &macos_allow, &windows_allow}) list->push_back(glob);
+  }
+  void clear_allow() {
+    for (auto* list : {&allow, &macos_allow, &windows_allow}) list->clear();
+    allow_system_images = false;
+  }
   std::vector<std::string> declared;  // declared run dependencies (package names)
   bool check_declared = false;        // compare used packages with `declared`
   bool use_conda = true;              // read PREFIX/conda-meta/*.json
