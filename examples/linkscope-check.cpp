@@ -67,6 +67,7 @@ constexpr cli::tool_spec spec{
     "  missing      a NEEDED entry that resolves nowhere (ldd: not found)\n"
     "  unused       a NEEDED entry the file never binds to (ldd -u -r: overdepending)\n"
     "  overlinked   symbols bound to a library that is only a transitive dependency\n"
+    "               (Mach-O: a flat-namespace import; a PE import always names its DLL)\n"
     "  system       a NEEDED library taken from outside the prefix\n"
     "  rpath        an RPATH/RUNPATH entry pointing outside the prefix\n"
     "  floor        a symbol version above --max-glibc/--max-glibcxx/--max-version\n"
@@ -74,7 +75,8 @@ constexpr cli::tool_spec spec{
     "and per package: underlinking (used, not declared), overdepending (declared, never\n"
     "bound to: \"statically linked\" when a file holds its archive's or library's code,\n"
     "else unused), and duplicates (strong definitions two packages' libraries export,\n"
-    "with the copy ld.so takes where a file loads both).\n"
+    "with the copy loaded first where a file loads both: ld.so takes it for every\n"
+    "reference; on Mach-O and PE each import keeps the library it names, so both run).\n"
     "Each needed DSO is attributed to the package owning it (--package-dir, PREFIX/conda-meta/*.json,\n"
     "then dpkg's /var/lib/dpkg/info/*.list): `Needed DSO lib/libfoo.so.1 found in libfoo`.\n"
     "Libraries matching the allow-lists are never findings: ELF's (libc, libm, libpthread,\n"
@@ -197,7 +199,17 @@ void write_text(const linkscope::resolve::prefix_report& r, bool verbose, double
     if (d.winner.empty() && !verbose) continue;  // never loaded together: not a finding
     std::printf("duplicate: %zu symbol%s defined by both %s (%s) and %s (%s)", d.count, d.count == 1 ? "" : "s",
                 d.file_a.c_str(), d.package_a.c_str(), d.file_b.c_str(), d.package_b.c_str());
-    if (!d.winner.empty()) std::printf("; ld.so takes %s's in %s", d.winner.c_str(), d.consumer.c_str());
+    if (!d.winner.empty()) {
+      // ELF: ld.so binds every reference to the first copy. Mach-O and PE:
+      // each import binds to the library it names, so both copies run.
+      std::string format = "elf";
+      for (const auto& f : r.files)
+        if (f.relative == d.consumer) format = f.format;
+      if (format == "elf")
+        std::printf("; ld.so takes %s's in %s", d.winner.c_str(), d.consumer.c_str());
+      else
+        std::printf("; both are loaded in %s, %s first", d.consumer.c_str(), d.winner.c_str());
+    }
     std::printf(": %s\n", first_symbols(d.symbols, d.count).c_str());
   }
   for (const auto& s : r.unowned) std::printf("unowned: Needed DSO %s found in no package\n", s.c_str());

@@ -14047,6 +14047,9 @@ struct symbol_binding {
   std::string_view symbol;
   std::string_view version;  // the version the reference asked for; empty if none
   bool protected_ = false;
+  // Mach-O: found by a flat-namespace lookup (library ordinal -2, or any
+  // import of an image without MH_TWOLEVEL), which names no library.
+  bool flat = false;
 };
 
 struct undefined_reference {
@@ -14818,7 +14821,7 @@ class binder : public loader<ET> {
             if (plt.object != no_object && plt.object != id) def = {id, symidx};
           }
         }
-        symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
+        symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected, false};
         out_.bindings.push_back(b);
         if (objects_[id].is_main) main_bindings_.push_back(b);
       }
@@ -15440,13 +15443,30 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 // dyld's "Symbol not found"; PE: an import the DLL does not export, as
 // DLL!NAME; findings with undefined_is_finding, as ELF's), rpath (an
 // LC_RPATH entry, after @loader_path/@executable_path, outside the prefix; an
-// absolute LC_ID_DYLIB outside it). Overlinking and the package-level copies
-// are ELF's only.
+// absolute LC_ID_DYLIB outside it), overlinked (Mach-O: a flat-namespace
+// lookup, ordinal -2 or an image without MH_TWOLEVEL, that binds to an image
+// the file neither links nor gets through a re-export; a PE import always
+// names its DLL, and a forwarder is that DLL's own interface, so a PE file
+// cannot overlink). The package-level findings (statically linked,
+// duplicates) read every platform's files (resolve/definitions.hpp).
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+// ---- begin linkscope/resolve/check_floors.hpp ----
+// linkscope/resolve/check_floors.hpp — the floor verdicts of one file of the
+// whole-prefix check (resolve/check.hpp): an ELF file's symbol versions
+// against prefix_options::floor_limits (resolve/floors.hpp), a Mach-O file's
+// macOS minimum against macos_target and a PE image's Windows floor against
+// windows_target (floors_macho.hpp, floors_pe.hpp). A file that cannot be
+// read again leaves a warning in its report, not a finding. Only
+// check_prefix calls these: compiled mode builds them once, in its TU.
+
+#include <algorithm>
+#include <string>
 #include <vector>
 
 // ---- begin linkscope/resolve/check_result.hpp ----
@@ -16605,32 +16625,40 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
 // ---- begin linkscope/resolve/package_findings.hpp ----
 // linkscope/resolve/package_findings.hpp — the package-level findings of
 // linkscope-check that need more than one file's link: "overdepending, or
-// statically linked?" and duplicate definitions across packages.
+// statically linked?" and duplicate definitions across packages, on ELF,
+// Mach-O and PE alike (the names come from resolve/definitions.hpp).
 //
 // Statically linked. conda-build says of a declared run dependency that no
 // file links against: "overdepending ... or perhaps statically linked?". The
 // files answer it. For each declared dependency D that no checked file binds
 // to, and each checked file F:
-//   - each static archive D ships (lib*.a) is put to resolve/absorb.hpp's
-//     question "is this archive's code inside F?": a member whose global
-//     definitions F holds (exported, hidden or absorbed) is evidence;
-//   - each shared library D ships is compared by name: F defining strong
-//     symbols that D's library exports (F's .dynsym and .symtab) is evidence
-//     that D's code was linked in (a vendored or static copy).
+//   - each static archive D ships (lib*.a, a COFF .lib) is put to the
+//     question "is this archive's code inside F?". For an ELF file,
+//     resolve/absorb.hpp answers it: a member whose global definitions F
+//     holds (exported, hidden or absorbed) is evidence. For a Mach-O or PE
+//     file, a member's global definitions that F defines (any binding: its
+//     nlist or COFF symbol table, its exports) are evidence;
+//   - each shared library D ships (.so, .dylib, .dll) is compared by name: F
+//     defining strong symbols that D's library exports is evidence that D's
+//     code was linked in (a vendored or static copy).
 // With evidence, D is "statically linked" into F; without, D is "unused".
+// A stripped Mach-O or PE file keeps only its exports: a copy linked in and
+// not exported leaves no name to find, and D comes out "unused".
 // D's files come from the same databases as ownership: the prefix's
 // conda-meta records, else dpkg's D.list / D:ARCH.list.
 //
 // Duplicates across packages. Every shared library in the prefix that the
 // check met (a checked file or a NEEDED of one) is grouped by its owning
-// package; a strong definition (resolve/duplicates.hpp's strong_definition:
-// GLOBAL/UNIQUE, default or protected visibility, not common, not a version
-// name) exported by libraries of two different packages is a duplicate: fmt
-// inside libtorch_cpu.so beside libfmt.so.9. Which copy wins at run time is
-// ld.so's first-in-load-order rule (the global scope), taken from the first
-// checked file whose closure loads both; the other copy is then dead code,
-// or an ODR break if the two differ. Only such a pair, loaded together, is a
-// finding of the check; the others (plugins of one interface, alternatives
+// package; a strong definition (definitions.hpp's exported_strong) exported
+// by libraries of two different packages is a duplicate: fmt inside
+// libtorch_cpu.so beside libfmt.so.9. `winner` is the copy loaded first in
+// the first checked file whose closure loads both. On ELF that is ld.so's
+// choice for every reference (the global scope); the other copy is then dead
+// code, or an ODR break if the two differ. On Mach-O (two-level namespace)
+// and PE each import binds to the library it names, so both copies run in
+// one process, each with its own state; the first loaded is what a flat
+// lookup or dlsym(RTLD_DEFAULT) finds. Only such a pair, loaded together, is
+// a finding of the check; the others (plugins of one interface, alternatives
 // such as libcurl and libcurl-gnutls) are listed without a winner.
 
 #include <algorithm>
@@ -16647,6 +16675,47 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+
+// ---- begin linkscope/resolve/definitions.hpp ----
+// linkscope/resolve/definitions.hpp — what a file defines and what a shared
+// library exports, by name, on every platform linkscope-check walks: the
+// evidence behind "statically linked" and "duplicates across packages"
+// (resolve/package_findings.hpp).
+//
+//   exported_strong(path)   the strong definitions of code and data a shared
+//                           library exports, sorted, once each:
+//     ELF      .dynsym: GLOBAL, defined, default or protected visibility, not
+//              common, func/object/tls/ifunc; not STB_GNU_UNIQUE (C++ vague
+//              linkage objects every user of a header carries, which ld.so
+//              unifies), not _init/_fini (crti.o's entry points);
+//     Mach-O   the export trie (dyld's view; LC_DYLD_EXPORTS_TRIE or
+//              LC_DYLD_INFO): regular and thread-local entries that are
+//              neither re-exports nor weak definitions; an image without a
+//              trie gives its external N_SECT nlist entries that are not
+//              N_WEAK_DEF. Every slice of a universal file;
+//     PE       the export directory's named entries, forwarders left out
+//              (they name another DLL's definition).
+//   defined_names(path)     every definition of code or data the file holds,
+//                           any binding (a static copy linked with hidden
+//                           visibility ends up local): ELF .dynsym and
+//                           .symtab; Mach-O every N_SECT nlist entry (locals
+//                           and private externs included) and the trie; PE its
+//                           exports and the COFF symbol table mingw's ld keeps.
+//   archive_definitions(path)  per member of a static archive of Mach-O or
+//                           COFF objects (ELF members have resolve/absorb.hpp),
+//                           the global definitions of code and data. Import
+//                           members (a mingw import library's thunks and
+//                           __imp_ pointers, short import records) define
+//                           nothing here: they are how a DLL is linked, not a
+//                           copy of it.
+// A file that cannot be read gives nothing: callers judge evidence, and an
+// unreadable library holds none they can see.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 // ---- begin linkscope/resolve/duplicates.hpp ----
 // linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
@@ -16863,6 +16932,289 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/duplicates.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+std::vector<std::string> exported_strong(const std::string& path);
+std::unordered_set<std::string> defined_names(const std::string& path);
+
+struct member_definitions {
+  std::string member;              // the member's name
+  std::vector<std::string> names;  // its global definitions, sorted, once each
+};
+std::vector<member_definitions> archive_definitions(const std::string& path);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+inline bool code_or_data(const symbol& s) noexcept {
+  return s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+         s.kind == symbol_kind::ifunc;
+}
+
+inline void sort_unique(std::vector<std::string>& names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
+
+// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
+template <class F>
+void for_each_macho_image(byte_view bytes, F&& f) {
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return;
+    for (const macho::fat_slice& s : fat->slices())
+      if (macho::is_macho(s.bytes)) f(s.bytes);
+    return;
+  }
+  if (macho::is_macho(bytes)) f(bytes);
+}
+
+// A Mach-O image's exports as dyld sees them (see the top of this file).
+inline void macho_exports(byte_view image, bool strong_only, std::vector<std::string>& out) {
+  auto l = macho::read_linkage(image);
+  if (!l) return;
+  if (l->has_trie) {
+    auto walked = macho::for_each_export(l->trie, [&](const macho::export_entry& e) {
+      if (e.reexport() || (strong_only && e.weak_definition())) return;
+      if (e.kind() != macho::export_kind::regular && e.kind() != macho::export_kind::thread_local_) return;
+      out.emplace_back(e.name);
+    });
+    (void)walked;  // a malformed trie: the names read so far
+    return;
+  }
+  for (const auto& e : l->nlist_exports)
+    if (!strong_only || !e.weak) out.emplace_back(e.name);
+}
+
+// Import members of a mingw import library: how a DLL is linked, no copy of it.
+inline bool import_thunk_name(std::string_view name) noexcept {
+  return name.starts_with("__imp_") || name.starts_with("_head_") || name.starts_with("__head_") ||
+         name.starts_with("__IMPORT_DESCRIPTOR_") || name.starts_with("__NULL_IMPORT_DESCRIPTOR") ||
+         name.find("_iname") != std::string_view::npos;
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC std::vector<std::string> exported_strong(const std::string& path) {
+  std::vector<std::string> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      if (object.kind != object_kind::shared) return ok();
+      return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
+        if (!detail::strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
+        if (s.name == "_init" || s.name == "_fini") return;
+        if (detail::code_or_data(s)) out.emplace_back(s.name);
+      });
+    });
+    (void)walked;  // an unreadable library exports nothing we can see
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) { detail::macho_exports(image, true, out); });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (image) {
+      auto exports = image->exports();
+      if (exports)
+        for (const auto& e : *exports)
+          if (!e.name.empty() && e.forwarder.empty()) out.emplace_back(e.name);
+    }
+  }
+  detail::sort_unique(out);
+  return out;
+}
+
+LINKSCOPE_FUNC std::unordered_set<std::string> defined_names(const std::string& path) {
+  std::unordered_set<std::string> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  auto add = [&](const symbol& s) {
+    if (s.defined && detail::code_or_data(s)) out.emplace(s.name);
+  };
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
+        auto r = for_each_object_symbol(object, which, add);
+        (void)r;  // a table that is absent or bad: the other one still counts
+      }
+      return ok();
+    });
+    (void)walked;
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) {
+      auto r = macho::symbols_source(image).for_each_symbol(add);
+      (void)r;
+      std::vector<std::string> exported;
+      detail::macho_exports(image, false, exported);
+      for (auto& name : exported) out.insert(std::move(name));
+    });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (!image) return out;
+    if (auto exports = image->exports())
+      for (const auto& e : *exports)
+        if (!e.name.empty() && e.forwarder.empty()) out.emplace(e.name);
+    if (image->has_symbol_table()) {
+      auto table = coff::standard_object::parse(bytes, image->coff_header_offset());
+      if (table) {
+        auto r = table->for_each_symbol(add);
+        (void)r;
+      }
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::string& path) {
+  std::vector<member_definitions> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  auto read_archive = [&](byte_view bytes) {
+    auto archive = ar::archive::open(bytes);
+    if (!archive) return;
+    auto walked = archive->for_each_member([&](const ar::member& m) {
+      member_definitions d;
+      d.member = std::string(m.name);
+      auto add = [&](const symbol& s) {
+        if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
+            !detail::import_thunk_name(s.name))
+          d.names.emplace_back(s.name);
+      };
+      if (macho::is_macho(m.data)) {
+        auto r = macho::symbols_source(m.data).for_each_symbol(add);
+        (void)r;
+      } else if (!elf::is_elf(m.data)) {
+        auto r = coff::visit_object(m.data, [&](const auto& object) { return object.for_each_symbol(add); });
+        (void)r;  // a short import record, or no object: no definitions
+      }
+      detail::sort_unique(d.names);
+      if (!d.names.empty()) out.push_back(std::move(d));
+    });
+    (void)walked;
+  };
+  const byte_view bytes = file->bytes();
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (fat)
+      for (const macho::fat_slice& s : fat->slices())
+        if (ar::archive::is_archive(s.bytes)) read_archive(s.bytes);
+  } else if (ar::archive::is_archive(bytes)) {
+    read_archive(bytes);
+  }
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/definitions.hpp ----
+// ---- begin linkscope/resolve/file_format.hpp ----
+// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
+// over every format linkscope reads: the one answer that linkscope-check's
+// walk, linkscope-ldd's dispatch and the Python module's open() share.
+//
+// Each format's own predicate decides; this header only orders them (resolve/
+// is the first layer that sees every format):
+//   elf              7f 'E' 'L' 'F'                                elf::is_elf
+//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
+//   macho            feedface / feedfacf, in either byte order     macho::is_macho
+//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
+//                    share the magic) or cafebabf, big-endian      macho::is_fat
+//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
+//                    without it is a DOS program: unknown)         pe::image::is_pe
+//   coff             a COFF object of a machine GNU nm reads, or a
+//                    bigobj header                                 coff::is_nm_coff
+//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
+//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
+// An archive's members are not looked at: archive_members() says what its
+// first regular member is.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
+
+// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
+// caller that names formats: the Python module's File.format, check's JSON),
+// "pe", "coff", "tbd", "unknown".
+constexpr std::string_view to_string(file_format f) noexcept {
+  switch (f) {
+    case file_format::elf: return "elf";
+    case file_format::archive: return "archive";
+    case file_format::macho:
+    case file_format::macho_universal: return "macho";
+    case file_format::pe: return "pe";
+    case file_format::coff: return "coff";
+    case file_format::tbd: return "tbd";
+    case file_format::unknown: break;
+  }
+  return "unknown";
+}
+
+// The format of a file whose first bytes are `head` (the whole file, or at
+// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
+inline file_format sniff_format(byte_view head) noexcept {
+  if (elf::is_elf(head)) return file_format::elf;
+  if (ar::archive::is_archive(head)) return file_format::archive;
+  if (macho::is_macho(head)) return file_format::macho;
+  if (macho::is_fat(head)) return file_format::macho_universal;
+  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
+    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
+  if (coff::is_nm_coff(head)) return file_format::coff;
+  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
+  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
+    return file_format::tbd;
+  return file_format::unknown;
+}
+
+// What an archive's first regular member is (elf, macho or coff), or unknown.
+inline file_format archive_members(byte_view archive) {
+  if (!ar::archive::is_archive(archive)) return file_format::unknown;
+  if (macho::is_macho_archive(archive)) return file_format::macho;
+  if (coff::is_coff_archive(archive)) return file_format::coff;
+  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
+  return file_format::unknown;
+}
+
+// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
+// file whose e_lfanew points further, the four bytes there); unknown when it
+// cannot be opened or read. `head_out`, when given, receives those first
+// bytes (up to 4096), for a caller that looks further without reading again.
+inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) return file_format::unknown;
+  unsigned char head[4096];
+  const std::size_t got = std::fread(head, 1, sizeof head, in);
+  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
+  file_format f = sniff_format(byte_view(head, got));
+  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
+    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
+    unsigned char sig[4] = {};
+    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
+        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
+      f = file_format::pe;
+  }
+  std::fclose(in);
+  return f;
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/file_format.hpp ----
 // ---- begin linkscope/resolve/packages.hpp ----
 // linkscope/resolve/packages.hpp — which package owns a file: a conda
 // environment's conda-meta records and dpkg's database.
@@ -17302,53 +17654,16 @@ std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_l
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
 
+// A static archive (lib*.a, a COFF .lib) or a shared library (.so, .so.N,
+// .dylib, .dll) by its name.
+inline bool is_archive_name(std::string_view base) {
+  return (base.size() > 2 && base.ends_with(".a")) || (base.size() > 4 && (base.ends_with(".lib") || base.ends_with(".LIB")));
+}
 inline bool is_library_name(std::string_view path) {
   const std::string_view base = base_name(path);
-  return base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.find(".so") != std::string_view::npos);
-}
-
-// Strong definitions of code and data a shared library exports (names). STB_GNU_UNIQUE ones
-// are left out: they are C++ vague-linkage objects (a template's or inline
-// function's static, `_ZZ...E8__digits`) that every library using the same
-// header carries, and that ld.so unifies by design.
-inline std::vector<std::string> exported_strong(const std::string& path) {
-  std::vector<std::string> out;
-  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-    if (object.kind != object_kind::shared) return ok();
-    return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
-      if (!strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
-      // Code and data only: the linker's NOTYPE markers (_edata, _end,
-      // __bss_start) are in every library GNU ld links.
-      // _init and _fini are the crti.o entry points old toolchains exported.
-      if (s.name == "_init" || s.name == "_fini") return;
-      if (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-          s.kind == symbol_kind::ifunc)
-        out.emplace_back(s.name);
-    });
-  });
-  (void)walked;  // an unreadable library exports nothing we can see
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// Everything a checked file defines (its .dynsym and .symtab, locals too:
-// a static copy linked with hidden visibility ends up LOCAL).
-inline std::unordered_set<std::string> defined_names(const std::string& path) {
-  std::unordered_set<std::string> out;
-  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-    for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
-      auto r = for_each_object_symbol(object, which, [&](const symbol& s) {
-        if (s.defined && (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-                          s.kind == symbol_kind::ifunc))
-          out.emplace(s.name);
-      });
-      (void)r;
-    }
-    return ok();
-  });
-  (void)walked;
-  return out;
+  if (is_archive_name(base)) return true;
+  return base.size() > 3 && (base.find(".so") != std::string_view::npos || base.ends_with(".dylib") ||
+                             base.ends_with(".dll") || base.ends_with(".DLL"));
 }
 
 }  // namespace detail
@@ -17390,15 +17705,43 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
     if (!detail::is_library_name(lib.path)) continue;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
-    const std::string_view base = detail::base_name(lib.path);
-    (base.substr(base.size() - 2) == ".a" ? archives : shared).push_back(&lib);
+    (detail::is_archive_name(detail::base_name(lib.path)) ? archives : shared).push_back(&lib);
   }
-  // The exports of the dependency's shared libraries, read once.
+  // The exports of the dependency's shared libraries, read once; the members
+  // of its Mach-O and COFF archives, read when a file of that platform asks.
   std::vector<std::vector<std::string>> exports;
-  for (const owned_library* lib : shared) exports.push_back(detail::exported_strong(lib->path));
+  for (const owned_library* lib : shared) exports.push_back(exported_strong(lib->path));
+  std::vector<std::vector<member_definitions>> members(archives.size());
+  std::vector<char> members_read(archives.size(), 0);
   for (const checked_file& f : files) {
-    // Archives: the absorbed analysis, member by member.
-    for (const owned_library* lib : archives) {
+    std::unordered_set<std::string> defined;
+    bool defined_read = false;
+    auto defined_in_f = [&]() -> const std::unordered_set<std::string>& {
+      if (!defined_read) defined = defined_names(f.path);
+      defined_read = true;
+      return defined;
+    };
+    const bool elf_file = sniff_file(f.path) == file_format::elf;
+    // Archives: an ELF file gets the absorbed analysis, member by member; a
+    // Mach-O or PE file the members' global definitions it holds.
+    for (std::size_t a = 0; a < archives.size(); ++a) {
+      const owned_library* lib = archives[a];
+      if (!elf_file) {
+        if (!members_read[a]) members[a] = archive_definitions(lib->path);
+        members_read[a] = 1;
+        static_link_evidence e;
+        for (const member_definitions& m : members[a])
+          for (const std::string& name : m.names) {
+            if (defined_in_f().count(name) == 0) continue;
+            ++e.count;
+            if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
+          }
+        if (e.count == 0) continue;
+        e.file = f.display;
+        e.copy_of = lib->display;
+        out.push_back(std::move(e));
+        continue;
+      }
       absorb_options options;
       options.use_closure = false;  // evidence of a copy, not whether consumers still need it
       options.max_evidence = max_symbols;
@@ -17420,12 +17763,11 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
     }
     if (shared.empty()) continue;
     // Shared libraries: the file defines what the dependency exports.
-    const std::unordered_set<std::string> defined = detail::defined_names(f.path);
     for (std::size_t i = 0; i < shared.size(); ++i) {
       if (shared[i]->path == f.path) continue;
       static_link_evidence e;
       for (const std::string& name : exports[i]) {
-        if (defined.count(name) == 0) continue;
+        if (defined_in_f().count(name) == 0) continue;
         ++e.count;
         if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
       }
@@ -17444,7 +17786,7 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
   // name -> the libraries (indices) that export it.
   std::unordered_map<std::string, std::vector<std::size_t>> exporters;
   for (std::size_t i = 0; i < libraries.size(); ++i)
-    for (std::string& name : detail::exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
+    for (std::string& name : exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
   // (library a, library b) of different packages, a's package first -> the names.
   std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
   for (auto& [name, libs] : exporters) {
@@ -18600,6 +18942,85 @@ struct prefix_report {
 }  // namespace linkscope
 // ---- end linkscope/resolve/check_result.hpp ----
 
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+// The macOS or Windows floor of an analysed Mach-O or PE file against its
+// target, as one limit_violation: family "macOS" (one entry per slice above,
+// from its LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) or "Windows" (from the
+// optional header's OS and subsystem versions).
+inline void judge_platform_floor(const std::string& path, const prefix_options& options, file_report& fr) {
+  const bool macho_file = fr.format == "macho";
+  if (macho_file ? !options.macos_target : !options.windows_target) return;
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  limit_violation v;
+  if (macho_file) {
+    auto floors = macho_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    v.family = "macOS";
+    v.max = macos_version_string(*options.macos_target);
+    u32 highest = 0;
+    for (const auto& slice : floors->slices)
+      for (const auto& p : slice.platforms) {
+        if (p.platform != "macos" || p.minos.raw <= options.macos_target->raw) continue;
+        if (p.minos.raw > highest) v.highest = macos_version_string(p.minos);
+        highest = std::max(highest, p.minos.raw);
+        v.above.push_back({"macOS " + macos_version_string(p.minos) + " (" + slice.arch + ")", version_scheme::unknown, false, {}});
+        v.libraries.push_back(p.command);
+        break;
+      }
+  } else {
+    auto floors = pe_floors_of(mapped->bytes());
+    if (!floors) {
+      fr.warnings.push_back("floors: " + describe(floors.error()));
+      return;
+    }
+    const auto floor = floors->windows_floor();
+    if (floor <= *options.windows_target) return;
+    v.family = "Windows";
+    v.max = windows_version_string(options.windows_target->first, options.windows_target->second);
+    v.highest = windows_version_string(floor.first, floor.second);
+    v.above.push_back({"Windows " + v.highest, version_scheme::unknown, false, {}});
+    v.libraries.push_back("the optional header (OS version " +
+                          windows_version_string(floors->major_os_version, floors->minor_os_version) +
+                          ", subsystem version " +
+                          windows_version_string(floors->major_subsystem_version, floors->minor_subsystem_version) + ")");
+  }
+  if (!v.above.empty()) fr.floors.push_back(std::move(v));
+}
+
+// The floors of one analysed file against the limits (the file is mapped
+// again: it is in the page cache, and the loader cache holds no raw view).
+inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    fr.warnings.push_back("floors: " + describe(mapped.error()));
+    return;
+  }
+  auto floors = elf_floors_of(mapped->bytes());
+  if (!floors) {
+    fr.warnings.push_back("floors: " + describe(floors.error()));
+    return;
+  }
+  fr.floors = check_limits(*floors, limits);
+}
+}  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/check_floors.hpp ----
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -19577,9 +19998,9 @@ class dyld_binder {
     }
   };
 
-  void bind(std::uint32_t from, const answer& a, std::string_view symbol) {
+  void bind(std::uint32_t from, const answer& a, std::string_view symbol, bool flat = false) {
     if (a.to == no_object) return;
-    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false});
+    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false, flat});
   }
 
   // Is `name` in image `id` (and, when `deep`, the images it re-exports)?
@@ -19701,10 +20122,10 @@ class dyld_binder {
         continue;
       }
       switch (a.what) {
-        case outcome::found: bind(id, a, e.symbol); break;
+        case outcome::found: bind(id, a, e.symbol, ordinal == -2); break;
         case outcome::unchecked:
           ++out_.unchecked;
-          bind(id, a, e.symbol);
+          bind(id, a, e.symbol, ordinal == -2);
           break;
         case outcome::not_found:
           if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)
@@ -19776,106 +20197,6 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld.hpp ----
-// ---- begin linkscope/resolve/file_format.hpp ----
-// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
-// over every format linkscope reads: the one answer that linkscope-check's
-// walk, linkscope-ldd's dispatch and the Python module's open() share.
-//
-// Each format's own predicate decides; this header only orders them (resolve/
-// is the first layer that sees every format):
-//   elf              7f 'E' 'L' 'F'                                elf::is_elf
-//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
-//   macho            feedface / feedfacf, in either byte order     macho::is_macho
-//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
-//                    share the magic) or cafebabf, big-endian      macho::is_fat
-//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
-//                    without it is a DOS program: unknown)         pe::image::is_pe
-//   coff             a COFF object of a machine GNU nm reads, or a
-//                    bigobj header                                 coff::is_nm_coff
-//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
-//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
-// An archive's members are not looked at: archive_members() says what its
-// first regular member is.
-
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <string_view>
-
-
-namespace linkscope {
-inline namespace v0 {
-
-enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
-
-// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
-// caller that names formats: the Python module's File.format, check's JSON),
-// "pe", "coff", "tbd", "unknown".
-constexpr std::string_view to_string(file_format f) noexcept {
-  switch (f) {
-    case file_format::elf: return "elf";
-    case file_format::archive: return "archive";
-    case file_format::macho:
-    case file_format::macho_universal: return "macho";
-    case file_format::pe: return "pe";
-    case file_format::coff: return "coff";
-    case file_format::tbd: return "tbd";
-    case file_format::unknown: break;
-  }
-  return "unknown";
-}
-
-// The format of a file whose first bytes are `head` (the whole file, or at
-// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
-inline file_format sniff_format(byte_view head) noexcept {
-  if (elf::is_elf(head)) return file_format::elf;
-  if (ar::archive::is_archive(head)) return file_format::archive;
-  if (macho::is_macho(head)) return file_format::macho;
-  if (macho::is_fat(head)) return file_format::macho_universal;
-  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
-    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
-  if (coff::is_nm_coff(head)) return file_format::coff;
-  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
-  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
-    return file_format::tbd;
-  return file_format::unknown;
-}
-
-// What an archive's first regular member is (elf, macho or coff), or unknown.
-inline file_format archive_members(byte_view archive) {
-  if (!ar::archive::is_archive(archive)) return file_format::unknown;
-  if (macho::is_macho_archive(archive)) return file_format::macho;
-  if (coff::is_coff_archive(archive)) return file_format::coff;
-  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
-  return file_format::unknown;
-}
-
-// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
-// file whose e_lfanew points further, the four bytes there); unknown when it
-// cannot be opened or read. `head_out`, when given, receives those first
-// bytes (up to 4096), for a caller that looks further without reading again.
-inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (in == nullptr) return file_format::unknown;
-  unsigned char head[4096];
-  const std::size_t got = std::fread(head, 1, sizeof head, in);
-  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
-  file_format f = sniff_format(byte_view(head, got));
-  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
-    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
-    unsigned char sig[4] = {};
-    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
-        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
-      f = file_format::pe;
-  }
-  std::fclose(in);
-  return f;
-}
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/file_format.hpp ----
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -20170,6 +20491,41 @@ class file_verdicts {
       }
       out.needed.push_back(std::move(n));
     }
+    // Overlinked: a flat-namespace lookup that found its name in an image the
+    // file does not link, neither one of its dylib commands nor an image they
+    // re-export. A two-level import names its library (a re-export is that
+    // library's interface), and weak coalescing stands in for the file's own
+    // weak definition: neither is overlinking.
+    std::vector<char> linked(objects.size(), 0);
+    linked[0] = 1;
+    std::vector<std::uint32_t> stack;
+    for (const auto& d : deps)
+      if (!missing_object(d.object)) stack.push_back(d.object);
+    while (!stack.empty()) {
+      const std::uint32_t id = stack.back();
+      stack.pop_back();
+      if (linked[id]) continue;
+      linked[id] = 1;
+      for (const auto& d : objects[id].dependencies)
+        if (d.kind == macho::dylib_kind::reexport && !missing_object(d.object)) stack.push_back(d.object);
+    }
+    std::vector<std::vector<std::string>> flat(objects.size());
+    for (const symbol_binding& b : link.bindings)
+      if (b.from == 0 && b.flat && b.to < objects.size() && !linked[b.to]) flat[b.to].emplace_back(b.symbol);
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      if (flat[id].empty()) continue;
+      const dyld_object& o = objects[id];
+      overlink_entry e;
+      e.path = o.path;
+      e.soname = std::string(o.install_name);
+      e.via = o.loader != no_object && o.loader < objects.size() ? objects[o.loader].path : std::string();
+      e.allowed = macos_allowed(o.path) || macos_allowed(e.soname) ||
+                  (options_.allow_system_images && o.kind == dyld_image_kind::system);
+      e.symbols = std::move(flat[id]);
+      std::sort(e.symbols.begin(), e.symbols.end());
+      e.symbols.erase(std::unique(e.symbols.begin(), e.symbols.end()), e.symbols.end());
+      out.overlinked.push_back(std::move(e));
+    }
     // LC_RPATH entries and the install name: relocatable only inside the prefix.
     auto mapped = mapped_file::open(path);
     if (!mapped) return;
@@ -20285,72 +20641,6 @@ class file_verdicts {
   std::unordered_map<std::string, std::string> canonical_;
 };
 
-// The macOS or Windows floor of an analysed Mach-O or PE file against its
-// target, as one limit_violation: family "macOS" (one entry per slice above,
-// from its LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) or "Windows" (from the
-// optional header's OS and subsystem versions).
-inline void judge_platform_floor(const std::string& path, const prefix_options& options, file_report& fr) {
-  const bool macho_file = fr.format == "macho";
-  if (macho_file ? !options.macos_target : !options.windows_target) return;
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    fr.warnings.push_back("floors: " + describe(mapped.error()));
-    return;
-  }
-  limit_violation v;
-  if (macho_file) {
-    auto floors = macho_floors_of(mapped->bytes());
-    if (!floors) {
-      fr.warnings.push_back("floors: " + describe(floors.error()));
-      return;
-    }
-    v.family = "macOS";
-    v.max = macos_version_string(*options.macos_target);
-    u32 highest = 0;
-    for (const auto& slice : floors->slices)
-      for (const auto& p : slice.platforms) {
-        if (p.platform != "macos" || p.minos.raw <= options.macos_target->raw) continue;
-        if (p.minos.raw > highest) v.highest = macos_version_string(p.minos);
-        highest = std::max(highest, p.minos.raw);
-        v.above.push_back({"macOS " + macos_version_string(p.minos) + " (" + slice.arch + ")", version_scheme::unknown, false, {}});
-        v.libraries.push_back(p.command);
-        break;
-      }
-  } else {
-    auto floors = pe_floors_of(mapped->bytes());
-    if (!floors) {
-      fr.warnings.push_back("floors: " + describe(floors.error()));
-      return;
-    }
-    const auto floor = floors->windows_floor();
-    if (floor <= *options.windows_target) return;
-    v.family = "Windows";
-    v.max = windows_version_string(options.windows_target->first, options.windows_target->second);
-    v.highest = windows_version_string(floor.first, floor.second);
-    v.above.push_back({"Windows " + v.highest, version_scheme::unknown, false, {}});
-    v.libraries.push_back("the optional header (OS version " +
-                          windows_version_string(floors->major_os_version, floors->minor_os_version) +
-                          ", subsystem version " +
-                          windows_version_string(floors->major_subsystem_version, floors->minor_subsystem_version) + ")");
-  }
-  if (!v.above.empty()) fr.floors.push_back(std::move(v));
-}
-
-// The floors of one analysed file against the limits (the file is mapped
-// again: it is in the page cache, and the loader cache holds no raw view).
-inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    fr.warnings.push_back("floors: " + describe(mapped.error()));
-    return;
-  }
-  auto floors = elf_floors_of(mapped->bytes());
-  if (!floors) {
-    fr.warnings.push_back("floors: " + describe(floors.error()));
-    return;
-  }
-  fr.floors = check_limits(*floors, limits);
-}
 }  // namespace detail
 
 LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
@@ -20618,7 +20908,10 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     std::vector<owned_library> libraries;
     std::set<std::string> seen;
     auto add = [&](const std::string& file, const package_owner& owner) {
-      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(detail::base_name(file))) return;
+      const std::string_view base = detail::base_name(file);
+      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
+          allow_list.macos_allowed(file) || allow_list.macos_allowed(base) || allow_list.windows_allowed(base))
+        return;
       if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -1101,6 +1102,444 @@ TEST_CASE("PE images in a prefix: the Windows loader's verdicts against objdump 
   auto at_target = resolve::check_prefix(env, options);
   REQUIRE(at_target);
   for (const auto& f : at_target->files) CHECK(f.floors.empty());
+}
+
+namespace {
+
+// Every finding of a report, by kind. `other` gathers the kinds the
+// generated prefixes below must not give (a file-level unused dylib, a
+// system library outside the prefix, underlinking, an unowned library).
+struct finding_kinds {
+  std::size_t missing = 0, undefined = 0, overlinked = 0, unused = 0, statically_linked = 0, duplicate = 0, floor = 0,
+              rpath = 0, other = 0;
+  bool operator==(const finding_kinds&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const finding_kinds& k) {
+  return os << "{missing " << k.missing << ", undefined " << k.undefined << ", overlinked " << k.overlinked << ", unused "
+            << k.unused << ", statically linked " << k.statically_linked << ", duplicate " << k.duplicate << ", floor "
+            << k.floor << ", rpath " << k.rpath << ", other " << k.other << "}";
+}
+
+finding_kinds kinds_of(const resolve::prefix_report& r) {
+  finding_kinds k;
+  for (const auto& f : r.files) {
+    k.missing += f.missing.size();
+    k.undefined += f.undefined.size();
+    for (const auto& o : f.overlinked) k.overlinked += o.allowed ? 0 : 1;
+    k.floor += f.floors.size();
+    for (const auto& p : f.rpaths) k.rpath += p.outside ? 1 : 0;
+    for (const auto& n : f.needed) {
+      if (n.path.empty()) continue;
+      k.other += (!n.used && !n.allowed) ? 1 : 0;
+      k.other += (!n.in_prefix && !n.allowed) ? 1 : 0;
+    }
+  }
+  k.unused = r.unused_declared.size();
+  k.statically_linked = r.statically_linked.size();
+  for (const auto& d : r.duplicates) k.duplicate += d.winner.empty() ? 0 : 1;
+  k.other += r.undeclared.size() + r.unowned.size();
+  return k;
+}
+
+// Writes each {name, text} under dir: the sources of a generated prefix.
+void write_sources(const std::string& dir, std::initializer_list<std::pair<const char*, std::string>> files) {
+  for (const auto& [name, text] : files) lt::write_file(dir + "/" + name, text);
+}
+
+// One conda-meta record per {package, file} under env/conda-meta.
+void write_conda_meta(const std::string& env, std::initializer_list<std::pair<const char*, const char*>> packages) {
+  for (const auto& [name, file] : packages)
+    lt::write_file(env + "/conda-meta/" + name + "-1.0-0.json",
+                   std::string("{\"name\": \"") + name + "\", \"files\": [\"" + file + "\"]}");
+}
+
+// The defined global names (nm letters T, D, B, S in upper case) of `nm`'s output.
+std::set<std::string> nm_defined_globals(const std::string& nm_output) {
+  std::set<std::string> out;
+  for (const auto& line : lt::lines(nm_output)) {
+    std::istringstream words(line);
+    std::string value, letter, name;
+    if ((words >> value >> letter >> name) && letter.size() == 1 && std::string("TDBS").find(letter[0]) != std::string::npos)
+      out.insert(name);
+  }
+  return out;
+}
+
+std::set<std::string> intersection(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.begin()));
+  return out;
+}
+
+// The one statically linked package of a generated prefix: package stat,
+// whose archive `archive` is copied into `file` (the real nm's `copied`).
+void check_static_copy(const resolve::prefix_report& report, const std::string& file, const std::string& archive,
+                       const std::set<std::string>& copied) {
+  REQUIRE(report.statically_linked.size() == 1);
+  const auto& stat = report.statically_linked[0];
+  CHECK(stat.package == "stat");
+  REQUIRE(stat.evidence.size() == 1);
+  CHECK(stat.evidence[0].file == file);
+  CHECK(stat.evidence[0].copy_of == archive);
+  CHECK(std::set<std::string>(stat.evidence[0].symbols.begin(), stat.evidence[0].symbols.end()) == copied);
+}
+
+// The one duplicate of a generated prefix: `both` (what the real tool says
+// fmt's and vendor's libraries both export), loaded together by `consumer`;
+// the first loaded is the first of the two in its load order.
+struct expected_duplicate {
+  std::set<std::string> both;
+  std::string fmt_file, vendor_file, consumer;
+  std::vector<std::string> load_order;
+  std::string fmt_entry, vendor_entry;
+};
+
+void check_duplicate(const resolve::prefix_report& report, const expected_duplicate& want) {
+  REQUIRE(report.duplicates.size() == 1);
+  const auto& dup = report.duplicates[0];
+  CHECK(dup.package_a == "fmt");
+  CHECK(dup.file_a == want.fmt_file);
+  CHECK(dup.package_b == "vendor");
+  CHECK(dup.file_b == want.vendor_file);
+  CHECK(std::set<std::string>(dup.symbols.begin(), dup.symbols.end()) == want.both);
+  const auto fmt_at = std::find(want.load_order.begin(), want.load_order.end(), want.fmt_entry);
+  const auto vendor_at = std::find(want.load_order.begin(), want.load_order.end(), want.vendor_entry);
+  REQUIRE(fmt_at != want.load_order.end());
+  REQUIRE(vendor_at != want.load_order.end());
+  CHECK(dup.winner == (fmt_at < vendor_at ? want.fmt_file : want.vendor_file));
+  CHECK(dup.consumer == want.consumer);
+}
+
+}  // namespace
+
+TEST_CASE("a generated macOS prefix gives one finding of each kind, as llvm-otool, llvm-objdump, llvm-nm and ld64.lld say",
+          "[check][macho][packages]") {
+  if (!lt::have_tool("clang-14") || !lt::have_tool("ld64.lld-14") || !lt::have_tool("llvm-otool-14") ||
+      !lt::have_tool("llvm-nm-14") || !lt::have_tool("llvm-ar-14")) {
+    WARN("clang-14, ld64.lld-14, llvm-otool-14, llvm-nm-14 or llvm-ar-14 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("check_macho_kinds");
+  std::filesystem::create_directories(dir + "/sdk/usr/lib");
+  lt::write_file(dir + "/sdk/usr/lib/libSystem.tbd", check_libsystem_tbd);
+  write_sources(
+      dir,
+      {{"base.c", "int base_fn(void) { return 1; }\n"},
+       {"mid.c", "int base_fn(void);\nint mid_fn(void) { return base_fn(); }\nint shrunk_fn(void) { return 2; }\n"},
+       {"mid2.c", "int base_fn(void);\nint mid_fn(void) { return base_fn(); }\n"},
+       {"gone.c", "int gone_fn(void) { return 4; }\n"},
+       {"stat.c", "int stat_fn(void) { return 5; }\nint stat_table[3] = {1, 2, 3};\n"},
+       {"unused.c", "int unused_fn(void) { return 6; }\n"},
+       {"fmt.c", "int fmt_format(int x) { return x + 1; }\n"},
+       {"vendor.c", "int fmt_format(int x) { return x + 1; }\nint vendor_fn(void) { return 7; }\n"},
+       {"app.c",
+        "int base_fn(void); int mid_fn(void); int shrunk_fn(void); int stat_fn(void);\n"
+        "int fmt_format(int); int vendor_fn(void);\n"
+        "int main(void) { return base_fn() + mid_fn() + shrunk_fn() + stat_fn() + fmt_format(1) + vendor_fn(); }\n"}});
+  const std::string L = "ld64.lld-14 -arch x86_64 -platform_version macos 11.0 11.0 -syslibroot sdk -lSystem ";
+  // bin/app (package app) links libmid, libfmt, libvendor and libgone, and
+  // libstat.a statically; base_fn comes from libbase, which only libmid
+  // links: -undefined dynamic_lookup makes it a flat-namespace import.
+  // libgone is then deleted and libmid rebuilt without shrunk_fn.
+  const std::string script =
+      "set -e; mkdir -p env/lib env/bin env/conda-meta;"
+      "for s in base mid mid2 gone stat unused fmt vendor app; do clang-14 -target x86_64-apple-macos11 -c $s.c; done;"
+      "llvm-ar-14 rcs --format=darwin env/lib/libstat.a stat.o;" +
+      L + "-dylib -install_name @rpath/libbase.dylib base.o -o env/lib/libbase.dylib;" +
+      L + "-dylib -install_name @rpath/libmid.dylib -rpath @loader_path mid.o env/lib/libbase.dylib -o env/lib/libmid.dylib;" +
+      L + "-dylib -install_name @rpath/libgone.dylib gone.o -o env/lib/libgone.dylib;" +
+      L + "-dylib -install_name @rpath/libunused.dylib unused.o -o env/lib/libunused.dylib;" +
+      L + "-dylib -install_name @rpath/libfmt.dylib fmt.o -o env/lib/libfmt.dylib;" +
+      L + "-dylib -install_name @rpath/libvendor.dylib vendor.o -o env/lib/libvendor.dylib;" +
+      L + "-execute -undefined dynamic_lookup -rpath @executable_path/../lib -rpath /opt/build/lib app.o "
+          "env/lib/libmid.dylib env/lib/libfmt.dylib env/lib/libvendor.dylib env/lib/libgone.dylib env/lib/libstat.a "
+          "-o env/bin/app;"
+      "rm env/lib/libgone.dylib;" +
+      L + "-dylib -install_name @rpath/libmid.dylib -rpath @loader_path mid2.o env/lib/libbase.dylib -o env/lib/libmid.dylib";
+  REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
+  const std::string env = dir + "/env";
+  write_conda_meta(env, {{"app", "bin/app"},
+                         {"base", "lib/libbase.dylib"},
+                         {"mid", "lib/libmid.dylib"},
+                         {"stat", "lib/libstat.a"},
+                         {"unused", "lib/libunused.dylib"},
+                         {"fmt", "lib/libfmt.dylib"},
+                         {"vendor", "lib/libvendor.dylib"}});
+
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.package = "app";
+  options.check_declared = true;
+  options.declared = {"mid", "stat", "unused", "fmt", "vendor"};  // not base: app only binds it by a flat lookup
+  options.undefined_is_finding = true;
+  options.macos_target = resolve::parse_macos_version("10.15");
+  auto report = resolve::check_prefix(env, options);
+  REQUIRE(report);
+  REQUIRE(report->files.size() == 1);
+  const resolve::file_report& app = report->files[0];
+  CHECK(app.relative == "bin/app");
+  CHECK(app.format == "macho");
+
+  auto otool_deps = [&](const std::string& rel) {
+    std::vector<std::string> out;
+    for (const auto& line : lt::lines(lt::capture("llvm-otool-14 -L " + lt::shell_quote(env + "/" + rel)).out))
+      if (!line.empty() && line[0] == '\t') out.push_back(line.substr(1, line.find(" (compatibility") - 1));
+    return out;
+  };
+  const std::vector<std::string> app_deps = otool_deps("bin/app");
+  auto links = [&](const std::vector<std::string>& deps, const std::string& name) {
+    return std::find(deps.begin(), deps.end(), name) != deps.end();
+  };
+  // Missing: a dylib command of the file whose dylib is gone.
+  CHECK(links(app_deps, "@rpath/libgone.dylib"));
+  REQUIRE(app.missing.size() == 1);
+  CHECK(app.missing[0].name == "@rpath/libgone.dylib");
+  // Undefined: what ld64.lld refuses when app is linked again (two-level, libbase given).
+  auto relink = lt::capture("cd " + lt::shell_quote(dir) + " && " + L +
+                            "-execute app.o env/lib/libmid.dylib env/lib/libbase.dylib env/lib/libfmt.dylib "
+                            "env/lib/libvendor.dylib env/lib/libstat.a -o relinked 2>&1");
+  CHECK(relink.status != 0);
+  std::set<std::string> ld_undefined;
+  for (const auto& line : lt::lines(relink.out)) {
+    const auto at = line.find("undefined symbol: ");
+    if (at != std::string::npos) ld_undefined.insert(line.substr(at + 18));
+  }
+  CHECK(ld_undefined == std::set<std::string>{"_shrunk_fn"});
+  CHECK(std::set<std::string>(app.undefined.begin(), app.undefined.end()) == ld_undefined);
+  // Overlinked: llvm-objdump's flat-namespace imports, which libbase defines
+  // (llvm-nm) and which app gets only because libmid links libbase (llvm-otool -L).
+  std::set<std::string> flat;
+  for (const auto& line :
+       lt::lines(lt::capture("llvm-objdump-14 --macho --bind --lazy-bind " + lt::shell_quote(env + "/bin/app")).out)) {
+    const auto at = line.find(" flat-namespace ");
+    if (at == std::string::npos) continue;
+    std::istringstream rest(line.substr(at + 16));
+    std::string name;
+    if (rest >> name) flat.insert(name);
+  }
+  CHECK(flat == std::set<std::string>{"_base_fn"});
+  const auto base_defines = nm_defined_globals(lt::capture("llvm-nm-14 " + lt::shell_quote(env + "/lib/libbase.dylib")).out);
+  CHECK(intersection(flat, base_defines) == flat);
+  CHECK(links(otool_deps("lib/libmid.dylib"), "@rpath/libbase.dylib"));
+  CHECK_FALSE(links(app_deps, "@rpath/libbase.dylib"));
+  REQUIRE(app.overlinked.size() == 1);
+  const auto& over = app.overlinked[0];
+  CHECK(std::filesystem::equivalent(over.path, env + "/lib/libbase.dylib"));
+  CHECK(over.soname == "@rpath/libbase.dylib");
+  CHECK(std::filesystem::equivalent(over.via, env + "/lib/libmid.dylib"));
+  CHECK_FALSE(over.allowed);
+  CHECK(std::set<std::string>(over.symbols.begin(), over.symbols.end()) == flat);
+  // Unused: the declared package whose dylib app does not link.
+  CHECK_FALSE(links(app_deps, "@rpath/libunused.dylib"));
+  CHECK(report->unused_declared == std::vector<std::string>{"unused"});
+  // Statically linked: libstat.a's definitions (llvm-nm) that app holds.
+  const auto app_defines = nm_defined_globals(lt::capture("llvm-nm-14 " + lt::shell_quote(env + "/bin/app")).out);
+  const auto stat_defines = nm_defined_globals(lt::capture("llvm-nm-14 " + lt::shell_quote(env + "/lib/libstat.a")).out);
+  const auto copied = intersection(app_defines, stat_defines);
+  CHECK(copied == std::set<std::string>{"_stat_fn", "_stat_table"});
+  check_static_copy(*report, "bin/app", "lib/libstat.a", copied);
+  // Duplicate: what both dylibs export (llvm-nm -gU), loaded together by app;
+  // the first loaded is the first of the two in app's dylib commands.
+  auto exported = [&](const std::string& rel) {
+    return nm_defined_globals(lt::capture("llvm-nm-14 -gU " + lt::shell_quote(env + "/" + rel)).out);
+  };
+  const auto both = intersection(exported("lib/libfmt.dylib"), exported("lib/libvendor.dylib"));
+  CHECK(both == std::set<std::string>{"_fmt_format"});
+  check_duplicate(*report, {both, "lib/libfmt.dylib", "lib/libvendor.dylib", "bin/app", app_deps, "@rpath/libfmt.dylib",
+                            "@rpath/libvendor.dylib"});
+  // Floor: llvm-otool -l's minos against 10.15.
+  REQUIRE(app.floors.size() == 1);
+  CHECK(app.floors[0].highest == "11.0");
+  // Not relocatable: the absolute LC_RPATH.
+  std::set<std::string> outside;
+  for (const auto& r : app.rpaths)
+    if (r.outside) outside.insert(r.entry);
+  CHECK(outside == std::set<std::string>{"/opt/build/lib"});
+  // One of each, and nothing else.
+  CHECK(kinds_of(*report) == finding_kinds{.missing = 1, .undefined = 1, .overlinked = 1, .unused = 1,
+                                           .statically_linked = 1, .duplicate = 1, .floor = 1, .rpath = 1, .other = 0});
+  CHECK(report->findings == 8);
+
+  // A flat-namespace import that the linked dylib re-exports is that dylib's
+  // interface, not overlinking. (lld 14 cannot follow an @rpath re-export, and
+  // -flat_namespace needs libSystem under its install name.)
+  lt::write_file(dir + "/inner.c", "int inner_fn(void) { return 9; }\n");
+  lt::write_file(dir + "/app2.c", "int inner_fn(void); int main(void) { return inner_fn(); }\n");
+  lt::write_file(dir + "/sdk/usr/lib/libSystem.B.tbd", check_libsystem_tbd);
+  const std::string reexport =
+      "set -e; clang-14 -target x86_64-apple-macos11 -c inner.c app2.c;" + L +
+      "-dylib -install_name @loader_path/libinner.dylib inner.o -o env/lib/libinner.dylib;" + L +
+      "-dylib -install_name @rpath/libumbrella.dylib -reexport_library env/lib/libinner.dylib -o env/lib/libumbrella.dylib;" +
+      L + "-execute -flat_namespace -rpath @executable_path/../lib app2.o env/lib/libumbrella.dylib -o env/bin/app2";
+  REQUIRE(lt::run_in(dir, reexport + " >> make.log 2>&1") == 0);
+  CHECK(otool_deps("bin/app2") == std::vector<std::string>{"/usr/lib/libSystem.B.dylib", "@rpath/libumbrella.dylib"});
+  CHECK(links(otool_deps("lib/libumbrella.dylib"), "@loader_path/libinner.dylib"));
+  const std::string app2_binds =
+      lt::capture("llvm-objdump-14 --macho --bind --lazy-bind " + lt::shell_quote(env + "/bin/app2")).out;
+  CHECK(app2_binds.find("flat-namespace   _inner_fn") != std::string::npos);
+  resolve::prefix_options plain;
+  plain.use_dpkg = false;
+  plain.use_conda = false;
+  plain.files = {env + "/bin/app2"};
+  auto flat_reexport = resolve::check_prefix(env, plain);
+  REQUIRE(flat_reexport);
+  REQUIRE(flat_reexport->files.size() == 1);
+  CHECK(flat_reexport->files[0].overlinked.empty());
+  CHECK(flat_reexport->files[0].undefined.empty());
+  CHECK(flat_reexport->files[0].missing.empty());
+  CHECK(flat_reexport->files[0].findings == 0);
+
+  // The CLI says so in text.
+  const std::string tool = lt::tool_path("linkscope-check");
+  if (std::filesystem::exists(tool)) {
+    auto text = lt::capture(tool + " --no-dpkg --undefined --package app --declared mid,stat,unused,fmt,vendor --macos-target 10.15 " +
+                            lt::shell_quote(env));
+    CHECK(text.status == 1);
+    CHECK(text.out.find("bin/app: overlinked: 1 symbol from ") != std::string::npos);
+    CHECK(text.out.find("statically linked: package stat is declared and never linked against, but bin/app holds 2 "
+                        "definitions of lib/libstat.a") != std::string::npos);
+    CHECK(text.out.find("duplicate: 1 symbol defined by both lib/libfmt.dylib (fmt) and lib/libvendor.dylib (vendor)") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a generated Windows prefix gives one finding of each kind a PE image can have, as objdump -p and nm say",
+          "[check][pe][packages]") {
+  if (!lt::have_tool("x86_64-w64-mingw32-gcc") || !lt::have_tool("x86_64-w64-mingw32-objdump") ||
+      !lt::have_tool("x86_64-w64-mingw32-nm")) {
+    WARN("mingw-w64 missing");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("check_pe_kinds");
+  const std::string x = "__declspec(dllexport) ";
+  write_sources(
+      dir, {{"mid.c", x + "int mid_fn(void) { return 1; }\n" + x + "int shrunk_fn(void) { return 2; }\n"},
+            {"mid2.c", x + "int mid_fn(void) { return 1; }\n"},
+            {"gone.c", x + "int gone_fn(void) { return 4; }\n"},
+            {"stat.c", "int stat_fn(void) { return 5; }\nint stat_table[3] = {1, 2, 3};\n"},
+            {"unused.c", x + "int unused_fn(void) { return 6; }\n"},
+            {"fmt.c", x + "int fmt_format(int x) { return x + 1; }\n" + x + "int fmt_only_fn(void) { return 8; }\n"},
+            {"vendor.c", x + "int fmt_format(int x) { return x + 1; }\n" + x + "int vendor_fn(void) { return 7; }\n"}});
+  const std::string m = "__declspec(dllimport) ";
+  lt::write_file(dir + "/app.c",
+                 m + "int mid_fn(void); " + m + "int shrunk_fn(void); " + m + "int gone_fn(void);\n" + m +
+                     "int fmt_format(int); " + m + "int vendor_fn(void); " + m +
+                     "int fmt_only_fn(void);\nint stat_fn(void);\n"
+                     "int main(void) { return mid_fn() + shrunk_fn() + gone_fn() + stat_fn() + fmt_format(1) + "
+                     "vendor_fn() + fmt_only_fn(); }\n");
+  const std::string cc = "x86_64-w64-mingw32-gcc ";
+  const std::string script =
+      "set -e; mkdir -p env/Library/bin env/Library/lib env/conda-meta;" + cc +
+      "-c stat.c -o stat.o; x86_64-w64-mingw32-ar rcs env/Library/lib/libstat.a stat.o;"
+      "for s in mid gone unused fmt vendor; do " + cc + "-shared -o env/Library/bin/$s.dll $s.c; done;" + cc +
+      "-o env/Library/bin/app.exe app.c env/Library/bin/mid.dll env/Library/bin/fmt.dll env/Library/bin/vendor.dll "
+      "env/Library/bin/gone.dll env/Library/lib/libstat.a;"
+      "rm env/Library/bin/gone.dll;" + cc + "-shared -o env/Library/bin/mid.dll mid2.c";
+  REQUIRE(lt::run_in(dir, script + " > make.log 2>&1") == 0);
+  const std::string env = dir + "/env";
+  write_conda_meta(env, {{"app", "Library/bin/app.exe"},
+                         {"mid", "Library/bin/mid.dll"},
+                         {"stat", "Library/lib/libstat.a"},
+                         {"unused", "Library/bin/unused.dll"},
+                         {"fmt", "Library/bin/fmt.dll"},
+                         {"vendor", "Library/bin/vendor.dll"}});
+
+  const auto objdump = [&](const std::string& rel) {
+    return lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(env + "/" + rel)).out;
+  };
+  // objdump -p: the DLL names of the import directory, in order, and each one's imported names.
+  std::vector<std::string> dlls;
+  std::map<std::string, std::set<std::string>> imported;
+  {
+    std::string current;
+    for (const auto& line : lt::lines(objdump("Library/bin/app.exe"))) {
+      const auto at = line.find("DLL Name: ");
+      if (at != std::string::npos) {
+        current = line.substr(at + 10);
+        dlls.push_back(current);
+      } else if (line.empty()) {
+        current.clear();
+      } else if (!current.empty() && line[0] == '\t' && line.find("Hint") == std::string::npos) {
+        std::istringstream words(line);
+        std::string vma, hint, name;
+        if (words >> vma >> hint >> name) imported[current].insert(name);
+      }
+    }
+  }
+  auto exports = [&](const std::string& rel) {
+    std::set<std::string> out;
+    bool in_table = false;
+    for (const auto& line : lt::lines(objdump(rel))) {
+      if (line.find("[Ordinal/Name Pointer] Table") != std::string::npos) in_table = true;
+      else if (in_table && line.find("] ") != std::string::npos) out.insert(line.substr(line.find("] ") + 2));
+      else if (in_table && line.empty()) in_table = false;
+    }
+    return out;
+  };
+
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.package = "app";
+  options.check_declared = true;
+  options.declared = {"mid", "stat", "unused", "fmt", "vendor"};
+  options.undefined_is_finding = true;
+  auto floor_of = [&] {
+    std::map<std::string, std::string> header;
+    for (const auto& line : lt::lines(objdump("Library/bin/app.exe"))) {
+      std::istringstream words(line);
+      std::string key, value;
+      if (words >> key >> value) header[key] = value;
+    }
+    return std::max(std::pair<int, int>{std::stoi(header.at("MajorOSystemVersion")), std::stoi(header.at("MinorOSystemVersion"))},
+                    std::pair<int, int>{std::stoi(header.at("MajorSubsystemVersion")), std::stoi(header.at("MinorSubsystemVersion"))});
+  }();
+  REQUIRE(floor_of.first > 3);
+  options.windows_target = std::pair<std::uint16_t, std::uint16_t>(static_cast<std::uint16_t>(floor_of.first - 1), 0);
+  auto report = resolve::check_prefix(env, options);
+  REQUIRE(report);
+  REQUIRE(report->files.size() == 1);
+  const resolve::file_report& app = report->files[0];
+  CHECK(app.relative == "Library/bin/app.exe");
+  CHECK(app.format == "pe");
+  // Missing: the deleted DLL.
+  CHECK(std::count(dlls.begin(), dlls.end(), "gone.dll") == 1);
+  REQUIRE(app.missing.size() == 1);
+  CHECK(app.missing[0].name == "gone.dll");
+  // Undefined: the imports from mid.dll its export table no longer lists.
+  std::set<std::string> expected;
+  const auto mid_exports = exports("Library/bin/mid.dll");
+  for (const auto& name : imported["mid.dll"])
+    if (mid_exports.count(name) == 0) expected.insert("mid.dll!" + name);
+  CHECK(expected == std::set<std::string>{"mid.dll!shrunk_fn"});
+  CHECK(std::set<std::string>(app.undefined.begin(), app.undefined.end()) == expected);
+  // Overlinked: every import names its DLL, so there is none.
+  CHECK(app.overlinked.empty());
+  // Unused: the declared package whose DLL app does not import.
+  CHECK(std::count(dlls.begin(), dlls.end(), "unused.dll") == 0);
+  CHECK(report->unused_declared == std::vector<std::string>{"unused"});
+  // Statically linked: libstat.a's definitions (nm) in app.exe's COFF symbol table (nm).
+  const auto nm = [&](const std::string& rel) {
+    return nm_defined_globals(lt::capture("x86_64-w64-mingw32-nm " + lt::shell_quote(env + "/" + rel)).out);
+  };
+  const auto copied = intersection(nm("Library/bin/app.exe"), nm("Library/lib/libstat.a"));
+  CHECK(copied == std::set<std::string>{"stat_fn", "stat_table"});
+  check_static_copy(*report, "Library/bin/app.exe", "Library/lib/libstat.a", copied);
+  // Duplicate: what both DLLs export (objdump -p), both imported by app.exe;
+  // the first loaded is the first of the two in its import directory.
+  const auto both = intersection(exports("Library/bin/fmt.dll"), exports("Library/bin/vendor.dll"));
+  CHECK(both == std::set<std::string>{"fmt_format"});
+  check_duplicate(*report, {both, "Library/bin/fmt.dll", "Library/bin/vendor.dll", "Library/bin/app.exe", dlls, "fmt.dll",
+                            "vendor.dll"});
+  // Floor: the optional header's versions against a target below them.
+  REQUIRE(app.floors.size() == 1);
+  CHECK(app.floors[0].family == "Windows");
+  // A PE image holds no search path: nothing to relocate.
+  CHECK(app.rpaths.empty());
+  // Overlinking and search paths do not apply to PE (see check.hpp).
+  CHECK(kinds_of(*report) == finding_kinds{.missing = 1, .undefined = 1, .overlinked = 0, .unused = 1,
+                                           .statically_linked = 1, .duplicate = 1, .floor = 1, .rpath = 0, .other = 0});
+  CHECK(report->findings == 6);
 }
 
 TEST_CASE("--package-dir: unpacked packages own their files", "[check][packages]") {

@@ -45,8 +45,12 @@
 // dyld's "Symbol not found"; PE: an import the DLL does not export, as
 // DLL!NAME; findings with undefined_is_finding, as ELF's), rpath (an
 // LC_RPATH entry, after @loader_path/@executable_path, outside the prefix; an
-// absolute LC_ID_DYLIB outside it). Overlinking and the package-level copies
-// are ELF's only.
+// absolute LC_ID_DYLIB outside it), overlinked (Mach-O: a flat-namespace
+// lookup, ordinal -2 or an image without MH_TWOLEVEL, that binds to an image
+// the file neither links nor gets through a re-export; a PE import always
+// names its DLL, and a forwarder is that DLL's own interface, so a PE file
+// cannot overlink). The package-level findings (statically linked,
+// duplicates) read every platform's files (resolve/definitions.hpp).
 #pragma once
 
 #include <cstdint>
@@ -57,10 +61,8 @@
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/resolve/check_floors.hpp"
 #include "linkscope/resolve/check_result.hpp"
-#include "linkscope/resolve/floors.hpp"
-#include "linkscope/resolve/floors_macho.hpp"
-#include "linkscope/resolve/floors_pe.hpp"
 #include "linkscope/resolve/package_findings.hpp"
 #include "linkscope/resolve/packages.hpp"
 #include "linkscope/resolve/pe_load.hpp"
@@ -382,6 +384,41 @@ class file_verdicts {
       }
       out.needed.push_back(std::move(n));
     }
+    // Overlinked: a flat-namespace lookup that found its name in an image the
+    // file does not link, neither one of its dylib commands nor an image they
+    // re-export. A two-level import names its library (a re-export is that
+    // library's interface), and weak coalescing stands in for the file's own
+    // weak definition: neither is overlinking.
+    std::vector<char> linked(objects.size(), 0);
+    linked[0] = 1;
+    std::vector<std::uint32_t> stack;
+    for (const auto& d : deps)
+      if (!missing_object(d.object)) stack.push_back(d.object);
+    while (!stack.empty()) {
+      const std::uint32_t id = stack.back();
+      stack.pop_back();
+      if (linked[id]) continue;
+      linked[id] = 1;
+      for (const auto& d : objects[id].dependencies)
+        if (d.kind == macho::dylib_kind::reexport && !missing_object(d.object)) stack.push_back(d.object);
+    }
+    std::vector<std::vector<std::string>> flat(objects.size());
+    for (const symbol_binding& b : link.bindings)
+      if (b.from == 0 && b.flat && b.to < objects.size() && !linked[b.to]) flat[b.to].emplace_back(b.symbol);
+    for (std::size_t id = 0; id < objects.size(); ++id) {
+      if (flat[id].empty()) continue;
+      const dyld_object& o = objects[id];
+      overlink_entry e;
+      e.path = o.path;
+      e.soname = std::string(o.install_name);
+      e.via = o.loader != no_object && o.loader < objects.size() ? objects[o.loader].path : std::string();
+      e.allowed = macos_allowed(o.path) || macos_allowed(e.soname) ||
+                  (options_.allow_system_images && o.kind == dyld_image_kind::system);
+      e.symbols = std::move(flat[id]);
+      std::sort(e.symbols.begin(), e.symbols.end());
+      e.symbols.erase(std::unique(e.symbols.begin(), e.symbols.end()), e.symbols.end());
+      out.overlinked.push_back(std::move(e));
+    }
     // LC_RPATH entries and the install name: relocatable only inside the prefix.
     auto mapped = mapped_file::open(path);
     if (!mapped) return;
@@ -497,72 +534,6 @@ class file_verdicts {
   std::unordered_map<std::string, std::string> canonical_;
 };
 
-// The macOS or Windows floor of an analysed Mach-O or PE file against its
-// target, as one limit_violation: family "macOS" (one entry per slice above,
-// from its LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) or "Windows" (from the
-// optional header's OS and subsystem versions).
-inline void judge_platform_floor(const std::string& path, const prefix_options& options, file_report& fr) {
-  const bool macho_file = fr.format == "macho";
-  if (macho_file ? !options.macos_target : !options.windows_target) return;
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    fr.warnings.push_back("floors: " + describe(mapped.error()));
-    return;
-  }
-  limit_violation v;
-  if (macho_file) {
-    auto floors = macho_floors_of(mapped->bytes());
-    if (!floors) {
-      fr.warnings.push_back("floors: " + describe(floors.error()));
-      return;
-    }
-    v.family = "macOS";
-    v.max = macos_version_string(*options.macos_target);
-    u32 highest = 0;
-    for (const auto& slice : floors->slices)
-      for (const auto& p : slice.platforms) {
-        if (p.platform != "macos" || p.minos.raw <= options.macos_target->raw) continue;
-        if (p.minos.raw > highest) v.highest = macos_version_string(p.minos);
-        highest = std::max(highest, p.minos.raw);
-        v.above.push_back({"macOS " + macos_version_string(p.minos) + " (" + slice.arch + ")", version_scheme::unknown, false, {}});
-        v.libraries.push_back(p.command);
-        break;
-      }
-  } else {
-    auto floors = pe_floors_of(mapped->bytes());
-    if (!floors) {
-      fr.warnings.push_back("floors: " + describe(floors.error()));
-      return;
-    }
-    const auto floor = floors->windows_floor();
-    if (floor <= *options.windows_target) return;
-    v.family = "Windows";
-    v.max = windows_version_string(options.windows_target->first, options.windows_target->second);
-    v.highest = windows_version_string(floor.first, floor.second);
-    v.above.push_back({"Windows " + v.highest, version_scheme::unknown, false, {}});
-    v.libraries.push_back("the optional header (OS version " +
-                          windows_version_string(floors->major_os_version, floors->minor_os_version) +
-                          ", subsystem version " +
-                          windows_version_string(floors->major_subsystem_version, floors->minor_subsystem_version) + ")");
-  }
-  if (!v.above.empty()) fr.floors.push_back(std::move(v));
-}
-
-// The floors of one analysed file against the limits (the file is mapped
-// again: it is in the page cache, and the loader cache holds no raw view).
-inline void judge_floors(const std::string& path, const std::vector<version_limit>& limits, file_report& fr) {
-  auto mapped = mapped_file::open(path);
-  if (!mapped) {
-    fr.warnings.push_back("floors: " + describe(mapped.error()));
-    return;
-  }
-  auto floors = elf_floors_of(mapped->bytes());
-  if (!floors) {
-    fr.warnings.push_back("floors: " + describe(floors.error()));
-    return;
-  }
-  fr.floors = check_limits(*floors, limits);
-}
 }  // namespace detail
 
 LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg, const prefix_options& options) {
@@ -830,7 +801,10 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     std::vector<owned_library> libraries;
     std::set<std::string> seen;
     auto add = [&](const std::string& file, const package_owner& owner) {
-      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(detail::base_name(file))) return;
+      const std::string_view base = detail::base_name(file);
+      if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
+          allow_list.macos_allowed(file) || allow_list.macos_allowed(base) || allow_list.windows_allowed(base))
+        return;
       if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {

@@ -1,31 +1,39 @@
 // linkscope/resolve/package_findings.hpp — the package-level findings of
 // linkscope-check that need more than one file's link: "overdepending, or
-// statically linked?" and duplicate definitions across packages.
+// statically linked?" and duplicate definitions across packages, on ELF,
+// Mach-O and PE alike (the names come from resolve/definitions.hpp).
 //
 // Statically linked. conda-build says of a declared run dependency that no
 // file links against: "overdepending ... or perhaps statically linked?". The
 // files answer it. For each declared dependency D that no checked file binds
 // to, and each checked file F:
-//   - each static archive D ships (lib*.a) is put to resolve/absorb.hpp's
-//     question "is this archive's code inside F?": a member whose global
-//     definitions F holds (exported, hidden or absorbed) is evidence;
-//   - each shared library D ships is compared by name: F defining strong
-//     symbols that D's library exports (F's .dynsym and .symtab) is evidence
-//     that D's code was linked in (a vendored or static copy).
+//   - each static archive D ships (lib*.a, a COFF .lib) is put to the
+//     question "is this archive's code inside F?". For an ELF file,
+//     resolve/absorb.hpp answers it: a member whose global definitions F
+//     holds (exported, hidden or absorbed) is evidence. For a Mach-O or PE
+//     file, a member's global definitions that F defines (any binding: its
+//     nlist or COFF symbol table, its exports) are evidence;
+//   - each shared library D ships (.so, .dylib, .dll) is compared by name: F
+//     defining strong symbols that D's library exports is evidence that D's
+//     code was linked in (a vendored or static copy).
 // With evidence, D is "statically linked" into F; without, D is "unused".
+// A stripped Mach-O or PE file keeps only its exports: a copy linked in and
+// not exported leaves no name to find, and D comes out "unused".
 // D's files come from the same databases as ownership: the prefix's
 // conda-meta records, else dpkg's D.list / D:ARCH.list.
 //
 // Duplicates across packages. Every shared library in the prefix that the
 // check met (a checked file or a NEEDED of one) is grouped by its owning
-// package; a strong definition (resolve/duplicates.hpp's strong_definition:
-// GLOBAL/UNIQUE, default or protected visibility, not common, not a version
-// name) exported by libraries of two different packages is a duplicate: fmt
-// inside libtorch_cpu.so beside libfmt.so.9. Which copy wins at run time is
-// ld.so's first-in-load-order rule (the global scope), taken from the first
-// checked file whose closure loads both; the other copy is then dead code,
-// or an ODR break if the two differ. Only such a pair, loaded together, is a
-// finding of the check; the others (plugins of one interface, alternatives
+// package; a strong definition (definitions.hpp's exported_strong) exported
+// by libraries of two different packages is a duplicate: fmt inside
+// libtorch_cpu.so beside libfmt.so.9. `winner` is the copy loaded first in
+// the first checked file whose closure loads both. On ELF that is ld.so's
+// choice for every reference (the global scope); the other copy is then dead
+// code, or an ODR break if the two differ. On Mach-O (two-level namespace)
+// and PE each import binds to the library it names, so both copies run in
+// one process, each with its own state; the first loaded is what a flat
+// lookup or dlsym(RTLD_DEFAULT) finds. Only such a pair, loaded together, is
+// a finding of the check; the others (plugins of one interface, alternatives
 // such as libcurl and libcurl-gnutls) are listed without a winner.
 #pragma once
 
@@ -47,7 +55,9 @@
 #include <unordered_set>
 
 #include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/definitions.hpp"
 #include "linkscope/resolve/duplicates.hpp"
+#include "linkscope/resolve/file_format.hpp"
 #include "linkscope/resolve/objects.hpp"
 #include "linkscope/resolve/packages.hpp"
 
@@ -110,53 +120,16 @@ std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_l
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
 
+// A static archive (lib*.a, a COFF .lib) or a shared library (.so, .so.N,
+// .dylib, .dll) by its name.
+inline bool is_archive_name(std::string_view base) {
+  return (base.size() > 2 && base.ends_with(".a")) || (base.size() > 4 && (base.ends_with(".lib") || base.ends_with(".LIB")));
+}
 inline bool is_library_name(std::string_view path) {
   const std::string_view base = base_name(path);
-  return base.size() > 2 && (base.substr(base.size() - 2) == ".a" || base.find(".so") != std::string_view::npos);
-}
-
-// Strong definitions of code and data a shared library exports (names). STB_GNU_UNIQUE ones
-// are left out: they are C++ vague-linkage objects (a template's or inline
-// function's static, `_ZZ...E8__digits`) that every library using the same
-// header carries, and that ld.so unifies by design.
-inline std::vector<std::string> exported_strong(const std::string& path) {
-  std::vector<std::string> out;
-  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-    if (object.kind != object_kind::shared) return ok();
-    return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
-      if (!strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
-      // Code and data only: the linker's NOTYPE markers (_edata, _end,
-      // __bss_start) are in every library GNU ld links.
-      // _init and _fini are the crti.o entry points old toolchains exported.
-      if (s.name == "_init" || s.name == "_fini") return;
-      if (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-          s.kind == symbol_kind::ifunc)
-        out.emplace_back(s.name);
-    });
-  });
-  (void)walked;  // an unreadable library exports nothing we can see
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-// Everything a checked file defines (its .dynsym and .symtab, locals too:
-// a static copy linked with hidden visibility ends up LOCAL).
-inline std::unordered_set<std::string> defined_names(const std::string& path) {
-  std::unordered_set<std::string> out;
-  auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-    for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
-      auto r = for_each_object_symbol(object, which, [&](const symbol& s) {
-        if (s.defined && (s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-                          s.kind == symbol_kind::ifunc))
-          out.emplace(s.name);
-      });
-      (void)r;
-    }
-    return ok();
-  });
-  (void)walked;
-  return out;
+  if (is_archive_name(base)) return true;
+  return base.size() > 3 && (base.find(".so") != std::string_view::npos || base.ends_with(".dylib") ||
+                             base.ends_with(".dll") || base.ends_with(".DLL"));
 }
 
 }  // namespace detail
@@ -198,15 +171,43 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
     if (!detail::is_library_name(lib.path)) continue;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
-    const std::string_view base = detail::base_name(lib.path);
-    (base.substr(base.size() - 2) == ".a" ? archives : shared).push_back(&lib);
+    (detail::is_archive_name(detail::base_name(lib.path)) ? archives : shared).push_back(&lib);
   }
-  // The exports of the dependency's shared libraries, read once.
+  // The exports of the dependency's shared libraries, read once; the members
+  // of its Mach-O and COFF archives, read when a file of that platform asks.
   std::vector<std::vector<std::string>> exports;
-  for (const owned_library* lib : shared) exports.push_back(detail::exported_strong(lib->path));
+  for (const owned_library* lib : shared) exports.push_back(exported_strong(lib->path));
+  std::vector<std::vector<member_definitions>> members(archives.size());
+  std::vector<char> members_read(archives.size(), 0);
   for (const checked_file& f : files) {
-    // Archives: the absorbed analysis, member by member.
-    for (const owned_library* lib : archives) {
+    std::unordered_set<std::string> defined;
+    bool defined_read = false;
+    auto defined_in_f = [&]() -> const std::unordered_set<std::string>& {
+      if (!defined_read) defined = defined_names(f.path);
+      defined_read = true;
+      return defined;
+    };
+    const bool elf_file = sniff_file(f.path) == file_format::elf;
+    // Archives: an ELF file gets the absorbed analysis, member by member; a
+    // Mach-O or PE file the members' global definitions it holds.
+    for (std::size_t a = 0; a < archives.size(); ++a) {
+      const owned_library* lib = archives[a];
+      if (!elf_file) {
+        if (!members_read[a]) members[a] = archive_definitions(lib->path);
+        members_read[a] = 1;
+        static_link_evidence e;
+        for (const member_definitions& m : members[a])
+          for (const std::string& name : m.names) {
+            if (defined_in_f().count(name) == 0) continue;
+            ++e.count;
+            if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
+          }
+        if (e.count == 0) continue;
+        e.file = f.display;
+        e.copy_of = lib->display;
+        out.push_back(std::move(e));
+        continue;
+      }
       absorb_options options;
       options.use_closure = false;  // evidence of a copy, not whether consumers still need it
       options.max_evidence = max_symbols;
@@ -228,12 +229,11 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
     }
     if (shared.empty()) continue;
     // Shared libraries: the file defines what the dependency exports.
-    const std::unordered_set<std::string> defined = detail::defined_names(f.path);
     for (std::size_t i = 0; i < shared.size(); ++i) {
       if (shared[i]->path == f.path) continue;
       static_link_evidence e;
       for (const std::string& name : exports[i]) {
-        if (defined.count(name) == 0) continue;
+        if (defined_in_f().count(name) == 0) continue;
         ++e.count;
         if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
       }
@@ -252,7 +252,7 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
   // name -> the libraries (indices) that export it.
   std::unordered_map<std::string, std::vector<std::size_t>> exporters;
   for (std::size_t i = 0; i < libraries.size(); ++i)
-    for (std::string& name : detail::exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
+    for (std::string& name : exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
   // (library a, library b) of different packages, a's package first -> the names.
   std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
   for (auto& [name, libs] : exporters) {

@@ -86,9 +86,9 @@ class dyld_binder {
     }
   };
 
-  void bind(std::uint32_t from, const answer& a, std::string_view symbol) {
+  void bind(std::uint32_t from, const answer& a, std::string_view symbol, bool flat = false) {
     if (a.to == no_object) return;
-    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false});
+    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false, flat});
   }
 
   // Is `name` in image `id` (and, when `deep`, the images it re-exports)?
@@ -210,10 +210,10 @@ class dyld_binder {
         continue;
       }
       switch (a.what) {
-        case outcome::found: bind(id, a, e.symbol); break;
+        case outcome::found: bind(id, a, e.symbol, ordinal == -2); break;
         case outcome::unchecked:
           ++out_.unchecked;
-          bind(id, a, e.symbol);
+          bind(id, a, e.symbol, ordinal == -2);
           break;
         case outcome::not_found:
           if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)

@@ -402,7 +402,7 @@ class binder : public loader<ET> {
             if (plt.object != no_object && plt.object != id) def = {id, symidx};
           }
         }
-        symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected};
+        symbol_binding b{id, def.object, name, want ? want->name : std::string_view{}, is_protected, false};
         out_.bindings.push_back(b);
         if (objects_[id].is_main) main_bindings_.push_back(b);
       }

@@ -61,6 +61,9 @@ struct symbol_binding {
   std::string_view symbol;
   std::string_view version;  // the version the reference asked for; empty if none
   bool protected_ = false;
+  // Mach-O: found by a flat-namespace lookup (library ordinal -2, or any
+  // import of an image without MH_TWOLEVEL), which names no library.
+  bool flat = false;
 };
 
 struct undefined_reference {
