@@ -108,7 +108,8 @@ class CheckResult(_Document):
 
 
 def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = None,
-          declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), default_allow: bool = True,
+          declared: Optional[Iterable[str]] = None, allow: Iterable[str] = (), allow_file: Iterable[Any] = (),
+          default_allow: bool = True,
           library_path: Iterable[Any] = (), conda: bool = True, dpkg: bool = True,
           dpkg_info: Optional[str] = None, undefined: bool = False,
           max_versions: Optional[Mapping[str, str]] = None, jobs: int = 1,
@@ -121,7 +122,9 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
     (undeclared) and overdepending, split into unused (unused_declared) and
     statically linked (statically_linked). `allow` adds globs to the
     allow-lists of all three platforms (data/allow/*.txt by default; a glob
-    with '/' matches the whole name); `default_allow=False` starts from
+    with '/' matches the whole name); `allow_file` reads each file's globs
+    (as --allow-file: one per line, '#' comments; a bad file raises
+    linkscope.Error with its offset); `default_allow=False` starts from
     empty lists, without the loaders' system classes either (as
     --no-default-allow); `undefined=True` counts unresolved symbols as
     findings.
@@ -139,7 +142,7 @@ def check(prefix: Any, files: Iterable[Any] = (), *, package: Optional[str] = No
     return CheckResult(_core.check(
         _os.fspath(prefix), _paths(files), package=package,
         declared=None if declared is None else [str(d) for d in declared], allow=[str(a) for a in allow],
-        default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
+        allow_file=_paths(allow_file), default_allow=default_allow, library_path=_paths(library_path), conda=conda, dpkg=dpkg,
         dpkg_info=dpkg_info, undefined=undefined,
         max_versions=sorted((str(k), str(v)) for k, v in (max_versions or {}).items()), jobs=jobs,
         macos_target=macos_target, windows_target=windows_target))

@@ -225,6 +225,7 @@ def check(
     package: Optional[str] = None,
     declared: Optional[Sequence[str]] = None,
     allow: Sequence[str] = (),
+    allow_file: Sequence[Union[str, PathLike[str]]] = (),  # --allow-file: one glob per line
     default_allow: bool = True,
     library_path: Sequence[Union[str, PathLike[str]]] = (),
     conda: bool = True,

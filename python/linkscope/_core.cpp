@@ -978,7 +978,7 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
 // is this call's time).
 py::dict run_check(const std::string& prefix, const std::vector<std::string>& files, std::optional<std::string> package,
                    std::optional<std::vector<std::string>> declared, const std::vector<std::string>& allow,
-                   bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
+                   const std::vector<std::string>& allow_file, bool default_allow, const std::vector<std::string>& library_path, bool conda, bool dpkg,
                    std::optional<std::string> dpkg_info, bool undefined,
                    const std::vector<std::pair<std::string, std::string>>& max_versions, int jobs,
                    std::optional<std::string> macos_target, std::optional<std::string> windows_target) {
@@ -1013,6 +1013,12 @@ py::dict run_check(const std::string& prefix, const std::vector<std::string>& fi
     options.declared = *declared;
   }
   if (!default_allow) options.clear_allow();
+  // linkscope-check --allow-file: each user's list, read as the CLI reads it.
+  for (const auto& f : allow_file) {
+    auto globs = read_allow_file(f);
+    if (!globs) raise(globs.error(), f);
+    for (const auto& g : *globs) options.add_allow(g);
+  }
   for (const auto& a : allow) options.add_allow(a);
   if (!library_path.empty()) {
     std::string joined;
@@ -1310,8 +1316,8 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         "(linkscope-why --json document, --why-extract TSV, -Map inclusions) (use linkscope.why).");
   m.def("check", &run_check, py::arg("prefix"), py::arg("files") = std::vector<std::string>{}, py::kw_only(),
         py::arg("package") = py::none(), py::arg("declared") = py::none(),
-        py::arg("allow") = std::vector<std::string>{}, py::arg("default_allow") = true,
-        py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
+        py::arg("allow") = std::vector<std::string>{}, py::arg("allow_file") = std::vector<std::string>{},
+        py::arg("default_allow") = true, py::arg("library_path") = std::vector<std::string>{}, py::arg("conda") = true, py::arg("dpkg") = true,
         py::arg("dpkg_info") = py::none(), py::arg("undefined") = false,
         py::arg("max_versions") = std::vector<std::pair<std::string, std::string>>{}, py::arg("jobs") = 1,
         py::arg("macos_target") = py::none(), py::arg("windows_target") = py::none(),

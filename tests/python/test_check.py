@@ -82,6 +82,24 @@ def test_check_allow_lists_equal_cli(prefix, run_cli, tmp_path):
         module_doc(linkscope.check(str(prefix), dpkg=False))
     bare = module_doc(linkscope.check(str(prefix), default_allow=False, dpkg=False))
     assert bare["findings"] > module_doc(r)["findings"]
+    # allow_file= is --allow-file: data/allow/linux.txt gives the default document.
+    assert module_doc(linkscope.check(str(prefix), default_allow=False, allow_file=[linux], dpkg=False)) == \
+        module_doc(linkscope.check(str(prefix), dpkg=False))
+
+
+def test_check_allow_file_errors(prefix, run_cli, tmp_path):
+    # A control character is an error at its offset, as linkscope-check says.
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"libc.so*\nlib\x01m.so\n")
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(prefix), allow_file=[bad], dpkg=False)
+    cli = run_cli("linkscope-check", "--allow-file", str(bad), "--no-dpkg", str(prefix), check_codes=(2,))
+    assert e.value.file == str(bad)
+    assert e.value.offset == 12
+    assert "offset 0xc" in cli.stderr
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.check(str(prefix), allow_file=[tmp_path / "absent.txt"], dpkg=False)
+    assert e.value.code == "not_found"
 
 
 def test_check_floors_equals_cli(prefix, run_cli):
