@@ -17115,106 +17115,6 @@ LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::st
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/definitions.hpp ----
-// ---- begin linkscope/resolve/file_format.hpp ----
-// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
-// over every format linkscope reads: the one answer that linkscope-check's
-// walk, linkscope-ldd's dispatch and the Python module's open() share.
-//
-// Each format's own predicate decides; this header only orders them (resolve/
-// is the first layer that sees every format):
-//   elf              7f 'E' 'L' 'F'                                elf::is_elf
-//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
-//   macho            feedface / feedfacf, in either byte order     macho::is_macho
-//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
-//                    share the magic) or cafebabf, big-endian      macho::is_fat
-//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
-//                    without it is a DOS program: unknown)         pe::image::is_pe
-//   coff             a COFF object of a machine GNU nm reads, or a
-//                    bigobj header                                 coff::is_nm_coff
-//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
-//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
-// An archive's members are not looked at: archive_members() says what its
-// first regular member is.
-
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <string_view>
-
-
-namespace linkscope {
-inline namespace v0 {
-
-enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
-
-// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
-// caller that names formats: the Python module's File.format, check's JSON),
-// "pe", "coff", "tbd", "unknown".
-constexpr std::string_view to_string(file_format f) noexcept {
-  switch (f) {
-    case file_format::elf: return "elf";
-    case file_format::archive: return "archive";
-    case file_format::macho:
-    case file_format::macho_universal: return "macho";
-    case file_format::pe: return "pe";
-    case file_format::coff: return "coff";
-    case file_format::tbd: return "tbd";
-    case file_format::unknown: break;
-  }
-  return "unknown";
-}
-
-// The format of a file whose first bytes are `head` (the whole file, or at
-// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
-inline file_format sniff_format(byte_view head) noexcept {
-  if (elf::is_elf(head)) return file_format::elf;
-  if (ar::archive::is_archive(head)) return file_format::archive;
-  if (macho::is_macho(head)) return file_format::macho;
-  if (macho::is_fat(head)) return file_format::macho_universal;
-  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
-    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
-  if (coff::is_nm_coff(head)) return file_format::coff;
-  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
-  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
-    return file_format::tbd;
-  return file_format::unknown;
-}
-
-// What an archive's first regular member is (elf, macho or coff), or unknown.
-inline file_format archive_members(byte_view archive) {
-  if (!ar::archive::is_archive(archive)) return file_format::unknown;
-  if (macho::is_macho_archive(archive)) return file_format::macho;
-  if (coff::is_coff_archive(archive)) return file_format::coff;
-  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
-  return file_format::unknown;
-}
-
-// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
-// file whose e_lfanew points further, the four bytes there); unknown when it
-// cannot be opened or read. `head_out`, when given, receives those first
-// bytes (up to 4096), for a caller that looks further without reading again.
-inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (in == nullptr) return file_format::unknown;
-  unsigned char head[4096];
-  const std::size_t got = std::fread(head, 1, sizeof head, in);
-  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
-  file_format f = sniff_format(byte_view(head, got));
-  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
-    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
-    unsigned char sig[4] = {};
-    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
-        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
-      f = file_format::pe;
-  }
-  std::fclose(in);
-  return f;
-}
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/file_format.hpp ----
 // ---- begin linkscope/resolve/packages.hpp ----
 // linkscope/resolve/packages.hpp — which package owns a file: a conda
 // environment's conda-meta records and dpkg's database.
@@ -17641,6 +17541,7 @@ struct owned_library {
 struct checked_file {
   std::string path, display;
   std::vector<std::string> closure;
+  bool elf = true;  // linked by ld.so (file_report::format "elf"), else dyld or the Windows loader
 };
 
 std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
@@ -17716,30 +17617,31 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
   for (const checked_file& f : files) {
     std::unordered_set<std::string> defined;
     bool defined_read = false;
-    auto defined_in_f = [&]() -> const std::unordered_set<std::string>& {
+    // A name of the dependency's that f defines is evidence (f's names are read once, when first asked).
+    auto note_if_defined = [&](const std::string& name, static_link_evidence& e) {
       if (!defined_read) defined = defined_names(f.path);
       defined_read = true;
-      return defined;
+      if (defined.count(name) == 0) return;
+      ++e.count;
+      if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
     };
-    const bool elf_file = sniff_file(f.path) == file_format::elf;
+    auto keep = [&](static_link_evidence&& e, const owned_library& copy_of) {
+      if (e.count == 0) return;
+      e.file = f.display;
+      e.copy_of = copy_of.display;
+      out.push_back(std::move(e));
+    };
     // Archives: an ELF file gets the absorbed analysis, member by member; a
     // Mach-O or PE file the members' global definitions it holds.
     for (std::size_t a = 0; a < archives.size(); ++a) {
       const owned_library* lib = archives[a];
-      if (!elf_file) {
+      if (!f.elf) {
         if (!members_read[a]) members[a] = archive_definitions(lib->path);
         members_read[a] = 1;
         static_link_evidence e;
         for (const member_definitions& m : members[a])
-          for (const std::string& name : m.names) {
-            if (defined_in_f().count(name) == 0) continue;
-            ++e.count;
-            if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
-          }
-        if (e.count == 0) continue;
-        e.file = f.display;
-        e.copy_of = lib->display;
-        out.push_back(std::move(e));
+          for (const std::string& name : m.names) note_if_defined(name, e);
+        keep(std::move(e), *lib);
         continue;
       }
       absorb_options options;
@@ -17756,25 +17658,15 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
         for (const std::string& s : m.symbols)
           if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
       }
-      if (e.count == 0) continue;
-      e.file = f.display;
-      e.copy_of = lib->display;
-      out.push_back(std::move(e));
+      keep(std::move(e), *lib);
     }
     if (shared.empty()) continue;
     // Shared libraries: the file defines what the dependency exports.
     for (std::size_t i = 0; i < shared.size(); ++i) {
       if (shared[i]->path == f.path) continue;
       static_link_evidence e;
-      for (const std::string& name : exports[i]) {
-        if (defined_in_f().count(name) == 0) continue;
-        ++e.count;
-        if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
-      }
-      if (e.count == 0) continue;
-      e.file = f.display;
-      e.copy_of = shared[i]->display;
-      out.push_back(std::move(e));
+      for (const std::string& name : exports[i]) note_if_defined(name, e);
+      keep(std::move(e), *shared[i]);
     }
   }
   return out;
@@ -20197,6 +20089,106 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld.hpp ----
+// ---- begin linkscope/resolve/file_format.hpp ----
+// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
+// over every format linkscope reads: the one answer that linkscope-check's
+// walk, linkscope-ldd's dispatch and the Python module's open() share.
+//
+// Each format's own predicate decides; this header only orders them (resolve/
+// is the first layer that sees every format):
+//   elf              7f 'E' 'L' 'F'                                elf::is_elf
+//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
+//   macho            feedface / feedfacf, in either byte order     macho::is_macho
+//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
+//                    share the magic) or cafebabf, big-endian      macho::is_fat
+//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
+//                    without it is a DOS program: unknown)         pe::image::is_pe
+//   coff             a COFF object of a machine GNU nm reads, or a
+//                    bigobj header                                 coff::is_nm_coff
+//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
+//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
+// An archive's members are not looked at: archive_members() says what its
+// first regular member is.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
+
+// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
+// caller that names formats: the Python module's File.format, check's JSON),
+// "pe", "coff", "tbd", "unknown".
+constexpr std::string_view to_string(file_format f) noexcept {
+  switch (f) {
+    case file_format::elf: return "elf";
+    case file_format::archive: return "archive";
+    case file_format::macho:
+    case file_format::macho_universal: return "macho";
+    case file_format::pe: return "pe";
+    case file_format::coff: return "coff";
+    case file_format::tbd: return "tbd";
+    case file_format::unknown: break;
+  }
+  return "unknown";
+}
+
+// The format of a file whose first bytes are `head` (the whole file, or at
+// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
+inline file_format sniff_format(byte_view head) noexcept {
+  if (elf::is_elf(head)) return file_format::elf;
+  if (ar::archive::is_archive(head)) return file_format::archive;
+  if (macho::is_macho(head)) return file_format::macho;
+  if (macho::is_fat(head)) return file_format::macho_universal;
+  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
+    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
+  if (coff::is_nm_coff(head)) return file_format::coff;
+  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
+  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
+    return file_format::tbd;
+  return file_format::unknown;
+}
+
+// What an archive's first regular member is (elf, macho or coff), or unknown.
+inline file_format archive_members(byte_view archive) {
+  if (!ar::archive::is_archive(archive)) return file_format::unknown;
+  if (macho::is_macho_archive(archive)) return file_format::macho;
+  if (coff::is_coff_archive(archive)) return file_format::coff;
+  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
+  return file_format::unknown;
+}
+
+// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
+// file whose e_lfanew points further, the four bytes there); unknown when it
+// cannot be opened or read. `head_out`, when given, receives those first
+// bytes (up to 4096), for a caller that looks further without reading again.
+inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) return file_format::unknown;
+  unsigned char head[4096];
+  const std::size_t got = std::fread(head, 1, sizeof head, in);
+  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
+  file_format f = sniff_format(byte_view(head, got));
+  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
+    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
+    unsigned char sig[4] = {};
+    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
+        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
+      f = file_format::pe;
+  }
+  std::fclose(in);
+  return f;
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/file_format.hpp ----
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -20341,6 +20333,11 @@ class file_verdicts {
   bool allowed(std::string_view name) const { return allow_list_matches(options_.allow, name); }
   bool macos_allowed(std::string_view name) const { return allow_list_matches(options_.macos_allow, name); }
   bool windows_allowed(std::string_view name) const { return allow_list_matches(options_.windows_allow, name, true); }
+  // A loaded Mach-O image: its path on the list, or (unless the loaders'
+  // system classes are off) dyld's shared cache, on every Mac.
+  bool image_allowed(const dyld_object& o) const {
+    return macos_allowed(o.path) || (options_.allow_system_images && o.kind == dyld_image_kind::system);
+  }
 
   void judge(const std::string& path, const dynamic_link& link, file_report& out) {
     const auto& objects = link.objects;
@@ -20480,9 +20477,7 @@ class file_verdicts {
         n.path = o.path;
         n.file = o.file;
         n.rule = to_string(o.via);
-        // A system library is the shared cache's: on every Mac, never a finding.
-        n.allowed = n.allowed || macos_allowed(o.path) ||
-                    (options_.allow_system_images && o.kind == dyld_image_kind::system);
+        n.allowed = n.allowed || image_allowed(o);
         n.in_prefix = o.checked() && !o.file.empty() && path_within(canonical(o.file), prefix_);
         n.symbols = bound[deps[k].object].size();
         n.used = true;
@@ -20519,8 +20514,7 @@ class file_verdicts {
       e.path = o.path;
       e.soname = std::string(o.install_name);
       e.via = o.loader != no_object && o.loader < objects.size() ? objects[o.loader].path : std::string();
-      e.allowed = macos_allowed(o.path) || macos_allowed(e.soname) ||
-                  (options_.allow_system_images && o.kind == dyld_image_kind::system);
+      e.allowed = image_allowed(o) || macos_allowed(e.soname);
       e.symbols = std::move(flat[id]);
       std::sort(e.symbols.begin(), e.symbols.end());
       e.symbols.erase(std::unique(e.symbols.begin(), e.symbols.end()), e.symbols.end());
@@ -20874,7 +20868,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // The files as package_findings.hpp takes them.
   std::vector<checked_file> checked;
   for (const auto& fr : report.files)
-    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
+    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
@@ -20910,7 +20904,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     auto add = [&](const std::string& file, const package_owner& owner) {
       const std::string_view base = detail::base_name(file);
       if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
-          allow_list.macos_allowed(file) || allow_list.macos_allowed(base) || allow_list.windows_allowed(base))
+          allow_list.macos_allowed(file) || allow_list.windows_allowed(base))
         return;
       if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };

@@ -234,6 +234,11 @@ class file_verdicts {
   bool allowed(std::string_view name) const { return allow_list_matches(options_.allow, name); }
   bool macos_allowed(std::string_view name) const { return allow_list_matches(options_.macos_allow, name); }
   bool windows_allowed(std::string_view name) const { return allow_list_matches(options_.windows_allow, name, true); }
+  // A loaded Mach-O image: its path on the list, or (unless the loaders'
+  // system classes are off) dyld's shared cache, on every Mac.
+  bool image_allowed(const dyld_object& o) const {
+    return macos_allowed(o.path) || (options_.allow_system_images && o.kind == dyld_image_kind::system);
+  }
 
   void judge(const std::string& path, const dynamic_link& link, file_report& out) {
     const auto& objects = link.objects;
@@ -373,9 +378,7 @@ class file_verdicts {
         n.path = o.path;
         n.file = o.file;
         n.rule = to_string(o.via);
-        // A system library is the shared cache's: on every Mac, never a finding.
-        n.allowed = n.allowed || macos_allowed(o.path) ||
-                    (options_.allow_system_images && o.kind == dyld_image_kind::system);
+        n.allowed = n.allowed || image_allowed(o);
         n.in_prefix = o.checked() && !o.file.empty() && path_within(canonical(o.file), prefix_);
         n.symbols = bound[deps[k].object].size();
         n.used = true;
@@ -412,8 +415,7 @@ class file_verdicts {
       e.path = o.path;
       e.soname = std::string(o.install_name);
       e.via = o.loader != no_object && o.loader < objects.size() ? objects[o.loader].path : std::string();
-      e.allowed = macos_allowed(o.path) || macos_allowed(e.soname) ||
-                  (options_.allow_system_images && o.kind == dyld_image_kind::system);
+      e.allowed = image_allowed(o) || macos_allowed(e.soname);
       e.symbols = std::move(flat[id]);
       std::sort(e.symbols.begin(), e.symbols.end());
       e.symbols.erase(std::unique(e.symbols.begin(), e.symbols.end()), e.symbols.end());
@@ -767,7 +769,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // The files as package_findings.hpp takes them.
   std::vector<checked_file> checked;
   for (const auto& fr : report.files)
-    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure});
+    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
@@ -803,7 +805,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     auto add = [&](const std::string& file, const package_owner& owner) {
       const std::string_view base = detail::base_name(file);
       if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
-          allow_list.macos_allowed(file) || allow_list.macos_allowed(base) || allow_list.windows_allowed(base))
+          allow_list.macos_allowed(file) || allow_list.windows_allowed(base))
         return;
       if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
     };

@@ -57,7 +57,6 @@
 #include "linkscope/resolve/absorb.hpp"
 #include "linkscope/resolve/definitions.hpp"
 #include "linkscope/resolve/duplicates.hpp"
-#include "linkscope/resolve/file_format.hpp"
 #include "linkscope/resolve/objects.hpp"
 #include "linkscope/resolve/packages.hpp"
 
@@ -107,6 +106,7 @@ struct owned_library {
 struct checked_file {
   std::string path, display;
   std::vector<std::string> closure;
+  bool elf = true;  // linked by ld.so (file_report::format "elf"), else dyld or the Windows loader
 };
 
 std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
@@ -182,30 +182,31 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
   for (const checked_file& f : files) {
     std::unordered_set<std::string> defined;
     bool defined_read = false;
-    auto defined_in_f = [&]() -> const std::unordered_set<std::string>& {
+    // A name of the dependency's that f defines is evidence (f's names are read once, when first asked).
+    auto note_if_defined = [&](const std::string& name, static_link_evidence& e) {
       if (!defined_read) defined = defined_names(f.path);
       defined_read = true;
-      return defined;
+      if (defined.count(name) == 0) return;
+      ++e.count;
+      if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
     };
-    const bool elf_file = sniff_file(f.path) == file_format::elf;
+    auto keep = [&](static_link_evidence&& e, const owned_library& copy_of) {
+      if (e.count == 0) return;
+      e.file = f.display;
+      e.copy_of = copy_of.display;
+      out.push_back(std::move(e));
+    };
     // Archives: an ELF file gets the absorbed analysis, member by member; a
     // Mach-O or PE file the members' global definitions it holds.
     for (std::size_t a = 0; a < archives.size(); ++a) {
       const owned_library* lib = archives[a];
-      if (!elf_file) {
+      if (!f.elf) {
         if (!members_read[a]) members[a] = archive_definitions(lib->path);
         members_read[a] = 1;
         static_link_evidence e;
         for (const member_definitions& m : members[a])
-          for (const std::string& name : m.names) {
-            if (defined_in_f().count(name) == 0) continue;
-            ++e.count;
-            if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
-          }
-        if (e.count == 0) continue;
-        e.file = f.display;
-        e.copy_of = lib->display;
-        out.push_back(std::move(e));
+          for (const std::string& name : m.names) note_if_defined(name, e);
+        keep(std::move(e), *lib);
         continue;
       }
       absorb_options options;
@@ -222,25 +223,15 @@ LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::v
         for (const std::string& s : m.symbols)
           if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
       }
-      if (e.count == 0) continue;
-      e.file = f.display;
-      e.copy_of = lib->display;
-      out.push_back(std::move(e));
+      keep(std::move(e), *lib);
     }
     if (shared.empty()) continue;
     // Shared libraries: the file defines what the dependency exports.
     for (std::size_t i = 0; i < shared.size(); ++i) {
       if (shared[i]->path == f.path) continue;
       static_link_evidence e;
-      for (const std::string& name : exports[i]) {
-        if (defined_in_f().count(name) == 0) continue;
-        ++e.count;
-        if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
-      }
-      if (e.count == 0) continue;
-      e.file = f.display;
-      e.copy_of = shared[i]->display;
-      out.push_back(std::move(e));
+      for (const std::string& name : exports[i]) note_if_defined(name, e);
+      keep(std::move(e), *shared[i]);
     }
   }
   return out;
