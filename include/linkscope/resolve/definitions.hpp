@@ -77,17 +77,24 @@ inline void sort_unique(std::vector<std::string>& names) {
   names.erase(std::unique(names.begin(), names.end()), names.end());
 }
 
-// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
-template <class F>
-void for_each_macho_image(byte_view bytes, F&& f) {
+// f(bytes) for the file, or for each slice of a universal file, that is of
+// the kind `is_kind` asks for (a thin Mach-O image, an archive).
+template <class Is, class F>
+void for_each_slice(byte_view bytes, Is&& is_kind, F&& f) {
   if (macho::is_fat(bytes)) {
     auto fat = macho::fat_file::open(bytes);
     if (!fat) return;
     for (const macho::fat_slice& s : fat->slices())
-      if (macho::is_macho(s.bytes)) f(s.bytes);
+      if (is_kind(s.bytes)) f(s.bytes);
     return;
   }
-  if (macho::is_macho(bytes)) f(bytes);
+  if (is_kind(bytes)) f(bytes);
+}
+
+// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
+template <class F>
+void for_each_macho_image(byte_view bytes, F&& f) {
+  for_each_slice(bytes, [](byte_view b) { return macho::is_macho(b); }, f);
 }
 
 // A Mach-O image's exports as dyld sees them (see the top of this file).
@@ -215,15 +222,7 @@ LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::st
     });
     (void)walked;
   };
-  const byte_view bytes = file->bytes();
-  if (macho::is_fat(bytes)) {
-    auto fat = macho::fat_file::open(bytes);
-    if (fat)
-      for (const macho::fat_slice& s : fat->slices())
-        if (ar::archive::is_archive(s.bytes)) read_archive(s.bytes);
-  } else if (ar::archive::is_archive(bytes)) {
-    read_archive(bytes);
-  }
+  detail::for_each_slice(file->bytes(), [](byte_view b) { return ar::archive::is_archive(b); }, read_archive);
   return out;
 }
 
