@@ -17771,10 +17771,14 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 // ---- begin linkscope/coff/apiset.hpp ----
@@ -18095,9 +18099,58 @@ std::string builtin_apiset_host(std::string_view contract);
 // True if `name` is on the built-in Windows 10/11 KnownDLLs list.
 bool builtin_known_dll(std::string_view name);
 
+namespace winload_detail {
+struct pe_file;      // one PE file as read: mapping, image, imports, manifest, export index
+struct system_tree;  // one System32 folder's API set schema
+using dir_listing = std::unordered_map<std::string, std::string>;  // lower-case name -> name on disk
+}  // namespace winload_detail
+
+// What the Windows loader reads, shared by every root of a run, as
+// object_cache is for ld.so and dyld_cache for dyld: each PE file is mapped
+// and parsed once (its imports and manifest at once, its export index on the
+// first lookup), each folder is listed once, and each Windows tree's API set
+// schema is read once, however many roots load them. Thread-safe: threads
+// may share one cache. The files must not change while it lives.
+class winload_cache {
+ public:
+  winload_cache() = default;
+  winload_cache(const winload_cache&) = delete;
+  winload_cache& operator=(const winload_cache&) = delete;
+
+  // Distinct PE files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const {
+    std::lock_guard<std::mutex> hold(lock_);
+    return files_;
+  }
+  std::size_t hits() const {
+    std::lock_guard<std::mutex> hold(lock_);
+    return hits_;
+  }
+
+  // The file at host path `path`; one that cannot be read or is no PE image
+  // has its `failure` set (and is cached too).
+  std::shared_ptr<const winload_detail::pe_file> open(const std::string& path);
+  // The entries of folder `dir` ("" is the current folder).
+  std::shared_ptr<const winload_detail::dir_listing> listing(const std::string& dir);
+  // The API set schema of the System32 folder `system32`.
+  std::shared_ptr<const winload_detail::system_tree> tree(const std::string& system32);
+
+ private:
+  mutable std::mutex lock_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::pe_file>> by_path_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const winload_detail::pe_file>> by_file_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::dir_listing>> dirs_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::system_tree>> trees_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
 // Emulate the Windows loader for `file` (a .exe, .dll, .pyd or .node).
 // Errors only for an unreadable or non-PE root; problems further down are
-// findings and warnings.
+// findings and warnings. With `cache`, what it reads is shared with every
+// other root loaded through the same cache.
+result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options,
+                                              winload_cache& cache);
 result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options = {});
 
 }  // namespace resolve
@@ -18120,6 +18173,9 @@ result<windows_link, diagnostic> load_windows(const std::string& file, const win
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -18208,48 +18264,175 @@ LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
 
 namespace winload_detail {
 
-// One loaded PE file: its mapping, its image and, built on first use, the
-// export index (name -> export, ordinal -> export).
-struct module {
+// One PE file as the loader reads it (winload_cache holds it; it never
+// changes once made, except that the export index is built on first use).
+struct pe_file {
+  error failure{};  // cannot be read, or no PE image
+  std::uint64_t device = 0, inode = 0;
   std::shared_ptr<const mapped_file> mapped;
   pe::image image;
+  std::vector<pe::imported_dll> dlls[2];  // the imports, then the delay-load imports
+  error dlls_failure[2]{};
+  std::vector<std::string> assemblies;    // "NAME VERSION" per manifest dependentAssembly
+  error manifest_failure{};
+
+  struct export_index {
+    std::vector<pe::export_entry> exports;
+    std::unordered_map<std::string_view, std::size_t> by_name;
+    std::unordered_map<u32, std::size_t> by_ordinal;
+    error failure{};
+  };
+  // name -> export, ordinal -> export; built once, by whichever thread asks first.
+  const export_index& index() const {
+    std::call_once(index_once_, [this] {
+      auto exps = image.exports();
+      if (!exps) {
+        index_.failure = exps.error();
+        return;
+      }
+      index_.exports = std::move(*exps);
+      for (std::size_t i = 0; i < index_.exports.size(); ++i) {
+        if (!index_.exports[i].name.empty()) index_.by_name.emplace(index_.exports[i].name, i);
+        index_.by_ordinal.emplace(index_.exports[i].ordinal, i);
+      }
+    });
+    return index_;
+  }
+
+ private:
+  mutable std::once_flag index_once_;
+  mutable export_index index_;
+};
+
+// A System32 folder's API set schema (apisetschema.dll), when it has one.
+struct system_tree {
+  bool have_schema = false;
+  pe::apiset_schema schema;
+  std::string warning;  // the schema could not be read
+};
+
+inline const error* failed(const error& e) { return e.code == errc::ok ? nullptr : &e; }
+
+}  // namespace winload_detail
+
+LINKSCOPE_FUNC std::shared_ptr<const winload_detail::pe_file> winload_cache::open(const std::string& path) {
+  using file_ptr = std::shared_ptr<const winload_detail::pe_file>;
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (auto it = by_path_.find(path); it != by_path_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  auto f = std::make_shared<winload_detail::pe_file>();
+  auto mapped = mapped_file::open(path);
+  if (!mapped) {
+    f->failure = mapped.error();
+    std::lock_guard<std::mutex> hold(lock_);
+    return by_path_.emplace(path, file_ptr(std::move(f))).first->second;
+  }
+  const std::pair<std::uint64_t, std::uint64_t> id{mapped->device(), mapped->inode()};
+  {
+    // The same file under another path (a link, or "dir/./x.dll").
+    std::lock_guard<std::mutex> hold(lock_);
+    if (auto same = by_file_.find(id); same != by_file_.end()) {
+      ++hits_;
+      return by_path_.emplace(path, same->second).first->second;
+    }
+  }
+  f->device = id.first;
+  f->inode = id.second;
+  f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+  if (auto img = pe::image::parse(f->mapped->bytes())) {
+    f->image = *img;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto dlls = pass == 0 ? f->image.imports() : f->image.delay_imports();
+      if (dlls) f->dlls[pass] = std::move(*dlls);
+      else f->dlls_failure[pass] = dlls.error();
+    }
+    if (auto manifests = f->image.manifests()) {
+      for (const byte_view m : *manifests)
+        for (const auto& a : pe::manifest_dependencies(
+                 std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
+          f->assemblies.push_back(std::string(a.name).append(" ").append(a.version));
+    } else {
+      f->manifest_failure = manifests.error();
+    }
+  } else {
+    f->failure = img.error();
+  }
+  std::lock_guard<std::mutex> hold(lock_);
+  auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+  if (fresh) ++files_;
+  else ++hits_;  // another thread read it meanwhile: keep the first
+  return by_path_.emplace(path, same->second).first->second;
+}
+
+LINKSCOPE_FUNC std::shared_ptr<const winload_detail::dir_listing> winload_cache::listing(const std::string& dir) {
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (auto it = dirs_.find(dir); it != dirs_.end()) return it->second;
+  }
+  auto entries = std::make_shared<winload_detail::dir_listing>();
+  std::error_code ec;
+  for (std::filesystem::directory_iterator d(dir.empty() ? "." : dir, ec), end; !ec && d != end; d.increment(ec))
+    entries->emplace(winload_detail::lower(d->path().filename().string()), d->path().filename().string());
+  std::lock_guard<std::mutex> hold(lock_);
+  return dirs_.emplace(dir, std::move(entries)).first->second;
+}
+
+LINKSCOPE_FUNC std::shared_ptr<const winload_detail::system_tree> winload_cache::tree(const std::string& system32) {
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (auto it = trees_.find(system32); it != trees_.end()) return it->second;
+  }
+  auto t = std::make_shared<winload_detail::system_tree>();
+  const auto entries = listing(system32);
+  if (auto e = entries->find("apisetschema.dll"); e != entries->end()) {
+    const std::string path = (std::filesystem::path(system32) / e->second).string();
+    const auto f = open(path);
+    if (!winload_detail::failed(f->failure)) {
+      if (auto schema = pe::apiset_schema::read(f->image)) {
+        t->schema = std::move(*schema);
+        t->have_schema = true;
+      } else {
+        t->warning = path + ": API set schema: " + std::string(schema.error().message);
+      }
+    }
+  }
+  std::lock_guard<std::mutex> hold(lock_);
+  return trees_.emplace(system32, std::move(t)).first->second;
+}
+
+namespace winload_detail {
+
+// One object of this root's closure: the file it is (none for an object
+// not found, an assumed system DLL or an API set), and whether this root
+// has used its export index yet (its warning is the object's own).
+struct module {
+  std::shared_ptr<const pe_file> file;
   bool indexed = false;
-  std::vector<pe::export_entry> exports;
-  std::unordered_map<std::string_view, std::size_t> by_name;
-  std::unordered_map<u32, std::size_t> by_ordinal;
 };
 
 class loader {
  public:
-  loader(const winload_options& options, windows_link& out) : options_(options), out_(out) {
+  loader(const winload_options& options, windows_link& out, winload_cache& cache)
+      : options_(options), out_(out), cache_(cache) {
     if (!options.windows_root.empty()) {
       system32_ = options.windows_root;
       windows_ = options.windows_dir.empty() ? std::filesystem::path(system32_).parent_path().string()
                                              : options.windows_dir;
       // The API set schema of this Windows tree.
-      if (auto path = find_in(system32_, "apisetschema.dll")) {
-        if (auto f = mapped_file::open(*path)) {
-          auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-          if (auto img = pe::image::parse(mapped->bytes())) {
-            if (auto schema = pe::apiset_schema::read(*img)) {
-              schema_ = std::move(*schema);
-              have_schema_ = true;
-            } else {
-              out_.link.warnings.push_back(*path + ": API set schema: " + std::string(schema.error().message));
-            }
-          }
-        }
-      }
+      tree_ = cache_.tree(system32_);
+      if (!tree_->warning.empty()) out_.link.warnings.push_back(tree_->warning);
     }
     for (const std::string& k : options.known_dlls) extra_known_.insert(lower(k));
   }
 
   result<void> load_root(const std::string& file) {
-    auto f = mapped_file::open(file);
-    if (!f) return f.error();
-    auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-    auto img = pe::image::parse(mapped->bytes());
-    if (!img) return img.error();
+    auto f = cache_.open(file);
+    if (const error* e = failed(f->failure)) return *e;
+    const pe::image* img = &f->image;
     loaded_object main;
     main.name = std::filesystem::path(file).filename().string();
     main.path = main.file = file;
@@ -18267,7 +18450,7 @@ class loader {
     app_dir_ = options_.executable.empty() ? module_dir_
                                            : std::filesystem::path(options_.executable).parent_path().string();
     if (app_dir_.empty()) app_dir_ = ".";
-    add(std::move(main), std::move(info), module{mapped, *img, false, {}, {}, {}});
+    add(std::move(main), std::move(info), module{std::move(f), false});
     return ok();
   }
 
@@ -18305,7 +18488,7 @@ class loader {
     }
     for (std::size_t i = 0; i < hard.size(); ++i) out_.info[i].delay_only = !hard[i];
     for (auto& m : modules_)
-      if (m.mapped) out_.link.files.push_back(m.mapped);
+      if (m.file) out_.link.files.push_back(m.file->mapped);
   }
 
  private:
@@ -18313,15 +18496,10 @@ class loader {
     const auto id = static_cast<std::uint32_t>(out_.link.objects.size());
     // Side-by-side assemblies its manifest names (reported, not searched:
     // WinSxS is not part of a root given here).
-    if (mod.mapped) {
-      if (auto manifests = mod.image.manifests()) {
-        for (const byte_view m : *manifests)
-          for (const auto& a : pe::manifest_dependencies(
-                   std::string_view(reinterpret_cast<const char*>(m.data()), m.size())))
-            info.assemblies.push_back(std::string(a.name).append(" ").append(a.version));
-      } else {
-        obj.warnings.push_back(std::string("manifest: ") + manifests.error().message);
-      }
+    if (mod.file) {
+      info.assemblies = mod.file->assemblies;
+      if (const error* e = failed(mod.file->manifest_failure))
+        obj.warnings.push_back(std::string("manifest: ") + e->message);
     }
     by_name_.emplace(key_of(obj.name), id);
     out_.link.objects.push_back(std::move(obj));
@@ -18341,16 +18519,9 @@ class loader {
 
   // A file named `name` (any case) in `dir`.
   std::optional<std::string> find_in(const std::string& dir, std::string_view name) {
-    auto it = dirs_.find(dir);
-    if (it == dirs_.end()) {
-      std::unordered_map<std::string, std::string> entries;
-      std::error_code ec;
-      for (std::filesystem::directory_iterator d(dir.empty() ? "." : dir, ec), end; !ec && d != end; d.increment(ec))
-        entries.emplace(lower(d->path().filename().string()), d->path().filename().string());
-      it = dirs_.emplace(dir, std::move(entries)).first;
-    }
-    auto e = it->second.find(lower(name));
-    if (e == it->second.end()) return std::nullopt;
+    const auto entries = cache_.listing(dir);
+    auto e = entries->find(lower(name));
+    if (e == entries->end()) return std::nullopt;
     return (std::filesystem::path(dir) / e->second).string();
   }
 
@@ -18397,7 +18568,7 @@ class loader {
       info.rule = dll_rule::api_set;
       info.kind = classify_dll(lname, dll_rule::api_set);
       std::optional<std::string> host;
-      if (have_schema_) host = schema_.host(lname, out_.link.objects[from].name);
+      if (tree_ && tree_->have_schema) host = tree_->schema.host(lname, out_.link.objects[from].name);
       if (!host) {
         std::string b = builtin_apiset_host(lname);
         if (!b.empty()) host = b;
@@ -18431,17 +18602,12 @@ class loader {
     for (const auto& [dir, rule] : dirs) {
       auto path = find_in(dir, lname);
       if (!path) continue;
-      auto f = mapped_file::open(*path);
-      if (!f) {
-        obj.rejected.push_back({*path, f.error().message});
+      auto f = cache_.open(*path);
+      if (const error* e = failed(f->failure)) {
+        obj.rejected.push_back({*path, e->message});
         continue;
       }
-      auto mapped = std::make_shared<const mapped_file>(std::move(*f));
-      auto img = pe::image::parse(mapped->bytes());
-      if (!img) {
-        obj.rejected.push_back({*path, img.error().message});
-        continue;
-      }
+      const pe::image* img = &f->image;
       if (img->machine() != machine_) {
         obj.rejected.push_back({*path, "a PE image for another machine"});
         continue;
@@ -18452,8 +18618,7 @@ class loader {
       info.kind = classify_dll(lname, rule);
       info.machine = img->machine();
       info.managed = img->is_managed();
-      mod.mapped = std::move(mapped);
-      mod.image = *img;
+      mod.file = std::move(f);
       return add(std::move(obj), std::move(info), std::move(mod));
     }
     // No Windows tree: a known or listed system DLL is assumed present.
@@ -18470,15 +18635,15 @@ class loader {
   void expand(std::uint32_t id) {
     if (expanded_[id]) return;
     expanded_[id] = 1;
-    if (!modules_[id].mapped) return;
+    const std::shared_ptr<const pe_file> file = modules_[id].file;
+    if (!file) return;
     for (int pass = 0; pass < 2; ++pass) {
-      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
-      if (!dlls) {
+      if (const error* e = failed(file->dlls_failure[pass])) {
         out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
-                                                 dlls.error().message);
+                                                 e->message);
         continue;
       }
-      for (const pe::imported_dll& dll : *dlls) {
+      for (const pe::imported_dll& dll : file->dlls[pass]) {
         const std::uint32_t target = resolve_dll(dll.name, id);
         out_.link.objects[id].needed.push_back(dll.name);
         out_.link.objects[id].needed_objects.push_back(target);
@@ -18487,21 +18652,17 @@ class loader {
     }
   }
 
-  module& indexed(std::uint32_t id) {
+  // Object `id`'s export index (its file's, shared through the cache); the
+  // first use in this root reports a broken export table on the object.
+  const pe_file::export_index& indexed(std::uint32_t id) {
     module& m = modules_[id];
-    if (m.indexed) return m;
-    m.indexed = true;
-    auto exps = m.image.exports();
-    if (!exps) {
-      out_.link.objects[id].warnings.push_back(std::string("exports: ") + exps.error().message);
-      return m;
+    const pe_file::export_index& index = m.file->index();
+    if (!m.indexed) {
+      m.indexed = true;
+      if (const error* e = failed(index.failure))
+        out_.link.objects[id].warnings.push_back(std::string("exports: ") + e->message);
     }
-    m.exports = std::move(*exps);
-    for (std::size_t i = 0; i < m.exports.size(); ++i) {
-      if (!m.exports[i].name.empty()) m.by_name.emplace(m.exports[i].name, i);
-      m.by_ordinal.emplace(m.exports[i].ordinal, i);
-    }
-    return m;
+    return index;
   }
 
   struct lookup {
@@ -18527,7 +18688,7 @@ class loader {
       r.unchecked = true;
       return r;
     }
-    module& m = indexed(id);
+    const pe_file::export_index& m = indexed(id);
     std::size_t index = 0;
     if (ordinal) {
       auto it = m.by_ordinal.find(*ordinal);
@@ -18588,13 +18749,13 @@ class loader {
   }
 
   void check(std::uint32_t id) {
-    if (checked_[id] || !modules_[id].mapped) return;
+    const std::shared_ptr<const pe_file> file = modules_[id].file;
+    if (checked_[id] || !file) return;
     checked_[id] = 1;
     std::size_t k = 0;
     for (int pass = 0; pass < 2; ++pass) {
-      auto dlls = pass == 0 ? modules_[id].image.imports() : modules_[id].image.delay_imports();
-      if (!dlls) continue;
-      for (const pe::imported_dll& dll : *dlls) {
+      if (failed(file->dlls_failure[pass])) continue;
+      for (const pe::imported_dll& dll : file->dlls[pass]) {
         const std::uint32_t target = k < out_.link.objects[id].needed_objects.size()
                                          ? out_.link.objects[id].needed_objects[k]
                                          : no_object;
@@ -18649,27 +18810,32 @@ class loader {
 
   const winload_options& options_;
   windows_link& out_;
+  winload_cache& cache_;
   std::string system32_, windows_, module_dir_, app_dir_;
-  pe::apiset_schema schema_;
-  bool have_schema_ = false;
+  std::shared_ptr<const system_tree> tree_;  // the API set schema of system32_
   u16 machine_ = 0;
   std::unordered_set<std::string> extra_known_;
   std::unordered_map<std::string, std::uint32_t> by_name_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::string>> dirs_;
   std::deque<module> modules_;
   std::vector<char> expanded_, checked_;
 };
 
 }  // namespace winload_detail
 
-LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options) {
+LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options,
+                                                             winload_cache& cache) {
   windows_link out;
-  winload_detail::loader l(options, out);
+  winload_detail::loader l(options, out, cache);
   // The root: a PE image, or an error naming it.
   if (auto r = l.load_root(file); !r) return diagnostic(r.error(), file);
   // The closure, breadth-first; every import against the exports it binds to.
   l.run();
   return out;
+}
+
+LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options) {
+  winload_cache cache;
+  return load_windows(file, options, cache);
 }
 
 }  // namespace resolve
@@ -20689,7 +20855,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
   cache.set_limit(options.cache_limit);
-  dyld_cache dyld_files;  // the same for Mach-O files
+  dyld_cache dyld_files;        // the same for Mach-O files
+  winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
   if (windows_options.path.empty())
@@ -20719,7 +20886,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else if (kind == detail::walk_kind::pe) {
-        auto link = load_windows(f, windows_options);
+        auto link = load_windows(f, windows_options, windows_files);
         if (!link) fr.failure = link.error().err;
         else {
           verdicts.judge_pe(*link, fr);
@@ -20757,7 +20924,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     report.lookups += lookups[i];
     if (report.files[i].failed()) ++report.failed;
   }
-  report.objects_parsed = cache.files() + dyld_files.files();
+  report.objects_parsed = cache.files() + dyld_files.files() + windows_files.files();
   report.cache_flushes = cache.flushes();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 

@@ -12,9 +12,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/fixtures.hpp"
@@ -421,6 +423,83 @@ TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winloa
   INFO(files << " DLLs, " << bindings << " bindings");
   CHECK(files > 500);
   CHECK(problems == std::vector<std::string>{});
+}
+
+// Everything a load gives, as one string: objects (name, file, rule, class,
+// needed, delay), bindings, findings, warnings.
+std::string summary(const windows_link& w) {
+  std::string out;
+  for (std::size_t i = 0; i < w.link.objects.size(); ++i) {
+    const auto& o = w.link.objects[i];
+    out += o.name + "|" + o.file + "|" + to_string(w.info[i].rule) + "|" + to_string(w.info[i].kind) + "|" +
+           (w.info[i].delay_only ? "delay" : "") + "|";
+    for (const auto& n : o.needed) out += std::string(n) + ",";
+    for (const auto& r : o.rejected) out += "rejected " + r.path + ": " + r.reason + ",";
+    for (const auto& wr : o.warnings) out += "warning " + wr + ",";
+    out += "\n";
+  }
+  for (const auto& b : w.link.bindings) out += std::to_string(b.from) + ">" + std::to_string(b.to) + " " + std::string(b.symbol) + "\n";
+  for (const auto& f : w.findings)
+    out += std::string(to_string(f.problem)) + " " + std::to_string(f.from) + " " + f.dll_name + "." + f.symbol + " " + f.detail + "\n";
+  for (const auto& wr : w.link.warnings) out += "warning " + wr + "\n";
+  return out;
+}
+
+TEST_CASE("one cache shared by every root and by two threads gives each root's own load", "[winload][wine]") {
+  if (!std::filesystem::is_directory(wine_root)) {
+    WARN("wine64 missing: skipped");
+    return;
+  }
+  winload_options opts;
+  opts.windows_root = wine_root;
+  std::vector<std::string> roots;
+  for (const auto& e : std::filesystem::directory_iterator(wine_root)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 4 && (name.compare(name.size() - 4, 4, ".dll") == 0 || name.compare(name.size() - 4, 4, ".exe") == 0))
+      roots.push_back(e.path().string());
+  }
+  std::sort(roots.begin(), roots.end());
+  REQUIRE(roots.size() > 500);
+  // Each root alone, with a cache of its own: what the wine test above checks.
+  std::vector<std::string> alone(roots.size());
+  std::size_t opened_alone = 0;
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    winload_cache own;
+    auto w = load_windows(roots[i], opts, own);
+    REQUIRE(w);
+    alone[i] = summary(*w);
+    opened_alone += own.files();
+  }
+  // Every root through one cache, on two threads taking roots in turn.
+  winload_cache shared;
+  std::vector<std::string> together(roots.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < roots.size(); i = next++) {
+      auto w = load_windows(roots[i], opts, shared);
+      if (w) together[i] = summary(*w);
+    }
+  };
+  std::thread other(work);
+  work();
+  other.join();
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    if (alone[i] != together[i]) {
+      if (differ++ == 0) {
+        INFO(roots[i]);
+        CHECK(together[i] == alone[i]);
+      }
+    }
+  CHECK(differ == 0);
+  // Each file was read once: no more files than the tree holds (and the
+  // roots themselves), and far fewer than the roots read alone.
+  std::size_t in_tree = 0;
+  for (const auto& e : std::filesystem::directory_iterator(wine_root)) in_tree += e.is_regular_file() ? 1 : 0;
+  CHECK(shared.files() <= in_tree);
+  CHECK(shared.files() >= roots.size());
+  CHECK(shared.files() * 3 < opened_alone);
+  CHECK(shared.hits() > shared.files());
 }
 
 TEST_CASE("linkscope-ldd on PE images: list, tree, undefined, json, dot, exit codes", "[winload][cli]") {

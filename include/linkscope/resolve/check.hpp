@@ -591,7 +591,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
   cache.set_limit(options.cache_limit);
-  dyld_cache dyld_files;  // the same for Mach-O files
+  dyld_cache dyld_files;        // the same for Mach-O files
+  winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
   if (windows_options.path.empty())
@@ -621,7 +622,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else if (kind == detail::walk_kind::pe) {
-        auto link = load_windows(f, windows_options);
+        auto link = load_windows(f, windows_options, windows_files);
         if (!link) fr.failure = link.error().err;
         else {
           verdicts.judge_pe(*link, fr);
@@ -659,7 +660,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     report.lookups += lookups[i];
     if (report.files[i].failed()) ++report.failed;
   }
-  report.objects_parsed = cache.files() + dyld_files.files();
+  report.objects_parsed = cache.files() + dyld_files.files() + windows_files.files();
   report.cache_flushes = cache.flushes();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 

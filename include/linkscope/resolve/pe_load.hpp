@@ -34,10 +34,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "linkscope/coff/apiset.hpp"
@@ -180,9 +184,58 @@ std::string builtin_apiset_host(std::string_view contract);
 // True if `name` is on the built-in Windows 10/11 KnownDLLs list.
 bool builtin_known_dll(std::string_view name);
 
+namespace winload_detail {
+struct pe_file;      // one PE file as read: mapping, image, imports, manifest, export index
+struct system_tree;  // one System32 folder's API set schema
+using dir_listing = std::unordered_map<std::string, std::string>;  // lower-case name -> name on disk
+}  // namespace winload_detail
+
+// What the Windows loader reads, shared by every root of a run, as
+// object_cache is for ld.so and dyld_cache for dyld: each PE file is mapped
+// and parsed once (its imports and manifest at once, its export index on the
+// first lookup), each folder is listed once, and each Windows tree's API set
+// schema is read once, however many roots load them. Thread-safe: threads
+// may share one cache. The files must not change while it lives.
+class winload_cache {
+ public:
+  winload_cache() = default;
+  winload_cache(const winload_cache&) = delete;
+  winload_cache& operator=(const winload_cache&) = delete;
+
+  // Distinct PE files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const {
+    std::lock_guard<std::mutex> hold(lock_);
+    return files_;
+  }
+  std::size_t hits() const {
+    std::lock_guard<std::mutex> hold(lock_);
+    return hits_;
+  }
+
+  // The file at host path `path`; one that cannot be read or is no PE image
+  // has its `failure` set (and is cached too).
+  std::shared_ptr<const winload_detail::pe_file> open(const std::string& path);
+  // The entries of folder `dir` ("" is the current folder).
+  std::shared_ptr<const winload_detail::dir_listing> listing(const std::string& dir);
+  // The API set schema of the System32 folder `system32`.
+  std::shared_ptr<const winload_detail::system_tree> tree(const std::string& system32);
+
+ private:
+  mutable std::mutex lock_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::pe_file>> by_path_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const winload_detail::pe_file>> by_file_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::dir_listing>> dirs_;
+  std::unordered_map<std::string, std::shared_ptr<const winload_detail::system_tree>> trees_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
 // Emulate the Windows loader for `file` (a .exe, .dll, .pyd or .node).
 // Errors only for an unreadable or non-PE root; problems further down are
-// findings and warnings.
+// findings and warnings. With `cache`, what it reads is shared with every
+// other root loaded through the same cache.
+result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options,
+                                              winload_cache& cache);
 result<windows_link, diagnostic> load_windows(const std::string& file, const winload_options& options = {});
 
 }  // namespace resolve
