@@ -20,6 +20,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/options.hpp"
+#include "cli/progress.hpp"
 
 namespace {
 
@@ -39,6 +40,8 @@ constexpr cli::option_spec option_table[] = {
      "the undefined and duplicate messages); --json adds \"demangled\""},
     {"json", 0, cli::arg::none, nullptr, "JSON report"},
     {"stats", 0, cli::arg::none, nullptr, "time and symbol counts of the resolution, on stderr"},
+    {"quiet", 0, cli::arg::none, nullptr,
+     "no progress line on stderr (it is shown only on a terminal: 'linkscope-why: DONE/TOTAL inputs')"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ld does)"},
 };
@@ -175,7 +178,12 @@ int main(int argc, char** argv) {
   }
   const auto started = std::chrono::steady_clock::now();
   const std::clock_t cpu_started = std::clock();
+  // The inputs read so far, on a terminal (a link of many archives takes seconds).
+  cli::progress_line progress(tool, p.has("quiet"));
+  if (progress.on())
+    options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total, "inputs"); };
   auto linked = resolve_static(*line, options, diag);
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const double cpu_seconds = static_cast<double>(std::clock() - cpu_started) / CLOCKS_PER_SEC;
   if (!linked) {

@@ -1,8 +1,9 @@
 // examples/cli/progress.hpp — the one-line progress indicator of long runs
-// (linkscope-check over a prefix): `TOOL: DONE/TOTAL files` rewritten in place
-// on stderr at most ten times a second, and erased when the run ends. It is
-// on only when stderr is a terminal and the user did not ask for --quiet, so
-// logs, pipes and CI see nothing.
+// (linkscope-check over a prefix, linkscope-why over a link): `TOOL: DONE/TOTAL
+// files` (or `inputs`) rewritten in place on stderr at most ten times a
+// second, and erased when the run ends. It is on only when stderr is a
+// terminal and the user did not ask for --quiet, so logs, pipes and CI see
+// nothing.
 //
 // Also here: parse_jobs, the `-j N` value (a positive thread count), and
 // parse_whole_number, which it and linkscope-check's --cache-mb share.

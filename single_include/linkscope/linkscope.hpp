@@ -22350,6 +22350,7 @@ inline result<link_line> read_link_line(std::span<const std::string> args, link_
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22367,6 +22368,10 @@ constexpr const char* to_string(link_semantics s) noexcept { return s == link_se
 struct static_options {
   link_semantics semantics = link_semantics::lld;
   ar::thin_options thin{};  // which thin-archive member paths may be opened
+  // Called as the link goes, with the inputs read so far and their number
+  // (in order of `done`, once per input; a group's inputs count when the
+  // group is done with). Empty: nothing is called.
+  std::function<void(std::size_t done, std::size_t total)> progress{};
 };
 
 using file_id = std::uint32_t;
@@ -22902,7 +22907,10 @@ class static_linker : static_loader {
       LINKSCOPE_CHECK(lld_undefined(s, no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
       symbols_[s].referenced = true;
     }
-    for (std::uint32_t i = 0; i < line_.inputs.size(); ++i) LINKSCOPE_CHECK(lld_input(i));
+    for (std::uint32_t i = 0; i < line_.inputs.size(); ++i) {
+      LINKSCOPE_CHECK(lld_input(i));
+      progress(i + 1);
+    }
     // Symbols named by --defsym expressions (lld: script->referencedSymbols).
     for (const defsym& d : line_.defsyms)
       for (std::string_view name : expression_symbols(d.expression))
@@ -23213,7 +23221,7 @@ class static_linker : static_loader {
       const int group = line_.inputs[i].group;
       if (group < 0) {
         LINKSCOPE_CHECK(bfd_input(i, false));
-        ++i;
+        progress(++i);
         continue;
       }
       std::uint32_t end = i;
@@ -23226,8 +23234,14 @@ class static_linker : static_loader {
         if (undefs_ == before) break;
       }
       i = end;
+      progress(i);
     }
     return ok();
+  }
+
+  // `done` of the link line's inputs are read (options_.progress).
+  void progress(std::size_t done) const {
+    if (options_.progress) options_.progress(done, line_.inputs.size());
   }
 
   std::string_view bfd_wrapped(std::string_view name, bool undefined) {

@@ -182,6 +182,33 @@ TEST_CASE("static: order-dependent links and groups, lld vs bfd") {
   CHECK(ours(dir, backwards, link_semantics::lld).undefined == std::set<std::string>{"c"});
   CHECK(ours(dir, backwards, link_semantics::bfd).undefined == std::set<std::string>{"a"});
   CHECK(ours(dir, grouped, link_semantics::bfd).undefined == std::set<std::string>{"c"});
+
+  // The progress callback: once per input read, in order, ending at the
+  // number of inputs; a group's inputs count once the group is done with
+  // (GNU ld rescans it: -( liba.a libb.a -) is 1, then 3).
+  const auto steps = [&](const std::vector<std::string>& args, link_semantics semantics) {
+    const auto saved = std::filesystem::current_path();
+    std::filesystem::current_path(dir);
+    link_diagnostic diag;
+    auto line = read_link_line(args, diag);
+    std::vector<std::size_t> seen;
+    std::size_t inputs = 0;
+    if (line) {
+      inputs = line->inputs.size();
+      static_options o;
+      o.semantics = semantics;
+      o.progress = [&](std::size_t done, std::size_t total) {
+        if (total == inputs) seen.push_back(done);
+      };
+      if (!resolve_static(*line, o, diag)) seen.clear();
+    }
+    std::filesystem::current_path(saved);
+    return seen;
+  };
+  CHECK(steps(backwards, link_semantics::lld) == std::vector<std::size_t>{1, 2, 3});
+  CHECK(steps(backwards, link_semantics::bfd) == std::vector<std::size_t>{1, 2, 3});
+  CHECK(steps(grouped, link_semantics::lld) == std::vector<std::size_t>{1, 2, 3});
+  CHECK(steps(grouped, link_semantics::bfd) == std::vector<std::size_t>{1, 3});
 }
 
 TEST_CASE("static: extraction order and first reference (depth first)") {
@@ -441,6 +468,18 @@ TEST_CASE("static: the linkscope-why CLI") {
   r = capture(in_dir + shell_quote(why) + " main.o -lnope 2>&1");
   CHECK(r.status == 2);
   CHECK(r.out == "linkscope-why: -lnope: error: unable to find library\n");
+  // On a terminal (script(1) gives the tool a pseudo-terminal), the progress
+  // line counts the inputs and is erased before the report; --quiet drops it.
+  if (have_tool("script")) {
+    const std::string text = in_dir + shell_quote(why) + " main.o lib.a";
+    auto tty = capture("script -qec " + shell_quote(text) + " /dev/null");
+    CHECK(tty.out.find("linkscope-why: 2/2 inputs\r\033[K2 members extracted") != std::string::npos);
+    auto quiet = capture("script -qec " + shell_quote(text + " --quiet") + " /dev/null");
+    CHECK(quiet.out.find("inputs\r") == std::string::npos);
+    CHECK(quiet.out.find("2 members extracted") != std::string::npos);
+    // Not a terminal: nothing on stderr.
+    CHECK(capture(text + " 2>&1").out.rfind("2 members extracted", 0) == 0);
+  }
   r = capture(shell_quote(why) + " --help");
   CHECK(r.status == 0);
   CHECK(r.out.find("--gc-sections") != std::string::npos);

@@ -78,7 +78,10 @@ class static_linker : static_loader {
       LINKSCOPE_CHECK(lld_undefined(s, no_file, elf::STB_GLOBAL, elf::STV_DEFAULT, false));
       symbols_[s].referenced = true;
     }
-    for (std::uint32_t i = 0; i < line_.inputs.size(); ++i) LINKSCOPE_CHECK(lld_input(i));
+    for (std::uint32_t i = 0; i < line_.inputs.size(); ++i) {
+      LINKSCOPE_CHECK(lld_input(i));
+      progress(i + 1);
+    }
     // Symbols named by --defsym expressions (lld: script->referencedSymbols).
     for (const defsym& d : line_.defsyms)
       for (std::string_view name : expression_symbols(d.expression))
@@ -389,7 +392,7 @@ class static_linker : static_loader {
       const int group = line_.inputs[i].group;
       if (group < 0) {
         LINKSCOPE_CHECK(bfd_input(i, false));
-        ++i;
+        progress(++i);
         continue;
       }
       std::uint32_t end = i;
@@ -402,8 +405,14 @@ class static_linker : static_loader {
         if (undefs_ == before) break;
       }
       i = end;
+      progress(i);
     }
     return ok();
+  }
+
+  // `done` of the link line's inputs are read (options_.progress).
+  void progress(std::size_t done) const {
+    if (options_.progress) options_.progress(done, line_.inputs.size());
   }
 
   std::string_view bfd_wrapped(std::string_view name, bool undefined) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@ constexpr const char* to_string(link_semantics s) noexcept { return s == link_se
 struct static_options {
   link_semantics semantics = link_semantics::lld;
   ar::thin_options thin{};  // which thin-archive member paths may be opened
+  // Called as the link goes, with the inputs read so far and their number
+  // (in order of `done`, once per input; a group's inputs count when the
+  // group is done with). Empty: nothing is called.
+  std::function<void(std::size_t done, std::size_t total)> progress{};
 };
 
 using file_id = std::uint32_t;
