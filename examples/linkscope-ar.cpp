@@ -13,8 +13,8 @@
 #include <linkscope/ar/archive.hpp>
 #include <linkscope/ar/armap.hpp>
 #include <linkscope/core/mapped_file.hpp>
+#include <linkscope/report/ar.hpp>
 #include <linkscope/report/json.hpp>
-#include <linkscope/report/json_error.hpp>
 #include <linkscope/symbols/index.hpp>
 #include <linkscope/symbols/table.hpp>
 
@@ -126,16 +126,13 @@ struct context {
   }
 };
 
-// The head of one archive's JSON object: {"version": 1, "file", "format"
-// for a document of its own; without "version" as an element of "archives".
+// The head of one archive's JSON object (report/ar.hpp).
 void begin_json(linkscope::json_writer& writer, const context& ctx) {
-  writer.begin_object();
-  if (!ctx.in_list) writer.field("version", 1);
-  writer.field("file", ctx.path).field("format", linkscope::ar::to_string(ctx.archive.kind()));
+  linkscope::report::begin_ar_archive(writer, ctx.path, ctx.archive.kind(), ctx.in_list);
 }
 // The end of it: the closing brace, and the newline of a document of its own.
 void end_json(linkscope::json_writer& writer, std::string& out, const context& ctx) {
-  writer.end_object();
+  linkscope::report::end_ar_archive(writer);
   if (!ctx.in_list) out.push_back('\n');
 }
 
@@ -147,9 +144,8 @@ int fail(const context& ctx, const linkscope::error& err, bool json) {
   if (json) {
     std::string out;
     linkscope::json_writer writer(out);
-    const linkscope::diagnostic d(err, ctx.path);
-    if (ctx.in_list) linkscope::report::write_error_element(writer, d);
-    else linkscope::report::write_error_document(writer, d), out.push_back('\n');
+    linkscope::report::write_ar_error(writer, linkscope::diagnostic(err, ctx.path), ctx.in_list);
+    if (!ctx.in_list) out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   return linkscope::cli::exit_error;
@@ -161,13 +157,12 @@ int list(context& ctx, bool verbose, bool json) {
   linkscope::json_writer writer(out);
   if (json) {
     begin_json(writer, ctx);
-    writer.key("members").begin_array();
+    linkscope::report::begin_ar_members(writer);
   }
   for (const auto& m : ctx.archive.members()) {
     if (!m) {
       if (json) {
-        writer.end_array();
-        writer.field("error", linkscope::describe(m.error()));
+        linkscope::report::end_ar_members(writer, &m.error());
         end_json(writer, out, ctx);
       }
       std::fwrite(out.data(), 1, out.size(), stdout);
@@ -177,13 +172,7 @@ int list(context& ctx, bool verbose, bool json) {
     }
     std::string name = ctx.display_name(*m);
     if (json) {
-      writer.begin_object();
-      writer.field("member", ctx.path + "(" + name + ")").field("name", name);
-      writer.field("header_offset", m->header_offset).field("data_offset", m->data_offset);
-      writer.field("size", m->size).field("mode", m->mode).field("uid", m->uid).field("gid", m->gid);
-      writer.field("date", m->date);
-      if (m->external) writer.field("external", true);
-      writer.end_object();
+      linkscope::report::write_ar_member(writer, ctx.path, name, *m);
       continue;
     }
     if (verbose) {
@@ -202,7 +191,7 @@ int list(context& ctx, bool verbose, bool json) {
     }
   }
   if (json) {
-    writer.end_array();
+    linkscope::report::end_ar_members(writer);
     end_json(writer, out, ctx);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -219,8 +208,7 @@ int print_armap(context& ctx, bool json) {
   linkscope::json_writer writer(out);
   if (json) {
     begin_json(writer, ctx);
-    writer.key("armap").begin_object().field("kind", linkscope::ar::to_string(map->kind()));
-    writer.key("entries").begin_array();
+    linkscope::report::begin_ar_armap(writer, *map);
   } else if (map->part_count() > 0) {
     out.append("Archive index:\n");
   }
@@ -238,9 +226,7 @@ int print_armap(context& ctx, bool json) {
       last_name = *name;
     }
     if (json) {
-      writer.begin_object().field("symbol", e.name);
-      writer.key("member").value(ctx.path + "(" + std::string(last_name) + ")");
-      writer.field("member_offset", e.member_offset).end_object();
+      linkscope::report::write_ar_armap_entry(writer, ctx.path, last_name, e);
     } else {
       out.append(e.name).append(" in ").append(last_name).push_back('\n');
     }
@@ -252,7 +238,7 @@ int print_armap(context& ctx, bool json) {
   });
   if (!visited) failure = visited.error();
   if (json) {
-    writer.end_array().end_object();
+    linkscope::report::end_ar_armap(writer);
     end_json(writer, out, ctx);
   } else if (map->part_count() > 0) {
     out.push_back('\n');
@@ -277,8 +263,7 @@ int find(context& ctx, std::string_view symbol_name, bool json) {
   linkscope::json_writer writer(out);
   if (json) {
     begin_json(writer, ctx);
-    writer.field("symbol", symbol_name);
-    writer.key("definitions").begin_array();
+    linkscope::report::begin_ar_find(writer, symbol_name);
   }
   std::size_t found = 0;
   for (const linkscope::ar::armap_entry& entry : matches) {
@@ -286,16 +271,13 @@ int find(context& ctx, std::string_view symbol_name, bool json) {
     if (!name) return fail(ctx, name.error(), json);
     ++found;
     if (json) {
-      writer.begin_object();
-      writer.field("member", ctx.path + "(" + std::string(*name) + ")").field("name", *name);
-      writer.field("member_offset", entry.member_offset).field("armap_index", entry.index);
-      writer.end_object();
+      linkscope::report::write_ar_definition(writer, ctx.path, *name, entry);
     } else {
       out.append(symbol_name).append(" in ").append(*name).push_back('\n');
     }
   }
   if (json) {
-    writer.end_array();
+    linkscope::report::end_ar_find(writer);
     end_json(writer, out, ctx);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -348,7 +330,15 @@ int main(int argc, char** argv) {
   thin.confine_to_archive_dir = p.has("thin-confine");
   const std::string symbol_name = p.value("find");
   int status = linkscope::cli::exit_ok;
-  if (json_list) std::fputs("{\"version\":1,\"archives\":[", stdout);
+  // The frame of the document over several archives; each archive's element
+  // is written by a writer of its own (run), so the ',' between them is ours.
+  std::string frame;
+  linkscope::json_writer list_writer(frame);
+  if (json_list) {
+    linkscope::report::begin_ar_archives(list_writer);
+    std::fwrite(frame.data(), 1, frame.size(), stdout);
+    frame.clear();
+  }
   for (const auto& path : files) {
     if (json_list) {
       if (&path != &files.front()) std::fputc(',', stdout);
@@ -359,6 +349,10 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     if (rc > status) status = rc;
   }
-  if (json_list) std::fputs("]}\n", stdout);
+  if (json_list) {
+    linkscope::report::end_ar_archives(list_writer);
+    frame.push_back('\n');
+    std::fwrite(frame.data(), 1, frame.size(), stdout);
+  }
   return status;
 }

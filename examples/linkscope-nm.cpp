@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,7 @@
 #include <linkscope/elf/nm.hpp>
 #include <linkscope/macho/nm.hpp>
 #include <linkscope/report/json.hpp>
+#include <linkscope/report/nm.hpp>
 #include <linkscope/resolve/file_format.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
@@ -260,6 +262,7 @@ class lister {
   int run() {
     int status = cli::exit_ok;
     const bool per_file = opts_.files.size() > 1;
+    if (opts_.json) report::begin_nm_document(json_);
     for (const std::string& path : opts_.files) {
       if (!list_file(path, per_file)) status = cli::exit_error;
     }
@@ -274,7 +277,7 @@ class lister {
     if (!mapped) {
       out_.flush();
       cli::report(tool, path, mapped.error());
-      if (opts_.json) emit_error_json(path, {}, mapped.error());
+      if (opts_.json) report::write_nm_error(json_, path, {}, mapped.error());
       return false;
     }
     const byte_view bytes = mapped->bytes();
@@ -302,7 +305,8 @@ class lister {
     if (format != file_format::elf) {
       out_.flush();
       cli::report(tool, path, "file format not recognized");
-      if (opts_.json) emit_error_json(path, {}, make_error(errc::bad_magic, no_offset, "file format not recognized"));
+      if (opts_.json)
+        report::write_nm_error(json_, path, {}, make_error(errc::bad_magic, no_offset, "file format not recognized"));
       return false;
     }
     if (!opts_.json) {
@@ -361,11 +365,11 @@ class lister {
       std::vector<macho::nm_object> objects;
       std::vector<macho::nm_problem> problems;
       auto listed = macho::nm_file_objects(bytes, path, options, objects, &problems);
-      for (const auto& object : objects) emit_macho_json(object);
+      for (const auto& object : objects) report::write_nm_object(json_, object);
       for (const auto& problem : problems) cli::report(tool, problem.where, problem.what);
       if (!listed) {
         cli::report(tool, path, listed.error());
-        emit_error_json(path, {}, listed.error());
+        report::write_nm_error(json_, path, {}, listed.error());
         return false;
       }
       return problems.empty();
@@ -416,10 +420,10 @@ class lister {
     if (opts_.json) {
       std::vector<coff::nm_object> objects;
       auto listed = coff::nm_file_objects(bytes, path, options, objects, &problems);
-      for (const auto& object : objects) emit_coff_json(object);
+      for (const auto& object : objects) report::write_nm_object(json_, object);
       report_problems();
       if (!listed) {
-        emit_error_json(path, {}, listed.error());
+        report::write_nm_error(json_, path, {}, listed.error());
         cli::report(tool, path, listed.error());
         return false;
       }
@@ -437,65 +441,12 @@ class lister {
     return ok_all;
   }
 
-  // A COFF object as docs/JSON.md has it: "member" is lib.a(member.o) and
-  // "name" the bare member beside it.
-  void emit_coff_json(const coff::nm_object& object) {
-    start_json();
-    json_.begin_object();
-    json_.field("file", object.file);
-    if (!object.member.empty()) {
-      json_.field("member", object.file + "(" + object.member + ")");
-      json_.field("name", object.member);
-    }
-    if (!object.error.empty()) {
-      json_.field("error", object.error);
-      if (object.offset != no_offset) json_.field("offset", object.offset);
-      json_.end_object();
-      return;
-    }
-    json_.field("bits", object.bits);
-    if (!object.warnings.empty()) {
-      json_.key("warnings").begin_array();
-      for (const auto& w : object.warnings) json_.value(w);
-      json_.end_array();
-    }
-    json_.key("symbols").begin_array();
-    for (const auto& s : object.symbols) {
-      json_.begin_object();
-      json_.field("symbol", s.name);
-      json_.field("name", s.name);
-      json_.field("type", std::string_view(&s.type, 1));
-      json_.field("defined", s.defined);
-      if (s.defined) {
-        json_.key("value").hex(s.value);
-        json_.field("size", s.size);
-      }
-      json_.end_object();
-    }
-    json_.end_array();
-    json_.end_object();
-  }
-
-  // An input that cannot be read stays in the document (docs/JSON.md, rule 4).
-  void emit_error_json(std::string_view file, std::string_view member, const error& e) {
-    start_json();
-    json_.begin_object();
-    json_.field("file", file);
-    if (!member.empty()) {
-      json_.field("member", std::string(file) + "(" + std::string(member) + ")");
-      json_.field("name", member);
-    }
-    json_.field("error", std::string_view(e.message[0] != '\0' ? e.message : to_string(e.code)));
-    if (e.has_offset()) json_.field("offset", e.offset);
-    json_.end_object();
-  }
-
   bool list_archive(const std::string& path, byte_view bytes, bool per_file) {
     auto archive = ar::archive::open(bytes);
     if (!archive) {
       out_.flush();
       cli::report(tool, path, archive.error());
-      if (opts_.json) emit_error_json(path, {}, archive.error());
+      if (opts_.json) report::write_nm_error(json_, path, {}, archive.error());
       return false;
     }
     if (!opts_.json && per_file && !opts_.posix) {
@@ -547,7 +498,7 @@ class lister {
         if (!p) {
           out_.flush();
           cli::report(tool, path + "(" + std::string(m.name) + ")", p.error());
-          if (opts_.json) emit_error_json(path, m.name, p.error());
+          if (opts_.json) report::write_nm_error(json_, path, m.name, p.error());
           ok_all = false;
           return true;
         }
@@ -555,7 +506,7 @@ class lister {
         if (!ext) {
           out_.flush();
           cli::report(tool, *p, ext.error());
-          if (opts_.json) emit_error_json(path, m.name, ext.error());
+          if (opts_.json) report::write_nm_error(json_, path, m.name, ext.error());
           ok_all = false;
           return true;
         }
@@ -567,7 +518,8 @@ class lister {
       if (!elf::is_elf(data)) {
         out_.flush();
         cli::report(tool, std::string(shown), "file format not recognized");
-        if (opts_.json) emit_error_json(path, shown, make_error(errc::bad_magic, no_offset, "file format not recognized"));
+        if (opts_.json)
+          report::write_nm_error(json_, path, shown, make_error(errc::bad_magic, no_offset, "file format not recognized"));
         ok_all = false;
         return true;
       }
@@ -599,29 +551,38 @@ class lister {
     entries_.clear();
     sorted_ = false;
     auto listing = elf::nm_symbols(bytes, opts_.nm, entries_);
-    std::string display = ctx.in_archive ? std::string(ctx.file) + "(" + std::string(ctx.member) + ")"
-                                         : std::string(ctx.file);
+    const std::string_view member = ctx.in_archive ? ctx.member : std::string_view();
     if (!listing) {
       out_.flush();
-      cli::report(tool, display, listing.error());
-      if (opts_.json) emit_error_json(ctx.file, ctx.in_archive ? ctx.member : std::string_view(), listing.error());
+      cli::report(tool, ctx.in_archive ? report::member_label(ctx.file, ctx.member) : std::string(ctx.file),
+                  listing.error());
+      if (opts_.json) report::write_nm_error(json_, ctx.file, member, listing.error());
       return false;
     }
     if (listing->no_symbols) {
       out_.flush();
       std::string name(ctx.in_archive ? ctx.member : ctx.file);
       std::fprintf(stderr, "%.*s: %s: no symbols\n", static_cast<int>(tool.size()), tool.data(), name.c_str());
-      if (opts_.json) emit_json(ctx, listing->is64);
+      if (opts_.json) report::write_nm_object(json_, ctx.file, member, *listing, entries_);
       return true;
     }
     if (!opts_.no_sort) sort_entries();
     if (opts_.json)
-      emit_json(ctx, listing->is64);
+      report::write_nm_object(json_, ctx.file, member, *listing, listed());
     else if (opts_.posix)
       print_posix(ctx);
     else
       print_bsd(ctx, listing->is64);
     return true;
+  }
+
+  // The entries in listing order (--json): entries_ itself when not sorted.
+  std::span<const elf::nm_entry> listed() {
+    if (!sorted_) return entries_;
+    ordered_.clear();
+    ordered_.reserve(entries_.size());
+    for (std::size_t k = 0; k < entries_.size(); ++k) ordered_.push_back(entry(k));
+    return ordered_;
   }
 
   // The listing order: positions into entries_ (identity when not sorted).
@@ -881,94 +842,10 @@ class lister {
     }
   }
 
-  // The keys of emit_json, plus "arch" for a slice of a universal file.
-  void emit_macho_json(const macho::nm_object& object) {
-    start_json();
-    json_.begin_object();
-    json_.field("file", object.file);
-    if (!object.member.empty()) {
-      json_.field("member", object.file + "(" + object.member + ")");
-      json_.field("name", object.member);
-    }
-    if (!object.arch.empty()) json_.field("arch", object.arch);
-    json_.field("bits", object.bits);
-    json_.key("symbols").begin_array();
-    for (const auto& s : object.symbols) {
-      json_.begin_object();
-      json_.field("symbol", s.name);
-      json_.field("name", s.name);
-      json_.field("type", std::string_view(&s.type, 1));
-      json_.field("defined", s.defined);
-      if (s.defined) {
-        json_.key("value").hex(s.value);
-        json_.field("size", 0);
-      }
-      json_.end_object();
-    }
-    json_.end_array();
-    json_.end_object();
-  }
-
-  void start_json() {
-    if (json_started_) return;
-    json_.begin_object();
-    json_.field("version", 1);
-    json_.key("objects").begin_array();
-    json_started_ = true;
-  }
-
-  void emit_json(const object_context& ctx, bool is64) {
-    if (!json_started_) {
-      json_.begin_object();
-      json_.field("version", 1);
-      json_.key("objects").begin_array();
-      json_started_ = true;
-    }
-    json_.begin_object();
-    json_.field("file", ctx.file);
-    if (ctx.in_archive) {
-      json_.field("member", std::string(ctx.file) + "(" + std::string(ctx.member) + ")");
-      json_.field("name", ctx.member);
-    }
-    json_.field("bits", is64 ? 64 : 32);
-    json_.key("symbols").begin_array();
-    for (std::size_t k = 0; k < entries_.size(); ++k) {
-      const elf::nm_entry& e = entry(k);
-      json_.begin_object();
-      if (e.version.empty()) {
-        json_.field("symbol", e.name);
-      } else {
-        json_.field("symbol", std::string(e.name) + (e.ver == version_kind::default_ ? "@@" : "@") +
-                                  std::string(e.version));
-      }
-      json_.field("name", e.name);
-      if (!e.version.empty()) {
-        json_.field("version", e.version);
-        json_.field("default_version", e.ver == version_kind::default_);
-      }
-      json_.field("type", std::string_view(&e.type, 1));
-      json_.field("defined", !e.undefined());
-      if (!e.undefined()) {
-        json_.key("value").hex(e.value);
-        json_.field("size", e.size);
-      }
-      json_.end_object();
-    }
-    json_.end_array();
-    json_.end_object();
-  }
-
  public:
   void close_json() {
     if (!opts_.json) return;
-    if (!json_started_) {
-      json_.begin_object();
-      json_.field("version", 1);
-      json_.key("objects").begin_array();
-      json_started_ = true;
-    }
-    json_.end_array();
-    json_.end_object();
+    report::end_nm_document(json_);
     json_.newline();
     json_.flush();
   }
@@ -982,8 +859,8 @@ class lister {
   std::vector<sort_range> work_;
   bool sorted_ = false;
   bool size_warned_ = false;
+  std::vector<elf::nm_entry> ordered_;  // --json: the entries in listing order
   json_writer json_{stdout};
-  bool json_started_ = false;
 };
 
 }  // namespace

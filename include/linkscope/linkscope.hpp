@@ -22,3 +22,5 @@
 #include "linkscope/macho/linkage.hpp"
 
 #include "linkscope/resolve.hpp"
+// The linkscope-nm document, over the nm listings (so not in resolve.hpp).
+#include "linkscope/report/nm.hpp"

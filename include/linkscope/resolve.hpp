@@ -47,6 +47,7 @@
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/report/absorbed.hpp"
+#include "linkscope/report/ar.hpp"
 #include "linkscope/report/check.hpp"
 #include "linkscope/report/dupes.hpp"
 #include "linkscope/report/floors.hpp"

@@ -24019,7 +24019,10 @@ class json_writer {
 //
 // A second helper, symbol_json, writes the contract's symbol keys: "symbol"
 // as `name`, `name@VER` or `name@@VER`, "name" and "version" beside it, and
-// "demangled" when asked for and different.
+// "demangled" when asked for and different; and write_member_fields writes an
+// archive member's "member" (`lib.a(member.o)`) and "name" keys;
+// begin/end_list_document the frame {"version": 1, KEY: [...]} of a document
+// over several inputs.
 
 #include <string>
 #include <string_view>
@@ -24029,10 +24032,24 @@ namespace linkscope {
 inline namespace v0 {
 namespace report {
 
+// `lib.a(member.o)`: an archive member as linkers and nm name it.
+inline std::string member_label(std::string_view file, std::string_view member) {
+  std::string out;
+  out.reserve(file.size() + member.size() + 2);
+  out.append(file).append("(").append(member).append(")");
+  return out;
+}
+
+// "member" (`lib.a(member.o)`) and "name" (the bare member) of an archive
+// member, inside an object the caller opened.
+inline void write_member_fields(json_writer& w, std::string_view file, std::string_view member) {
+  w.field("member", member_label(file, member)).field("name", member);
+}
+
 // The keys of a failed input, inside an object the caller opened.
 inline void write_error_fields(json_writer& w, const diagnostic& d) {
   w.field("file", d.file);
-  if (!d.member.empty()) w.field("member", d.where()).field("name", d.member);
+  if (!d.member.empty()) write_member_fields(w, d.file, d.member);
   w.field("error", std::string_view(d.message()));
   if (d.has_offset()) w.field("offset", d.offset());
 }
@@ -24050,6 +24067,14 @@ inline void write_error_document(json_writer& w, const diagnostic& d) {
   write_error_fields(w, d);
   w.end_object();
 }
+
+// {"version": 1, KEY: [ — a document over several inputs, one element
+// each (linkscope-nm's "objects", linkscope-ar's "archives") ...
+inline void begin_list_document(json_writer& w, std::string_view key) {
+  w.begin_object().field("version", 1).key(key).begin_array();
+}
+// ... and its end: ]}
+inline void end_list_document(json_writer& w) { w.end_array().end_object(); }
 
 // `name`, `name@VER` (hidden or needed version) or `name@@VER` (default version).
 inline std::string decorated_symbol(std::string_view name, std::string_view version, bool is_default = false) {
@@ -24205,6 +24230,112 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/report/absorbed.hpp ----
+// ---- begin linkscope/report/ar.hpp ----
+// linkscope/report/ar.hpp — the `linkscope-ar --json` document
+// (schema/linkscope-ar.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1, "file": ARCHIVE, "format": "gnu"|"bsd"|"coff"|"thin"|"aix_big",
+//    and one of:
+//    "members": [{"member": "lib.a(m.o)", "name": "m.o", "header_offset", "data_offset",
+//                 "size", "mode", "uid", "gid", "date": N, ["external": true]}],     t, tv
+//    ["error": MESSAGE]                   a member header that could not be read, after the members listed
+//  | "armap": {"kind": "gnu32"|..., "entries": [{"symbol", "member": "lib.a(m.o)", "member_offset"}]}   --print-armap
+//  | "symbol": SYMBOL, "definitions": [{"member", "name", "member_offset", "armap_index"}]}              --find
+//
+// An archive that cannot be read is the error document {"version": 1, "file",
+// "error", ...} (report/json_error.hpp). Over several archives the document is
+// {"version": 1, "archives": [...]}, one element per archive: the object above
+// without "version", or the error element.
+//
+// Each archive is written in pieces, as its members or armap entries are
+// visited (an armap may hold millions of entries): begin_ar_archive, one
+// begin/write/end group, end_ar_archive. A member is named as the listing
+// names it (a thin archive's member by the path it opens). Each archive's
+// object is written by a writer of its own, so that a failed archive's
+// output can be dropped whole for its error: between the elements of
+// "archives" the caller writes the ','.
+
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+// {"version": 1, "archives": [  — the document over several archives.
+inline void begin_ar_archives(json_writer& w) { begin_list_document(w, "archives"); }
+// ]}
+inline void end_ar_archives(json_writer& w) { end_list_document(w); }
+
+// {"version": 1, "file", "format" of one archive; without "version" as an
+// element of "archives".
+inline void begin_ar_archive(json_writer& w, std::string_view file, ar::format format, bool element) {
+  w.begin_object();
+  if (!element) w.field("version", 1);
+  w.field("file", file).field("format", ar::to_string(format));
+}
+inline void end_ar_archive(json_writer& w) { w.end_object(); }
+
+// What stands for an archive that cannot be read: the error element of
+// "archives", or the error document.
+inline void write_ar_error(json_writer& w, const diagnostic& d, bool element) {
+  if (element)
+    write_error_element(w, d);
+  else
+    write_error_document(w, d);
+}
+
+// t, tv: "members": [...].
+inline void begin_ar_members(json_writer& w) { w.key("members").begin_array(); }
+inline void write_ar_member(json_writer& w, std::string_view file, std::string_view name, const ar::member& m) {
+  w.begin_object();
+  write_member_fields(w, file, name);
+  w.field("header_offset", m.header_offset).field("data_offset", m.data_offset);
+  w.field("size", m.size).field("mode", m.mode).field("uid", m.uid).field("gid", m.gid);
+  w.field("date", m.date);
+  if (m.external) w.field("external", true);
+  w.end_object();
+}
+// The end of "members"; `stopped`, when the walk stopped at a member header
+// that could not be read, is written as "error" after them.
+inline void end_ar_members(json_writer& w, const error* stopped = nullptr) {
+  w.end_array();
+  if (stopped != nullptr) w.field("error", describe(*stopped));
+}
+
+// --print-armap: "armap": {"kind", "entries": [...]}.
+inline void begin_ar_armap(json_writer& w, const ar::armap& map) {
+  w.key("armap").begin_object().field("kind", ar::to_string(map.kind()));
+  w.key("entries").begin_array();
+}
+// `member` names the member at e.member_offset.
+inline void write_ar_armap_entry(json_writer& w, std::string_view file, std::string_view member,
+                                 const ar::armap_entry& e) {
+  w.begin_object().field("symbol", e.name);
+  w.field("member", member_label(file, member));
+  w.field("member_offset", e.member_offset).end_object();
+}
+inline void end_ar_armap(json_writer& w) { w.end_array().end_object(); }
+
+// --find SYMBOL: "symbol", "definitions": [...], the armap entries of that
+// name in armap order.
+inline void begin_ar_find(json_writer& w, std::string_view symbol) {
+  w.field("symbol", symbol).key("definitions").begin_array();
+}
+// `member` names the member at e.member_offset.
+inline void write_ar_definition(json_writer& w, std::string_view file, std::string_view member,
+                                const ar::armap_entry& e) {
+  w.begin_object();
+  write_member_fields(w, file, member);
+  w.field("member_offset", e.member_offset).field("armap_index", e.index);
+  w.end_object();
+}
+inline void end_ar_find(json_writer& w) { w.end_array(); }
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/ar.hpp ----
 // ---- begin linkscope/report/check.hpp ----
 // linkscope/report/check.hpp — the `linkscope-check --json` document
 // (schema/linkscope-check.schema.json; the rules are docs/JSON.md's).
@@ -25182,4 +25313,125 @@ inline void write_json(json_writer& w, const resolve::static_link_result& r, con
 #if LINKSCOPE_DEFINITIONS
 #endif
 // ---- end linkscope/resolve.hpp ----
+// The linkscope-nm document, over the nm listings (so not in resolve.hpp).
+// ---- begin linkscope/report/nm.hpp ----
+// linkscope/report/nm.hpp — the `linkscope-nm --json` document
+// (schema/linkscope-nm.schema.json; the rules are docs/JSON.md's).
+//
+//   {"version": 1,
+//    "objects": [{"file": FILE,                     the path given
+//                 ["member": "lib.a(m.o)", "name": "m.o",]   archive members only
+//                 ["arch": "arm64",]                Mach-O: a slice of a universal file
+//                 "bits": 32 | 64,
+//                 ["warnings": [MESSAGE...],]       COFF: what nm says and goes on from
+//                 "symbols": [{"symbol": "foo@@V2", "name": "foo",
+//                              ["version": "V2", "default_version": bool,]   ELF versioned symbols only
+//                              "type": "T",        nm's letter
+//                              "defined": bool,
+//                              ["value": "0x1a2b", "size": N]}]}    defined symbols only
+//               | {"file", ["member", "name",] "error": MESSAGE[, "offset": N]}]}   an object that cannot be read
+//
+// One document per run, over every file given: begin_nm_document, then one
+// write_nm_* per listed object (an ELF file or member, a coff::nm_object, a
+// macho::nm_object) or unreadable input, then end_nm_document. The rows and
+// their order are the text listing's (elf/nm.hpp, coff/nm.hpp, macho/nm.hpp);
+// names are as stored: -C and --without-symbol-versions change the text only.
+// Mach-O sizes are 0, as llvm-nm prints them.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace report {
+
+// {"version": 1, "objects": [
+inline void begin_nm_document(json_writer& w) { begin_list_document(w, "objects"); }
+// ]}
+inline void end_nm_document(json_writer& w) { end_list_document(w); }
+
+namespace detail {
+
+// "file", and for an archive member "member" (`lib.a(m.o)`) and "name" (`m.o`).
+inline void write_nm_origin(json_writer& w, std::string_view file, std::string_view member) {
+  w.field("file", file);
+  if (!member.empty()) write_member_fields(w, file, member);
+}
+
+// One element of "symbols"; `version` is empty for an unversioned symbol
+// (and always for COFF and Mach-O).
+inline void write_nm_symbol(json_writer& w, std::string_view name, std::string_view version, bool default_version,
+                            char type, bool defined, u64 value, u64 size) {
+  w.begin_object().field("symbol", decorated_symbol(name, version, default_version)).field("name", name);
+  if (!version.empty()) w.field("version", version).field("default_version", default_version);
+  w.field("type", std::string_view(&type, 1)).field("defined", defined);
+  if (defined) {
+    w.key("value").hex(value);
+    w.field("size", size);
+  }
+  w.end_object();
+}
+
+}  // namespace detail
+
+// An ELF file or archive member (`member` empty for a file): the entries of
+// elf::nm_symbols in listing order (sorted, or table order with -p). A
+// listing with no_symbols gives an empty "symbols".
+inline void write_nm_object(json_writer& w, std::string_view file, std::string_view member,
+                            const elf::nm_listing& listing, std::span<const elf::nm_entry> entries) {
+  w.begin_object();
+  detail::write_nm_origin(w, file, member);
+  w.field("bits", listing.is64 ? 64 : 32);
+  w.key("symbols").begin_array();
+  for (const elf::nm_entry& e : entries)
+    detail::write_nm_symbol(w, e.name, e.version, e.ver == version_kind::default_, e.type, !e.undefined(), e.value,
+                            e.size);
+  w.end_array().end_object();
+}
+
+// A COFF object, PE image or import member (coff::nm_file_objects), or the
+// error that stopped it.
+inline void write_nm_object(json_writer& w, const coff::nm_object& object) {
+  w.begin_object();
+  detail::write_nm_origin(w, object.file, object.member);
+  if (!object.error.empty()) {
+    w.field("error", object.error);
+    if (object.offset != no_offset) w.field("offset", object.offset);
+    w.end_object();
+    return;
+  }
+  w.field("bits", object.bits);
+  if (!object.warnings.empty()) {
+    w.key("warnings").begin_array();
+    for (const auto& warning : object.warnings) w.value(warning);
+    w.end_array();
+  }
+  w.key("symbols").begin_array();
+  for (const auto& s : object.symbols) detail::write_nm_symbol(w, s.name, {}, false, s.type, s.defined, s.value, s.size);
+  w.end_array().end_object();
+}
+
+// A Mach-O object, image or slice (macho::nm_file_objects).
+inline void write_nm_object(json_writer& w, const macho::nm_object& object) {
+  w.begin_object();
+  detail::write_nm_origin(w, object.file, object.member);
+  if (!object.arch.empty()) w.field("arch", object.arch);
+  w.field("bits", object.bits);
+  w.key("symbols").begin_array();
+  for (const auto& s : object.symbols) detail::write_nm_symbol(w, s.name, {}, false, s.type, s.defined, s.value, 0);
+  w.end_array().end_object();
+}
+
+// An input (or archive member) that cannot be read stays in the document
+// (docs/JSON.md, rule 4).
+inline void write_nm_error(json_writer& w, std::string_view file, std::string_view member, const error& e) {
+  write_error_element(w, diagnostic(e, std::string(file), std::string(member)));
+}
+
+}  // namespace report
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/report/nm.hpp ----
 // ---- end linkscope/linkscope.hpp ----

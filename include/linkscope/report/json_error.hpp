@@ -11,7 +11,10 @@
 //
 // A second helper, symbol_json, writes the contract's symbol keys: "symbol"
 // as `name`, `name@VER` or `name@@VER`, "name" and "version" beside it, and
-// "demangled" when asked for and different.
+// "demangled" when asked for and different; and write_member_fields writes an
+// archive member's "member" (`lib.a(member.o)`) and "name" keys;
+// begin/end_list_document the frame {"version": 1, KEY: [...]} of a document
+// over several inputs.
 #pragma once
 
 #include <string>
@@ -25,10 +28,24 @@ namespace linkscope {
 inline namespace v0 {
 namespace report {
 
+// `lib.a(member.o)`: an archive member as linkers and nm name it.
+inline std::string member_label(std::string_view file, std::string_view member) {
+  std::string out;
+  out.reserve(file.size() + member.size() + 2);
+  out.append(file).append("(").append(member).append(")");
+  return out;
+}
+
+// "member" (`lib.a(member.o)`) and "name" (the bare member) of an archive
+// member, inside an object the caller opened.
+inline void write_member_fields(json_writer& w, std::string_view file, std::string_view member) {
+  w.field("member", member_label(file, member)).field("name", member);
+}
+
 // The keys of a failed input, inside an object the caller opened.
 inline void write_error_fields(json_writer& w, const diagnostic& d) {
   w.field("file", d.file);
-  if (!d.member.empty()) w.field("member", d.where()).field("name", d.member);
+  if (!d.member.empty()) write_member_fields(w, d.file, d.member);
   w.field("error", std::string_view(d.message()));
   if (d.has_offset()) w.field("offset", d.offset());
 }
@@ -46,6 +63,14 @@ inline void write_error_document(json_writer& w, const diagnostic& d) {
   write_error_fields(w, d);
   w.end_object();
 }
+
+// {"version": 1, KEY: [ — a document over several inputs, one element
+// each (linkscope-nm's "objects", linkscope-ar's "archives") ...
+inline void begin_list_document(json_writer& w, std::string_view key) {
+  w.begin_object().field("version", 1).key(key).begin_array();
+}
+// ... and its end: ]}
+inline void end_list_document(json_writer& w) { w.end_array().end_object(); }
 
 // `name`, `name@VER` (hidden or needed version) or `name@@VER` (default version).
 inline std::string decorated_symbol(std::string_view name, std::string_view version, bool is_default = false) {
