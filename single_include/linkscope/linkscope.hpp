@@ -12729,6 +12729,7 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // a file parsed again after that does not count twice in `files()`.
 // `flushes()` says how often. No limit by default.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -12744,288 +12745,6 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-namespace detail {
-
-// One entry of ld.so's l_versions (by versym index): what a reference asks
-// for, or what a definition is.
-struct version_entry {
-  std::string_view name;
-  std::string_view filename;  // verneed file; empty for verdef
-  std::uint32_t hash = 0;
-  bool hidden = false;
-  bool weak = false;
-};
-
-template <class ET>
-struct object_image {
-  using Sym = typename ET::Sym;
-  std::shared_ptr<const mapped_file> mapped;
-  elf::file<ET> elf;
-  elf::dynamic_info<ET> dyn;
-  record_array<Sym> dynsym;
-  byte_view dynstr;
-  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
-  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
-  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
-  std::vector<version_entry> defined_versions;  // every verdef, the base included
-  elf::reloc_classifier classes;
-  // What the loader needs of the dynamic section and the program headers.
-  std::string_view soname, rpath, runpath;
-  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
-  std::vector<std::string_view> needed;
-  std::string interpreter;            // PT_INTERP; empty when none
-  std::vector<std::string> warnings;  // malformed parts, with the reason
-  std::uint64_t device = 0, inode = 0;
-  bool ok = false;
-
-  bool has_versym() const noexcept { return !versym.empty(); }
-  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
-  std::string_view name_of(const Sym& s) const noexcept {
-    auto n = dynstr.cstring(s.st_name);
-    return n ? *n : std::string_view{};
-  }
-};
-
-// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
-// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
-// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
-// optimisation: failures (old kernels, non-Linux) are ignored.
-inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
-#if defined(__linux__)
-  if (!file.is_mapped() || size < 65536) return;
-  const auto page = static_cast<std::uintptr_t>(4096);
-  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
-#else
-  (void)file;
-  (void)data;
-  (void)size;
-#endif
-}
-
-// Open and parse one object; errors become warnings on the image.
-template <class ET>
-std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
-  auto img = std::make_unique<object_image<ET>>();
-  img->mapped = std::move(mapped);
-  img->device = img->mapped->device();
-  img->inode = img->mapped->inode();
-  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
-  auto f = elf::file<ET>::open(img->mapped->bytes());
-  if (!f) {
-    note(f.error());
-    return img;
-  }
-  img->elf = *f;
-  img->classes = elf::reloc_classifier::of(img->elf);
-  img->interpreter = std::string(img->elf.interpreter());
-  auto dyn = elf::dynamic_info<ET>::read(img->elf);
-  if (!dyn) {
-    note(dyn.error());
-    return img;
-  }
-  img->dyn = *dyn;
-  img->ok = true;
-  const auto& d = img->dyn;
-  img->dynstr = d.strings();
-  if (auto s = d.soname()) img->soname = *s; else note(s.error());
-  img->has_rpath = d.has_rpath();
-  img->has_runpath = d.has_runpath();
-  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
-  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
-  img->symbolic = d.symbolic();
-  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
-  img->needed.reserve(d.needed_count());
-  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
-  if (!needed) note(needed.error());
-  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
-  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
-    note(v.error());
-  } else if (v->present()) {
-    img->versym = v->versym();
-    img->needed_order = v->needed_order();
-    const auto& entries = v->entries();
-    img->versions.resize(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const elf::version_entry& e = entries[i];
-      if (e.name.empty()) continue;
-      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
-      if (e.defined) img->defined_versions.push_back(entry);
-      // The base version (the SONAME) is not available for matching (dl-version.c).
-      if (!e.base()) img->versions[i] = entry;
-    }
-  }
-  // Everything below is read in full by the resolver.
-  const mapped_file& m = *img->mapped;
-  const unsigned char* base = img->elf.bytes().data();
-  prefault(m, img->dynstr.data(), img->dynstr.size());
-  if (!img->dynsym.empty())
-    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
-  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
-  for (auto table : {d.rela_table(), d.rel_table()})
-    if (table && table->present) prefault(m, base + table->offset, table->size);
-  bool rela = true;
-  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
-  return img;
-}
-
-}  // namespace detail
-
-class object_cache {
- public:
-  object_cache() = default;
-  object_cache(const object_cache&) = delete;
-  object_cache& operator=(const object_cache&) = delete;
-  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
-  object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)), limit_(other.limit_),
-        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
-  object_cache& operator=(object_cache&& other) noexcept {
-    stores_ = std::move(other.stores_);
-    parsed_ = std::move(other.parsed_);
-    limit_ = other.limit_;
-    bytes_ = other.bytes_;
-    flushes_ = other.flushes_;
-    hits_ = other.hits_;
-    return *this;
-  }
-
-  // Distinct files mapped and parsed, and opens answered from the cache.
-  std::size_t files() const noexcept { return parsed_.size(); }
-  std::size_t hits() const noexcept { return hits_; }
-  // The most bytes of mappings kept (0: no limit), and how often it was reached.
-  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
-  std::size_t flushes() const noexcept { return flushes_; }
-
-  // The image of the file at host path `file` (parsed on first use). An
-  // unreadable file gives an image with ok == false, no mapping and the
-  // reason in its warnings (also cached). The image never changes.
-  template <class ET>
-  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
-    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
-    store<ET>& s = std::get<store<ET>>(stores_);
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto it = s.by_path.find(file);
-      if (it != s.by_path.end()) {
-        ++hits_;
-        return it->second;
-      }
-    }
-    auto mapped = mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::object_image<ET>>();
-      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-      std::lock_guard<std::mutex> hold(lock_);
-      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
-    }
-    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = s.by_file.find(key);
-      if (same != s.by_file.end()) {
-        ++hits_;
-        return s.by_path.emplace(file, same->second).first->second;
-      }
-    }
-    const std::size_t size = mapped->size();
-    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
-    std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
-    if (!fresh) {
-      ++hits_;  // another thread parsed it meanwhile: keep the first
-      return s.by_path.emplace(file, same->second).first->second;
-    }
-    parsed_.insert(key);
-    image_ptr out = same->second;
-    bytes_ += size;
-    if (limit_ != 0 && bytes_ > limit_) {
-      // Over the limit: let every file go; the caller keeps this one.
-      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
-      bytes_ = 0;
-      ++flushes_;
-      return out;
-    }
-    s.by_path.emplace(file, out);
-    return out;
-  }
-
- private:
-  template <class ET>
-  struct store {
-    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
-  };
-  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
-  std::mutex lock_;
-  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
-  std::size_t hits_ = 0;
-};
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/ld_so/image.hpp ----
-// ---- begin linkscope/resolve/ld_so/result.hpp ----
-// linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
-// what it answers: dynamic_options in, dynamic_link out (the closure, the
-// bindings, the undefined references, the unused NEEDED entries).
-//
-// Objects are numbered in load order (ld.so's l_next chain); every other
-// struct refers to them by that number. The string_views point into the
-// mapped files that `dynamic_link::files` keeps alive (shared with an
-// object_cache when one was given), so a result outlives the cache.
-
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// ---- begin linkscope/resolve/search_path.hpp ----
-// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
-//
-// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
-//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
-//   otherwise
-//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
-//      program — only when the loading object has no DT_RUNPATH;
-//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
-//   3. DT_RUNPATH of the loading object only;
-//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
-//      directories when the loader has DF_1_NODEFLIB;
-//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
-//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
-// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
-// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
-// subdirectories built from "tls", the platform and the legacy hwcap names (all their
-// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
-// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
-// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
-// search goes on; the skip is recorded.
-//
-// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
-// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
-// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
-// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
-// the cache file included, but paths are reported as ld.so inside the root spells them.
-
-#include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
 
 // ---- begin linkscope/resolve/ld_so_cache.hpp ----
 // linkscope/resolve/ld_so_cache.hpp — /etc/ld.so.cache, as glibc's ld.so reads it.
@@ -13062,6 +12781,8 @@ class object_cache {
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13447,10 +13168,378 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   return out;
 }
 
+// An ld.so.cache file as read: its mapping and parse, or why it cannot be
+// used. One may serve every root of a run (object_cache::ld_so_cache_file).
+struct ld_so_cache_file {
+  std::unique_ptr<mapped_file> file;
+  std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable
+  std::optional<error> failure;        // it exists and cannot be read or parsed
+
+  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path) {
+    auto out = std::make_shared<ld_so_cache_file>();
+    auto file = mapped_file::open(path);
+    if (!file) {
+      if (file.error().code != errc::not_found) out->failure = file.error();
+      return out;
+    }
+    out->file = std::make_unique<mapped_file>(std::move(*file));
+    auto parsed = ld_so_cache::parse(out->file->bytes());
+    if (!parsed)
+      out->failure = parsed.error();
+    else
+      out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+    return out;
+  }
+};
+
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so_cache.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// One entry of ld.so's l_versions (by versym index): what a reference asks
+// for, or what a definition is.
+struct version_entry {
+  std::string_view name;
+  std::string_view filename;  // verneed file; empty for verdef
+  std::uint32_t hash = 0;
+  bool hidden = false;
+  bool weak = false;
+};
+
+// A definition ld.so can find (check_match's first tests): st_value != 0,
+// SHN_ABS or STT_TLS, of a type it accepts.
+template <class Sym>
+bool ld_so_can_match(const Sym& s) noexcept {
+  constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
+                                   (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+  const bool has_value = s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
+  return has_value && ((1u << s.st_type()) & allowed_stt) != 0;
+}
+
+template <class ET>
+struct object_image {
+  using Sym = typename ET::Sym;
+  std::shared_ptr<const mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  record_array<Sym> dynsym;
+  byte_view dynstr;
+  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
+  std::vector<version_entry> defined_versions;  // every verdef, the base included
+  elf::reloc_classifier classes;
+  // What the loader needs of the dynamic section and the program headers.
+  std::string_view soname, rpath, runpath;
+  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
+  std::vector<std::string_view> needed;
+  std::string interpreter;            // PT_INTERP; empty when none
+  std::vector<std::string> warnings;  // malformed parts, with the reason
+  std::uint64_t device = 0, inode = 0;
+  bool ok = false;
+
+  bool has_versym() const noexcept { return !versym.empty(); }
+  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
+  std::string_view name_of(const Sym& s) const noexcept {
+    auto n = dynstr.cstring(s.st_name);
+    return n ? *n : std::string_view{};
+  }
+
+  // This object's definitions that ld.so can match (ld_so_can_match, with a
+  // name): what a lookup probes object by object when no index of a whole
+  // closure is built (dynamic_options::bind_dependencies and interposition
+  // false: a package check). Built on first use, once per run however many
+  // roots load the object, by whichever thread asks first.
+  struct definitions {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
+    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
+    std::uint32_t bloom_mask = 0;
+
+    bool may_define(std::uint32_t h) const noexcept {
+      const std::uint64_t word = bloom[(h >> 6) & bloom_mask];
+      const std::uint64_t bits = (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+      return (word & bits) == bits;
+    }
+  };
+  const definitions& own_definitions() const {
+    std::call_once(own_once_, [this] {
+      auto& e = own_.entries;
+      for (std::size_t i = 1; i < dynsym.size(); ++i) {
+        const Sym s = dynsym[i];
+        if (!ld_so_can_match(s)) continue;
+        const std::string_view name = name_of(s);
+        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
+      }
+      std::sort(e.begin(), e.end());
+      std::size_t words = 1;
+      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
+      own_.bloom.assign(words, 0);
+      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
+      for (const auto& [h, symidx] : e)
+        own_.bloom[(h >> 6) & own_.bloom_mask] |= (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    });
+    return own_;
+  }
+
+ private:
+  mutable std::once_flag own_once_;
+  mutable definitions own_;
+};
+
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+// Open and parse one object; errors become warnings on the image.
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+  auto img = std::make_unique<object_image<ET>>();
+  img->mapped = std::move(mapped);
+  img->device = img->mapped->device();
+  img->inode = img->mapped->inode();
+  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
+  auto f = elf::file<ET>::open(img->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return img;
+  }
+  img->elf = *f;
+  img->classes = elf::reloc_classifier::of(img->elf);
+  img->interpreter = std::string(img->elf.interpreter());
+  auto dyn = elf::dynamic_info<ET>::read(img->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return img;
+  }
+  img->dyn = *dyn;
+  img->ok = true;
+  const auto& d = img->dyn;
+  img->dynstr = d.strings();
+  if (auto s = d.soname()) img->soname = *s; else note(s.error());
+  img->has_rpath = d.has_rpath();
+  img->has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
+  img->symbolic = d.symbolic();
+  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  img->needed.reserve(d.needed_count());
+  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
+  if (!needed) note(needed.error());
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
+    note(v.error());
+  } else if (v->present()) {
+    img->versym = v->versym();
+    img->needed_order = v->needed_order();
+    const auto& entries = v->entries();
+    img->versions.resize(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const elf::version_entry& e = entries[i];
+      if (e.name.empty()) continue;
+      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
+      if (e.defined) img->defined_versions.push_back(entry);
+      // The base version (the SONAME) is not available for matching (dl-version.c).
+      if (!e.base()) img->versions[i] = entry;
+    }
+  }
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  const unsigned char* base = img->elf.bytes().data();
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  return img;
+}
+
+}  // namespace detail
+
+class object_cache {
+ public:
+  object_cache() = default;
+  object_cache(const object_cache&) = delete;
+  object_cache& operator=(const object_cache&) = delete;
+  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
+  object_cache(object_cache&& other) noexcept
+      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
+        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
+        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
+  object_cache& operator=(object_cache&& other) noexcept {
+    stores_ = std::move(other.stores_);
+    parsed_ = std::move(other.parsed_);
+    ld_so_caches_ = std::move(other.ld_so_caches_);
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
+    hits_ = other.hits_;
+    return *this;
+  }
+
+  // The ld.so.cache at host path `path`, read and parsed once per run: every
+  // root's library search shares it.
+  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto& slot = ld_so_caches_[path];
+    if (!slot) slot = ld_so_cache_file::load(path);
+    return slot;
+  }
+
+  // Distinct files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const noexcept { return parsed_.size(); }
+  std::size_t hits() const noexcept { return hits_; }
+  // The most bytes of mappings kept (0: no limit), and how often it was reached.
+  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
+  std::size_t flushes() const noexcept { return flushes_; }
+
+  // The image of the file at host path `file` (parsed on first use). An
+  // unreadable file gives an image with ok == false, no mapping and the
+  // reason in its warnings (also cached). The image never changes.
+  template <class ET>
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
+    store<ET>& s = std::get<store<ET>>(stores_);
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = s.by_path.find(file);
+      if (it != s.by_path.end()) {
+        ++hits_;
+        return it->second;
+      }
+    }
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::object_image<ET>>();
+      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+      std::lock_guard<std::mutex> hold(lock_);
+      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
+    }
+    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto same = s.by_file.find(key);
+      if (same != s.by_file.end()) {
+        ++hits_;
+        return s.by_path.emplace(file, same->second).first->second;
+      }
+    }
+    const std::size_t size = mapped->size();
+    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    if (!fresh) {
+      ++hits_;  // another thread parsed it meanwhile: keep the first
+      return s.by_path.emplace(file, same->second).first->second;
+    }
+    parsed_.insert(key);
+    image_ptr out = same->second;
+    bytes_ += size;
+    if (limit_ != 0 && bytes_ > limit_) {
+      // Over the limit: let every file go; the caller keeps this one.
+      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
+      bytes_ = 0;
+      ++flushes_;
+      return out;
+    }
+    s.by_path.emplace(file, out);
+    return out;
+  }
+
+ private:
+  template <class ET>
+  struct store {
+    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+  };
+  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
+  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
+  std::mutex lock_;
+  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/image.hpp ----
+// ---- begin linkscope/resolve/ld_so/result.hpp ----
+// linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
+// what it answers: dynamic_options in, dynamic_link out (the closure, the
+// bindings, the undefined references, the unused NEEDED entries).
+//
+// Objects are numbered in load order (ld.so's l_next chain); every other
+// struct refers to them by that number. The string_views point into the
+// mapped files that `dynamic_link::files` keeps alive (shared with an
+// object_cache when one was given), so a result outlives the cache.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/resolve/search_path.hpp ----
+// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
+//
+// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
+//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
+//   otherwise
+//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
+//      program — only when the loading object has no DT_RUNPATH;
+//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
+//   3. DT_RUNPATH of the loading object only;
+//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
+//      directories when the loader has DF_1_NODEFLIB;
+//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
+//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
+// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
+// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
+// subdirectories built from "tls", the platform and the legacy hwcap names (all their
+// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
+// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
+// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
+// search goes on; the skip is recorded.
+//
+// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
+// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
+// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
+// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
+// the cache file included, but paths are reported as ld.so inside the root spells them.
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
 
 #if !defined(_WIN32)
 #include <cerrno>
@@ -13521,9 +13610,8 @@ struct search_options {
   loader_target target;
 };
 
-// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
-// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86.
-inline int detect_x86_isa_level() noexcept {
+namespace detail {
+inline int read_x86_isa_level() noexcept {
 #if defined(LINKSCOPE_HAVE_CPUID)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
@@ -13555,6 +13643,16 @@ inline int detect_x86_isa_level() noexcept {
 #else
   return 0;
 #endif
+}
+}  // namespace detail
+
+// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
+// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86. Read
+// once per process: cpuid traps to the hypervisor on a virtual machine, and
+// a package check asks once per root.
+inline int detect_x86_isa_level() noexcept {
+  static const int level = detail::read_x86_isa_level();
+  return level;
 }
 
 // $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
@@ -13770,26 +13868,23 @@ class library_search {
     if (!cache_loaded_) {
       cache_loaded_ = true;
       if (options_.use_cache) {
-        auto file = mapped_file::open(options_.root + options_.cache_file);
-        if (!file) {
-          if (file.error().code != errc::not_found) cache_error_ = file.error();
-        } else {
-          cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse(cache_file_->bytes());
-          if (!parsed)
-            cache_error_ = parsed.error();
-          else
-            cache_ = std::make_unique<ld_so_cache>(std::move(*parsed));
-        }
+        if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
         for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
         lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
       }
     }
-    return cache_.get();
+    return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
   }
-  std::optional<error> cache_error() const { return cache_error_; }
+  std::optional<error> cache_error() const {
+    return options_.use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
+  }
+  // The ld.so.cache file this search reads (under options().root).
+  std::string cache_path() const { return options_.root + options_.cache_file; }
+  // Read the ld.so.cache from `file` (already loaded from cache_path()) instead
+  // of loading it again: a run of many roots shares one.
+  void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
 
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
@@ -13992,9 +14087,7 @@ class library_search {
   bool library_path_done_ = false;
   std::vector<std::string> library_path_dirs_;
   bool cache_loaded_ = false;
-  std::unique_ptr<mapped_file> cache_file_;
-  std::unique_ptr<ld_so_cache> cache_;
-  std::optional<error> cache_error_;
+  std::shared_ptr<const ld_so_cache_file> cache_file_;
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };
@@ -14211,7 +14304,9 @@ class loader {
   using image_ptr = std::shared_ptr<const object_image<ET>>;
 
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
-      : options_(options), out_(out), cache_(cache), search_(options.search) {}
+      : options_(options), out_(out), cache_(cache), search_(options.search) {
+    if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
+  }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
   void load(const std::string& program, image_ptr main_image, loaded_object main) {
@@ -14568,7 +14663,21 @@ class binder : public loader<ET> {
   // Every relocation of the closure (or of the main program only, when
   // options.bind_dependencies is false), then ldd -u and the interposed names.
   void bind() {
-    build_index();
+    // The scope position of every object (for DT_SYMBOLIC lookups).
+    scope_pos_.assign(objects_.size(), no_object);
+    for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) scope_pos_[out_.search_list[pos]] = pos;
+    // One index of every definition of the closure pays off when every
+    // object is relocated (or interposition is asked); for the root's
+    // relocations alone, probing each object's own definitions (cached with
+    // its image across roots) is far cheaper than indexing the closure per
+    // root. Both give the same candidates in the same order.
+    probe_scope_ = !options_.bind_dependencies && !options_.interposition;
+    if (probe_scope_) {
+      scope_defs_.clear();
+      for (const std::uint32_t id : out_.search_list) scope_defs_.push_back(&images_[id]->own_definitions());
+    } else {
+      build_index();
+    }
     // Bindings: at most one per relocation with a symbol, and in practice about
     // one per .dynsym entry (each (symbol, class) pair binds once per object).
     // Most relocations of a big DSO are R_*_RELATIVE (2.3M of the 2.5M of
@@ -14606,24 +14715,14 @@ class binder : public loader<ET> {
   }
 
  private:
-  // A definition ld.so can find (check_match's first tests): st_value != 0,
-  // SHN_ABS or STT_TLS.
-  static bool has_value(const Sym& s) noexcept {
-    return s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
-  }
-  static constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
-                                          (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
-
   void build_index() {
     const auto& list = out_.search_list;
-    scope_pos_.assign(objects_.size(), no_object);
     // Size everything on the definitions that can match (undefined symbols are
     // most of many .dynsym tables).
     std::size_t total = 0;
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
-      scope_pos_[list[pos]] = pos;
       const auto& img = *images_[list[pos]];
-      for (std::size_t i = 1; i < img.dynsym.size(); ++i) total += has_value(img.dynsym[i]);
+      for (std::size_t i = 1; i < img.dynsym.size(); ++i) total += ld_so_can_match(img.dynsym[i]);
     }
     index_.reserve(total);
     struct pending {
@@ -14644,8 +14743,7 @@ class binder : public loader<ET> {
           if (at < img.dynstr.size()) prefetch(img.dynstr.data() + at);
         }
         const Sym s = img.dynsym[i];
-        if (!has_value(s)) continue;
-        if (((1u << s.st_type()) & allowed_stt) == 0) continue;
+        if (!ld_so_can_match(s)) continue;
         const std::string_view name = img.name_of(s);
         if (name.empty()) continue;
         all.push_back({0, pos, static_cast<std::uint32_t>(i), index_hash(name), name});
@@ -14709,10 +14807,29 @@ class binder : public loader<ET> {
   found_def lookup(std::string_view name, std::uint32_t hash, const version_entry* want, int type_class,
                    std::uint32_t self, bool symbolic) {
     ++out_.lookups;
-    const std::uint32_t g = index_.find(name, hash);
-    if (g == no_object) return {};
-    const auto* first = index_.entries.data() + index_.group_start[g];
-    const auto* last = index_.entries.data() + index_.group_start[g + 1];
+    const definition_index::entry* first = nullptr;
+    const definition_index::entry* last = nullptr;
+    if (probe_scope_) {
+      // The group the index would hold: each object's definitions of `name`,
+      // objects in scope order, each in .dynsym order.
+      candidates_.clear();
+      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos) {
+        const auto& own = *scope_defs_[pos];
+        if (!own.may_define(hash)) continue;
+        const auto& img = *images_[out_.search_list[pos]];
+        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
+        for (; it != own.entries.end() && it->first == hash; ++it)
+          if (img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+      }
+      if (candidates_.empty()) return {};
+      first = candidates_.data();
+      last = first + candidates_.size();
+    } else {
+      const std::uint32_t g = index_.find(name, hash);
+      if (g == no_object) return {};
+      first = index_.entries.data() + index_.group_start[g];
+      last = index_.entries.data() + index_.group_start[g + 1];
+    }
     auto scan = [&](std::uint32_t only_pos, found_def& result) -> bool {
       for (const auto* c = first; c != last;) {
         const auto* end = c;
@@ -14865,6 +14982,9 @@ class binder : public loader<ET> {
   }
 
   definition_index index_;
+  bool probe_scope_ = false;                              // no index_: probe each object's own definitions
+  std::vector<definition_index::entry> candidates_;       // probe_scope_: the group of the current lookup
+  std::vector<const typename object_image<ET>::definitions*> scope_defs_;  // probe_scope_: per scope position
   std::vector<std::uint32_t> scope_pos_;
   std::unordered_map<std::string_view, found_def> unique_;
   std::vector<symbol_binding> main_bindings_;
@@ -20850,6 +20970,13 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // not yet taken and fills that file's slot, so the order is the walk's.
   dynamic_options link_options;
   link_options.search = options.search;
+  // The verdicts read only the root's own bindings and undefined symbols
+  // (and ldd -u, which relocates the root alone too): the dependencies'
+  // relocations and the interposition list change none of them. ld.so
+  // relocates the root first in this emulator's order, so no STB_GNU_UNIQUE
+  // choice of a dependency can change what the root binds to.
+  link_options.bind_dependencies = false;
+  link_options.interposition = false;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").

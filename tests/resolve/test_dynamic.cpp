@@ -9,7 +9,9 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <utility>
@@ -365,4 +367,55 @@ TEST_CASE("dynamic: a chain of DSOs, each binding into the next") {
     if (b.symbol.substr(0, 1) == "f") ++chain;
   CHECK(chain == static_cast<std::size_t>(n - 1));
   CHECK_FALSE(link->any_missing());
+}
+
+TEST_CASE("dynamic: a root's own relocations probed object by object equal the closure index's, on system files") {
+  // bind_dependencies and interposition off (a package check) look each
+  // reference up through every scope object's own definitions instead of an
+  // index of the whole closure: the root's rows, undefined symbols and ldd -u
+  // must be what the index gives (which the ld.so tests above check).
+  std::vector<std::string> roots;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib/x86_64-linux-gnu", ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file(ec) && !e.is_symlink(ec) && name.find(".so") != std::string::npos) roots.push_back(e.path());
+  }
+  std::sort(roots.begin(), roots.end());
+  if (roots.size() > 150) roots.resize(150);
+  for (const char* bin : {"/usr/bin/python3", "/usr/bin/perl", "/usr/bin/cmake"})
+    if (std::filesystem::exists(bin)) roots.push_back(bin);
+  REQUIRE(roots.size() > 20);
+  dynamic_options full;
+  full.search.use_env = false;
+  dynamic_options root_only = full;
+  root_only.bind_dependencies = false;
+  root_only.interposition = false;
+  object_cache cache;
+  std::size_t compared = 0, rows = 0;
+  for (const auto& root : roots) {
+    auto a = link_dynamic(root, full, cache);
+    auto b = link_dynamic(root, root_only, cache);
+    if (!a || !b) {
+      CHECK(!a == !b);
+      continue;
+    }
+    INFO(root);
+    std::set<std::string> from_root;
+    for (const auto& row : our_bindings(*a))
+      if (row.rfind(a->objects[0].path + "\t", 0) == 0) from_root.insert(row);
+    const auto probed = our_bindings(*b);
+    INFO(diff(probed, from_root));
+    CHECK(probed == from_root);
+    std::set<std::string> undef_a, undef_b;
+    for (const auto& u : a->undefined)
+      if (u.from == 0) undef_a.insert(std::string(u.symbol) + "@" + std::string(u.version));
+    for (const auto& u : b->undefined) undef_b.insert(std::string(u.symbol) + "@" + std::string(u.version));
+    CHECK(undef_b == undef_a);
+    CHECK(b->unused == a->unused);
+    ++compared;
+    rows += probed.size();
+  }
+  INFO(compared << " roots, " << rows << " bindings");
+  CHECK(compared > 20);
+  CHECK(rows > 1000);
 }

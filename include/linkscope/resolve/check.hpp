@@ -586,6 +586,13 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // not yet taken and fills that file's slot, so the order is the walk's.
   dynamic_options link_options;
   link_options.search = options.search;
+  // The verdicts read only the root's own bindings and undefined symbols
+  // (and ldd -u, which relocates the root alone too): the dependencies'
+  // relocations and the interposition list change none of them. ld.so
+  // relocates the root first in this emulator's order, so no STB_GNU_UNIQUE
+  // choice of a dependency can change what the root binds to.
+  link_options.bind_dependencies = false;
+  link_options.interposition = false;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").

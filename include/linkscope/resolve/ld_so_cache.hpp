@@ -33,6 +33,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,7 @@
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/core/mapped_file.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -420,6 +423,30 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   }
   return out;
 }
+
+// An ld.so.cache file as read: its mapping and parse, or why it cannot be
+// used. One may serve every root of a run (object_cache::ld_so_cache_file).
+struct ld_so_cache_file {
+  std::unique_ptr<mapped_file> file;
+  std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable
+  std::optional<error> failure;        // it exists and cannot be read or parsed
+
+  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path) {
+    auto out = std::make_shared<ld_so_cache_file>();
+    auto file = mapped_file::open(path);
+    if (!file) {
+      if (file.error().code != errc::not_found) out->failure = file.error();
+      return out;
+    }
+    out->file = std::make_unique<mapped_file>(std::move(*file));
+    auto parsed = ld_so_cache::parse(out->file->bytes());
+    if (!parsed)
+      out->failure = parsed.error();
+    else
+      out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+    return out;
+  }
+};
 
 }  // namespace resolve
 }  // namespace v0

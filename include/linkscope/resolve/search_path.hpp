@@ -110,9 +110,8 @@ struct search_options {
   loader_target target;
 };
 
-// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
-// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86.
-inline int detect_x86_isa_level() noexcept {
+namespace detail {
+inline int read_x86_isa_level() noexcept {
 #if defined(LINKSCOPE_HAVE_CPUID)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
@@ -144,6 +143,16 @@ inline int detect_x86_isa_level() noexcept {
 #else
   return 0;
 #endif
+}
+}  // namespace detail
+
+// x86-64 micro-architecture level of this CPU (1 = baseline ... 4 = x86-64-v4), as
+// glibc's sysdeps/x86/get-isa-level.h computes it; 0 when not on x86. Read
+// once per process: cpuid traps to the hypervisor on a virtual machine, and
+// a package check asks once per root.
+inline int detect_x86_isa_level() noexcept {
+  static const int level = detail::read_x86_isa_level();
+  return level;
 }
 
 // $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
@@ -359,26 +368,23 @@ class library_search {
     if (!cache_loaded_) {
       cache_loaded_ = true;
       if (options_.use_cache) {
-        auto file = mapped_file::open(options_.root + options_.cache_file);
-        if (!file) {
-          if (file.error().code != errc::not_found) cache_error_ = file.error();
-        } else {
-          cache_file_ = std::make_unique<mapped_file>(std::move(*file));
-          auto parsed = ld_so_cache::parse(cache_file_->bytes());
-          if (!parsed)
-            cache_error_ = parsed.error();
-          else
-            cache_ = std::make_unique<ld_so_cache>(std::move(*parsed));
-        }
+        if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
         for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
         lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
       }
     }
-    return cache_.get();
+    return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
   }
-  std::optional<error> cache_error() const { return cache_error_; }
+  std::optional<error> cache_error() const {
+    return options_.use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
+  }
+  // The ld.so.cache file this search reads (under options().root).
+  std::string cache_path() const { return options_.root + options_.cache_file; }
+  // Read the ld.so.cache from `file` (already loaded from cache_path()) instead
+  // of loading it again: a run of many roots shares one.
+  void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
 
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
@@ -581,9 +587,7 @@ class library_search {
   bool library_path_done_ = false;
   std::vector<std::string> library_path_dirs_;
   bool cache_loaded_ = false;
-  std::unique_ptr<mapped_file> cache_file_;
-  std::unique_ptr<ld_so_cache> cache_;
-  std::optional<error> cache_error_;
+  std::shared_ptr<const ld_so_cache_file> cache_file_;
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
 };

@@ -149,7 +149,21 @@ class binder : public loader<ET> {
   // Every relocation of the closure (or of the main program only, when
   // options.bind_dependencies is false), then ldd -u and the interposed names.
   void bind() {
-    build_index();
+    // The scope position of every object (for DT_SYMBOLIC lookups).
+    scope_pos_.assign(objects_.size(), no_object);
+    for (std::uint32_t pos = 0; pos < out_.search_list.size(); ++pos) scope_pos_[out_.search_list[pos]] = pos;
+    // One index of every definition of the closure pays off when every
+    // object is relocated (or interposition is asked); for the root's
+    // relocations alone, probing each object's own definitions (cached with
+    // its image across roots) is far cheaper than indexing the closure per
+    // root. Both give the same candidates in the same order.
+    probe_scope_ = !options_.bind_dependencies && !options_.interposition;
+    if (probe_scope_) {
+      scope_defs_.clear();
+      for (const std::uint32_t id : out_.search_list) scope_defs_.push_back(&images_[id]->own_definitions());
+    } else {
+      build_index();
+    }
     // Bindings: at most one per relocation with a symbol, and in practice about
     // one per .dynsym entry (each (symbol, class) pair binds once per object).
     // Most relocations of a big DSO are R_*_RELATIVE (2.3M of the 2.5M of
@@ -187,24 +201,14 @@ class binder : public loader<ET> {
   }
 
  private:
-  // A definition ld.so can find (check_match's first tests): st_value != 0,
-  // SHN_ABS or STT_TLS.
-  static bool has_value(const Sym& s) noexcept {
-    return s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
-  }
-  static constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
-                                          (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
-
   void build_index() {
     const auto& list = out_.search_list;
-    scope_pos_.assign(objects_.size(), no_object);
     // Size everything on the definitions that can match (undefined symbols are
     // most of many .dynsym tables).
     std::size_t total = 0;
     for (std::uint32_t pos = 0; pos < list.size(); ++pos) {
-      scope_pos_[list[pos]] = pos;
       const auto& img = *images_[list[pos]];
-      for (std::size_t i = 1; i < img.dynsym.size(); ++i) total += has_value(img.dynsym[i]);
+      for (std::size_t i = 1; i < img.dynsym.size(); ++i) total += ld_so_can_match(img.dynsym[i]);
     }
     index_.reserve(total);
     struct pending {
@@ -225,8 +229,7 @@ class binder : public loader<ET> {
           if (at < img.dynstr.size()) prefetch(img.dynstr.data() + at);
         }
         const Sym s = img.dynsym[i];
-        if (!has_value(s)) continue;
-        if (((1u << s.st_type()) & allowed_stt) == 0) continue;
+        if (!ld_so_can_match(s)) continue;
         const std::string_view name = img.name_of(s);
         if (name.empty()) continue;
         all.push_back({0, pos, static_cast<std::uint32_t>(i), index_hash(name), name});
@@ -290,10 +293,29 @@ class binder : public loader<ET> {
   found_def lookup(std::string_view name, std::uint32_t hash, const version_entry* want, int type_class,
                    std::uint32_t self, bool symbolic) {
     ++out_.lookups;
-    const std::uint32_t g = index_.find(name, hash);
-    if (g == no_object) return {};
-    const auto* first = index_.entries.data() + index_.group_start[g];
-    const auto* last = index_.entries.data() + index_.group_start[g + 1];
+    const definition_index::entry* first = nullptr;
+    const definition_index::entry* last = nullptr;
+    if (probe_scope_) {
+      // The group the index would hold: each object's definitions of `name`,
+      // objects in scope order, each in .dynsym order.
+      candidates_.clear();
+      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos) {
+        const auto& own = *scope_defs_[pos];
+        if (!own.may_define(hash)) continue;
+        const auto& img = *images_[out_.search_list[pos]];
+        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
+        for (; it != own.entries.end() && it->first == hash; ++it)
+          if (img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+      }
+      if (candidates_.empty()) return {};
+      first = candidates_.data();
+      last = first + candidates_.size();
+    } else {
+      const std::uint32_t g = index_.find(name, hash);
+      if (g == no_object) return {};
+      first = index_.entries.data() + index_.group_start[g];
+      last = index_.entries.data() + index_.group_start[g + 1];
+    }
     auto scan = [&](std::uint32_t only_pos, found_def& result) -> bool {
       for (const auto* c = first; c != last;) {
         const auto* end = c;
@@ -446,6 +468,9 @@ class binder : public loader<ET> {
   }
 
   definition_index index_;
+  bool probe_scope_ = false;                              // no index_: probe each object's own definitions
+  std::vector<definition_index::entry> candidates_;       // probe_scope_: the group of the current lookup
+  std::vector<const typename object_image<ET>::definitions*> scope_defs_;  // probe_scope_: per scope position
   std::vector<std::uint32_t> scope_pos_;
   std::unordered_map<std::string_view, found_def> unique_;
   std::vector<symbol_binding> main_bindings_;

@@ -33,6 +33,7 @@
 // `flushes()` says how often. No limit by default.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -51,6 +52,7 @@
 
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
+#include "linkscope/core/hash.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
@@ -58,6 +60,7 @@
 #include "linkscope/elf/symbols.hpp"
 #include "linkscope/elf/types.hpp"
 #include "linkscope/elf/versions.hpp"
+#include "linkscope/resolve/ld_so_cache.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -73,6 +76,16 @@ struct version_entry {
   bool hidden = false;
   bool weak = false;
 };
+
+// A definition ld.so can find (check_match's first tests): st_value != 0,
+// SHN_ABS or STT_TLS, of a type it accepts.
+template <class Sym>
+bool ld_so_can_match(const Sym& s) noexcept {
+  constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
+                                   (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+  const bool has_value = s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
+  return has_value && ((1u << s.st_type()) & allowed_stt) != 0;
+}
 
 template <class ET>
 struct object_image {
@@ -102,6 +115,46 @@ struct object_image {
     auto n = dynstr.cstring(s.st_name);
     return n ? *n : std::string_view{};
   }
+
+  // This object's definitions that ld.so can match (ld_so_can_match, with a
+  // name): what a lookup probes object by object when no index of a whole
+  // closure is built (dynamic_options::bind_dependencies and interposition
+  // false: a package check). Built on first use, once per run however many
+  // roots load the object, by whichever thread asks first.
+  struct definitions {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
+    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
+    std::uint32_t bloom_mask = 0;
+
+    bool may_define(std::uint32_t h) const noexcept {
+      const std::uint64_t word = bloom[(h >> 6) & bloom_mask];
+      const std::uint64_t bits = (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+      return (word & bits) == bits;
+    }
+  };
+  const definitions& own_definitions() const {
+    std::call_once(own_once_, [this] {
+      auto& e = own_.entries;
+      for (std::size_t i = 1; i < dynsym.size(); ++i) {
+        const Sym s = dynsym[i];
+        if (!ld_so_can_match(s)) continue;
+        const std::string_view name = name_of(s);
+        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
+      }
+      std::sort(e.begin(), e.end());
+      std::size_t words = 1;
+      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
+      own_.bloom.assign(words, 0);
+      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
+      for (const auto& [h, symidx] : e)
+        own_.bloom[(h >> 6) & own_.bloom_mask] |= (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    });
+    return own_;
+  }
+
+ private:
+  mutable std::once_flag own_once_;
+  mutable definitions own_;
 };
 
 // Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
@@ -197,16 +250,27 @@ class object_cache {
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
   object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)), limit_(other.limit_),
+      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
+        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
         bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
   object_cache& operator=(object_cache&& other) noexcept {
     stores_ = std::move(other.stores_);
     parsed_ = std::move(other.parsed_);
+    ld_so_caches_ = std::move(other.ld_so_caches_);
     limit_ = other.limit_;
     bytes_ = other.bytes_;
     flushes_ = other.flushes_;
     hits_ = other.hits_;
     return *this;
+  }
+
+  // The ld.so.cache at host path `path`, read and parsed once per run: every
+  // root's library search shares it.
+  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto& slot = ld_so_caches_[path];
+    if (!slot) slot = ld_so_cache_file::load(path);
+    return slot;
   }
 
   // Distinct files mapped and parsed, and opens answered from the cache.
@@ -277,6 +341,7 @@ class object_cache {
   };
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
   std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
+  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
   std::mutex lock_;
   std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;

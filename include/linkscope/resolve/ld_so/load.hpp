@@ -60,7 +60,9 @@ class loader {
   using image_ptr = std::shared_ptr<const object_image<ET>>;
 
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
-      : options_(options), out_(out), cache_(cache), search_(options.search) {}
+      : options_(options), out_(out), cache_(cache), search_(options.search) {
+    if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
+  }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
   void load(const std::string& program, image_ptr main_image, loaded_object main) {
