@@ -27,9 +27,34 @@ from ._core import (  # noqa: F401
     Symbol,
     SymbolList,
     Undefined,
-    ldd,
-    open,
 )
+
+_StrPath = Any  # str or os.PathLike[str]
+
+# ldd's keywords that name one file or folder, and those that name several.
+_LDD_PATH = ("root", "cache", "executable", "windows_root", "current_dir")
+_LDD_PATHS = ("library_path", "preload", "dyld_library_path", "dyld_framework_path", "dyld_fallback_library_path",
+              "windows_path", "dll_dirs")
+
+
+def open(path: _StrPath, *, arch: Optional[str] = None) -> File:  # noqa: A001 (the module's own open)
+    return _core.open(_os.fspath(path), arch=arch)
+
+
+def ldd(path: _StrPath, **options: Any) -> LddResult:
+    for key in _LDD_PATH:
+        if options.get(key) is not None:
+            options[key] = _os.fspath(options[key])
+    for key in _LDD_PATHS:
+        value = options.get(key)
+        if value is not None and not isinstance(value, (str, bytes)):
+            options[key] = [_os.fspath(v) for v in value]
+    return _core.ldd(_os.fspath(path), **options)
+
+
+# The C++ functions' docstrings (signatures and keywords), with paths also as os.PathLike.
+open.__doc__ = _core.open.__doc__
+ldd.__doc__ = _core.ldd.__doc__
 
 
 class _Document:
@@ -195,6 +220,16 @@ def floors(paths: Iterable[Any], *, max_glibc: Optional[str] = None, max_glibcxx
         policy=None if policy is None else _os.fspath(policy), require_policy=require_policy,
         macos_target=macos_target, require_archs=[str(a) for a in require_archs],
         windows_target=windows_target, forbid_crt=[str(c) for c in forbid_crt]))
+
+
+def _file_floors(self: "File", **limits: Any) -> FloorsResult:
+    """The floors of this file: linkscope.floors([self.path], **limits), the
+    linkscope-floors --json document of this one file (every slice of a
+    universal Mach-O file), with the same keyword limits."""
+    return floors([self.path], **limits)
+
+
+File.floors = _file_floors  # type: ignore[attr-defined]
 
 
 def _paths(values: Iterable[Any]) -> List[str]:

@@ -93,6 +93,22 @@ class File:
         symbol table mingw's ld keeps (GNU nm; empty when stripped); COFF object its symbol table.
         arch: Mach-O only, the slice of a universal file (default: the File's)."""
         ...
+    def floors(
+        self,
+        *,
+        max_glibc: Optional[str] = None,
+        max_glibcxx: Optional[str] = None,
+        max_versions: Optional[Mapping[str, str]] = None,
+        max_isa: Optional[str] = None,
+        policy: Optional[Union[str, PathLike[str]]] = None,
+        require_policy: Optional[str] = None,
+        macos_target: Optional[str] = None,
+        require_archs: Sequence[str] = (),
+        windows_target: Optional[str] = None,
+        forbid_crt: Sequence[str] = (),
+    ) -> FloorsResult:
+        """linkscope.floors([self.path], ...): this file's floors, as linkscope-floors --json."""
+        ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class LddResult:
@@ -124,29 +140,31 @@ class LddResult:
     def missing(self) -> list[str]: ...
     def to_dict(self, demangle: bool = False) -> dict[str, Any]: ...
 
-def open(path: str, *, arch: Optional[str] = None) -> File: ...
+_StrPath = Union[str, PathLike[str]]
+
+def open(path: _StrPath, *, arch: Optional[str] = None) -> File: ...
 def ldd(
-    path: str,
+    path: _StrPath,
     *,
-    root: Optional[str] = None,
-    library_path: Sequence[str] = (),
-    preload: Sequence[str] = (),
-    cache: Optional[str] = None,
+    root: Optional[_StrPath] = None,
+    library_path: Sequence[_StrPath] = (),
+    preload: Sequence[_StrPath] = (),
+    cache: Optional[_StrPath] = None,
     use_cache: bool = True,
     env: bool = False,
     isa_level: Optional[int] = None,
     bindings: bool = True,
-    executable: Optional[str] = None,
+    executable: Optional[_StrPath] = None,
     arch: Optional[str] = None,
-    dyld_library_path: Optional[Sequence[str]] = None,
-    dyld_framework_path: Optional[Sequence[str]] = None,
-    dyld_fallback_library_path: Optional[Sequence[str]] = None,
-    windows_root: Optional[str] = None,
+    dyld_library_path: Optional[Sequence[_StrPath]] = None,
+    dyld_framework_path: Optional[Sequence[_StrPath]] = None,
+    dyld_fallback_library_path: Optional[Sequence[_StrPath]] = None,
+    windows_root: Optional[_StrPath] = None,
     load_mode: Optional[Literal["program", "altered", "python"]] = None,
-    windows_path: Optional[Sequence[str]] = None,
-    dll_dirs: Optional[Sequence[str]] = None,
+    windows_path: Optional[Sequence[_StrPath]] = None,
+    dll_dirs: Optional[Sequence[_StrPath]] = None,
     known_dlls: Optional[Sequence[str]] = None,
-    current_dir: Optional[str] = None,
+    current_dir: Optional[_StrPath] = None,
 ) -> LddResult: ...
 
 class DupesResult:

@@ -136,3 +136,22 @@ def test_floors_macho_equals_cli_and_llvm_objdump(foreign, run_cli):
     assert r.files[1]["above_macos_target"] == ["arm64"] and r.files[0]["above_macos_target"] == []
     assert r.files[0]["missing_archs"] == ["arm64"] and r.exceeded is True
     assert r.set["macos_minos"] == {"version": r.files[1]["macos_minos"], "file": str(objs[1])}
+
+
+def test_file_floors_is_the_one_file_document(fixtures, run_cli, foreign):
+    """File.floors(**limits) is linkscope-floors --json of that one file; the
+    highest GLIBC_ version it names is objdump -T's."""
+    prog = fixtures / "prog"
+    r = linkscope.open(prog).floors(max_glibc="2.2.5")
+    assert r.to_dict() == cli_doc(run_cli, "--max-glibc", "2.2.5", prog)
+    assert [f["file"] for f in r.files] == [str(prog)]
+    if shutil.which("objdump"):
+        dump = subprocess.run(["objdump", "-T", str(prog)], capture_output=True, text=True, check=True).stdout
+        versions = sorted({tuple(int(x) for x in v.split(".")) for v in re.findall(r"\bGLIBC_([0-9][0-9.]*)\b", dump)})
+        glibc = [e for e in r.files[0]["exceeded"] if e["family"] == "GLIBC"]
+        if versions and versions[-1] > (2, 2, 5):
+            assert glibc[0]["highest"] == "GLIBC_" + ".".join(map(str, versions[-1]))
+    for name in ("dll", "f_arm64.o"):
+        if name in foreign:
+            f = linkscope.open(foreign[name])
+            assert f.floors().to_dict() == cli_doc(run_cli, foreign[name])

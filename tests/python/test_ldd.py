@@ -2,6 +2,7 @@
 import concurrent.futures
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -35,6 +36,19 @@ def test_library_path_and_root(fixtures, run_cli):
     assert r.missing == ["libghost.so"]
     r = linkscope.ldd("/usr/bin/ls", root="/", use_cache=False)
     assert r.to_dict() == cli_json(run_cli, "/usr/bin/ls", "--root", "/", "--no-cache")
+
+
+def test_paths_may_be_pathlike(fixtures, run_cli):
+    """open() and ldd() take os.PathLike wherever they take a path, as the
+    other functions do: the same results as with str."""
+    prog = fixtures / "noexist"
+    assert linkscope.open(prog).needed == linkscope.open(str(prog)).needed
+    r = linkscope.ldd(prog, library_path=[fixtures / "lib"], root=pathlib.Path("/"))
+    assert r.to_dict() == cli_json(run_cli, str(prog), "--library-path", str(fixtures / "lib"), "--root", "/")
+    with pytest.raises(TypeError):
+        linkscope.ldd(3)
+    with pytest.raises(TypeError):
+        linkscope.open(None)
 
 
 def real_ldd(*args, cwd):
