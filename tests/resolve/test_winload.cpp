@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <initializer_list>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -402,6 +404,19 @@ TEST_CASE("API sets through wine's apisetschema.dll; ext-ms without host is opti
   CHECK(findings(*w).empty());
 }
 
+// The files of wine's PE tree whose names end in one of `suffixes`, sorted.
+static std::vector<std::string> wine_files(std::initializer_list<std::string_view> suffixes) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(wine_root)) {
+    const std::string name = e.path().filename().string();
+    for (std::string_view suffix : suffixes)
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winload][wine]") {
   if (!std::filesystem::is_directory(wine_root)) {
     WARN("wine64 missing: skipped");
@@ -411,10 +426,9 @@ TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winloa
   opts.windows_root = wine_root;
   std::size_t files = 0, bindings = 0;
   std::vector<std::string> problems;
-  for (const auto& e : std::filesystem::directory_iterator(wine_root)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".dll") != 0) continue;
-    auto w = load_windows(e.path().string(), opts);
+  for (const std::string& path : wine_files({".dll"})) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    auto w = load_windows(path, opts);
     REQUIRE(w);
     ++files;
     bindings += w->link.bindings.size();
@@ -427,7 +441,7 @@ TEST_CASE("every import of every wine DLL resolves within wine's tree", "[winloa
 
 // Everything a load gives, as one string: objects (name, file, rule, class,
 // needed, delay), bindings, findings, warnings.
-std::string summary(const windows_link& w) {
+static std::string summary(const windows_link& w) {
   std::string out;
   for (std::size_t i = 0; i < w.link.objects.size(); ++i) {
     const auto& o = w.link.objects[i];
@@ -452,13 +466,7 @@ TEST_CASE("one cache shared by every root and by two threads gives each root's o
   }
   winload_options opts;
   opts.windows_root = wine_root;
-  std::vector<std::string> roots;
-  for (const auto& e : std::filesystem::directory_iterator(wine_root)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() > 4 && (name.compare(name.size() - 4, 4, ".dll") == 0 || name.compare(name.size() - 4, 4, ".exe") == 0))
-      roots.push_back(e.path().string());
-  }
-  std::sort(roots.begin(), roots.end());
+  const std::vector<std::string> roots = wine_files({".dll", ".exe"});
   REQUIRE(roots.size() > 500);
   // Each root alone, with a cache of its own: what the wine test above checks.
   std::vector<std::string> alone(roots.size());
