@@ -166,7 +166,10 @@ int main(int argc, char** argv) {
   if (link_args.empty()) return cli::usage_error(tool, "no linker arguments");
 
   link_diagnostic diag;
-  auto line = read_link_line(link_args, diag);
+  // GNU ld also searches its built-in directories for -l; ld.lld only -L.
+  locate_options locate;
+  if (options.semantics == link_semantics::bfd) locate.default_dirs = gnu_ld_search_dirs();
+  auto line = read_link_line(link_args, diag, locate);
   if (!line) {
     // An option neither this tool nor the linker knows: the usage error GNU tools print.
     if (diag.err.code == errc::usage && std::strcmp(diag.err.message, "unknown option") == 0)

@@ -954,7 +954,10 @@ py::tuple run_why(const std::vector<std::string>& args, const std::string& seman
   {
     py::gil_scoped_release nogil;
     link_diagnostic diag;
-    auto line = read_link_line(args, diag);
+    // GNU ld also searches its built-in directories for -l; ld.lld only -L.
+    locate_options locate;
+    if (options.semantics == link_semantics::bfd) locate.default_dirs = gnu_ld_search_dirs();
+    auto line = read_link_line(args, diag, locate);
     if (!line) raise_link(diag);
     auto r = resolve_static(*line, options, diag);
     if (!r) raise_link(diag);

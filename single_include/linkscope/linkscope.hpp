@@ -21766,7 +21766,7 @@ struct defsym {
 
 struct link_line {
   std::vector<link_input> inputs;
-  std::vector<std::string> search_dirs;  // -L, in order (after sysroot rewriting)
+  std::vector<std::string> search_dirs;  // -L, in order (after sysroot rewriting), then locate_options::default_dirs
   std::vector<std::string> undefined;    // -u / --undefined, in order
   std::vector<defsym> defsyms;           // --defsym
   std::vector<std::string> wraps;        // --wrap
@@ -22204,17 +22204,35 @@ struct script_lexer {
 
 }  // namespace detail
 
+// GNU ld's built-in library directories: the SEARCH_DIR list of its default
+// linker script (`ld --verbose`), as Debian 12's binutils 2.40 has it for
+// x86-64 (elf_x86_64). GNU ld searches them after the -L directories; "="
+// is the sysroot. ld.lld has none: the compiler driver passes every
+// directory as -L, so under lld semantics a bare `-lm` is not found.
+inline const std::vector<std::string>& gnu_ld_search_dirs() {
+  static const std::vector<std::string> dirs = {
+      "=/usr/local/lib/x86_64-linux-gnu", "=/lib/x86_64-linux-gnu", "=/usr/lib/x86_64-linux-gnu",
+      "=/usr/lib/x86_64-linux-gnu64",     "=/usr/local/lib64",      "=/lib64",
+      "=/usr/lib64",                      "=/usr/local/lib",        "=/lib",
+      "=/usr/lib",                        "=/usr/x86_64-linux-gnu/lib64", "=/usr/x86_64-linux-gnu/lib"};
+  return dirs;
+}
+
 struct locate_options {
   int max_script_depth = 16;
+  // Searched for -l after the -L directories (GNU ld: gnu_ld_search_dirs()).
+  std::vector<std::string> default_dirs{};
 };
 
 class link_line_locator {
  public:
-  explicit link_line_locator(link_line& line, link_diagnostic& diag) : line_(line), diag_(diag) {}
+  explicit link_line_locator(link_line& line, link_diagnostic& diag, const locate_options& options = {})
+      : line_(line), diag_(diag), options_(options) {}
 
   // Find every input's file; expand GROUP/INPUT scripts in place.
   result<void> run() {
     for (auto& dir : line_.search_dirs) dir = detail::sysroot_dir(dir, line_.sysroot);
+    for (const auto& dir : options_.default_dirs) line_.search_dirs.push_back(detail::sysroot_dir(dir, line_.sysroot));
     std::vector<link_input> out;
     for (auto& in : line_.inputs) LINKSCOPE_CHECK(locate(std::move(in), out, 0));
     line_.inputs = std::move(out);
@@ -22274,7 +22292,7 @@ class link_line_locator {
       out.push_back(std::move(in));
       return ok();
     }
-    if (depth >= 16) return fail(errc::malformed, "linker scripts nest too deeply", in.path);
+    if (depth >= options_.max_script_depth) return fail(errc::malformed, "linker scripts nest too deeply", in.path);
     return read_script(in, file->bytes().chars(), out, depth + 1);
   }
 
@@ -22390,14 +22408,17 @@ class link_line_locator {
 
   link_line& line_;
   link_diagnostic& diag_;
+  locate_options options_;
 };
 
 // Expand response files, parse, and locate every input: the whole front end.
-inline result<link_line> read_link_line(std::span<const std::string> args, link_diagnostic& diag) {
+// GNU ld semantics want `options.default_dirs = gnu_ld_search_dirs()`.
+inline result<link_line> read_link_line(std::span<const std::string> args, link_diagnostic& diag,
+                                        const locate_options& options = {}) {
   LINKSCOPE_TRY(expanded, expand_response_files(args, diag));
   LINKSCOPE_TRY(line, parse_link_args(expanded, diag));
   link_line result_line = std::move(line);
-  link_line_locator locator(result_line, diag);
+  link_line_locator locator(result_line, diag, options);
   LINKSCOPE_CHECK(locator.run());
   return result_line;
 }

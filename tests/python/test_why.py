@@ -62,3 +62,18 @@ def test_why_errors(link):
     assert e.value.code == "usage"
     with pytest.raises(TypeError):
         linkscope.why("main.o")
+
+
+def test_bfd_finds_libraries_in_gnu_lds_directories(link, run_cli):
+    """-lc with no -L: GNU ld semantics search ld's built-in directories (as
+    linkscope-why --semantics=bfd does); lld semantics do not, as ld.lld."""
+    if shutil.which("ld") is None or "elf_x86_64" not in subprocess.run(["ld", "--verbose"], capture_output=True,
+                                                                         text=True).stdout:
+        pytest.skip("no x86-64 GNU ld here")
+    args = [str(link / "main.o"), str(link / "libA.a"), str(link / "libB.a"), "-lc"]
+    r = linkscope.why(args, semantics="bfd")
+    assert r.to_dict() == json.loads(run_cli("linkscope-why", "--json", "--semantics=bfd", *args).stdout)
+    assert [e["symbol"] for e in r.extracted] == ["a_func", "b_func"]
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.why(args, semantics="lld")
+    assert e.value.file == "-lc" and "unable to find library" in str(e.value)

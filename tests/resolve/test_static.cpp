@@ -480,6 +480,47 @@ TEST_CASE("static: the linkscope-why CLI") {
     // Not a terminal: nothing on stderr.
     CHECK(capture(text + " 2>&1").out.rfind("2 members extracted", 0) == 0);
   }
+  // -lm -lc with no -L: GNU ld finds them in its built-in directories (its
+  // default script's SEARCH_DIR list, which gnu_ld_search_dirs() copies);
+  // ld.lld has none and fails as we do under lld semantics.
+  const auto verbose = capture("ld --verbose 2>&1");
+  if (verbose.out.find("elf_x86_64") != std::string::npos) {
+    std::vector<std::string> searched;
+    for (std::size_t at = verbose.out.find("SEARCH_DIR(\""); at != std::string::npos;
+         at = verbose.out.find("SEARCH_DIR(\"", at + 1)) {
+      const std::size_t begin = at + 12;
+      searched.push_back(verbose.out.substr(begin, verbose.out.find('"', begin) - begin));
+    }
+    CHECK(searched == gnu_ld_search_dirs());
+    // atexit comes from libc_nonshared.a, which Debian's libc.so script GROUPs in.
+    write_file(dir + "/hello.c", "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\nstatic void bye(void) {}\n"
+                                 "int main(int c, char** v) { (void)v; atexit(bye); printf(\"%f\\n\", sqrt((double)c)); return 0; }\n");
+    REQUIRE(run_in(dir, "gcc -c hello.c -o hello.o") == 0);
+    const std::string crt = "/usr/lib/x86_64-linux-gnu/";
+    auto gcc_file = [](const char* name) {
+      std::string p = capture(std::string("gcc -print-file-name=") + name).out;
+      while (!p.empty() && (p.back() == '\n' || p.back() == '\r')) p.pop_back();
+      return p;
+    };
+    const std::string args = crt + "crt1.o " + crt + "crti.o " + gcc_file("crtbegin.o") + " hello.o -lm -lc " +
+                             gcc_file("crtend.o") + " " + crt + "crtn.o";
+    REQUIRE(run_in(dir, "ld -Map=hello.map " + args + " -o hello") == 0);
+    r = capture(in_dir + shell_quote(why) + " --semantics=bfd --print-map-includes " + args);
+    CHECK(r.status == 0);
+    const std::string map = read_file(dir + "/hello.map");
+    CHECK(map.find("Archive member included") != std::string::npos);
+    // Every member we say GNU ld includes is in its map, in the same words.
+    CHECK(r.out.find("libc_nonshared.a(atexit.oS)") != std::string::npos);
+    for (const auto& line : lines(r.out)) CHECK(map.find(line) != std::string::npos);
+    r = capture(in_dir + shell_quote(why) + " --json --semantics=bfd " + args);
+    CHECK(r.status == 0);
+    const auto lld = capture(in_dir + "ld.lld-14 " + args + " -o hello_lld 2>&1");
+    CHECK(lld.status != 0);
+    CHECK(lld.out.find("unable to find library -lm") != std::string::npos);
+    r = capture(in_dir + shell_quote(why) + " " + args + " 2>&1");
+    CHECK(r.status == 2);
+    CHECK(r.out == "linkscope-why: -lm: error: unable to find library\n");
+  }
   r = capture(shell_quote(why) + " --help");
   CHECK(r.status == 0);
   CHECK(r.out.find("--gc-sections") != std::string::npos);
