@@ -9,6 +9,8 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/absorb.hpp>
+#include <linkscope/resolve/file_format.hpp>
+#include <linkscope/resolve/link_line.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
@@ -24,6 +26,8 @@ constexpr cli::option_spec options[] = {
     {"cmake-libs", 0, cli::arg::required, "LIST",
      "library names as a CMake config lists them (';'-separated); each is looked up under --prefix as find_library would"},
     {"prefix", 0, cli::arg::required, "DIR", "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)"},
+    {"allow-unevaluated", 0, cli::arg::none, nullptr,
+     "accept --cmake-libs entries that only CMake can evaluate (targets, generator expressions) instead of exit 2"},
     {"members", 0, cli::arg::none, nullptr, "list every member, not only the verdicts"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
@@ -81,6 +85,82 @@ std::string find_cmake_library(const std::string& prefix, const std::string& nam
   return {};
 }
 
+// What the linker takes for -lNAME (or -l:FILE): the prefix's library folders
+// as find_library searches them, then GNU ld's built-in directories; in each,
+// libNAME.so before libNAME.a (-Bdynamic, the default).
+std::string find_dash_l(const std::string& prefix, std::string_view spec, bool& is_static) {
+  const std::string name(spec.substr(2));
+  if (name.empty()) return {};
+  if (name[0] != ':') {
+    std::string found = find_cmake_library(prefix, name, is_static);
+    if (!found.empty()) return found;
+  }
+  const std::vector<std::string> names =
+      name[0] == ':' ? std::vector<std::string>{name.substr(1)}
+                     : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
+  for (const std::string& dir : linkscope::resolve::gnu_ld_search_dirs()) {
+    const std::string base = dir.substr(dir[0] == '=' ? 1 : 0) + "/";
+    for (const std::string& n : names)
+      if (linkscope::mapped_file::open(base + n)) {
+        is_static = linkscope::sniff_file(base + n) == linkscope::file_format::archive;
+        return base + n;
+      }
+  }
+  return {};
+}
+
+// One entry of a CMake library list, as a consumer's link takes it:
+//   lib.a / lib.so (a path)      the file, judged (an archive) or "shared"
+//   NAME                         find_library under the prefix
+//   -lNAME, -l:FILE              the linker's search (find_dash_l)
+//   $<LINK_ONLY:X>               X (what CMake puts in a static library's interface)
+//   -Wl,..., -pthread, -L...     "flag": an option, not a library
+//   NS::target, other $<...>     "cmake-target" / "generator-expression": only
+//                                CMake can evaluate them (exit 2 unless --allow-unevaluated)
+//   X-NOTFOUND, a missing file   "not-found"
+// (The keyword "debug" before an entry makes it "debug-only"; see main.)
+linkscope::report::cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
+                                                       std::vector<std::string>& archives) {
+  using linkscope::file_format;
+  linkscope::report::cmake_library lib{name, {}, {}};
+  const std::string link_only = "$<LINK_ONLY:";
+  if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
+      name.find('$', 1) == std::string::npos)
+    name = name.substr(link_only.size(), name.size() - link_only.size() - 1);
+  bool is_static = false;
+  if (name.find("$<") != std::string::npos) {
+    lib.note = "generator-expression";
+  } else if (name.find("::") != std::string::npos) {
+    lib.note = "cmake-target";
+  } else if (name.find("-NOTFOUND") != std::string::npos) {
+    lib.note = "not-found";
+  } else if (name.rfind("-l", 0) == 0 && name.size() > 2) {
+    lib.path = find_dash_l(prefix, name, is_static);
+  } else if (!name.empty() && name[0] == '-') {
+    lib.note = "flag";
+  } else if (name.find('/') != std::string::npos) {
+    if (linkscope::mapped_file::open(name)) {
+      lib.path = name;
+      is_static = linkscope::sniff_file(name) == file_format::archive;
+    }
+  } else {
+    lib.path = find_cmake_library(prefix, name, is_static);
+  }
+  if (lib.note.empty()) {
+    if (lib.path.empty())
+      lib.note = "not-found";
+    else if (!is_static)
+      lib.note = "shared";
+    else
+      archives.push_back(lib.path);
+  }
+  return lib;
+}
+
+bool unevaluated(const linkscope::report::cmake_library& lib) {
+  return lib.note == "cmake-target" || lib.note == "generator-expression";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,28 +186,22 @@ int main(int argc, char** argv) {
   if (!cmake_libs.empty()) {
     if (prefix.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
     std::size_t start = 0;
+    std::string keyword;  // "debug", "optimized" or "general": applies to the next entry
     while (start <= cmake_libs.size()) {
       std::size_t end = cmake_libs.find(';', start);
       if (end == std::string::npos) end = cmake_libs.size();
       std::string name = cmake_libs.substr(start, end - start);
       start = end + 1;
       if (name.empty()) continue;
-      named_lib lib{name, {}, {}};
-      bool is_static = false;
-      if (name.find("::") != std::string::npos) {
-        lib.note = "cmake-target";
-      } else if (name.find("-NOTFOUND") != std::string::npos) {
-        lib.note = "not-found";
-      } else {
-        lib.path = find_cmake_library(prefix, name, is_static);
-        if (lib.path.empty())
-          lib.note = "not-found";
-        else if (!is_static)
-          lib.note = "shared";
-        else
-          archives.push_back(lib.path);
+      if (name == "debug" || name == "optimized" || name == "general") {
+        keyword = name;
+        continue;
       }
-      named.push_back(std::move(lib));
+      if (keyword == "debug")
+        named.push_back(named_lib{name, {}, "debug-only"});
+      else
+        named.push_back(classify_cmake_entry(prefix, name, archives));
+      keyword.clear();
     }
   }
 
@@ -144,6 +218,18 @@ int main(int argc, char** argv) {
     return cli::exit_error;
   }
   const bool needed = result->any_needed();
+  std::size_t not_evaluated = 0;
+  for (const auto& lib : named) not_evaluated += unevaluated(lib) ? 1 : 0;
+  // An entry only CMake can evaluate is never a silent verdict (issue 15).
+  const bool refuse = not_evaluated != 0 && !p.has("allow-unevaluated");
+  const int status = refuse ? cli::exit_error : needed ? cli::exit_finding : cli::exit_ok;
+  auto say_unevaluated = [&] {
+    if (refuse)
+      std::fprintf(stderr, "%s: %zu --cmake-libs %s can be evaluated only by CMake (targets, generator expressions); "
+                   "--allow-unevaluated accepts %s\n",
+                   tool.data(), not_evaluated, not_evaluated == 1 ? "entry" : "entries",
+                   not_evaluated == 1 ? "it" : "them");
+  };
 
   if (json) {
     // The document is report/absorbed.hpp's (docs/JSON.md).
@@ -154,7 +240,8 @@ int main(int argc, char** argv) {
     report::write_json(w, *result, jo);
     w.newline();
     w.flush();
-    return needed ? cli::exit_finding : cli::exit_ok;
+    say_unevaluated();
+    return status;
   }
 
   std::printf("%s: %s\n", result->shared.c_str(),
@@ -180,18 +267,26 @@ int main(int argc, char** argv) {
   for (const auto& lib : named) {
     if (lib.note.empty()) continue;
     if (lib.note == "not-found") {
+      const std::string where = lib.name.find('/') != std::string::npos ? "" : " under " + prefix;
       if (result->shared_unresolved == 0 && result->missing_needed.empty())
-        std::printf("%s: not found under %s: not-needed (every undefined symbol of S is defined by its NEEDED libraries)\n",
-                    lib.name.c_str(), prefix.c_str());
+        std::printf("%s: not found%s: not-needed (every undefined symbol of S is defined by its NEEDED libraries)\n",
+                    lib.name.c_str(), where.c_str());
       else
-        std::printf("%s: not found under %s: unknown (S has %zu undefined symbols that its NEEDED libraries do not define)\n",
-                    lib.name.c_str(), prefix.c_str(), result->shared_unresolved);
-    }
-    else if (lib.note == "cmake-target")
-      std::printf("%s: a CMake target, not a file: nothing to check\n", lib.name.c_str());
-    else
+        std::printf("%s: not found%s: unknown (S has %zu undefined symbols that its NEEDED libraries do not define)\n",
+                    lib.name.c_str(), where.c_str(), result->shared_unresolved);
+    } else if (lib.note == "cmake-target") {
+      std::printf("%s: a CMake target: only CMake can evaluate it (not evaluated)\n", lib.name.c_str());
+    } else if (lib.note == "generator-expression") {
+      std::printf("%s: a generator expression: only CMake can evaluate it (not evaluated)\n", lib.name.c_str());
+    } else if (lib.note == "flag") {
+      std::printf("%s: a linker flag, not a library: nothing to check\n", lib.name.c_str());
+    } else if (lib.note == "debug-only") {
+      std::printf("%s: for the debug configuration only: a release consumer does not link it\n", lib.name.c_str());
+    } else {
       std::printf("%s: shared library %s: consumers link it like any DSO\n", lib.name.c_str(), lib.path.c_str());
+    }
   }
   std::fflush(stdout);
-  return needed ? cli::exit_finding : cli::exit_ok;
+  say_unevaluated();
+  return status;
 }

@@ -144,8 +144,8 @@ TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][c
   CHECK(finding.out.find("\"status\":\"required\"") != std::string::npos);
   // --cmake-libs with a prefix: A found as lib/libA.a, kineto not found.
   REQUIRE(lt::run_in(needed.dir, "mkdir -p prefix/lib && cp libA.a prefix/lib/") == 0);
-  auto cmake = lt::capture(tool + " --json --cmake-libs 'A;kineto;fmt::fmt-header-only' --prefix " + needed.dir +
-                           "/prefix " + needed.dir + "/libS.so");
+  auto cmake = lt::capture(tool + " --json --allow-unevaluated --cmake-libs 'A;kineto;fmt::fmt-header-only' --prefix " +
+                           needed.dir + "/prefix " + needed.dir + "/libS.so");
   CHECK(cmake.status == 1);
   // S leaves helper_add undefined, so a missing kineto cannot be declared harmless.
   CHECK(cmake.out.find("{\"name\":\"kineto\",\"verdict\":\"unknown\",\"status\":\"not-found\"}") != std::string::npos);
@@ -155,6 +155,38 @@ TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][c
   CHECK(cmake_ok.out.find("{\"name\":\"kineto\",\"verdict\":\"not-needed\",\"status\":\"not-found\"}") !=
         std::string::npos);
   CHECK(cmake.out.find("\"status\":\"cmake-target\"") != std::string::npos);
+  // A target only CMake can evaluate is never a silent verdict: exit 2 unless
+  // --allow-unevaluated, with the report still written.
+  auto refused = lt::capture(tool + " --cmake-libs 'A;fmt::fmt-header-only' --prefix " + needed.dir + "/prefix " +
+                             needed.dir + "/libS.so 2>&1");
+  CHECK(refused.status == 2);
+  CHECK(refused.out.find("fmt::fmt-header-only: a CMake target: only CMake can evaluate it (not evaluated)") !=
+        std::string::npos);
+  CHECK(refused.out.find("linkscope-absorbed: 1 --cmake-libs entry can be evaluated only by CMake") != std::string::npos);
+  // Every other kind of entry a CMake config lists is evaluated (each failed
+  // before: reported as "not found under PREFIX: not-needed", exit 0). The
+  // archive's verdict is the same whichever way it is named, and the same as
+  // naming the archive itself (checked against trial links above).
+  const std::string libA = needed.dir + "/prefix/lib/libA.a";
+  const std::string libz = lt::capture("gcc -print-file-name=libz.so").out;
+  const std::string libz_path = libz.substr(0, libz.find('\n'));
+  auto entries = lt::capture(tool + " --json --cmake-libs '" + libA + ";$<LINK_ONLY:A>;-lA;-Wl,--as-needed;-pthread;" +
+                             libz_path + ";debug;A_d;$<$<CONFIG:Debug>:A>' --allow-unevaluated --prefix " + needed.dir +
+                             "/prefix " + needed.dir + "/libS.so");
+  CHECK(entries.status == 1);
+  CHECK(entries.out.find("{\"name\":\"" + libA + "\",\"path\":\"" + libA + "\",\"status\":\"needed\"}") !=
+        std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"$<LINK_ONLY:A>\",\"path\":\"" + libA + "\",\"status\":\"needed\"}") !=
+        std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"-lA\",\"path\":\"" + libA + "\",\"status\":\"needed\"}") != std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"-Wl,--as-needed\",\"status\":\"flag\"}") != std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"-pthread\",\"status\":\"flag\"}") != std::string::npos);
+  if (libz_path.find('/') != std::string::npos)
+    CHECK(entries.out.find("{\"name\":\"" + libz_path + "\",\"path\":\"" + libz_path + "\",\"status\":\"shared\"}") !=
+          std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"A_d\",\"status\":\"debug-only\"}") != std::string::npos);
+  CHECK(entries.out.find("{\"name\":\"$<$<CONFIG:Debug>:A>\",\"status\":\"generator-expression\"}") !=
+        std::string::npos);
   auto bad = lt::capture(tool + " " + hidden.dir + "/main.c " + hidden.dir + "/libA.a 2>&1");
   CHECK(bad.status == 2);
   CHECK(bad.out.find("linkscope-absorbed: ") == 0);

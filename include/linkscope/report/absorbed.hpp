@@ -44,7 +44,8 @@ namespace report {
 struct cmake_library {
   std::string name;
   std::string path;  // where it was found under the prefix; "" when not found
-  std::string note;  // "cmake-target", "not-found", "shared", or "" (an archive, judged in "archives")
+  std::string note;  // "" (an archive, judged in "archives"), "shared", "not-found", "flag", "debug-only",
+                     // or, which only CMake can evaluate: "cmake-target", "generator-expression"
 };
 
 struct absorbed_json_options {
