@@ -61,7 +61,7 @@ echo "dynamic symbols in namespace fmt (_ZN3fmt): $("$bin/linkscope-nm" -D --def
 echo "undefined fmt references (bound to libfmt.so.9 at run time): $("$bin/linkscope-nm" -D -u "$torch" | grep -c '_ZN3fmt')"
 echo "reference: nm -D agrees: $(nm -D --defined-only "$torch" | grep -c ' _ZN3fmt') defined, $(nm -D -u "$torch" | grep -c _ZN3fmt) undefined"
 "$bin/linkscope-dupes" "$torch" /usr/lib/x86_64-linux-gnu/libfmt.so.9 | tail -1
-echo '$ linkscope-absorbed --cmake-libs "kineto;fmt::fmt-header-only;fmt;gloo;pthreadpool" --prefix /usr' "$torch"
-"$bin/linkscope-absorbed" --cmake-libs "kineto;fmt::fmt-header-only;fmt;gloo;pthreadpool" --prefix /usr "$torch"
+echo '$ linkscope-absorbed --allow-unevaluated --cmake-libs "kineto;fmt::fmt-header-only;fmt;gloo;pthreadpool" --prefix /usr' "$torch"
+"$bin/linkscope-absorbed" --allow-unevaluated --cmake-libs "kineto;fmt::fmt-header-only;fmt;gloo;pthreadpool" --prefix /usr "$torch"
 echo "exit $?"
 exit $status

@@ -1,9 +1,16 @@
 // linkscope-absorbed — does a consumer of S.so still need A.a at link time?
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if !defined(_WIN32)
+#include <stdlib.h>  // mkdtemp
+#endif
 
 #include <linkscope/report/absorbed.hpp>
 #include <linkscope/report/json.hpp>
@@ -25,7 +32,11 @@ constexpr cli::option_spec options[] = {
     {"consumer", 0, cli::arg::required, "FILE", "an object, archive or DSO that links against S (repeatable)"},
     {"cmake-libs", 0, cli::arg::required, "LIST",
      "library names as a CMake config lists them (';'-separated); each is looked up under --prefix as find_library would"},
-    {"prefix", 0, cli::arg::required, "DIR", "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/)"},
+    {"cmake-package", 0, cli::arg::required, "NAME",
+     "evaluate the installed CMake package NAME with cmake itself (find_package(NAME) in a generated probe project) "
+     "and judge every library of its resolved link interface as --cmake-libs does"},
+    {"prefix", 0, cli::arg::required, "DIR",
+     "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/); for --cmake-package, CMAKE_PREFIX_PATH"},
     {"allow-unevaluated", 0, cli::arg::none, nullptr,
      "accept --cmake-libs entries that only CMake can evaluate (targets, generator expressions) instead of exit 2"},
     {"members", 0, cli::arg::none, nullptr, "list every member, not only the verdicts"},
@@ -37,7 +48,8 @@ constexpr cli::option_spec options[] = {
 };
 
 constexpr cli::tool_spec spec{
-    "linkscope-absorbed", "[OPTION]... S.so A.a...\n  or:  linkscope-absorbed [OPTION]... --cmake-libs LIST --prefix PREFIX S.so",
+    "linkscope-absorbed", "[OPTION]... S.so A.a...\n  or:  linkscope-absorbed [OPTION]... --cmake-libs LIST --prefix PREFIX S.so\n"
+    "  or:  linkscope-absorbed [OPTION]... --cmake-package NAME [--prefix PREFIX] S.so",
     "Say whether consumers of a shared library still need static archives at link time.\n"
     "For each static archive A, whether a consumer of the shared library S still\n"
     "needs A at link time, from the files alone. For each member of A:\n"
@@ -51,7 +63,8 @@ constexpr cli::tool_spec spec{
     options,
     "  linkscope-absorbed libtorch_cpu.so libkineto.a\n"
     "  linkscope-absorbed --members --consumer main.o libfoo.so libbar.a\n"
-    "  linkscope-absorbed --cmake-libs 'kineto;fmt' --prefix /usr libtorch_cpu.so\n",
+    "  linkscope-absorbed --cmake-libs 'kineto;fmt' --prefix /usr libtorch_cpu.so\n"
+    "  linkscope-absorbed --cmake-package Torch /usr/lib/x86_64-linux-gnu/libtorch_cpu.so\n",
     "some archive is needed"};
 
 // Up to `max` symbols, ", "-separated; demangled with --demangle.
@@ -161,6 +174,154 @@ bool unevaluated(const linkscope::report::cmake_library& lib) {
   return lib.note == "cmake-target" || lib.note == "generator-expression";
 }
 
+// The words of a link.txt command line (CMake's Makefile generator quotes
+// with "..." and \"), unquoted.
+std::vector<std::string> command_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false, quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+      word.push_back(text[++i]);
+      in_word = true;
+    } else if (c == '"') {
+      quoted = !quoted;
+      in_word = true;
+    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word.push_back(c);
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// --cmake-package NAME: CMake itself evaluates the installed package config.
+// A generated probe project calls find_package(NAME) and links an executable
+// to what the package offers (NAME_LIBRARIES or <UPPER>_LIBRARIES when the
+// config sets it, else every imported library target it defines); the link
+// command CMake writes (CMakeFiles/<target>.dir/link.txt) is the package's
+// resolved link interface, in the order a consumer links it. Its library
+// entries come back as --cmake-libs entries: paths, -l and -Wl,... words
+// (a path inside -Wl,--no-as-needed,PATH is taken out as its own entry).
+// Errors (no cmake, a failing find_package) are messages for exit 2.
+bool cmake_link_interface(const std::string& package, const std::string& prefix, std::vector<std::string>& entries,
+                          std::string& message) {
+  namespace fs = std::filesystem;
+  for (char c : package)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
+      message = "--cmake-package: not a package name: " + package;
+      return false;
+    }
+  std::error_code ec;
+  std::string pattern = (fs::temp_directory_path(ec) / "linkscope-cmake.XXXXXX").string();
+#if defined(_WIN32)
+  if (true) {
+#else
+  if (::mkdtemp(pattern.data()) == nullptr) {
+#endif
+    message = "--cmake-package: cannot make a temporary folder";
+    return false;
+  }
+  const fs::path dir = pattern;
+  std::string upper = package;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  {
+    std::FILE* f = std::fopen((dir / "CMakeLists.txt").c_str(), "w");
+    if (f == nullptr) {
+      message = "--cmake-package: cannot write the probe project";
+      fs::remove_all(dir);
+      return false;
+    }
+    std::fprintf(f,
+                 "cmake_minimum_required(VERSION 3.21)\n"
+                 "project(linkscope_probe C CXX)\n"
+                 "find_package(%s REQUIRED)\n"
+                 "file(WRITE ${CMAKE_BINARY_DIR}/probe.c \"int main(void) { return 0; }\\n\")\n"
+                 "add_executable(linkscope_probe ${CMAKE_BINARY_DIR}/probe.c)\n"
+                 "if(DEFINED %s_LIBRARIES)\n  set(_ls_libs ${%s_LIBRARIES})\n"
+                 "elseif(DEFINED %s_LIBRARIES)\n  set(_ls_libs ${%s_LIBRARIES})\n"
+                 "else()\n  set(_ls_libs)\n"
+                 "  get_directory_property(_ls_targets IMPORTED_TARGETS)\n"
+                 "  foreach(_t IN LISTS _ls_targets)\n"
+                 "    get_target_property(_type ${_t} TYPE)\n"
+                 "    if(_type MATCHES \"LIBRARY$\")\n      list(APPEND _ls_libs ${_t})\n    endif()\n"
+                 "  endforeach()\n"
+                 "endif()\n"
+                 "target_link_libraries(linkscope_probe PRIVATE ${_ls_libs})\n",
+                 package.c_str(), package.c_str(), package.c_str(), upper.c_str(), upper.c_str());
+    std::fclose(f);
+  }
+  const fs::path build = dir / "build";
+  const std::string log = (dir / "cmake.log").string();
+  std::string command = "cmake -S " + shell_quote(dir.string()) + " -B " + shell_quote(build.string()) +
+                        " -G 'Unix Makefiles'";
+  if (!prefix.empty()) command += " -DCMAKE_PREFIX_PATH=" + shell_quote(prefix);
+  command += " >" + shell_quote(log) + " 2>&1";
+  const int rc = std::system(command.c_str());
+  const std::string link_txt = (build / "CMakeFiles" / "linkscope_probe.dir" / "link.txt").string();
+  auto link = linkscope::mapped_file::open(link_txt);
+  if (rc != 0 || !link) {
+    std::string tail;
+    if (auto l = linkscope::mapped_file::open(log)) {
+      const std::string_view text = l->bytes().chars();
+      tail = std::string(text.substr(text.size() > 1500 ? text.size() - 1500 : 0));
+    }
+    message = "--cmake-package " + package + ": CMake could not evaluate it" +
+              (rc == -1 || rc == 127 * 256 ? std::string(" (is cmake installed?)") : std::string()) +
+              (tail.empty() ? std::string() : ":\n" + tail);
+    fs::remove_all(dir);
+    return false;
+  }
+  const std::vector<std::string> words = command_words(std::string(link->bytes().chars()));
+  bool after_output = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (!after_output) {
+      if (w == "-o") {
+        ++i;
+        after_output = true;
+      }
+      continue;
+    }
+    if (w.rfind("-Wl,", 0) == 0) {
+      // -Wl,--no-as-needed,"/path/libfoo.so": the path is an entry of its own.
+      std::string flags;
+      std::size_t start = 4;
+      while (start <= w.size()) {
+        std::size_t end = w.find(',', start);
+        if (end == std::string::npos) end = w.size();
+        const std::string part = w.substr(start, end - start);
+        if (!part.empty() && part[0] == '/')
+          entries.push_back(part);
+        else if (!part.empty())
+          flags += (flags.empty() ? "-Wl," : ",") + part;
+        start = end + 1;
+      }
+      if (!flags.empty()) entries.push_back(flags);
+    } else {
+      entries.push_back(w);
+    }
+  }
+  fs::remove_all(dir);
+  if (!after_output) {
+    message = "--cmake-package " + package + ": no link command in " + link_txt;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,7 +331,8 @@ int main(int argc, char** argv) {
   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
   const bool json = p.has("json"), list_members = p.has("members");
   const bool demangle = p.has("demangle");
-  const std::string cmake_libs = p.value("cmake-libs"), prefix = p.value("prefix");
+  std::string cmake_libs = p.value("cmake-libs");
+  const std::string prefix = p.value("prefix"), cmake_package = p.value("cmake-package");
   resolve::absorb_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
   options.consumers = p.values("consumer");
@@ -183,8 +345,19 @@ int main(int argc, char** argv) {
   using named_lib = report::cmake_library;
   std::vector<named_lib> named;
   std::vector<std::string> archives(positional.begin() + 1, positional.end());
+  if (!cmake_package.empty()) {
+    if (!cmake_libs.empty()) return cli::usage_error(tool, "--cmake-libs and --cmake-package exclude each other");
+    std::vector<std::string> entries;
+    std::string message;
+    if (!cmake_link_interface(cmake_package, prefix, entries, message)) {
+      std::fprintf(stderr, "%s: %s\n", tool.data(), message.c_str());
+      return cli::exit_error;
+    }
+    for (const std::string& e : entries) cmake_libs += (cmake_libs.empty() ? "" : ";") + e;
+    if (cmake_libs.empty()) cmake_libs = ";";  // a package that links nothing: an empty list, still judged
+  }
   if (!cmake_libs.empty()) {
-    if (prefix.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
+    if (prefix.empty() && cmake_package.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
     std::size_t start = 0;
     std::string keyword;  // "debug", "optimized" or "general": applies to the next entry
     while (start <= cmake_libs.size()) {
@@ -206,7 +379,8 @@ int main(int argc, char** argv) {
   }
 
   // Nothing to judge is a usage error, not a clean answer (issue 15 part 6).
-  if (archives.empty() && named.empty()) return cli::usage_error(tool, "no archive given (S.so A.a... or --cmake-libs)");
+  if (archives.empty() && named.empty() && cmake_package.empty())
+    return cli::usage_error(tool, "no archive given (S.so A.a..., --cmake-libs or --cmake-package)");
   auto result = resolve::analyze_absorption(shared, archives, options);
   if (!result) {
     cli::report(tool, result.error());  // names the input that failed

@@ -196,3 +196,76 @@ TEST_CASE("linkscope-absorbed prints verdicts, JSON and exit codes", "[absorb][c
   CHECK(none.status == 2);
   CHECK(none.out.find("linkscope-absorbed: ") == 0);
 }
+
+namespace {
+
+// An installed CMake package Foo under DIR/pkg: lib/libS.so and lib/libA.a
+// from the scenario, and lib/cmake/Foo/FooConfig.cmake defining the imported
+// target Foo::S, whose link interface lists libA.a (when `with_archive`) and m.
+void install_cmake_package(const scenario& sc, const std::string& prefix, bool with_archive) {
+  REQUIRE(lt::run_in(sc.dir, "rm -rf " + lt::shell_quote(prefix) + " && mkdir -p " + lt::shell_quote(prefix) +
+                                 "/lib/cmake/Foo && cp libS.so libA.a " + lt::shell_quote(prefix) + "/lib/") == 0);
+  lt::write_file(prefix + "/lib/cmake/Foo/FooConfig.cmake",
+                 "get_filename_component(_foo_lib \"${CMAKE_CURRENT_LIST_DIR}/../..\" ABSOLUTE)\n"
+                 "add_library(Foo::S SHARED IMPORTED)\n"
+                 "set_target_properties(Foo::S PROPERTIES IMPORTED_LOCATION \"${_foo_lib}/libS.so\"\n"
+                 "  INTERFACE_LINK_LIBRARIES \"" +
+                     std::string(with_archive ? "${_foo_lib}/libA.a;" : "") + "m\")\n");
+}
+
+// The issue's oracle: a consumer that CMake builds with find_package(Foo).
+bool cmake_consumer_links(const scenario& sc, const std::string& prefix) {
+  const std::string app = sc.dir + "/app";
+  REQUIRE(lt::run_in(sc.dir, "rm -rf app && mkdir -p app && cp main.c app/") == 0);
+  lt::write_file(app + "/CMakeLists.txt",
+                 "cmake_minimum_required(VERSION 3.21)\nproject(app C)\nfind_package(Foo REQUIRED)\n"
+                 "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE Foo::S)\n");
+  return lt::run_in(app, "cmake -S . -B build -DCMAKE_PREFIX_PATH=" + lt::shell_quote(prefix) +
+                             " >/dev/null 2>&1 && cmake --build build >/dev/null 2>&1") == 0;
+}
+
+}  // namespace
+
+TEST_CASE("linkscope-absorbed --cmake-package: CMake's own link interface, judged as a trial link says", "[absorb][cli]") {
+  if (!lt::have_tool("cmake")) {
+    WARN("cmake missing: skipped");
+    return;
+  }
+  const std::string tool = lt::tool_path("linkscope-absorbed");
+  struct expectation {
+    const char* name;
+    scenario sc;
+    const char* verdict;
+  };
+  // hidden: S absorbed A with hidden visibility (consumers do not need it);
+  // needed: S leaves helper_add undefined and only A defines it.
+  expectation cases[] = {{"pkg_hidden", build("pkg_hidden", kA, "-fvisibility=hidden", kS, true, kMain), "not-needed"},
+                         {"pkg_needed", build("pkg_needed", kA, "", kS, false, kMain), "needed"}};
+  for (auto& c : cases) {
+    INFO(c.name);
+    const std::string prefix = c.sc.dir + "/pkg";
+    // The trial links: the consumer without libA.a in the interface links
+    // exactly when the verdict is not-needed; with it, it always links.
+    install_cmake_package(c.sc, prefix, false);
+    const bool links_without = cmake_consumer_links(c.sc, prefix);
+    install_cmake_package(c.sc, prefix, true);
+    REQUIRE(cmake_consumer_links(c.sc, prefix));
+    CHECK(links_without == (std::string(c.verdict) == "not-needed"));
+    auto r = lt::capture(tool + " --json --cmake-package Foo --prefix " + lt::shell_quote(prefix) + " " +
+                         lt::shell_quote(prefix + "/lib/libS.so"));
+    INFO(r.out);
+    CHECK(r.status == (links_without ? 0 : 1));
+    CHECK(r.out.find("{\"name\":\"" + prefix + "/lib/libA.a\",\"path\":\"" + prefix + "/lib/libA.a\",\"status\":\"" +
+                     c.verdict + "\"}") != std::string::npos);
+    CHECK(r.out.find("{\"name\":\"" + prefix + "/lib/libS.so\",\"path\":\"" + prefix + "/lib/libS.so\",\"status\":\"shared\"}") !=
+          std::string::npos);
+    CHECK(r.out.find("{\"name\":\"-lm\",\"path\":") != std::string::npos);
+  }
+  // A package CMake cannot find: exit 2 with CMake's own words.
+  auto missing = lt::capture(tool + " --cmake-package NoSuchPackageHere " + cases[0].sc.dir + "/libS.so 2>&1");
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("linkscope-absorbed: --cmake-package NoSuchPackageHere: CMake could not evaluate it") == 0);
+  CHECK(missing.out.find("NoSuchPackageHereConfig.cmake") != std::string::npos);
+  auto both = lt::capture(tool + " --cmake-package Foo --cmake-libs m --prefix /usr " + cases[0].sc.dir + "/libS.so 2>&1");
+  CHECK(both.status == 2);
+}
