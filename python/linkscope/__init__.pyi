@@ -93,21 +93,9 @@ class File:
         symbol table mingw's ld keeps (GNU nm; empty when stripped); COFF object its symbol table.
         arch: Mach-O only, the slice of a universal file (default: the File's)."""
         ...
-    def floors(
-        self,
-        *,
-        max_glibc: Optional[str] = None,
-        max_glibcxx: Optional[str] = None,
-        max_versions: Optional[Mapping[str, str]] = None,
-        max_isa: Optional[str] = None,
-        policy: Optional[Union[str, PathLike[str]]] = None,
-        require_policy: Optional[str] = None,
-        macos_target: Optional[str] = None,
-        require_archs: Sequence[str] = (),
-        windows_target: Optional[str] = None,
-        forbid_crt: Sequence[str] = (),
-    ) -> FloorsResult:
-        """linkscope.floors([self.path], ...): this file's floors, as linkscope-floors --json."""
+    def floors(self, **limits: Any) -> FloorsResult:
+        """linkscope.floors([self.path], **limits): this file's floors, as linkscope-floors --json;
+        the keywords are linkscope.floors' (max_glibc=, macos_target=, policy=, ...)."""
         ...
     def to_dict(self) -> dict[str, Any]: ...
 
