@@ -16,8 +16,7 @@
 #include <linkscope/report/json.hpp>
 #include <linkscope/report/json_error.hpp>
 #include <linkscope/resolve/absorb.hpp>
-#include <linkscope/resolve/file_format.hpp>
-#include <linkscope/resolve/link_line.hpp>
+#include <linkscope/resolve/cmake_libs.hpp>
 #include <linkscope/symbols/demangle.hpp>
 
 #include "cli/cli.hpp"
@@ -76,129 +75,6 @@ std::string join(const std::vector<std::string>& items, std::size_t max, bool de
   }
   if (items.size() > max) out += ", ...";
   return out;
-}
-
-// find_library(NAME PATHS prefix/lib ...): lib<NAME>.so, lib<NAME>.a, then NAME.lib.
-std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
-  const char* dirs[] = {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/"};
-  for (const char* dir : dirs) {
-    for (const char* suffix : {".so", ".a"}) {
-      std::string path = prefix + dir + "lib" + name + suffix;
-      if (auto f = linkscope::mapped_file::open(path)) {
-        is_static = std::strcmp(suffix, ".a") == 0;
-        return path;
-      }
-    }
-    std::string lib = prefix + dir + name + ".lib";
-    if (auto f = linkscope::mapped_file::open(lib)) {
-      is_static = true;
-      return lib;
-    }
-  }
-  return {};
-}
-
-// What the linker takes for -lNAME (or -l:FILE): the prefix's library folders
-// as find_library searches them, then GNU ld's built-in directories; in each,
-// libNAME.so before libNAME.a (-Bdynamic, the default).
-std::string find_dash_l(const std::string& prefix, std::string_view spec, bool& is_static) {
-  const std::string name(spec.substr(2));
-  if (name.empty()) return {};
-  if (name[0] != ':') {
-    std::string found = find_cmake_library(prefix, name, is_static);
-    if (!found.empty()) return found;
-  }
-  const std::vector<std::string> names =
-      name[0] == ':' ? std::vector<std::string>{name.substr(1)}
-                     : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
-  for (const std::string& dir : linkscope::resolve::gnu_ld_search_dirs()) {
-    const std::string base = dir.substr(dir[0] == '=' ? 1 : 0) + "/";
-    for (const std::string& n : names)
-      if (linkscope::mapped_file::open(base + n)) {
-        is_static = linkscope::sniff_file(base + n) == linkscope::file_format::archive;
-        return base + n;
-      }
-  }
-  return {};
-}
-
-// One entry of a CMake library list, as a consumer's link takes it:
-//   lib.a / lib.so (a path)      the file, judged (an archive) or "shared"
-//   NAME                         find_library under the prefix
-//   -lNAME, -l:FILE              the linker's search (find_dash_l)
-//   $<LINK_ONLY:X>               X (what CMake puts in a static library's interface)
-//   -Wl,..., -pthread, -L...     "flag": an option, not a library
-//   NS::target, other $<...>     "cmake-target" / "generator-expression": only
-//                                CMake can evaluate them (exit 2 unless --allow-unevaluated)
-//   X-NOTFOUND, a missing file   "not-found"
-// (The keyword "debug" before an entry makes it "debug-only"; see main.)
-linkscope::report::cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
-                                                       std::vector<std::string>& archives) {
-  using linkscope::file_format;
-  linkscope::report::cmake_library lib{name, {}, {}};
-  const std::string link_only = "$<LINK_ONLY:";
-  if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
-      name.find('$', 1) == std::string::npos)
-    name = name.substr(link_only.size(), name.size() - link_only.size() - 1);
-  bool is_static = false;
-  if (name.find("$<") != std::string::npos) {
-    lib.note = "generator-expression";
-  } else if (name.find("::") != std::string::npos) {
-    lib.note = "cmake-target";
-  } else if (name.find("-NOTFOUND") != std::string::npos) {
-    lib.note = "not-found";
-  } else if (name.rfind("-l", 0) == 0 && name.size() > 2) {
-    lib.path = find_dash_l(prefix, name, is_static);
-  } else if (!name.empty() && name[0] == '-') {
-    lib.note = "flag";
-  } else if (name.find('/') != std::string::npos) {
-    if (linkscope::mapped_file::open(name)) {
-      lib.path = name;
-      is_static = linkscope::sniff_file(name) == file_format::archive;
-    }
-  } else {
-    lib.path = find_cmake_library(prefix, name, is_static);
-  }
-  if (lib.note.empty()) {
-    if (lib.path.empty())
-      lib.note = "not-found";
-    else if (!is_static)
-      lib.note = "shared";
-    else
-      archives.push_back(lib.path);
-  }
-  return lib;
-}
-
-bool unevaluated(const linkscope::report::cmake_library& lib) {
-  return lib.note == "cmake-target" || lib.note == "generator-expression";
-}
-
-// The words of a link.txt command line (CMake's Makefile generator quotes
-// with "..." and \"), unquoted.
-std::vector<std::string> command_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false, quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      word.push_back(text[++i]);
-      in_word = true;
-    } else if (c == '"') {
-      quoted = !quoted;
-      in_word = true;
-    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(std::move(word));
-  return words;
 }
 
 std::string shell_quote(const std::string& s) {
@@ -284,38 +160,10 @@ bool cmake_link_interface(const std::string& package, const std::string& prefix,
     fs::remove_all(dir);
     return false;
   }
-  const std::vector<std::string> words = command_words(std::string(link->bytes().chars()));
-  bool after_output = false;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (!after_output) {
-      if (w == "-o") {
-        ++i;
-        after_output = true;
-      }
-      continue;
-    }
-    if (w.rfind("-Wl,", 0) == 0) {
-      // -Wl,--no-as-needed,"/path/libfoo.so": the path is an entry of its own.
-      std::string flags;
-      std::size_t start = 4;
-      while (start <= w.size()) {
-        std::size_t end = w.find(',', start);
-        if (end == std::string::npos) end = w.size();
-        const std::string part = w.substr(start, end - start);
-        if (!part.empty() && part[0] == '/')
-          entries.push_back(part);
-        else if (!part.empty())
-          flags += (flags.empty() ? "-Wl," : ",") + part;
-        start = end + 1;
-      }
-      if (!flags.empty()) entries.push_back(flags);
-    } else {
-      entries.push_back(w);
-    }
-  }
+  const std::string link_command(link->bytes().chars());
+  entries = linkscope::resolve::link_command_libraries(link_command);
   fs::remove_all(dir);
-  if (!after_output) {
+  if (entries.empty() && link_command.find(" -o ") == std::string::npos) {
     message = "--cmake-package " + package + ": no link command in " + link_txt;
     return false;
   }
@@ -342,8 +190,7 @@ int main(int argc, char** argv) {
 
   // --cmake-libs: map names to archives under the prefix; names that are
   // CMake targets (with ::) or not found get a verdict of their own.
-  using named_lib = report::cmake_library;
-  std::vector<named_lib> named;
+  std::vector<resolve::cmake_library> named;
   std::vector<std::string> archives(positional.begin() + 1, positional.end());
   if (!cmake_package.empty()) {
     if (!cmake_libs.empty()) return cli::usage_error(tool, "--cmake-libs and --cmake-package exclude each other");
@@ -358,24 +205,7 @@ int main(int argc, char** argv) {
   }
   if (!cmake_libs.empty()) {
     if (prefix.empty() && cmake_package.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
-    std::size_t start = 0;
-    std::string keyword;  // "debug", "optimized" or "general": applies to the next entry
-    while (start <= cmake_libs.size()) {
-      std::size_t end = cmake_libs.find(';', start);
-      if (end == std::string::npos) end = cmake_libs.size();
-      std::string name = cmake_libs.substr(start, end - start);
-      start = end + 1;
-      if (name.empty()) continue;
-      if (name == "debug" || name == "optimized" || name == "general") {
-        keyword = name;
-        continue;
-      }
-      if (keyword == "debug")
-        named.push_back(named_lib{name, {}, "debug-only"});
-      else
-        named.push_back(classify_cmake_entry(prefix, name, archives));
-      keyword.clear();
-    }
+    named = resolve::read_cmake_libs(cmake_libs, prefix, archives);
   }
 
   // Nothing to judge is a usage error, not a clean answer (issue 15 part 6).
@@ -393,7 +223,7 @@ int main(int argc, char** argv) {
   }
   const bool needed = result->any_needed();
   std::size_t not_evaluated = 0;
-  for (const auto& lib : named) not_evaluated += unevaluated(lib) ? 1 : 0;
+  for (const auto& lib : named) not_evaluated += resolve::unevaluated(lib) ? 1 : 0;
   // An entry only CMake can evaluate is never a silent verdict (issue 15).
   const bool refuse = not_evaluated != 0 && !p.has("allow-unevaluated");
   const int status = refuse ? cli::exit_error : needed ? cli::exit_finding : cli::exit_ok;

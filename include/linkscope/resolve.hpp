@@ -14,6 +14,7 @@
 
 
 #include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/cmake_libs.hpp"
 #include "linkscope/resolve/check.hpp"
 #include "linkscope/resolve/conda_meta.hpp"
 #include "linkscope/resolve/duplicates.hpp"

@@ -249,15 +249,25 @@ def dupes(paths: Iterable[Any], *, closure: Optional[str] = None, abi_only: bool
                                    abi_only=abi_only, thin_confine=thin_confine, demangle=demangle))
 
 
-def absorbed(shared: Any, archives: Iterable[Any], consumers: Iterable[Any] = (), *,
-             thin_confine: bool = False, demangle: bool = False) -> AbsorbedResult:
+def absorbed(shared: Any, archives: Iterable[Any] = (), consumers: Iterable[Any] = (), *,
+             thin_confine: bool = False, demangle: bool = False, cmake_libs: Iterable[str] = (),
+             prefix: Any = None, allow_unevaluated: bool = False) -> AbsorbedResult:
     """Does a consumer of the shared library `shared` still need each archive of
     `archives` (absorbed into it, hidden, re-exported, or needed)? `consumers`:
     objects, archives or DSOs that link against `shared`. As linkscope-absorbed;
     the work runs with the GIL released. Raises linkscope.Error. demangle=True
-    adds the "demangled" maps of linkscope-absorbed --json --demangle."""
+    adds the "demangled" maps of linkscope-absorbed --json --demangle.
+    cmake_libs (with prefix): a CMake config's library list, each entry judged
+    as --cmake-libs judges it ("cmake_libs" in the document); an entry only
+    CMake can evaluate (a target, a generator expression) raises Error unless
+    allow_unevaluated=True, as the CLI exits 2 unless --allow-unevaluated."""
+    if isinstance(cmake_libs, str):
+        raise TypeError("give cmake_libs as a sequence of str (the CMake list split at ';')")
     return AbsorbedResult(_core.absorbed(_os.fspath(shared), _paths(archives), consumers=_paths(consumers),
-                                         thin_confine=thin_confine, demangle=demangle))
+                                         thin_confine=thin_confine, demangle=demangle,
+                                         cmake_libs=[str(e) for e in cmake_libs],
+                                         prefix="" if prefix is None else _os.fspath(prefix),
+                                         allow_unevaluated=allow_unevaluated))
 
 __all__ = [
     "AbsorbedResult",

@@ -182,11 +182,14 @@ def dupes(
 ) -> DupesResult: ...
 def absorbed(
     shared: Union[str, PathLike[str]],
-    archives: Sequence[Union[str, PathLike[str]]],
+    archives: Sequence[Union[str, PathLike[str]]] = (),
     consumers: Sequence[Union[str, PathLike[str]]] = (),
     *,
     thin_confine: bool = False,
     demangle: bool = False,
+    cmake_libs: Sequence[str] = (),
+    prefix: Optional[Union[str, PathLike[str]]] = None,
+    allow_unevaluated: bool = False,
 ) -> AbsorbedResult: ...
 
 class WhyResult:

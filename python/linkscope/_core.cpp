@@ -909,10 +909,26 @@ py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::str
   return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, jo); });
 }
 
-// The document of `linkscope-absorbed --json S A... [--consumer C]...`.
-py::dict run_absorbed(const std::string& shared, const std::vector<std::string>& archives,
-                      const std::vector<std::string>& consumers, bool thin_confine, bool demangle) {
-  if (archives.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "no archive given"), shared);
+// The document of `linkscope-absorbed --json S A... [--consumer C]...
+// [--cmake-libs LIST --prefix P [--allow-unevaluated]]`.
+py::dict run_absorbed(const std::string& shared, std::vector<std::string> archives,
+                      const std::vector<std::string>& consumers, bool thin_confine, bool demangle,
+                      const std::vector<std::string>& cmake_libs, const std::string& prefix, bool allow_unevaluated) {
+  std::vector<ls::resolve::cmake_library> named;
+  if (!cmake_libs.empty()) {
+    if (prefix.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "cmake_libs needs prefix"), shared);
+    std::string list;
+    for (const auto& e : cmake_libs) list += (list.empty() ? "" : ";") + e;
+    named = ls::resolve::read_cmake_libs(list, prefix, archives);
+    std::size_t not_evaluated = 0;
+    for (const auto& lib : named) not_evaluated += ls::resolve::unevaluated(lib) ? 1 : 0;
+    if (not_evaluated != 0 && !allow_unevaluated)
+      raise(ls::make_error(ls::errc::usage, ls::no_offset,
+                           "cmake_libs entries can be evaluated only by CMake (targets, generator expressions); "
+                           "allow_unevaluated=True accepts them"),
+            shared);
+  }
+  if (archives.empty() && named.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "no archive given"), shared);
   ls::resolve::absorb_options options;
   options.consumers = consumers;
   options.thin.confine_to_archive_dir = thin_confine;
@@ -925,6 +941,7 @@ py::dict run_absorbed(const std::string& shared, const std::vector<std::string>&
   }
   ls::report::absorbed_json_options jo;
   jo.demangle = demangle;
+  jo.cmake_libs = &named;
   return parse_document([&](ls::json_writer& w) { ls::report::write_json(w, *report, jo); });
 }
 
@@ -1312,7 +1329,8 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
         "The document of linkscope-dupes --json (use linkscope.dupes, which wraps it).");
   m.def("absorbed", &run_absorbed, py::arg("shared"), py::arg("archives"), py::kw_only(),
         py::arg("consumers") = std::vector<std::string>{}, py::arg("thin_confine") = false,
-        py::arg("demangle") = false,
+        py::arg("demangle") = false, py::arg("cmake_libs") = std::vector<std::string>{}, py::arg("prefix") = "",
+        py::arg("allow_unevaluated") = false,
         "The document of linkscope-absorbed --json (use linkscope.absorbed, which wraps it).");
   m.def("why", &run_why, py::arg("args"), py::kw_only(), py::arg("semantics") = "lld",
         py::arg("thin_confine") = false, py::arg("demangle") = false,

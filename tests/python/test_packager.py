@@ -87,3 +87,25 @@ def test_absorbed_errors(packager):
     with pytest.raises(linkscope.Error) as e:
         linkscope.absorbed(str(packager / "libS.so"), [str(packager / "missing.a")])
     assert e.value.file == str(packager / "missing.a")
+
+
+def test_absorbed_cmake_libs_equal_cli(packager, run_cli):
+    """cmake_libs= judges a CMake library list as linkscope-absorbed --cmake-libs:
+    the same document, and an entry only CMake can evaluate raises unless
+    allow_unevaluated=True (the CLI exits 2)."""
+    s = str(packager / "libS.so")
+    prefix = packager / "prefix"
+    (prefix / "lib").mkdir(parents=True, exist_ok=True)
+    shutil.copy(packager / "libA.a", prefix / "lib" / "libA.a")
+    entries = ["A", "$<LINK_ONLY:A>", "-lA", "-Wl,--as-needed", "kineto-NOTFOUND", "debug", "A_d", "fmt::fmt"]
+    r = linkscope.absorbed(s, cmake_libs=entries, prefix=prefix, allow_unevaluated=True)
+    cli = json.loads(run_cli("linkscope-absorbed", "--json", "--allow-unevaluated", "--cmake-libs", ";".join(entries),
+                             "--prefix", str(prefix), s, check_codes=(0, 1)).stdout)
+    assert r.to_dict() == cli
+    status = {c["name"]: c["status"] for c in r.cmake_libs}
+    assert status["-Wl,--as-needed"] == "flag" and status["A_d"] == "debug-only" and status["fmt::fmt"] == "cmake-target"
+    # libA.a is re-exported by libS.so (nm -D: T a_func), however it is named.
+    assert status["A"] == status["$<LINK_ONLY:A>"] == status["-lA"] == "re-exported"
+    with pytest.raises(linkscope.Error) as e:
+        linkscope.absorbed(s, cmake_libs=entries, prefix=prefix)
+    assert e.value.code == "usage" and "only by CMake" in str(e.value)

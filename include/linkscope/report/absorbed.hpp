@@ -34,19 +34,15 @@
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/resolve/absorb.hpp"
+#include "linkscope/resolve/cmake_libs.hpp"
 
 namespace linkscope {
 inline namespace v0 {
 namespace report {
 
-// A name of a CMake config's library list (linkscope-absorbed --cmake-libs)
-// and what became of it.
-struct cmake_library {
-  std::string name;
-  std::string path;  // where it was found under the prefix; "" when not found
-  std::string note;  // "" (an archive, judged in "archives"), "shared", "not-found", "flag", "debug-only",
-                     // or, which only CMake can evaluate: "cmake-target", "generator-expression"
-};
+// An entry of a CMake config's library list (linkscope-absorbed
+// --cmake-libs / --cmake-package) and what became of it.
+using cmake_library = resolve::cmake_library;
 
 struct absorbed_json_options {
   bool demangle = false;                            // --demangle: "demangled" maps beside the symbol lists
