@@ -21957,28 +21957,10 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   std::atomic<std::size_t> next{0};
   std::mutex progress_lock;
   std::size_t done = 0;
-  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
-  // On several threads, the biggest files are taken first (longest first:
-  // a libtorch_cpu taken last would leave the other threads idle while it
-  // links); each file still fills its own slot, so the report is the walk's
-  // order whatever the schedule.
-  std::vector<std::size_t> order(files.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (jobs > 1) {
-    std::vector<std::uintmax_t> size(files.size(), 0);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      std::error_code e2;
-      const std::uintmax_t n = fs::file_size(files[i], e2);
-      size[i] = e2 ? 0 : n;
-    }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
-  }
   auto work = [&] {
     // file_verdicts caches canonical paths: one per thread.
     detail::file_verdicts verdicts(options, prefix_canonical, cwd);
-    for (std::size_t k = next++; k < files.size(); k = next++) {
-      const std::size_t i = order[k];
+    for (std::size_t i = next++; i < files.size(); i = next++) {
       const std::string& f = files[i];
       file_report& fr = report.files[i];
       fr.path = f;
@@ -22015,6 +21997,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       }
     }
   };
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   if (jobs <= 1) {
     work();
   } else {
