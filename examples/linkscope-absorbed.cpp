@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -160,10 +159,9 @@ bool cmake_link_interface(const std::string& package, const std::string& prefix,
     fs::remove_all(dir);
     return false;
   }
-  const std::string link_command(link->bytes().chars());
-  entries = linkscope::resolve::link_command_libraries(link_command);
+  const bool linked = linkscope::resolve::link_command_libraries(link->bytes().chars(), entries);
   fs::remove_all(dir);
-  if (entries.empty() && link_command.find(" -o ") == std::string::npos) {
+  if (!linked) {
     message = "--cmake-package " + package + ": no link command in " + link_txt;
     return false;
   }
@@ -179,8 +177,8 @@ int main(int argc, char** argv) {
   if (int rc = cli::parse(spec, argc, argv, p); rc >= 0) return rc;
   const bool json = p.has("json"), list_members = p.has("members");
   const bool demangle = p.has("demangle");
-  std::string cmake_libs = p.value("cmake-libs");
-  const std::string prefix = p.value("prefix"), cmake_package = p.value("cmake-package");
+  const std::string cmake_libs = p.value("cmake-libs"), prefix = p.value("prefix");
+  const std::string cmake_package = p.value("cmake-package");
   resolve::absorb_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
   options.consumers = p.values("consumer");
@@ -188,8 +186,8 @@ int main(int argc, char** argv) {
   if (positional.empty()) return cli::usage_error(tool, "missing S.so");
   const std::string shared = positional[0];
 
-  // --cmake-libs: map names to archives under the prefix; names that are
-  // CMake targets (with ::) or not found get a verdict of their own.
+  // --cmake-libs / --cmake-package: each entry of the list (or of CMake's
+  // link line) is classified; the archives among them are judged with the rest.
   std::vector<resolve::cmake_library> named;
   std::vector<std::string> archives(positional.begin() + 1, positional.end());
   if (!cmake_package.empty()) {
@@ -200,12 +198,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", tool.data(), message.c_str());
       return cli::exit_error;
     }
-    for (const std::string& e : entries) cmake_libs += (cmake_libs.empty() ? "" : ";") + e;
-    if (cmake_libs.empty()) cmake_libs = ";";  // a package that links nothing: an empty list, still judged
-  }
-  if (!cmake_libs.empty()) {
-    if (prefix.empty() && cmake_package.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
-    named = resolve::read_cmake_libs(cmake_libs, prefix, archives);
+    named = resolve::read_cmake_libs(entries, prefix, archives);
+  } else if (!cmake_libs.empty()) {
+    if (prefix.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
+    named = resolve::read_cmake_libs(resolve::split_cmake_list(cmake_libs), prefix, archives);
   }
 
   // Nothing to judge is a usage error, not a clean answer (issue 15 part 6).

@@ -46,9 +46,8 @@ def ldd(path: _StrPath, **options: Any) -> LddResult:
         if options.get(key) is not None:
             options[key] = _os.fspath(options[key])
     for key in _LDD_PATHS:
-        value = options.get(key)
-        if value is not None and not isinstance(value, (str, bytes)):
-            options[key] = [_os.fspath(v) for v in value]
+        if options.get(key) is not None:
+            options[key] = _paths(options[key])
     return _core.ldd(_os.fspath(path), **options)
 
 

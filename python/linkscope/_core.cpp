@@ -917,9 +917,10 @@ py::dict run_absorbed(const std::string& shared, std::vector<std::string> archiv
   std::vector<ls::resolve::cmake_library> named;
   if (!cmake_libs.empty()) {
     if (prefix.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "cmake_libs needs prefix"), shared);
-    std::string list;
-    for (const auto& e : cmake_libs) list += (list.empty() ? "" : ";") + e;
-    named = ls::resolve::read_cmake_libs(list, prefix, archives);
+    std::vector<std::string> entries;  // an element that is itself a CMake list counts as its entries
+    for (const auto& e : cmake_libs)
+      for (auto& part : ls::resolve::split_cmake_list(e)) entries.push_back(std::move(part));
+    named = ls::resolve::read_cmake_libs(entries, prefix, archives);
     std::size_t not_evaluated = 0;
     for (const auto& lib : named) not_evaluated += ls::resolve::unevaluated(lib) ? 1 : 0;
     if (not_evaluated != 0 && !allow_unevaluated)

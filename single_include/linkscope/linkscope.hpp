@@ -13169,7 +13169,7 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
 }
 
 // An ld.so.cache file as read: its mapping and parse, or why it cannot be
-// used. One may serve every root of a run (object_cache::ld_so_cache_file).
+// used. One may serve every root of a run (object_cache::ld_so_cache_for).
 struct ld_so_cache_file {
   std::unique_ptr<mapped_file> file;
   std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable
@@ -13261,10 +13261,12 @@ struct object_image {
     std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
     std::uint32_t bloom_mask = 0;
 
+    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
+    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
+      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    }
     bool may_define(std::uint32_t h) const noexcept {
-      const std::uint64_t word = bloom[(h >> 6) & bloom_mask];
-      const std::uint64_t bits = (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
-      return (word & bits) == bits;
+      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
     }
   };
   const definitions& own_definitions() const {
@@ -13282,7 +13284,7 @@ struct object_image {
       own_.bloom.assign(words, 0);
       own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
       for (const auto& [h, symidx] : e)
-        own_.bloom[(h >> 6) & own_.bloom_mask] |= (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
     });
     return own_;
   }
@@ -15526,6 +15528,7 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 // generator expression) is said so, never guessed.
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16419,7 +16422,7 @@ inline std::string find_dash_l(const std::string& prefix, std::string_view spec,
       name[0] == ':' ? std::vector<std::string>{name.substr(1)}
                      : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
   for (const std::string& dir : gnu_ld_search_dirs()) {
-    const std::string base = dir.substr(dir[0] == '=' ? 1 : 0) + "/";
+    const std::string base = detail::sysroot_dir(dir, {}) + "/";
     for (const std::string& n : names)
       if (mapped_file::open(base + n)) {
         is_static = sniff_file(base + n) == file_format::archive;
@@ -16480,46 +16483,14 @@ inline bool unevaluated(const cmake_library& lib) {
   return lib.note == "cmake-target" || lib.note == "generator-expression";
 }
 
-// The words of a link.txt command line (CMake's Makefile generator quotes
-// with "..." and \"), unquoted.
-inline std::vector<std::string> command_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false, quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      word.push_back(text[++i]);
-      in_word = true;
-    } else if (c == '"') {
-      quoted = !quoted;
-      in_word = true;
-    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
-
-// A ';'-separated CMake list: each entry classified (classify_cmake_entry);
+// A CMake library list's entries, each classified (classify_cmake_entry):
 // the keyword debug makes the next entry "debug-only", optimized and general
 // are dropped. The archives found are appended to `archives`.
-inline std::vector<cmake_library> read_cmake_libs(std::string_view list, const std::string& prefix,
+inline std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>& entries, const std::string& prefix,
                                                   std::vector<std::string>& archives) {
   std::vector<cmake_library> out;
   std::string keyword;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(';', start);
-    if (end == std::string_view::npos) end = list.size();
-    std::string name(list.substr(start, end - start));
-    start = end + 1;
+  for (const std::string& name : entries) {
     if (name.empty()) continue;
     if (name == "debug" || name == "optimized" || name == "general") {
       keyword = name;
@@ -16534,13 +16505,29 @@ inline std::vector<cmake_library> read_cmake_libs(std::string_view list, const s
   return out;
 }
 
+// The entries of a ';'-separated CMake list (empty ones dropped); `separator`
+// ',' splits the arguments of a -Wl, word the same way.
+inline std::vector<std::string> split_cmake_list(std::string_view list, char separator = ';') {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(separator, start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) out.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // The library entries of a link command CMake wrote (CMakeFiles/<t>.dir/
-// link.txt): every word after "-o OUTPUT"; a path inside -Wl,a,PATH,b is an
-// entry of its own, the rest of that word stays a -Wl flag. Empty when the
-// text has no -o.
-inline std::vector<std::string> link_command_libraries(const std::string& text) {
-  std::vector<std::string> entries;
-  const std::vector<std::string> words = command_words(text);
+// link.txt), split as the shell would (tokenize_gnu): every word after
+// "-o OUTPUT"; a path inside -Wl,a,PATH,b is an entry of its own, the rest of
+// that word stays a -Wl flag. False when the text is no link command (no
+// "-o", or a quote that does not close).
+inline bool link_command_libraries(std::string_view text, std::vector<std::string>& entries) {
+  std::vector<std::string> words;
+  std::size_t bad = 0;
+  if (!tokenize_gnu(text, words, bad)) return false;
   bool after_output = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
@@ -16556,20 +16543,15 @@ inline std::vector<std::string> link_command_libraries(const std::string& text) 
       continue;
     }
     std::string flags;
-    std::size_t start = 4;
-    while (start <= w.size()) {
-      std::size_t end = w.find(',', start);
-      if (end == std::string::npos) end = w.size();
-      const std::string part = w.substr(start, end - start);
-      if (!part.empty() && part[0] == '/')
+    for (const std::string& part : split_cmake_list(std::string_view(w).substr(4), ',')) {
+      if (part[0] == '/')
         entries.push_back(part);
-      else if (!part.empty())
+      else
         flags += (flags.empty() ? "-Wl," : ",") + part;
-      start = end + 1;
     }
     if (!flags.empty()) entries.push_back(flags);
   }
-  return entries;
+  return after_output;
 }
 
 }  // namespace resolve
@@ -19449,7 +19431,6 @@ namespace winload_detail {
 // changes once made, except that the export index is built on first use).
 struct pe_file {
   error failure{};  // cannot be read, or no PE image
-  std::uint64_t device = 0, inode = 0;
   std::shared_ptr<const mapped_file> mapped;
   pe::image image;
   std::vector<pe::imported_dll> dlls[2];  // the imports, then the delay-load imports
@@ -19521,8 +19502,6 @@ LINKSCOPE_FUNC std::shared_ptr<const winload_detail::pe_file> winload_cache::ope
       return by_path_.emplace(path, same->second).first->second;
     }
   }
-  f->device = id.first;
-  f->inode = id.second;
   f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
   if (auto img = pe::image::parse(f->mapped->bytes())) {
     f->image = *img;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,7 @@ inline std::string find_dash_l(const std::string& prefix, std::string_view spec,
       name[0] == ':' ? std::vector<std::string>{name.substr(1)}
                      : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
   for (const std::string& dir : gnu_ld_search_dirs()) {
-    const std::string base = dir.substr(dir[0] == '=' ? 1 : 0) + "/";
+    const std::string base = detail::sysroot_dir(dir, {}) + "/";
     for (const std::string& n : names)
       if (mapped_file::open(base + n)) {
         is_static = sniff_file(base + n) == file_format::archive;
@@ -124,46 +125,14 @@ inline bool unevaluated(const cmake_library& lib) {
   return lib.note == "cmake-target" || lib.note == "generator-expression";
 }
 
-// The words of a link.txt command line (CMake's Makefile generator quotes
-// with "..." and \"), unquoted.
-inline std::vector<std::string> command_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false, quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      word.push_back(text[++i]);
-      in_word = true;
-    } else if (c == '"') {
-      quoted = !quoted;
-      in_word = true;
-    } else if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
-
-// A ';'-separated CMake list: each entry classified (classify_cmake_entry);
+// A CMake library list's entries, each classified (classify_cmake_entry):
 // the keyword debug makes the next entry "debug-only", optimized and general
 // are dropped. The archives found are appended to `archives`.
-inline std::vector<cmake_library> read_cmake_libs(std::string_view list, const std::string& prefix,
+inline std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>& entries, const std::string& prefix,
                                                   std::vector<std::string>& archives) {
   std::vector<cmake_library> out;
   std::string keyword;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(';', start);
-    if (end == std::string_view::npos) end = list.size();
-    std::string name(list.substr(start, end - start));
-    start = end + 1;
+  for (const std::string& name : entries) {
     if (name.empty()) continue;
     if (name == "debug" || name == "optimized" || name == "general") {
       keyword = name;
@@ -178,13 +147,29 @@ inline std::vector<cmake_library> read_cmake_libs(std::string_view list, const s
   return out;
 }
 
+// The entries of a ';'-separated CMake list (empty ones dropped); `separator`
+// ',' splits the arguments of a -Wl, word the same way.
+inline std::vector<std::string> split_cmake_list(std::string_view list, char separator = ';') {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(separator, start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) out.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // The library entries of a link command CMake wrote (CMakeFiles/<t>.dir/
-// link.txt): every word after "-o OUTPUT"; a path inside -Wl,a,PATH,b is an
-// entry of its own, the rest of that word stays a -Wl flag. Empty when the
-// text has no -o.
-inline std::vector<std::string> link_command_libraries(const std::string& text) {
-  std::vector<std::string> entries;
-  const std::vector<std::string> words = command_words(text);
+// link.txt), split as the shell would (tokenize_gnu): every word after
+// "-o OUTPUT"; a path inside -Wl,a,PATH,b is an entry of its own, the rest of
+// that word stays a -Wl flag. False when the text is no link command (no
+// "-o", or a quote that does not close).
+inline bool link_command_libraries(std::string_view text, std::vector<std::string>& entries) {
+  std::vector<std::string> words;
+  std::size_t bad = 0;
+  if (!tokenize_gnu(text, words, bad)) return false;
   bool after_output = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
@@ -200,20 +185,15 @@ inline std::vector<std::string> link_command_libraries(const std::string& text) 
       continue;
     }
     std::string flags;
-    std::size_t start = 4;
-    while (start <= w.size()) {
-      std::size_t end = w.find(',', start);
-      if (end == std::string::npos) end = w.size();
-      const std::string part = w.substr(start, end - start);
-      if (!part.empty() && part[0] == '/')
+    for (const std::string& part : split_cmake_list(std::string_view(w).substr(4), ',')) {
+      if (part[0] == '/')
         entries.push_back(part);
-      else if (!part.empty())
+      else
         flags += (flags.empty() ? "-Wl," : ",") + part;
-      start = end + 1;
     }
     if (!flags.empty()) entries.push_back(flags);
   }
-  return entries;
+  return after_output;
 }
 
 }  // namespace resolve

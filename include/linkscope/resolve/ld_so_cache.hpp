@@ -425,7 +425,7 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
 }
 
 // An ld.so.cache file as read: its mapping and parse, or why it cannot be
-// used. One may serve every root of a run (object_cache::ld_so_cache_file).
+// used. One may serve every root of a run (object_cache::ld_so_cache_for).
 struct ld_so_cache_file {
   std::unique_ptr<mapped_file> file;
   std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable

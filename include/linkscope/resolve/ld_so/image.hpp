@@ -126,10 +126,12 @@ struct object_image {
     std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
     std::uint32_t bloom_mask = 0;
 
+    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
+    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
+      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    }
     bool may_define(std::uint32_t h) const noexcept {
-      const std::uint64_t word = bloom[(h >> 6) & bloom_mask];
-      const std::uint64_t bits = (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
-      return (word & bits) == bits;
+      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
     }
   };
   const definitions& own_definitions() const {
@@ -147,7 +149,7 @@ struct object_image {
       own_.bloom.assign(words, 0);
       own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
       for (const auto& [h, symidx] : e)
-        own_.bloom[(h >> 6) & own_.bloom_mask] |= (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
     });
     return own_;
   }

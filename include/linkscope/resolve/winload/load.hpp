@@ -110,7 +110,6 @@ namespace winload_detail {
 // changes once made, except that the export index is built on first use).
 struct pe_file {
   error failure{};  // cannot be read, or no PE image
-  std::uint64_t device = 0, inode = 0;
   std::shared_ptr<const mapped_file> mapped;
   pe::image image;
   std::vector<pe::imported_dll> dlls[2];  // the imports, then the delay-load imports
@@ -182,8 +181,6 @@ LINKSCOPE_FUNC std::shared_ptr<const winload_detail::pe_file> winload_cache::ope
       return by_path_.emplace(path, same->second).first->second;
     }
   }
-  f->device = id.first;
-  f->inode = id.second;
   f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
   if (auto img = pe::image::parse(f->mapped->bytes())) {
     f->image = *img;
