@@ -2,7 +2,7 @@
 //
 // Apple's SDKs ship dylibs as YAML stubs that ld64 links against
 // (llvm/lib/TextAPI/TextStub.cpp reads and writes them). A file holds one or
-// more documents, each opened by a `---` line (v1: `---`; v2/v3:
+// more documents, each opened by a `---` line (v1: `---` or `--- !tapi-tbd-v1`; v2/v3:
 // `--- !tapi-tbd-v2` / `-v3`; v4: `--- !tapi-tbd` with `tbd-version: 4`) and
 // closed by `...`. The documents after the first are libraries the first
 // re-exports ("inlined"). Keys used here:
@@ -17,6 +17,15 @@
 //          [{archs, symbols, weak-def-symbols, thread-local-symbols,
 //          objc-classes, objc-eh-types (v3), objc-ivars, re-exports,
 //          allowable-clients (v1: allowed-clients)}], undefineds (ignored)
+// Every other key TAPI's mapping takes for that version is accepted and
+// not used (uuids, flags, swift-version / swift-abi-version,
+// objc-constraint). A key outside the version's set, or a missing required
+// one (archs, platform, install-name; v4 tbd-version,
+// targets, install-name; a section's archs or targets) is an error at its
+// offset, because ld64 refuses such a stub ("unknown key", "missing
+// required key"). A repeated key replaces the earlier one, as in ld64.
+// v1/v2 write Objective-C class and ivar names with a
+// leading underscore that is not part of the name (objc_name).
 //
 // The reader accepts exactly the YAML these files use: block mappings and
 // block sequences by indentation (two spaces), `- ` items that are mappings,
@@ -28,6 +37,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -82,8 +92,10 @@ struct node {
   u64 offset = 0;
   const node* find(std::string_view key) const noexcept;
 };
+// The last value of `key`: TAPI's YAML reader lets a repeated key replace
+// the earlier one.
 inline const node* node::find(std::string_view key) const noexcept {
-  for (std::size_t i = 0; i < keys.size(); ++i)
+  for (std::size_t i = keys.size(); i-- > 0;)
     if (keys[i] == key) return &items[i];
   return nullptr;
 }
@@ -263,12 +275,113 @@ inline result<std::string_view> string(const node* n, byte_view text) {
   return n->value;
 }
 
+// The keys TAPI's YAML mapping takes in one kind of mapping, for one
+// version, and which of them it requires. ld64 refuses a stub with a key
+// outside the set ("unknown key") or without a required one, so this
+// reader does too: otherwise it would list exports from a stub that no
+// link can use.
+struct key_set {
+  std::span<const std::string_view> allowed;
+  std::span<const std::string_view> required;
+};
+
+// Error messages are static strings, so each required key has its own.
+inline const char* missing_key_message(std::string_view key) noexcept {
+  if (key == "archs") return "tbd mapping without its required key 'archs'";
+  if (key == "targets") return "tbd mapping without its required key 'targets'";
+  if (key == "platform") return "tbd document without its required key 'platform'";
+  if (key == "install-name") return "tbd document without its required key 'install-name'";
+  if (key == "tbd-version") return "tbd document without its required key 'tbd-version'";
+  return "tbd mapping without a required key (umbrella, clients, libraries, target or value)";
+}
+
+// As TAPI's YAML reader: a missing required key first, at the mapping;
+// then an unknown key, at the key. A key given twice is not an error: the
+// last one counts (node::find), as ld64.lld-14 and -16 take it.
+inline result<void> check_keys(const node& map, const key_set& set, byte_view text) {
+  for (std::string_view k : set.required)
+    if (map.find(k) == nullptr) return text.fail(errc::bad_field, map.offset, missing_key_message(k));
+  const char* const base = text.chars().data();
+  for (std::string_view key : map.keys) {
+    bool known = false;
+    for (std::string_view k : set.allowed) known = known || k == key;
+    const u64 at = static_cast<u64>(key.data() - base);
+    if (!known) return text.fail(errc::bad_field, at, "unknown key in a tbd mapping of this version");
+  }
+  return ok();
+}
+
+// TAPI's key sets (TextStub.cpp's mappings), per version.
+namespace keys {
+using sv = std::string_view;
+inline constexpr sv archs[] = {"archs"};
+inline constexpr sv targets[] = {"targets"};
+inline constexpr sv section_v1[] = {"archs",        "allowed-clients", "re-exports",       "symbols",
+                                    "objc-classes", "objc-ivars",      "weak-def-symbols", "thread-local-symbols"};
+inline constexpr sv section_v2[] = {"archs",        "allowable-clients", "re-exports",       "symbols",
+                                    "objc-classes", "objc-ivars",        "weak-def-symbols", "thread-local-symbols"};
+inline constexpr sv section_v3[] = {"archs",         "allowable-clients", "re-exports", "symbols", "objc-classes",
+                                    "objc-eh-types", "objc-ivars", "weak-def-symbols", "thread-local-symbols"};
+inline constexpr sv section_v4[] = {"targets",    "symbols",      "objc-classes",        "objc-eh-types",
+                                    "objc-ivars", "weak-symbols", "thread-local-symbols"};
+inline constexpr sv undefined_v2[] = {"archs", "symbols", "objc-classes", "objc-ivars", "weak-ref-symbols"};
+inline constexpr sv undefined_v3[] = {"archs", "symbols", "objc-classes", "objc-eh-types", "objc-ivars",
+                                      "weak-ref-symbols"};
+inline constexpr sv document_v1[] = {"archs",           "platform",      "install-name",    "current-version",
+                                     "compatibility-version", "swift-version", "objc-constraint", "exports"};
+inline constexpr sv document_v2[] = {"archs",           "uuids",           "platform",        "flags",
+                                     "install-name",    "current-version", "compatibility-version", "swift-version",
+                                     "objc-constraint", "parent-umbrella", "exports",         "undefineds"};
+inline constexpr sv document_v3[] = {"archs",           "uuids",           "platform",        "flags",
+                                     "install-name",    "current-version", "compatibility-version", "swift-abi-version",
+                                     "objc-constraint", "parent-umbrella", "exports",         "undefineds"};
+inline constexpr sv document_v4[] = {"tbd-version",       "targets",         "uuids",
+                                     "flags",             "install-name",    "current-version",
+                                     "compatibility-version", "swift-abi-version", "parent-umbrella",
+                                     "allowable-clients", "reexported-libraries", "exports",
+                                     "reexports",         "undefineds"};
+inline constexpr sv required_v1[] = {"archs", "platform", "install-name"};
+inline constexpr sv required_v4[] = {"tbd-version", "targets", "install-name"};
+inline constexpr sv umbrella[] = {"targets", "umbrella"};
+inline constexpr sv clients[] = {"targets", "clients"};
+inline constexpr sv libraries[] = {"targets", "libraries"};
+inline constexpr sv uuid[] = {"target", "value"};
+}  // namespace keys
+
+// Export sections (v1-3), and every symbol section of v4.
+inline key_set section_keys(unsigned version) {
+  if (version >= 4) return {keys::section_v4, keys::targets};
+  if (version == 3) return {keys::section_v3, keys::archs};
+  if (version == 2) return {keys::section_v2, keys::archs};
+  return {keys::section_v1, keys::archs};
+}
+
+inline key_set document_keys(unsigned version) {
+  if (version >= 4) return {keys::document_v4, keys::required_v4};
+  if (version == 3) return {keys::document_v3, keys::required_v1};
+  if (version == 2) return {keys::document_v2, keys::required_v1};
+  return {keys::document_v1, keys::required_v1};
+}
+
+// Every item of a list of mappings (a v4 metadata list, undefineds, uuids)
+// has only the keys of `keys`. The values are not used here.
+inline result<void> check_list(const node* n, const key_set& set, byte_view text) {
+  if (n == nullptr || n->kind != node::sequence) return ok();
+  for (const auto& item : n->items) {
+    if (item.kind != node::mapping) return text.fail(errc::bad_field, item.offset, "tbd mapping expected");
+    LINKSCOPE_CHECK(check_keys(item, set, text));
+  }
+  return ok();
+}
+
 inline result<std::vector<symbol_section>> sections(const node* n, byte_view text, unsigned version) {
   std::vector<symbol_section> out;
   if (n == nullptr) return out;
   if (n->kind != node::sequence) return text.fail(errc::bad_field, n->offset, "tbd exports must be a list");
+  const key_set allowed = section_keys(version);
   for (const auto& item : n->items) {
     if (item.kind != node::mapping) return text.fail(errc::bad_field, item.offset, "tbd export section must be a mapping");
+    LINKSCOPE_CHECK(check_keys(item, allowed, text));
     symbol_section s;
     LINKSCOPE_TRY(targets, strings(item.find(version >= 4 ? "targets" : "archs"), text));
     s.targets = targets;
@@ -311,12 +424,26 @@ inline result<document> to_document(const node& root, unsigned tag_version, u64 
   if (root.kind != node::mapping) return text.fail(errc::bad_field, offset, "tbd document must be a mapping");
   document d;
   d.offset = offset;
+  // The tag decides the form, as in TAPI: `--- !tapi-tbd` is v4 whatever
+  // its tbd-version says, and tbd-version is a key of v4 only.
   d.version = tag_version;
   if (const node* v = root.find("tbd-version")) {
     u64 version = 0;
     if (v->kind != node::scalar || !parse_ascii_number(v->value, version) || version < 1 || version > 4)
       return text.fail(errc::bad_field, v->offset, "tbd-version is not 1 to 4");
-    d.version = static_cast<unsigned>(version);
+  }
+  LINKSCOPE_CHECK(check_keys(root, document_keys(d.version), text));
+  if (d.version >= 4) {
+    LINKSCOPE_CHECK(check_list(root.find("parent-umbrella"), {keys::umbrella, keys::umbrella}, text));
+    LINKSCOPE_CHECK(check_list(root.find("allowable-clients"), {keys::clients, keys::clients}, text));
+    LINKSCOPE_CHECK(check_list(root.find("reexported-libraries"), {keys::libraries, keys::libraries}, text));
+    LINKSCOPE_CHECK(check_list(root.find("uuids"), {keys::uuid, keys::uuid}, text));
+    LINKSCOPE_CHECK(check_list(root.find("undefineds"), section_keys(4), text));
+  } else if (d.version >= 2) {
+    const key_set undefined = {d.version == 3 ? std::span<const std::string_view>(keys::undefined_v3)
+                                              : std::span<const std::string_view>(keys::undefined_v2),
+                               keys::archs};
+    LINKSCOPE_CHECK(check_list(root.find("undefineds"), undefined, text));
   }
   LINKSCOPE_TRY(install, string(root.find("install-name"), text));
   if (install.empty()) return text.fail(errc::bad_field, offset, "tbd document without install-name");
@@ -383,6 +510,7 @@ inline result<std::vector<document>> read(byte_view text) {
       if (in_document) LINKSCOPE_CHECK(finish());
       const std::string_view tag = body.substr(3);
       if (tag.empty()) tag_version = 1;
+      else if (tag == " !tapi-tbd-v1") tag_version = 1;
       else if (tag == " !tapi-tbd-v2") tag_version = 2;
       else if (tag == " !tapi-tbd-v3") tag_version = 3;
       else if (tag == " !tapi-tbd") tag_version = 4;
@@ -417,10 +545,18 @@ inline bool applies_to(const std::vector<std::string_view>& targets, std::string
   return false;
 }
 
+// An Objective-C class or ivar name as TAPI reads it: v1 and v2 stubs
+// write it with a leading underscore ("_NSObject"), which is not part of
+// the name; v3 and v4 write the name itself. ld64.lld-14 links
+// _OBJC_CLASS_$_NSObject against a v2 `objc-classes: [ _NSObject ]`.
+inline std::string_view objc_name(const document& d, std::string_view written) noexcept {
+  return d.version <= 2 && !written.empty() ? written.substr(1) : written;
+}
+
 // The symbol names a document exports for `arch`, as ld64 and dyld see
 // them: symbols, weak symbols (weak = true), thread-local symbols, the
-// re-exported symbols of v4 `reexports`, and the Objective-C names spelled
-// as the objc2 ABI does (_OBJC_CLASS_$_X and _OBJC_METACLASS_$_X per class,
+// re-exported symbols of v4 `reexports`, and the Objective-C names (see
+// objc_name) spelled as the objc2 ABI does (_OBJC_CLASS_$_X and _OBJC_METACLASS_$_X per class,
 // _OBJC_EHTYPE_$_X, _OBJC_IVAR_$_X). callback(std::string_view name, bool weak);
 // the objc names are built in a buffer valid during the call only.
 template <class F>
@@ -438,11 +574,12 @@ void for_each_exported_name(const document& d, std::string_view arch, F&& callba
       for (std::string_view n : s.weak_symbols) callback(n, true);
       for (std::string_view n : s.thread_local_symbols) callback(n, false);
       for (std::string_view n : s.objc_classes) {
+        n = objc_name(d, n);
         objc("_OBJC_CLASS_$_", n);
         objc("_OBJC_METACLASS_$_", n);
       }
       for (std::string_view n : s.objc_eh_types) objc("_OBJC_EHTYPE_$_", n);
-      for (std::string_view n : s.objc_ivars) objc("_OBJC_IVAR_$_", n);
+      for (std::string_view n : s.objc_ivars) objc("_OBJC_IVAR_$_", objc_name(d, n));
     }
   }
 }
