@@ -37,6 +37,12 @@ constexpr cli::option_spec options[] = {
      "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/); for --cmake-package, CMAKE_PREFIX_PATH"},
     {"allow-unevaluated", 0, cli::arg::none, nullptr,
      "accept --cmake-libs entries that only CMake can evaluate (targets, generator expressions) instead of exit 2"},
+    {"arch", 0, cli::arg::required, "ARCH",
+     "Mach-O: the slice of a universal S (and of universal archives) to judge, as lipo names it (x86_64, arm64); "
+     "default: S's first slice"},
+    {"root", 0, cli::arg::required, "DIR",
+     "Mach-O: the macOS root or SDK folder (with .tbd stubs) where S's absolute install names are found, as "
+     "linkscope-ldd --root"},
     {"members", 0, cli::arg::none, nullptr, "list every member, not only the verdicts"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
@@ -57,10 +63,14 @@ constexpr cli::tool_spec spec{
     "  absorbed     its definitions are in S as globals that S does not export\n"
     "  required     S (or a --consumer) has undefined symbols that only A defines\n"
     "  unused       none of the above\n"
-    "Verdict per archive: needed, re-exported, not-needed or unrelated.",
+    "Verdict per archive: needed, re-exported, not-needed or unrelated.\n"
+    "S may be an ELF shared library or executable, a Mach-O dylib, bundle or\n"
+    "executable (A: an archive of Mach-O objects), or a PE DLL or EXE (A: a\n"
+    "static .lib/.a of COFF objects; only exported names are re-exported).",
     options,
     "  linkscope-absorbed libtorch_cpu.so libkineto.a\n"
     "  linkscope-absorbed --members --consumer main.o libfoo.so libbar.a\n"
+    "  linkscope-absorbed --arch arm64 libtorch_cpu.dylib libkineto.a\n"
     "  linkscope-absorbed --cmake-libs 'kineto;fmt' --prefix /usr libtorch_cpu.so\n"
     "  linkscope-absorbed --cmake-package Torch /usr/lib/x86_64-linux-gnu/libtorch_cpu.so\n",
     "some archive is needed"};
@@ -181,6 +191,8 @@ int main(int argc, char** argv) {
   const std::string cmake_package = p.value("cmake-package");
   resolve::absorb_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
+  options.arch = p.value("arch");
+  options.dyld.root = p.value("root");
   options.consumers = p.values("consumer");
   const std::vector<std::string>& positional = p.operands;
   if (positional.empty()) return cli::usage_error(tool, "missing S.so");
@@ -244,9 +256,12 @@ int main(int argc, char** argv) {
     return status;
   }
 
-  std::printf("%s: %s\n", result->shared.c_str(),
-              result->shared_has_symtab ? "has .symtab (hidden definitions are visible)"
-                                        : "stripped (no .symtab: hidden definitions cannot be seen)");
+  // Each platform names its own symbol table.
+  const bool macho = result->format == "macho", pe = result->format == "pe";
+  const char* table = macho ? "an nlist symbol table" : pe ? "a COFF symbol table" : ".symtab";
+  std::printf("%s%s%s: %s %s%s\n", result->shared.c_str(), macho ? " " : "",
+              macho ? ("[" + result->arch + "]").c_str() : "", result->shared_has_symtab ? "has" : "stripped (no",
+              table, result->shared_has_symtab ? " (hidden definitions are visible)" : ": hidden definitions cannot be seen)");
   for (const auto& a : result->archives) {
     std::printf("%s: %s", a.path.c_str(), to_string(a.verdict));
     switch (a.verdict) {

@@ -12804,6 +12804,30 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // file: such members come out unused, and the report says S is stripped.
 // Matching is by symbol name; the dynamic table is read through PT_DYNAMIC
 // when section headers are gone.
+//
+// The same question on macOS and Windows, with each platform's own tables:
+//   Mach-O  S (a dylib, bundle or executable; one slice of a universal
+//           file, options.arch or the first) exports what its export trie
+//           lists (re-export entries excluded: that code is another
+//           dylib's), or its external nlist definitions when it has no trie.
+//           Its nlist is the symtab: a private extern or non-external
+//           definition is hidden (ld64 turns hidden visibility and symbols
+//           left out of -exported_symbols_list into "non-external (was a
+//           private external)"). S's undefined symbols are its non-weak
+//           imports that dyld's emulation (resolve/dyld.hpp) finds nowhere;
+//           with two-level namespace only a flat-namespace or
+//           -undefined dynamic_lookup import can be left so. A is an
+//           archive of Mach-O objects (the members of S's architecture).
+//   PE      S (a DLL or EXE) exports its export directory's names
+//           (forwarders excluded). Exports are explicit on Windows
+//           (dllexport, a .def), so a definition in S's COFF symbol table
+//           (mingw ld keeps one unless stripped) that is not exported is
+//           hidden, whatever its storage class. A DLL cannot leave a symbol
+//           undefined (every import names its DLL), so only a --consumer
+//           can make a member required. On i386, C names carry a leading
+//           underscore in COFF and none in the export table. A is an
+//           archive of COFF objects (a static .lib or .a); import members
+//           (short import records) are skipped.
 
 #include <algorithm>
 #include <cstddef>
@@ -12812,76 +12836,142 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 #include <unordered_set>
 #include <vector>
 
-// ---- begin linkscope/resolve/dynamic.hpp ----
-// linkscope/resolve/dynamic.hpp — ld.so emulation: what a program would load and
-// where every symbol reference would bind, computed from the files alone.
+#include <deque>
+
+// ---- begin linkscope/resolve/dyld.hpp ----
+// linkscope/resolve/dyld.hpp — dyld emulation: which images a Mach-O image
+// would load and where every import would bind, computed from the files
+// alone, on any host. Nothing is executed or mapped as code.
 //
-// Nothing is executed, dlopened or mapped as code. The emulation follows
-// glibc 2.36, in three phases, one file each:
-//   ld_so/load.hpp   the closure: main, preloads, BFS over DT_NEEDED through the
-//                    library search (search_path.hpp, ld_so_cache.hpp); the
-//                    version check of dl-version.c
-//   ld_so/bind.hpp   every relocation's symbol looked up as _dl_lookup_symbol_x
-//                    does, under LD_BIND_NOW; ldd -u; interposed names
-//   load.hpp's report()  the result in load order (ld_so/result.hpp)
-// Every object is read once through elf/ into an object image
-// (ld_so/image.hpp), taken from an object_cache: pass one cache to
-// link_dynamic for every root of a run and each file is mapped and parsed
-// once per run (see ld_so/image.hpp, "Loader cache API").
+// The emulation follows dyld4 (dyld-1378), in three phases, one file each:
+//   dyld/load.hpp   the closure: install names through DYLD_* paths,
+//                   @loader_path, @executable_path, @rpath up the load
+//                   chain, absolute paths under the root (.tbd stubs
+//                   standing for dylibs), the fallbacks; system libraries
+//                   classified, not read; the compatibility-version check
+//   dyld/bind.hpp   every import resolved two-level (re-exports followed,
+//                   renames included), flat, or by weak coalescing; the
+//                   undefined imports; the unused dylibs
+//   the result      dyld/result.hpp, in the shape of the ld.so emulator's
+// Every file is read once through macho/ (macho/linkage.hpp, macho/tbd.hpp)
+// into a dyld_file from a dyld_cache: pass one cache to link_dyld for
+// every root of a run and each file is mapped and parsed once per run.
 
 #include <string>
 
-// ---- begin linkscope/resolve/ld_so/image.hpp ----
-// linkscope/resolve/ld_so/image.hpp — one object as the ld.so emulator reads
-// it (object_image), and the cache of them shared by every root of a run
-// (object_cache).
+// ---- begin linkscope/resolve/dyld/image.hpp ----
+// linkscope/resolve/dyld/image.hpp — one file as the dyld emulator reads it
+// (dyld_file: one Mach-O image, or the documents of a .tbd stub), and the
+// cache of them shared by every root of a run (dyld_cache).
 //
-// An object_image is what ld.so takes from a file, read once through elf/
-// and never changed afterwards: the ELF views (elf::file, elf::dynamic_info),
-// .dynsym as ld.so indexes it (elf::read_dynsym_from_dynamic: DT_SYMTAB, the
-// hash tables' count, the SHT_DYNSYM rule), .dynstr, the version tables as
-// dl-version.c reads them (elf::version_tables::read_dynamic), projected to
-// ld.so's l_versions, the DT_NEEDED/SONAME/RPATH/RUNPATH strings, PT_INTERP
-// and the relocation classes of its machine. A malformed part becomes a
-// warning and the object keeps what could be read.
+// A Mach-O file is read once through macho/linkage.hpp (the slice of the
+// run's architecture, for a universal file): its install name and versions,
+// its dylib commands, rpaths, imports and exports. A .tbd file is read
+// through macho/tbd.hpp: each document is one image (the first is the
+// library; the others are libraries it re-exports, "inlined"), whose
+// dependencies are its reexported-libraries and whose exports are the names
+// it lists for the run's architecture (macho::tbd::for_each_exported_name).
 //
-// Loader cache API — object_cache: a run that links many roots (a package
-// check: every executable and DSO of a prefix) passes one object_cache to
-// link_dynamic(program, options, cache) for every root. Each file is then
-// mapped, parsed and pre-faulted once per run, however many closures it
-// joins; a file is known by the host path it was opened as and by its
-// device+inode (two paths of one file give one image). Results keep the
-// mappings they point into alive (dynamic_link::files holds shared
-// pointers), so a result may outlive the cache. Thread-safe: roots may be
-// linked on several threads against one cache (resolve/check.hpp's -j). A
-// lookup holds the cache's lock only to find or insert; a file is mapped and
-// parsed outside it, and when two threads parse one file at once, the first
-// insert wins and the other copy is dropped (images never change, so either
-// is the same). `files()` counts the distinct files parsed, `hits()` the
-// opens answered from the cache.
+// Exports are asked one name at a time (`find`): the export trie is walked
+// as dyld walks it (macho::find_export); the nlist exports of an old image
+// and a stub's names go into a hash map when the file is read.
 //
-// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
-// files it holds come to more than that, it lets them all go (a result or
-// a link in progress keeps what it uses alive) and fills again from there;
-// a file parsed again after that does not count twice in `files()`.
-// `flushes()` says how often. No limit by default.
+// The cache knows a file by the host path it was opened as and by its
+// device+inode, as ld_so/image.hpp's object_cache does (and as dyld knows a
+// loaded image by its file id): two paths of one file give one dyld_file.
+// Files that cannot be read are cached too, so a path is tried once per run.
+// Thread-safe as object_cache is: the lock is held only to find or insert; a
+// file is read outside it and, when two threads read one file at once, the
+// first insert wins (a dyld_file never changes once read).
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+
+// ---- begin linkscope/resolve/dyld/result.hpp ----
+// linkscope/resolve/dyld/result.hpp — what the dyld emulator is asked
+// (dyld_options) and what it answers (dyld_link): the closure, the
+// bindings, the undefined imports and the unused dylibs.
+//
+// The answer has the shape of the ld.so emulator's (ld_so/result.hpp):
+// images numbered in load order, [0] the main image, and the same
+// symbol_binding / undefined_reference records for the bindings and the
+// undefined imports (the version column stays empty: Mach-O has none).
+// What differs is what a loader of this platform knows of an image: how
+// an install name was found (dyld_found_via: which rule, the rpath of
+// which image), and the system libraries that are classified, not read.
+// string_views point into the mapped files that `dyld_link::files` keeps
+// alive, so a result outlives the cache it came from.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/resolve/ld_so/result.hpp ----
+// linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
+// what it answers: dynamic_options in, dynamic_link out (the closure, the
+// bindings, the undefined references, the unused NEEDED entries).
+//
+// Objects are numbered in load order (ld.so's l_next chain); every other
+// struct refers to them by that number. The string_views point into the
+// mapped files that `dynamic_link::files` keeps alive (shared with an
+// object_cache when one was given), so a result outlives the cache.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin linkscope/resolve/search_path.hpp ----
+// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
+//
+// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
+//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
+//   otherwise
+//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
+//      program — only when the loading object has no DT_RUNPATH;
+//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
+//   3. DT_RUNPATH of the loading object only;
+//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
+//      directories when the loader has DF_1_NODEFLIB;
+//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
+//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
+// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
+// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
+// subdirectories built from "tls", the platform and the legacy hwcap names (all their
+// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
+// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
+// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
+// search goes on; the skip is recorded.
+//
+// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
+// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
+// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
+// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
+// the cache file included, but paths are reported as ld.so inside the root spells them.
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 // ---- begin linkscope/resolve/ld_so_cache.hpp ----
 // linkscope/resolve/ld_so_cache.hpp — /etc/ld.so.cache, as glibc's ld.so reads it.
@@ -13333,352 +13423,6 @@ struct ld_so_cache_file {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so_cache.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-namespace detail {
-
-// One entry of ld.so's l_versions (by versym index): what a reference asks
-// for, or what a definition is.
-struct version_entry {
-  std::string_view name;
-  std::string_view filename;  // verneed file; empty for verdef
-  std::uint32_t hash = 0;
-  bool hidden = false;
-  bool weak = false;
-};
-
-// A definition ld.so can find (check_match's first tests): st_value != 0,
-// SHN_ABS or STT_TLS, of a type it accepts.
-template <class Sym>
-bool ld_so_can_match(const Sym& s) noexcept {
-  constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
-                                   (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
-  const bool has_value = s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
-  return has_value && ((1u << s.st_type()) & allowed_stt) != 0;
-}
-
-template <class ET>
-struct object_image {
-  using Sym = typename ET::Sym;
-  std::shared_ptr<const mapped_file> mapped;
-  elf::file<ET> elf;
-  elf::dynamic_info<ET> dyn;
-  record_array<Sym> dynsym;
-  byte_view dynstr;
-  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
-  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
-  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
-  std::vector<version_entry> defined_versions;  // every verdef, the base included
-  elf::reloc_classifier classes;
-  // What the loader needs of the dynamic section and the program headers.
-  std::string_view soname, rpath, runpath;
-  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
-  std::vector<std::string_view> needed;
-  std::string interpreter;            // PT_INTERP; empty when none
-  std::vector<std::string> warnings;  // malformed parts, with the reason
-  std::uint64_t device = 0, inode = 0;
-  bool ok = false;
-
-  bool has_versym() const noexcept { return !versym.empty(); }
-  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
-  std::string_view name_of(const Sym& s) const noexcept {
-    auto n = dynstr.cstring(s.st_name);
-    return n ? *n : std::string_view{};
-  }
-
-  // This object's definitions that ld.so can match (ld_so_can_match, with a
-  // name): what a lookup probes object by object when no index of a whole
-  // closure is built (dynamic_options::bind_dependencies and interposition
-  // false: a package check). Built on first use, once per run however many
-  // roots load the object, by whichever thread asks first.
-  struct definitions {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
-    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
-    std::uint32_t bloom_mask = 0;
-
-    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
-    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
-      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
-    }
-    bool may_define(std::uint32_t h) const noexcept {
-      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
-    }
-  };
-  const definitions& own_definitions() const {
-    std::call_once(own_once_, [this] {
-      auto& e = own_.entries;
-      for (std::size_t i = 1; i < dynsym.size(); ++i) {
-        const Sym s = dynsym[i];
-        if (!ld_so_can_match(s)) continue;
-        const std::string_view name = name_of(s);
-        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
-      }
-      std::sort(e.begin(), e.end());
-      std::size_t words = 1;
-      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
-      own_.bloom.assign(words, 0);
-      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
-      for (const auto& [h, symidx] : e)
-        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
-    });
-    return own_;
-  }
-
- private:
-  mutable std::once_flag own_once_;
-  mutable definitions own_;
-};
-
-// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
-// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
-// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
-// optimisation: failures (old kernels, non-Linux) are ignored.
-inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
-#if defined(__linux__)
-  if (!file.is_mapped() || size < 65536) return;
-  const auto page = static_cast<std::uintptr_t>(4096);
-  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
-#else
-  (void)file;
-  (void)data;
-  (void)size;
-#endif
-}
-
-// Open and parse one object; errors become warnings on the image.
-template <class ET>
-std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
-  auto img = std::make_unique<object_image<ET>>();
-  img->mapped = std::move(mapped);
-  img->device = img->mapped->device();
-  img->inode = img->mapped->inode();
-  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
-  auto f = elf::file<ET>::open(img->mapped->bytes());
-  if (!f) {
-    note(f.error());
-    return img;
-  }
-  img->elf = *f;
-  img->classes = elf::reloc_classifier::of(img->elf);
-  img->interpreter = std::string(img->elf.interpreter());
-  auto dyn = elf::dynamic_info<ET>::read(img->elf);
-  if (!dyn) {
-    note(dyn.error());
-    return img;
-  }
-  img->dyn = *dyn;
-  img->ok = true;
-  const auto& d = img->dyn;
-  img->dynstr = d.strings();
-  if (auto s = d.soname()) img->soname = *s; else note(s.error());
-  img->has_rpath = d.has_rpath();
-  img->has_runpath = d.has_runpath();
-  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
-  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
-  img->symbolic = d.symbolic();
-  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
-  img->needed.reserve(d.needed_count());
-  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
-  if (!needed) note(needed.error());
-  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
-  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
-    note(v.error());
-  } else if (v->present()) {
-    img->versym = v->versym();
-    img->needed_order = v->needed_order();
-    const auto& entries = v->entries();
-    img->versions.resize(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const elf::version_entry& e = entries[i];
-      if (e.name.empty()) continue;
-      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
-      if (e.defined) img->defined_versions.push_back(entry);
-      // The base version (the SONAME) is not available for matching (dl-version.c).
-      if (!e.base()) img->versions[i] = entry;
-    }
-  }
-  // Everything below is read in full by the resolver.
-  const mapped_file& m = *img->mapped;
-  const unsigned char* base = img->elf.bytes().data();
-  prefault(m, img->dynstr.data(), img->dynstr.size());
-  if (!img->dynsym.empty())
-    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
-  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
-  for (auto table : {d.rela_table(), d.rel_table()})
-    if (table && table->present) prefault(m, base + table->offset, table->size);
-  bool rela = true;
-  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
-  return img;
-}
-
-}  // namespace detail
-
-class object_cache {
- public:
-  object_cache() = default;
-  object_cache(const object_cache&) = delete;
-  object_cache& operator=(const object_cache&) = delete;
-  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
-  object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
-        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
-        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
-  object_cache& operator=(object_cache&& other) noexcept {
-    stores_ = std::move(other.stores_);
-    parsed_ = std::move(other.parsed_);
-    ld_so_caches_ = std::move(other.ld_so_caches_);
-    limit_ = other.limit_;
-    bytes_ = other.bytes_;
-    flushes_ = other.flushes_;
-    hits_ = other.hits_;
-    return *this;
-  }
-
-  // The ld.so.cache at host path `path`, read and parsed once per run: every
-  // root's library search shares it.
-  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
-    std::lock_guard<std::mutex> hold(lock_);
-    auto& slot = ld_so_caches_[path];
-    if (!slot) slot = ld_so_cache_file::load(path);
-    return slot;
-  }
-
-  // Distinct files mapped and parsed, and opens answered from the cache.
-  std::size_t files() const noexcept { return parsed_.size(); }
-  std::size_t hits() const noexcept { return hits_; }
-  // The most bytes of mappings kept (0: no limit), and how often it was reached.
-  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
-  std::size_t flushes() const noexcept { return flushes_; }
-
-  // The image of the file at host path `file` (parsed on first use). An
-  // unreadable file gives an image with ok == false, no mapping and the
-  // reason in its warnings (also cached). The image never changes.
-  template <class ET>
-  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
-    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
-    store<ET>& s = std::get<store<ET>>(stores_);
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto it = s.by_path.find(file);
-      if (it != s.by_path.end()) {
-        ++hits_;
-        return it->second;
-      }
-    }
-    auto mapped = mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::object_image<ET>>();
-      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-      std::lock_guard<std::mutex> hold(lock_);
-      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
-    }
-    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = s.by_file.find(key);
-      if (same != s.by_file.end()) {
-        ++hits_;
-        return s.by_path.emplace(file, same->second).first->second;
-      }
-    }
-    const std::size_t size = mapped->size();
-    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
-    std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
-    if (!fresh) {
-      ++hits_;  // another thread parsed it meanwhile: keep the first
-      return s.by_path.emplace(file, same->second).first->second;
-    }
-    parsed_.insert(key);
-    image_ptr out = same->second;
-    bytes_ += size;
-    if (limit_ != 0 && bytes_ > limit_) {
-      // Over the limit: let every file go; the caller keeps this one.
-      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
-      bytes_ = 0;
-      ++flushes_;
-      return out;
-    }
-    s.by_path.emplace(file, out);
-    return out;
-  }
-
- private:
-  template <class ET>
-  struct store {
-    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
-  };
-  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
-  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
-  std::mutex lock_;
-  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
-  std::size_t hits_ = 0;
-};
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/ld_so/image.hpp ----
-// ---- begin linkscope/resolve/ld_so/result.hpp ----
-// linkscope/resolve/ld_so/result.hpp — what the ld.so emulator is asked and
-// what it answers: dynamic_options in, dynamic_link out (the closure, the
-// bindings, the undefined references, the unused NEEDED entries).
-//
-// Objects are numbered in load order (ld.so's l_next chain); every other
-// struct refers to them by that number. The string_views point into the
-// mapped files that `dynamic_link::files` keeps alive (shared with an
-// object_cache when one was given), so a result outlives the cache.
-
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// ---- begin linkscope/resolve/search_path.hpp ----
-// linkscope/resolve/search_path.hpp — where ld.so finds a DT_NEEDED name.
-//
-// The order is glibc's (elf/dl-load.c _dl_map_object, glibc 2.36):
-//   a name with a '/' is opened as is, after $ORIGIN/$LIB/$PLATFORM substitution;
-//   otherwise
-//   1. DT_RPATH of the loading object, then of its loader, and so on up to the main
-//      program — only when the loading object has no DT_RUNPATH;
-//   2. LD_LIBRARY_PATH (':' or ';' separated; an empty element is the current dir);
-//   3. DT_RUNPATH of the loading object only;
-//   4. /etc/ld.so.cache (ld_so_cache.hpp), skipped for entries under the default
-//      directories when the loader has DF_1_NODEFLIB;
-//   5. the trusted default directories (x86-64 Debian: /lib/x86_64-linux-gnu/,
-//      /usr/lib/x86_64-linux-gnu/, /lib/, /usr/lib/), unless DF_1_NODEFLIB.
-// Every directory of 1, 2, 3 and 5 is tried with the hwcaps subdirectories first:
-// glibc-hwcaps/x86-64-v4, -v3, -v2 (those the CPU supports, best first), then the legacy
-// subdirectories built from "tls", the platform and the legacy hwcap names (all their
-// subsets, e.g. tls/x86_64/x86_64 ... x86_64), then the directory itself.
-// A candidate is accepted after the checks of open_verify: ELF magic, class, data,
-// OS ABI, e_machine, e_type. A file of the other class or machine is skipped and the
-// search goes on; the skip is recorded.
-//
-// Dynamic string tokens (dl-load.c is_dst/_dl_dst_substitute): $ORIGIN and ${ORIGIN}
-// (the directory of the object, *not* symlink-resolved: dirname of cwd + the name it was
-// loaded as), $LIB ("lib/x86_64-linux-gnu" on Debian x86-64), $PLATFORM ("x86_64").
-// An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
-// the cache file included, but paths are reported as ld.so inside the root spells them.
-
-#include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-
 
 #if !defined(_WIN32)
 #include <cerrno>
@@ -14344,6 +14088,1672 @@ struct dynamic_link {
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/ld_so/result.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// dyld's compatibility-version check on a found dylib.
+enum class dyld_version_check : std::uint8_t {
+  strict,  // refuse a dylib whose compatibility version is below the one the load command asks
+           // for (dyld before macOS 12: "Incompatible library version"), 0xffffffff a wildcard
+  dyld2,   // as strict, but only for dylibs built for macOS before 10.14 (dyld2's
+           // enforceCompatVersion; macOS 11's behaviour)
+  none,    // dyld4 (macOS 12 and later) no longer checks
+};
+
+struct dyld_options {
+  std::string root;        // the file system a copy of macOS or an SDK sits in; "" = the host's /
+  std::string executable;  // the main executable's path (for @executable_path) when the root image
+                           // is a bundle or a dylib analysed alone; "" = the root image itself
+  std::string arch;        // slice of universal files and targets of .tbd stubs; "" = the root image's
+  // The DYLD_* variables, as options only (the environment is never read here).
+  std::vector<std::string> library_path;            // DYLD_LIBRARY_PATH
+  std::vector<std::string> framework_path;          // DYLD_FRAMEWORK_PATH
+  std::vector<std::string> fallback_library_path;   // DYLD_FALLBACK_LIBRARY_PATH
+  std::vector<std::string> fallback_framework_path; // DYLD_FALLBACK_FRAMEWORK_PATH
+  // The default fallbacks (/usr/local/lib, /usr/lib; /Library/Frameworks,
+  // /System/Library/Frameworks) for images built with an SDK before macOS 13,
+  // as dyld4 applies them ("pre-2022 binaries") when no fallback is set.
+  bool default_fallbacks = true;
+  // /usr/lib/*.dylib, /System/Library/... (and /System/iOSSupport/...) that
+  // are not under the root are "system, not checked", as the dyld shared
+  // cache would supply them.
+  bool system_not_checked = true;
+  dyld_version_check version_check = dyld_version_check::strict;
+  bool bindings = true;            // resolve every import (else only the closure)
+  std::size_t max_images = 65536;  // a closure larger than this is an error
+};
+
+// How an install name was found.
+enum class dyld_found_via : std::uint8_t {
+  not_found,
+  main,              // the root image
+  path,              // an absolute install name, under the root
+  loader_path,       // @loader_path: the folder of the image holding the load command
+  executable_path,   // @executable_path: the main executable's folder
+  rpath,             // @rpath: an LC_RPATH of `where` (the needing image or one up its load chain)
+  library_path,      // DYLD_LIBRARY_PATH
+  framework_path,    // DYLD_FRAMEWORK_PATH
+  fallback,          // DYLD_FALLBACK_* or the default fallbacks
+  inlined,           // a document inlined in a .tbd that re-exports it
+  loaded,            // already loaded under this install name
+  system,            // system library, not under the root: not checked
+};
+
+constexpr const char* to_string(dyld_found_via v) noexcept {
+  switch (v) {
+    case dyld_found_via::not_found: return "not-found";
+    case dyld_found_via::main: return "main";
+    case dyld_found_via::path: return "path";
+    case dyld_found_via::loader_path: return "loader-path";
+    case dyld_found_via::executable_path: return "executable-path";
+    case dyld_found_via::rpath: return "rpath";
+    case dyld_found_via::library_path: return "dyld-library-path";
+    case dyld_found_via::framework_path: return "dyld-framework-path";
+    case dyld_found_via::fallback: return "fallback";
+    case dyld_found_via::inlined: return "tbd-inlined";
+    case dyld_found_via::loaded: return "loaded";
+    case dyld_found_via::system: return "system";
+  }
+  return "?";
+}
+
+enum class dyld_image_kind : std::uint8_t { missing, macho, tbd, system };
+
+// One dylib command of an image and what it resolved to.
+struct dyld_dependency {
+  std::string_view install_name;
+  macho::dylib_kind kind = macho::dylib_kind::load;
+  std::uint32_t object = no_object;  // the image it resolved to; no_object when missing
+};
+
+// One image of the closure.
+struct dyld_object {
+  std::string name;      // the install name it was first requested by (the path, for the root)
+  std::string path;      // as dyld would spell it (the expanded path, without the root); empty when missing
+  std::string file;      // what was read on this host (root + path, maybe a .tbd); empty when not read
+  dyld_found_via via = dyld_found_via::not_found;
+  std::string where;     // rpath: the image whose LC_RPATH found it
+  std::string rpath;     // rpath: that LC_RPATH entry, as written
+  dyld_image_kind kind = dyld_image_kind::missing;
+  std::string_view install_name;  // LC_ID_DYLIB / tbd install-name
+  std::uint32_t current_version = 0, compatibility_version = 0;
+  std::uint32_t filetype = 0;     // Mach-O filetype; 0 for tbd and system
+  std::vector<dyld_dependency> dependencies;  // load commands (tbd: re-exported libraries), in order
+  std::uint32_t loader = no_object;  // the image whose load command first loaded it
+  bool weak = false;                 // only weakly linked (a missing one is no error)
+  std::vector<rejected_candidate> rejected;  // candidates tried and refused (wrong arch, version...)
+  std::vector<std::string> warnings;
+  bool found() const noexcept { return via != dyld_found_via::not_found; }
+  bool checked() const noexcept { return kind == dyld_image_kind::macho || kind == dyld_image_kind::tbd; }
+};
+
+struct unused_dylib {
+  std::uint32_t from = 0;     // the image whose load command names it
+  std::uint32_t ordinal = 0;  // its library ordinal in `from`
+  std::uint32_t to = no_object;
+  std::string_view install_name;
+};
+
+struct dyld_link {
+  std::vector<dyld_object> objects;          // load order; [0] = the root image
+  std::vector<symbol_binding> bindings;      // every distinct (from, to, symbol)
+  std::vector<undefined_reference> undefined;  // non-weak imports nothing exports (dyld's "Symbol not found")
+  std::vector<unused_dylib> unused;          // dylib commands no import names
+  std::vector<std::string> errors;           // bad input, each naming its image ("IMAGE: message")
+  std::vector<std::string> warnings;
+  std::size_t imports = 0;                   // imports examined
+  std::size_t unchecked = 0;                 // imports into system images (not checked)
+  std::size_t lookups = 0;                   // export lookups performed
+  std::vector<std::shared_ptr<const mapped_file>> files;
+
+  bool any_missing() const noexcept {
+    for (const auto& o : objects)
+      if (!o.found() && !o.weak) return true;
+    return false;
+  }
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/result.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// A dependency an image declares (a dylib command, or a tbd re-exported library).
+struct dyld_dependency_decl {
+  std::string_view install_name;
+  macho::dylib_kind kind = macho::dylib_kind::load;
+  std::uint32_t compatibility = 0;  // asked for; 0 when none
+};
+
+// What a lookup of one name in one image (its own exports only) found.
+struct dyld_export_hit {
+  bool weak = false;               // a weak definition
+  bool reexport = false;           // trie re-export: look `import_name` up in dependency `ordinal`
+  std::uint64_t ordinal = 0;
+  std::string_view import_name;    // empty: the same name
+};
+
+struct dyld_image {
+  dyld_image_kind kind = dyld_image_kind::missing;
+  std::string_view install_name;
+  std::uint32_t current_version = 0, compatibility_version = 0;
+  std::uint32_t filetype = 0;
+  bool is_dylib = false;
+  bool two_level = true;
+  bool weak_defines = false;
+  bool applies = true;                 // tbd: the document lists the run's architecture
+  std::uint32_t minos = 0, sdk = 0;    // Mach-O: of its first platform command
+  std::vector<dyld_dependency_decl> dependencies;
+  std::vector<std::string_view> rpaths;
+  std::vector<macho::import_entry> imports;
+  bool has_trie = false;
+  byte_view trie;
+  std::unordered_map<std::string_view, bool> names;  // nlist or tbd exports -> weak
+
+  // One name in this image's own exports (re-exported dylibs are the caller's business).
+  result<std::optional<dyld_export_hit>> find(std::string_view name) const {
+    using hit = std::optional<dyld_export_hit>;
+    if (has_trie) {
+      LINKSCOPE_TRY(e, macho::find_export(trie, name));
+      if (!e) return hit();
+      dyld_export_hit h;
+      h.weak = e->weak_definition();
+      if (e->reexport()) {
+        h.reexport = true;
+        h.ordinal = e->library_ordinal;
+        h.import_name = e->import_name;
+      }
+      return hit(h);
+    }
+    auto it = names.find(name);
+    if (it == names.end()) return hit();
+    dyld_export_hit h;
+    h.weak = it->second;
+    return hit(h);
+  }
+};
+
+// One file: a Mach-O image (images.size() == 1) or a .tbd's documents.
+struct dyld_file {
+  std::shared_ptr<const mapped_file> mapped;
+  std::vector<dyld_image> images;
+  std::deque<std::string> storage;  // names built from a stub (objc)
+  std::string error;                // why it cannot be used (empty: ok)
+  const char* reason = "";          // a short static reason, for rejected candidates
+  std::uint64_t device = 0, inode = 0;
+  bool ok() const noexcept { return error.empty(); }
+};
+
+inline bool looks_like_tbd(byte_view bytes) noexcept {
+  const std::string_view text = bytes.chars();
+  std::size_t at = 0;
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t')) ++at;
+  return text.substr(at, 3) == "---";
+}
+
+inline void read_macho(dyld_file& out, std::uint32_t cputype) {
+  auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
+  if (!l) {
+    out.error = describe(l.error());
+    out.reason = l.error().code == errc::not_found ? "wrong architecture" : "malformed Mach-O";
+    return;
+  }
+  dyld_image img;
+  img.kind = dyld_image_kind::macho;
+  img.install_name = l->install_name;
+  img.current_version = l->current_version;
+  img.compatibility_version = l->compatibility_version;
+  img.filetype = l->filetype;
+  img.is_dylib = l->is_dylib();
+  img.two_level = l->two_level;
+  img.weak_defines = l->weak_defines;
+  img.minos = l->minos;
+  img.sdk = l->sdk;
+  img.dependencies.reserve(l->dylibs.size());
+  for (const auto& d : l->dylibs) img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  img.rpaths = std::move(l->rpaths);
+  img.imports = std::move(l->imports);
+  img.has_trie = l->has_trie;
+  img.trie = l->trie;
+  img.names.reserve(l->nlist_exports.size());
+  for (const auto& e : l->nlist_exports) img.names.emplace(e.name, e.weak);
+  out.images.push_back(std::move(img));
+}
+
+inline void read_tbd(dyld_file& out, std::string_view arch) {
+  auto docs = macho::tbd::read(out.mapped->bytes());
+  if (!docs) {
+    out.error = describe(docs.error());
+    out.reason = "malformed .tbd";
+    return;
+  }
+  for (const auto& d : *docs) {
+    dyld_image img;
+    img.kind = dyld_image_kind::tbd;
+    img.install_name = d.install_name;
+    img.current_version = macho::tbd::packed_version_of(d.current_version).value_or(0);
+    img.compatibility_version = macho::tbd::packed_version_of(d.compatibility_version).value_or(0);
+    img.filetype = macho::MH_DYLIB;
+    img.is_dylib = true;
+    img.applies = macho::tbd::applies_to(d.targets, arch);
+    for (std::string_view lib : d.reexported_libraries) img.dependencies.push_back({lib, macho::dylib_kind::reexport, 0});
+    macho::tbd::for_each_exported_name(d, arch, [&](std::string_view name, bool weak) {
+      if (img.names.find(name) != img.names.end()) return;
+      // A name built in the reader's buffer needs storage of its own.
+      const std::string_view text = out.mapped->bytes().chars();
+      const bool in_text = std::greater_equal<const char*>()(name.data(), text.data()) &&
+                           std::less<const char*>()(name.data(), text.data() + text.size());
+      if (!in_text) name = out.storage.emplace_back(name);
+      img.names.emplace(name, weak);
+      img.weak_defines = img.weak_defines || weak;
+    });
+    out.images.push_back(std::move(img));
+  }
+}
+
+}  // namespace detail
+
+class dyld_cache {
+ public:
+  dyld_cache() = default;
+  dyld_cache(const dyld_cache&) = delete;
+  dyld_cache& operator=(const dyld_cache&) = delete;
+  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
+  dyld_cache(dyld_cache&& other) noexcept
+      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+        hits_(other.hits_) {}
+  dyld_cache& operator=(dyld_cache&& other) noexcept {
+    by_path_ = std::move(other.by_path_);
+    by_file_ = std::move(other.by_file_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
+
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The file at host path `file`, read for architecture (cputype, arch name).
+  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
+  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+    using file_ptr = std::shared_ptr<const detail::dyld_file>;
+    std::string key = file;
+    key.push_back('\0');
+    key.append(std::to_string(cputype));
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = by_path_.find(key);
+      if (it != by_path_.end()) {
+        ++hits_;
+        return it->second;
+      }
+    }
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::dyld_file>();
+      failed->error = std::string("cannot read: ") + mapped.error().message;
+      failed->reason = "no such file";
+      std::lock_guard<std::mutex> hold(lock_);
+      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
+    }
+    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto same = by_file_.find(id);
+      if (same != by_file_.end()) {
+        ++hits_;
+        return by_path_.emplace(std::move(key), same->second).first->second;
+      }
+    }
+    auto f = std::make_shared<detail::dyld_file>();
+    f->device = mapped->device();
+    f->inode = mapped->inode();
+    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+    const byte_view bytes = f->mapped->bytes();
+    if (macho::is_macho(bytes) || macho::is_fat(bytes))
+      detail::read_macho(*f, cputype);
+    else if (detail::looks_like_tbd(bytes))
+      detail::read_tbd(*f, arch);
+    else {
+      f->error = "not a Mach-O file or a .tbd stub";
+      f->reason = "not Mach-O";
+    }
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+    if (fresh) ++files_;
+    else ++hits_;  // another thread read it meanwhile: keep the first
+    return by_path_.emplace(std::move(key), same->second).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::mutex lock_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/image.hpp ----
+// The phases are the implementation: a TU of compiled mode that only calls
+// link_dyld sees the declarations below and never parses them.
+#if LINKSCOPE_DEFINITIONS
+// ---- begin linkscope/resolve/dyld/bind.hpp ----
+// linkscope/resolve/dyld/bind.hpp — the bind phase of the dyld emulator:
+// where every import of every Mach-O image of the closure binds, as dyld4's
+// Loader::resolveSymbol and Loader::hasExportedSymbol decide it.
+//
+// Each import names a library ordinal (macho/binds.hpp: bind opcodes or
+// chained-fixup imports):
+//   1..n  the n-th dylib command of the importing image (two-level
+//         namespace); the name is looked up in that image's exports, then
+//         in the images it re-exports (LC_REEXPORT_DYLIB, a stub's
+//         reexported-libraries), depth-first in command order, each image
+//         searched once per lookup;
+//   0     the importing image itself; -1 the main executable;
+//   -2    flat lookup: every image in load order, each in its own exports;
+//   -3    weak lookup: weak-definition coalescing over the images that have
+//         weak definitions (MH_WEAK_DEFINES), the first in load order, a
+//         non-weak definition winning over weak ones.
+// An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
+// An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
+// dependency of its own image by ordinal, and maybe another name (a rename);
+// a renamed lookup starts afresh (its own set of searched images).
+// Entries of the weak-bind stream are coalescing, not imports: they bind
+// where coalescing finds the name and are never undefined.
+//
+// A weak import (weak_import) may stay unresolved. Any other import that
+// nothing exports is undefined (dyld's "Symbol not found"; a lazy bind
+// would abort when called). An import into a system library (not checked)
+// binds to it unchecked. An ordinal past the image's dylib count, a
+// re-export ordinal out of range, a malformed trie node and a re-export
+// chain deeper than dyld_max_reexport_depth are errors naming the image.
+//
+// Unused dylibs: a dylib command (not a re-export) of a two-level image that
+// no import names by ordinal, which ld64 -dead_strip_dylibs would drop.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+// ---- begin linkscope/resolve/dyld/load.hpp ----
+// linkscope/resolve/dyld/load.hpp — the load phase of the dyld emulator:
+// the closure of a root image, as dyld4 builds it (dyld/Loader.cpp,
+// JustInTimeLoader.cpp, DyldProcessConfig.cpp of dyld-1378).
+//
+// Order. loadDependents(X) first resolves every dylib command of X, in
+// command order (each found image is appended to the load order), and only
+// then recurses into each dependency in the same order; an image's
+// dependencies are resolved once. The chain through which an image was
+// first reached (its "rpath stack") is kept as a parent link.
+//
+// Where an install name is looked for, in order (forEachPath):
+//   1. DYLD_FRAMEWORK_PATH dirs + the framework partial path
+//      (Foo.framework/Versions/A/Foo) when the name is a framework's, else
+//      DYLD_LIBRARY_PATH dirs + the leaf name;
+//   2. the name itself, with its @ prefix expanded:
+//      @loader_path  the folder of the image holding the load command;
+//      @executable_path  the main executable's folder (a leading /.. is
+//                    applied to that folder);
+//      @rpath        each LC_RPATH of the needing image, then of the image
+//                    that loaded it, and so on up to the root, in command
+//                    order; an rpath that starts with @loader_path is
+//                    expanded with the folder of the image that holds it,
+//                    @executable_path with the main executable's;
+//   3. the fallbacks: DYLD_FALLBACK_FRAMEWORK_PATH / _LIBRARY_PATH, or, for an
+//      image built with an SDK before macOS 13 ("pre-2022"), /Library/Frameworks,
+//      /System/Library/Frameworks, resp. /usr/local/lib, /usr/lib.
+// An absolute or @rpath name already loaded under that name (its install
+// name, or the path it was found at) is not searched again.
+// A candidate is the file root + path; X.dylib may be X.tbd, and
+// Foo.framework/Versions/A/Foo may be Foo.framework/Foo.tbd (an SDK's
+// stubs). It is accepted when it is a dylib (or a stub) of the run's
+// architecture, and — with dyld_version_check — when its compatibility
+// version is at least the one the load command asks for; otherwise it is
+// recorded as rejected and the search goes on (dyld's "tried: ..."). A
+// file already loaded (same device and inode) is the same image. A
+// candidate under /usr/lib/ or /System/ that is not under the root is a
+// system library, found and not checked (the dyld shared cache has it).
+// A path found under an image that is outside the root (a root image given
+// by its host path) stays outside the root: @loader_path of such an image
+// names host folders.
+//
+// Bad input is an error naming the image (dyld_link::errors): a dependency
+// cycle through load or re-export commands (upward links excepted), a
+// closure over dyld_options::max_images images.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// --- paths, as dyld spells them -------------------------------------------
+
+inline std::string_view dyld_dirname(std::string_view path) noexcept {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+inline std::string_view dyld_leaf(std::string_view path) noexcept {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.substr(0, prefix.size()) == prefix;
+}
+inline bool ends_with(std::string_view s, std::string_view suffix) noexcept {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+// dyld's concatenatePaths: dir + tail (tail starts with '/'), one slash between.
+inline std::string dyld_concat(std::string_view dir, std::string_view tail) {
+  std::string out(dir);
+  if (!out.empty() && out.back() == '/' && !tail.empty() && tail.front() == '/') out.pop_back();
+  out.append(tail);
+  return out;
+}
+// "@loader_path..." (or "@executable_path...") when followed by '/' or the end.
+inline bool at_prefix(std::string_view s, std::string_view prefix) noexcept {
+  return starts_with(s, prefix) && (s.size() == prefix.size() || s[prefix.size()] == '/');
+}
+// The framework partial path (getFrameworkPartialPath): /p/Foo.framework/Foo
+// -> Foo.framework/Foo, /p/Foo.framework/Versions/A/Foo -> Foo.framework/Versions/A/Foo;
+// empty when the path is not a framework's binary.
+inline std::string_view framework_partial_path(std::string_view path) noexcept {
+  const std::string_view leaf = dyld_leaf(path);
+  if (leaf.empty()) return {};
+  const std::string direct = "/" + std::string(leaf) + ".framework/" + std::string(leaf);
+  if (ends_with(path, direct)) return path.substr(path.size() - direct.size() + 1);
+  const std::string marker = "/" + std::string(leaf) + ".framework/Versions/";
+  const auto at = path.rfind(marker);
+  if (at != std::string_view::npos) {
+    const std::string_view rest = path.substr(at + marker.size());  // "A/Foo"
+    const auto slash = rest.find('/');
+    if (slash != std::string_view::npos && slash > 0 && rest.substr(slash + 1) == leaf) return path.substr(at + 1);
+  }
+  return {};
+}
+// Lexically normalised (for display only; files are opened as dyld would open them).
+inline std::string normalize_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  const bool absolute = !path.empty() && path.front() == '/';
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") parts.pop_back();
+      else if (!absolute) parts.push_back(part);
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  std::string out = absolute ? "/" : "";
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out.push_back('/');
+    out.append(parts[i]);
+  }
+  return out.empty() ? std::string(".") : out;
+}
+// Paths the dyld shared cache may hold (dyld's mightBeInSharedCache).
+inline bool system_library_path(std::string_view path) noexcept {
+  return starts_with(path, "/usr/lib/") || starts_with(path, "/System/Library/") ||
+         starts_with(path, "/System/iOSSupport/") || starts_with(path, "/System/DriverKit/");
+}
+// The .tbd stub names an SDK gives a dylib path.
+inline std::vector<std::string> stub_names(std::string_view path) {
+  std::vector<std::string> out;
+  if (ends_with(path, ".dylib")) out.push_back(std::string(path.substr(0, path.size() - 6)) + ".tbd");
+  const std::string_view partial = framework_partial_path(path);
+  if (!partial.empty()) {
+    out.push_back(std::string(path) + ".tbd");
+    const std::string_view leaf = dyld_leaf(path);
+    const auto framework = path.size() - partial.size();  // start of Foo.framework/...
+    out.push_back(std::string(path.substr(0, framework)) + std::string(leaf) + ".framework/" + std::string(leaf) + ".tbd");
+  }
+  return out;
+}
+
+// --- the loader's state ----------------------------------------------------
+
+struct dyld_slot {
+  std::shared_ptr<const dyld_file> file;
+  std::size_t index = 0;           // image of the file
+  bool under_root = true;          // its path is in the root's view
+  bool deps_set = false;
+  bool on_stack = false;
+  std::uint32_t chain_parent = no_object;  // the image that loaded its dependencies' chain
+  const dyld_image* image() const noexcept { return file && index < file->images.size() ? &file->images[index] : nullptr; }
+};
+
+struct dyld_candidate {
+  std::string path;  // in dyld's view
+  bool under_root = true;
+  dyld_found_via via = dyld_found_via::path;
+  std::uint32_t where = no_object;
+  std::string_view rpath;
+};
+
+inline dyld_candidate candidate_of(std::string path, bool under_root, dyld_found_via via) {
+  dyld_candidate c;
+  c.path = std::move(path);
+  c.under_root = under_root;
+  c.via = via;
+  return c;
+}
+
+class dyld_state {
+ public:
+  dyld_state(const dyld_options& options, dyld_link& out, dyld_cache& cache) : opts_(options), out_(out), cache_(cache) {
+    while (!opts_.root.empty() && opts_.root.back() == '/') opts_.root.pop_back();
+#if !defined(_WIN32)
+    if (!opts_.root.empty() && opts_.root.front() != '/') {
+      char buffer[4096];
+      if (::getcwd(buffer, sizeof buffer) != nullptr) opts_.root = std::string(buffer) + "/" + opts_.root;
+    }
+#endif
+  }
+
+  const dyld_options& options() const noexcept { return opts_; }
+  dyld_link& out() noexcept { return out_; }
+  const std::vector<dyld_slot>& slots() const noexcept { return slots_; }
+  const dyld_image* image(std::uint32_t id) const noexcept { return id < slots_.size() ? slots_[id].image() : nullptr; }
+  std::string_view arch() const noexcept { return arch_; }
+
+  // The root image: its host path. Errors are for a root that cannot be read.
+  result<void> load_root(const std::string& file);
+  // The closure: every dependency resolved, depth-first as dyld4 recurses.
+  void load_all();
+  // Keep the mappings alive in the result.
+  void keep_files();
+
+  void error(std::uint32_t id, std::string message) {
+    out_.errors.push_back(display(id) + ": " + std::move(message));
+  }
+  std::string display(std::uint32_t id) const {
+    if (id >= out_.objects.size()) return "?";
+    const auto& o = out_.objects[id];
+    return o.path.empty() ? o.name : o.path;
+  }
+
+ private:
+  // Host path of a path in dyld's view.
+  std::string host(const std::string& path, bool under_root) const {
+    return under_root && !opts_.root.empty() ? opts_.root + path : path;
+  }
+  // A host path as dyld's view: the root stripped when it is under the root.
+  std::pair<std::string, bool> view_of(std::string file) const;
+  void resolve_dependencies(std::uint32_t id);
+  std::uint32_t resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked);
+  template <class F>
+  bool for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit);
+  std::uint32_t try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep, const dyld_candidate& c);
+  std::uint32_t add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root, dyld_object o);
+  void remember(const std::string& name, std::uint32_t id) { by_name_.emplace(name, id); }
+
+  dyld_options opts_;
+  dyld_link& out_;
+  dyld_cache& cache_;
+  std::vector<dyld_slot> slots_;
+  std::unordered_map<std::string, std::uint32_t> by_name_;  // install names and paths already resolved
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::size_t>, std::uint32_t> by_file_;
+  std::unordered_map<std::string_view, std::pair<std::shared_ptr<const dyld_file>, std::size_t>> inlined_;
+  std::uint32_t cputype_ = 0;
+  std::string arch_;
+  std::string executable_;           // the main executable's path in dyld's view; "" = unknown
+  bool executable_under_root_ = true;
+  bool too_many_ = false;
+};
+
+inline std::pair<std::string, bool> dyld_state::view_of(std::string file) const {
+  if (file.empty()) return {file, false};
+  if (file.front() != '/') {
+#if !defined(_WIN32)
+    char buffer[4096];
+    if (::getcwd(buffer, sizeof buffer) != nullptr) file = std::string(buffer) + "/" + file;
+#endif
+  }
+  if (!opts_.root.empty() && starts_with(file, opts_.root + "/")) return {file.substr(opts_.root.size()), true};
+  return {file, false};
+}
+
+inline std::uint32_t dyld_state::add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root,
+                                            dyld_object o) {
+  const auto id = static_cast<std::uint32_t>(out_.objects.size());
+  dyld_slot slot;
+  slot.file = std::move(file);
+  slot.index = index;
+  slot.under_root = under_root;
+  if (const dyld_image* img = slot.image()) {
+    o.kind = img->kind;
+    o.install_name = img->install_name;
+    o.current_version = img->current_version;
+    o.compatibility_version = img->compatibility_version;
+    o.filetype = img->kind == dyld_image_kind::macho ? img->filetype : 0;
+    for (const auto& d : img->dependencies) o.dependencies.push_back({d.install_name, d.kind, no_object});
+    if (!img->install_name.empty()) by_name_.emplace(std::string(img->install_name), id);
+    if (slot.file->mapped) by_file_.emplace(std::make_tuple(slot.file->device, slot.file->inode, index), id);
+    // The other documents of a stub are libraries it re-exports (inlined).
+    if (img->kind == dyld_image_kind::tbd && index == 0)
+      for (std::size_t k = 1; k < slot.file->images.size(); ++k)
+        inlined_.emplace(slot.file->images[k].install_name, std::make_pair(slot.file, k));
+  }
+  if (!o.path.empty()) by_name_.emplace(o.path, id);
+  out_.objects.push_back(std::move(o));
+  slots_.push_back(std::move(slot));
+  return id;
+}
+
+inline result<void> dyld_state::load_root(const std::string& file) {
+  if (!opts_.arch.empty()) {
+    if (opts_.arch == "x86_64") cputype_ = macho::CPU_TYPE_X86_64;
+    else if (opts_.arch == "arm64" || opts_.arch == "arm64e") cputype_ = macho::CPU_TYPE_ARM64;
+    else if (opts_.arch == "i386") cputype_ = macho::CPU_TYPE_X86;
+    else return make_error(errc::usage, no_offset, "unknown architecture (x86_64, arm64, arm64e, i386)");
+  }
+  auto mapped = mapped_file::open(file);
+  if (!mapped) return mapped.error();
+  const byte_view bytes = mapped->bytes();
+  if (!macho::is_macho(bytes) && !macho::is_fat(bytes)) {
+    if (bytes.size() < 4) return bytes.fail(errc::truncated, 0, "Mach-O magic truncated");
+    return bytes.fail(errc::bad_magic, 0, "not a Mach-O file");
+  }
+  // The root's own errors are the answer's error, with their offset.
+  if (auto l = macho::read_linkage_slice(bytes, cputype_); !l) return l.error();
+  auto f = cache_.open(file, cputype_, opts_.arch);
+  if (!f->ok() || f->images.empty()) return make_error(errc::malformed, no_offset, "cannot read the root image");
+  if (cputype_ == 0) {
+    // The architecture of the root (the first slice of a universal file).
+    auto l = macho::read_linkage_slice(bytes, 0);
+    cputype_ = l->cputype;
+    arch_ = macho::arch_name(l->cputype, l->cpusubtype);
+  } else {
+    arch_ = opts_.arch;
+  }
+  auto [path, under_root] = view_of(file);
+  dyld_object o;
+  o.name = file;
+  o.path = path;
+  o.file = file;
+  o.via = dyld_found_via::main;
+  add_object(f, 0, under_root, std::move(o));
+  if (!opts_.executable.empty()) {
+    auto [exe, exe_under_root] = view_of(opts_.executable);
+    executable_ = exe;
+    executable_under_root_ = exe_under_root;
+  } else if (f->images[0].filetype == macho::MH_EXECUTE) {
+    executable_ = path;
+    executable_under_root_ = under_root;
+  }
+  return ok();
+}
+
+template <class F>
+bool dyld_state::for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit) {
+  const dyld_slot& req = slots_[requester];
+  const std::string_view partial = framework_partial_path(name);
+  const std::string_view leaf = dyld_leaf(name);
+  // 1. DYLD_FRAMEWORK_PATH / DYLD_LIBRARY_PATH.
+  if (!partial.empty()) {
+    for (const auto& dir : opts_.framework_path)
+      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(partial)), true, dyld_found_via::framework_path)))
+        return true;
+  } else {
+    for (const auto& dir : opts_.library_path)
+      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(leaf)), true, dyld_found_via::library_path)))
+        return true;
+  }
+  // 2. The name, its @ prefix expanded.
+  auto loader_dir = [&](std::uint32_t id) { return std::string(dyld_dirname(out_.objects[id].path)); };
+  auto executable_expanded = [&](std::string_view rest, std::string& path) -> bool {
+    if (executable_.empty()) return false;
+    std::string dir(dyld_dirname(executable_));
+    // Leading "/.." components go up from the executable's folder (expandAndNormalizeAtExecutablePath).
+    while (starts_with(rest, "/..") && (rest.size() == 3 || rest[3] == '/')) {
+      const auto up = dir.rfind('/');
+      if (up == std::string::npos || up == 0) break;
+      dir.resize(up);
+      rest.remove_prefix(3);
+    }
+    path = dyld_concat(dir, rest);
+    return true;
+  };
+  if (at_prefix(name, "@loader_path")) {
+    if (visit(candidate_of(dyld_concat(loader_dir(requester), name.substr(12)), req.under_root,
+                             dyld_found_via::loader_path)))
+      return true;
+  } else if (at_prefix(name, "@executable_path")) {
+    std::string path;
+    if (executable_expanded(name.substr(16), path) &&
+        visit(candidate_of(path, executable_under_root_, dyld_found_via::executable_path)))
+      return true;
+  } else if (starts_with(name, "@rpath/")) {
+    const std::string_view tail = name.substr(6);
+    std::size_t depth = 0;
+    for (std::uint32_t link = requester; link != no_object && depth <= slots_.size();
+         link = slots_[link].chain_parent, ++depth) {
+      const dyld_image* img = slots_[link].image();
+      if (img == nullptr) continue;
+      for (std::string_view r : img->rpaths) {
+        dyld_candidate c;
+        c.via = dyld_found_via::rpath;
+        c.where = link;
+        c.rpath = r;
+        if (at_prefix(r, "@loader_path")) {
+          c.path = dyld_concat(dyld_concat(loader_dir(link), r.substr(12)), tail);
+          c.under_root = slots_[link].under_root;
+        } else if (at_prefix(r, "@executable_path")) {
+          std::string path;
+          if (!executable_expanded(r.substr(16), path)) continue;
+          c.path = dyld_concat(path, tail);
+          c.under_root = executable_under_root_;
+        } else if (!r.empty() && r.front() == '/') {
+          c.path = dyld_concat(r, tail);
+        } else {
+          continue;  // a relative or unknown @ rpath: not used
+        }
+        if (visit(c)) return true;
+      }
+    }
+  } else if (!name.empty() && name.front() == '/') {
+    if (visit(candidate_of(std::string(name), true, dyld_found_via::path))) return true;
+  }
+  // 3. Fallbacks.
+  const dyld_image* img = req.image();
+  const bool pre2022 = img != nullptr && img->sdk < 0x000d0000u;
+  const bool defaults = opts_.default_fallbacks && pre2022;
+  if (!partial.empty()) {
+    std::vector<std::string> dirs = opts_.fallback_framework_path;
+    if (dirs.empty() && defaults) dirs = {"/Library/Frameworks", "/System/Library/Frameworks"};
+    for (const auto& dir : dirs) {
+      std::string path = dyld_concat(dir, "/" + std::string(partial));
+      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
+    }
+  } else {
+    std::vector<std::string> dirs = opts_.fallback_library_path;
+    if (dirs.empty() && defaults) dirs = {"/usr/local/lib", "/usr/lib"};
+    for (const auto& dir : dirs) {
+      std::string path = dyld_concat(dir, "/" + std::string(leaf));
+      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
+    }
+  }
+  return false;
+}
+
+inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep,
+                                               const dyld_candidate& c) {
+  const std::string shown = normalize_path(c.path);
+  if (auto it = by_name_.find(shown); it != by_name_.end()) return it->second;
+  std::vector<std::string> files{host(c.path, c.under_root)};
+  for (auto& stub : stub_names(c.path)) files.push_back(host(stub, c.under_root));
+  for (const std::string& file : files) {
+    auto f = cache_.open(file, cputype_, arch_);
+    if (!f->mapped) continue;  // no such file
+    if (!f->ok() || f->images.empty()) {
+      out_.objects[requester].rejected.push_back({file, f->reason});
+      continue;
+    }
+    const dyld_image& img = f->images[0];
+    if (!img.is_dylib) {
+      out_.objects[requester].rejected.push_back({file, "not a dylib"});
+      continue;
+    }
+    if (!img.applies) {
+      out_.objects[requester].rejected.push_back({file, "stub without the architecture"});
+      continue;
+    }
+    if (auto same = by_file_.find(std::make_tuple(f->device, f->inode, std::size_t{0})); same != by_file_.end()) {
+      by_name_.emplace(shown, same->second);
+      return same->second;
+    }
+    if (opts_.version_check != dyld_version_check::none && dep.compatibility != 0xffffffffu &&
+        img.compatibility_version < dep.compatibility &&
+        (opts_.version_check == dyld_version_check::strict || img.kind != dyld_image_kind::macho ||
+         img.minos < 0x000a0e00u)) {
+      out_.objects[requester].rejected.push_back({file, "incompatible library version"});
+      continue;
+    }
+    dyld_object o;
+    o.name = std::string(dep.install_name);
+    o.path = shown;
+    o.file = file;
+    o.via = c.via;
+    if (c.where != no_object) {
+      o.where = display(c.where);
+      o.rpath = std::string(c.rpath);
+    }
+    o.loader = requester;
+    return add_object(f, 0, c.under_root, std::move(o));
+  }
+  // Only a name that is itself a system path (or an absolute rpath's) stands
+  // for a shared-cache library: a fallback made of a leaf name does not.
+  if (c.under_root && opts_.system_not_checked && system_library_path(c.path) &&
+      (c.via == dyld_found_via::path || c.via == dyld_found_via::rpath)) {
+    dyld_object o;
+    o.name = std::string(dep.install_name);
+    o.path = shown;
+    o.via = dyld_found_via::system;
+    o.kind = dyld_image_kind::system;
+    o.loader = requester;
+    return add_object(nullptr, 0, true, std::move(o));
+  }
+  return no_object;
+}
+
+inline std::uint32_t dyld_state::resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked) {
+  looked = false;
+  const std::string name(dep.install_name);
+  // An absolute or @rpath name already loaded under that name.
+  if (!name.empty() && (name.front() == '/' || starts_with(name, "@rpath/"))) {
+    if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
+  }
+  // A document inlined in a stub that re-exports it.
+  if (auto in = inlined_.find(dep.install_name); in != inlined_.end()) {
+    dyld_object o;
+    o.name = name;
+    o.path = name;
+    o.file = out_.objects[requester].file;
+    o.via = dyld_found_via::inlined;
+    o.loader = requester;
+    return add_object(in->second.first, in->second.second, slots_[requester].under_root, std::move(o));
+  }
+  looked = true;
+  std::uint32_t found = no_object;
+  for_each_candidate(requester, dep.install_name, [&](const dyld_candidate& c) {
+    if (out_.objects.size() >= opts_.max_images) return true;
+    found = try_candidate(requester, dep, c);
+    return found != no_object;
+  });
+  if (found != no_object) by_name_.emplace(name, found);
+  return found;
+}
+
+inline void dyld_state::resolve_dependencies(std::uint32_t id) {
+  slots_[id].deps_set = true;
+  const dyld_image* img = slots_[id].image();
+  if (img == nullptr) return;
+  for (std::size_t i = 0; i < img->dependencies.size(); ++i) {
+    if (out_.objects.size() >= opts_.max_images) {
+      if (!too_many_) error(id, "closure larger than " + std::to_string(opts_.max_images) + " images");
+      too_many_ = true;
+      return;
+    }
+    const dyld_dependency_decl& dep = img->dependencies[i];
+    const bool weak = dep.kind == macho::dylib_kind::weak;
+    bool looked = false;
+    std::uint32_t target = resolve(id, dep, looked);
+    if (target == no_object) {
+      // A missing library: one not-found object per install name.
+      dyld_object o;
+      o.name = std::string(dep.install_name);
+      o.loader = id;
+      o.weak = weak;
+      if (starts_with(dep.install_name, "@rpath/")) {
+        bool any = false;
+        for (std::uint32_t link = id; link != no_object && !any; link = slots_[link].chain_parent)
+          if (const dyld_image* li = slots_[link].image()) any = !li->rpaths.empty();
+        o.warnings.push_back(any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
+                                 : "@rpath never resolves: no LC_RPATH in the load chain");
+      } else if (starts_with(dep.install_name, "@executable_path") && executable_.empty()) {
+        o.warnings.push_back("@executable_path without a main executable (give --executable)");
+      }
+      target = add_object(nullptr, 0, true, std::move(o));
+      by_name_.emplace(std::string(dep.install_name), target);
+    } else if (!weak) {
+      out_.objects[target].weak = false;
+    }
+    out_.objects[id].dependencies[i].object = target;
+    // A dependency on an image whose dependencies are being resolved up the
+    // chain (or on itself) is a cycle, unless the link is upward.
+    if (slots_[target].on_stack && dep.kind != macho::dylib_kind::upward) {
+      if (target == id)
+        error(id, dep.kind == macho::dylib_kind::reexport ? "re-exports itself (" + std::string(dep.install_name) + ")"
+                                                          : "loads itself (" + std::string(dep.install_name) + ")");
+      else
+        error(id, std::string("dependency cycle: ") + (dep.kind == macho::dylib_kind::reexport ? "re-exports " : "loads ") +
+                      display(target) + ", which is loading it");
+    }
+  }
+}
+
+inline void dyld_state::load_all() {
+  struct frame {
+    std::uint32_t id;
+    std::size_t next;
+  };
+  std::vector<frame> stack;
+  stack.push_back({0, 0});
+  slots_[0].on_stack = true;
+  resolve_dependencies(0);
+  while (!stack.empty()) {
+    frame& top = stack.back();
+    const auto& deps = out_.objects[top.id].dependencies;
+    if (top.next >= deps.size()) {
+      slots_[top.id].on_stack = false;
+      stack.pop_back();
+      continue;
+    }
+    const std::uint32_t dep = deps[top.next++].object;
+    if (dep == no_object || slots_[dep].deps_set || !out_.objects[dep].checked()) continue;
+    slots_[dep].chain_parent = top.id;
+    slots_[dep].on_stack = true;
+    stack.push_back({dep, 0});  // `top` is invalid from here
+    resolve_dependencies(dep);
+  }
+}
+
+inline void dyld_state::keep_files() {
+  std::unordered_set<const mapped_file*> seen;
+  for (const auto& s : slots_)
+    if (s.file && s.file->mapped && seen.insert(s.file->mapped.get()).second) out_.files.push_back(s.file->mapped);
+}
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/load.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+inline constexpr std::size_t dyld_max_reexport_depth = 256;
+
+namespace detail {
+
+class dyld_binder {
+ public:
+  explicit dyld_binder(dyld_state& state) : st_(state), out_(state.out()) {}
+
+  void bind_all() {
+    const auto count = static_cast<std::uint32_t>(out_.objects.size());
+    marks_.assign(count, 0);
+    for (std::uint32_t id = 0; id < count; ++id) {
+      const dyld_image* img = st_.image(id);
+      if (img == nullptr || img->kind != dyld_image_kind::macho) continue;
+      bind_image(id, *img);
+    }
+  }
+
+ private:
+  enum class outcome : std::uint8_t { not_found, found, unchecked };
+  struct answer {
+    outcome what = outcome::not_found;
+    std::uint32_t to = no_object;
+    bool weak = false;
+  };
+
+  struct binding_key {
+    std::uint32_t from, to;
+    std::string_view symbol;
+    bool operator==(const binding_key& o) const noexcept { return from == o.from && to == o.to && symbol == o.symbol; }
+  };
+  struct binding_hash {
+    std::size_t operator()(const binding_key& k) const noexcept {
+      return std::hash<std::string_view>()(k.symbol) ^ (std::size_t{k.from} * 0x9e3779b97f4a7c15ull) ^ (std::size_t{k.to} << 20);
+    }
+  };
+
+  void bind(std::uint32_t from, const answer& a, std::string_view symbol, bool flat = false) {
+    if (a.to == no_object) return;
+    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false, flat});
+  }
+
+  // Is `name` in image `id` (and, when `deep`, the images it re-exports)?
+  answer lookup(std::uint32_t id, std::string_view name, bool deep, std::size_t depth) {
+    if (id >= marks_.size()) return {};
+    if (marks_[id] == generation_) return {};  // searched already in this lookup (dyld's alreadySearched)
+    marks_[id] = generation_;
+    const dyld_object& obj = out_.objects[id];
+    if (obj.kind == dyld_image_kind::system) return {outcome::unchecked, id, false};
+    const dyld_image* img = st_.image(id);
+    if (img == nullptr) return {};
+    if (depth > dyld_max_reexport_depth) {
+      st_.error(id, "re-export chain deeper than " + std::to_string(dyld_max_reexport_depth) + " looking up " + std::string(name));
+      return {};
+    }
+    ++out_.lookups;
+    auto hit = img->find(name);
+    if (!hit) {
+      report_once(id, describe(hit.error()));
+      return {};
+    }
+    if (*hit) {
+      const dyld_export_hit& h = **hit;
+      if (!h.reexport) return {outcome::found, id, h.weak};
+      const auto& deps = obj.dependencies;
+      if (h.ordinal == 0 || h.ordinal > deps.size()) {
+        report_once(id, "re-export ordinal " + std::to_string(h.ordinal) + " out of range (" + std::to_string(deps.size()) +
+                            " dylibs) for " + std::string(name));
+        return {};
+      }
+      const std::uint32_t dep = deps[h.ordinal - 1].object;
+      if (dep == no_object || !out_.objects[dep].found()) return {};  // re-exported from a missing weak dylib
+      const std::string_view target = h.import_name.empty() ? name : h.import_name;
+      if (target != name) ++generation_;  // a rename searches afresh
+      return lookup(dep, target, true, depth + 1);
+    }
+    if (!deep) return {};
+    answer unchecked;
+    for (const auto& d : obj.dependencies) {
+      if (d.kind != macho::dylib_kind::reexport || d.object == no_object) continue;
+      answer a = lookup(d.object, name, true, depth + 1);
+      if (a.what == outcome::found) return a;
+      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
+    }
+    return unchecked;
+  }
+
+  answer start(std::uint32_t id, std::string_view name, bool deep) {
+    ++generation_;
+    return lookup(id, name, deep, 0);
+  }
+
+  // Flat lookup: every image in load order, each in its own exports.
+  answer flat(std::string_view name) {
+    answer unchecked;
+    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
+      if (!out_.objects[id].found()) continue;
+      answer a = start(id, name, false);
+      if (a.what == outcome::found) return a;
+      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
+    }
+    return unchecked;
+  }
+
+  // Weak coalescing: the first definition in load order among images with
+  // weak definitions, a non-weak one winning over weak ones.
+  answer coalesce(std::string_view name) {
+    answer best;
+    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
+      const dyld_image* img = st_.image(id);
+      if (img == nullptr || !img->weak_defines) continue;
+      answer a = start(id, name, false);
+      if (a.what != outcome::found) continue;
+      if (best.what != outcome::found || (best.weak && !a.weak)) best = a;
+      if (!best.weak) break;
+    }
+    return best;
+  }
+
+  void report_once(std::uint32_t id, std::string message) {
+    if (reported_.insert(id).second) st_.error(id, std::move(message));
+  }
+
+  void bind_image(std::uint32_t id, const dyld_image& img) {
+    const std::size_t ndeps = out_.objects[id].dependencies.size();
+    std::vector<char> used(ndeps + 1, 0);
+    const bool main_is_executable = out_.objects[0].filetype == macho::MH_EXECUTE;
+    for (const macho::import_entry& e : img.imports) {
+      ++out_.imports;
+      if (e.kind == macho::import_source::weak_bind) {
+        if (e.non_weak_definition) continue;  // announces a strong definition; binds nothing
+        bind(id, coalesce(e.symbol), e.symbol);
+        continue;
+      }
+      answer a;
+      std::int64_t ordinal = e.library_ordinal;
+      if (ordinal > 0 && static_cast<std::uint64_t>(ordinal) > ndeps) {
+        report_once(id, "library ordinal " + std::to_string(ordinal) + " past its " + std::to_string(ndeps) +
+                            " dylibs (importing " + std::string(e.symbol) + ")");
+        continue;
+      }
+      if (ordinal > 0) used[static_cast<std::size_t>(ordinal)] = 1;
+      if (ordinal > 0 && !img.two_level) ordinal = -2;
+      if (ordinal > 0) {
+        const std::uint32_t target = out_.objects[id].dependencies[static_cast<std::size_t>(ordinal - 1)].object;
+        if (target != no_object && out_.objects[target].found()) a = start(target, e.symbol, true);
+      } else if (ordinal == 0) {
+        a = start(id, e.symbol, true);
+      } else if (ordinal == -1) {
+        if (main_is_executable) a = start(0, e.symbol, true);
+        else a.what = outcome::unchecked;  // the host executable is not part of the closure
+      } else if (ordinal == -2) {
+        a = flat(e.symbol);
+      } else if (ordinal == -3) {
+        a = coalesce(e.symbol);
+      } else {
+        report_once(id, "unknown special library ordinal " + std::to_string(ordinal) + " (importing " +
+                            std::string(e.symbol) + ")");
+        continue;
+      }
+      switch (a.what) {
+        case outcome::found: bind(id, a, e.symbol, ordinal == -2); break;
+        case outcome::unchecked:
+          ++out_.unchecked;
+          bind(id, a, e.symbol, ordinal == -2);
+          break;
+        case outcome::not_found:
+          if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)
+            out_.undefined.push_back({id, e.symbol, {}});
+          break;
+      }
+    }
+    // Unused dylibs: ordinals no import names (re-exports are part of the interface).
+    if (!img.two_level) return;
+    const auto& deps = out_.objects[id].dependencies;
+    for (std::size_t i = 0; i < deps.size(); ++i) {
+      if (used[i + 1] || deps[i].kind == macho::dylib_kind::reexport) continue;
+      // ld64.lld writes LC_LOAD_DYLIB and LC_REEXPORT_DYLIB for one -reexport_library: the load is part of the re-export.
+      bool reexported = false;
+      for (const auto& other : deps)
+        reexported = reexported || (other.kind == macho::dylib_kind::reexport && other.install_name == deps[i].install_name);
+      if (!reexported) out_.unused.push_back({id, static_cast<std::uint32_t>(i + 1), deps[i].object, deps[i].install_name});
+    }
+  }
+
+  dyld_state& st_;
+  dyld_link& out_;
+  std::vector<std::uint32_t> marks_;
+  std::uint32_t generation_ = 0;
+  std::unordered_set<binding_key, binding_hash> seen_, undefined_;
+  std::unordered_set<std::uint32_t> reported_;
+};
+
+}  // namespace detail
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld/bind.hpp ----
+#endif
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// Emulate dyld for the Mach-O image at host path `file` (an executable, a
+// dylib or a bundle; a universal file's slice of options.arch, else its
+// first). Errors are only for a root that cannot be read or is not Mach-O;
+// every problem further down is on the objects, in errors or in warnings.
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache);
+result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
+  dyld_link out;
+  detail::dyld_state state(options, out, cache);
+  // The root image.
+  LINKSCOPE_CHECK(state.load_root(file));
+  // The closure, as dyld4's loadDependents recurses.
+  state.load_all();
+  // Every import, two-level.
+  if (options.bindings) detail::dyld_binder(state).bind_all();
+  // The mappings stay with the result.
+  state.keep_files();
+  return out;
+}
+
+LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options) {
+  dyld_cache cache;
+  return link_dyld(file, options, cache);
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/dyld.hpp ----
+// ---- begin linkscope/resolve/definitions.hpp ----
+// linkscope/resolve/definitions.hpp — what a file defines and what a shared
+// library exports, by name, on every platform linkscope-check walks: the
+// evidence behind "statically linked" and "duplicates across packages"
+// (resolve/package_findings.hpp).
+//
+//   exported_strong(path)   the strong definitions of code and data a shared
+//                           library exports, sorted, once each:
+//     ELF      .dynsym: GLOBAL, defined, default or protected visibility, not
+//              common, func/object/tls/ifunc; not STB_GNU_UNIQUE (C++ vague
+//              linkage objects every user of a header carries, which ld.so
+//              unifies), not _init/_fini (crti.o's entry points);
+//     Mach-O   the export trie (dyld's view; LC_DYLD_EXPORTS_TRIE or
+//              LC_DYLD_INFO): regular and thread-local entries that are
+//              neither re-exports nor weak definitions; an image without a
+//              trie gives its external N_SECT nlist entries that are not
+//              N_WEAK_DEF. Every slice of a universal file;
+//     PE       the export directory's named entries, forwarders left out
+//              (they name another DLL's definition).
+//   defined_names(path)     every definition of code or data the file holds,
+//                           any binding (a static copy linked with hidden
+//                           visibility ends up local): ELF .dynsym and
+//                           .symtab; Mach-O every N_SECT nlist entry (locals
+//                           and private externs included) and the trie; PE its
+//                           exports and the COFF symbol table mingw's ld keeps.
+//   archive_definitions(path)  per member of a static archive of Mach-O or
+//                           COFF objects (ELF members have resolve/absorb.hpp),
+//                           the global definitions of code and data. Import
+//                           members (a mingw import library's thunks and
+//                           __imp_ pointers, short import records) define
+//                           nothing here: they are how a DLL is linked, not a
+//                           copy of it.
+// A file that cannot be read gives nothing: callers judge evidence, and an
+// unreadable library holds none they can see.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+// ---- begin linkscope/resolve/duplicates.hpp ----
+// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
+//
+// Over any mix of shared libraries, objects and archives, list the names with
+// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
+// DSO exported with default or protected visibility) in more than one file or
+// archive member. Typical find: a library vendored into an archive (kineto's
+// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
+//
+// For each name the report says:
+//   - which definition ld.so uses at run time: the first DSO in the global
+//     scope of the closure (breadth-first load order of the first DSO or
+//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
+//     closure follow in command-line order and are marked so;
+//   - which definition a link would take: an object file's definition always
+//     wins (objects are always loaded); otherwise the first file on the
+//     command line that defines it (the order a linker searches);
+//   - whether versions differ, and whether sizes differ — for data (OBJECT,
+//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
+//     access sized for one copy reads or writes past the other.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+// ---- begin linkscope/resolve/dynamic.hpp ----
+// linkscope/resolve/dynamic.hpp — ld.so emulation: what a program would load and
+// where every symbol reference would bind, computed from the files alone.
+//
+// Nothing is executed, dlopened or mapped as code. The emulation follows
+// glibc 2.36, in three phases, one file each:
+//   ld_so/load.hpp   the closure: main, preloads, BFS over DT_NEEDED through the
+//                    library search (search_path.hpp, ld_so_cache.hpp); the
+//                    version check of dl-version.c
+//   ld_so/bind.hpp   every relocation's symbol looked up as _dl_lookup_symbol_x
+//                    does, under LD_BIND_NOW; ldd -u; interposed names
+//   load.hpp's report()  the result in load order (ld_so/result.hpp)
+// Every object is read once through elf/ into an object image
+// (ld_so/image.hpp), taken from an object_cache: pass one cache to
+// link_dynamic for every root of a run and each file is mapped and parsed
+// once per run (see ld_so/image.hpp, "Loader cache API").
+
+#include <string>
+
+// ---- begin linkscope/resolve/ld_so/image.hpp ----
+// linkscope/resolve/ld_so/image.hpp — one object as the ld.so emulator reads
+// it (object_image), and the cache of them shared by every root of a run
+// (object_cache).
+//
+// An object_image is what ld.so takes from a file, read once through elf/
+// and never changed afterwards: the ELF views (elf::file, elf::dynamic_info),
+// .dynsym as ld.so indexes it (elf::read_dynsym_from_dynamic: DT_SYMTAB, the
+// hash tables' count, the SHT_DYNSYM rule), .dynstr, the version tables as
+// dl-version.c reads them (elf::version_tables::read_dynamic), projected to
+// ld.so's l_versions, the DT_NEEDED/SONAME/RPATH/RUNPATH strings, PT_INTERP
+// and the relocation classes of its machine. A malformed part becomes a
+// warning and the object keeps what could be read.
+//
+// Loader cache API — object_cache: a run that links many roots (a package
+// check: every executable and DSO of a prefix) passes one object_cache to
+// link_dynamic(program, options, cache) for every root. Each file is then
+// mapped, parsed and pre-faulted once per run, however many closures it
+// joins; a file is known by the host path it was opened as and by its
+// device+inode (two paths of one file give one image). Results keep the
+// mappings they point into alive (dynamic_link::files holds shared
+// pointers), so a result may outlive the cache. Thread-safe: roots may be
+// linked on several threads against one cache (resolve/check.hpp's -j). A
+// lookup holds the cache's lock only to find or insert; a file is mapped and
+// parsed outside it, and when two threads parse one file at once, the first
+// insert wins and the other copy is dropped (images never change, so either
+// is the same). `files()` counts the distinct files parsed, `hits()` the
+// opens answered from the cache.
+//
+// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
+// files it holds come to more than that, it lets them all go (a result or
+// a link in progress keeps what it uses alive) and fills again from there;
+// a file parsed again after that does not count twice in `files()`.
+// `flushes()` says how often. No limit by default.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+namespace detail {
+
+// One entry of ld.so's l_versions (by versym index): what a reference asks
+// for, or what a definition is.
+struct version_entry {
+  std::string_view name;
+  std::string_view filename;  // verneed file; empty for verdef
+  std::uint32_t hash = 0;
+  bool hidden = false;
+  bool weak = false;
+};
+
+// A definition ld.so can find (check_match's first tests): st_value != 0,
+// SHN_ABS or STT_TLS, of a type it accepts.
+template <class Sym>
+bool ld_so_can_match(const Sym& s) noexcept {
+  constexpr unsigned allowed_stt = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
+                                   (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+  const bool has_value = s.st_value != 0 || s.is_absolute() || s.st_type() == elf::STT_TLS;
+  return has_value && ((1u << s.st_type()) & allowed_stt) != 0;
+}
+
+template <class ET>
+struct object_image {
+  using Sym = typename ET::Sym;
+  std::shared_ptr<const mapped_file> mapped;
+  elf::file<ET> elf;
+  elf::dynamic_info<ET> dyn;
+  record_array<Sym> dynsym;
+  byte_view dynstr;
+  record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
+  std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
+  std::vector<version_entry> defined_versions;  // every verdef, the base included
+  elf::reloc_classifier classes;
+  // What the loader needs of the dynamic section and the program headers.
+  std::string_view soname, rpath, runpath;
+  bool has_rpath = false, has_runpath = false, symbolic = false, nodeflib = false;
+  std::vector<std::string_view> needed;
+  std::string interpreter;            // PT_INTERP; empty when none
+  std::vector<std::string> warnings;  // malformed parts, with the reason
+  std::uint64_t device = 0, inode = 0;
+  bool ok = false;
+
+  bool has_versym() const noexcept { return !versym.empty(); }
+  std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
+  std::string_view name_of(const Sym& s) const noexcept {
+    auto n = dynstr.cstring(s.st_name);
+    return n ? *n : std::string_view{};
+  }
+
+  // This object's definitions that ld.so can match (ld_so_can_match, with a
+  // name): what a lookup probes object by object when no index of a whole
+  // closure is built (dynamic_options::bind_dependencies and interposition
+  // false: a package check). Built on first use, once per run however many
+  // roots load the object, by whichever thread asks first.
+  struct definitions {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
+    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
+    std::uint32_t bloom_mask = 0;
+
+    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
+    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
+      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    }
+    bool may_define(std::uint32_t h) const noexcept {
+      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
+    }
+  };
+  const definitions& own_definitions() const {
+    std::call_once(own_once_, [this] {
+      auto& e = own_.entries;
+      for (std::size_t i = 1; i < dynsym.size(); ++i) {
+        const Sym s = dynsym[i];
+        if (!ld_so_can_match(s)) continue;
+        const std::string_view name = name_of(s);
+        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
+      }
+      std::sort(e.begin(), e.end());
+      std::size_t words = 1;
+      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
+      own_.bloom.assign(words, 0);
+      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
+      for (const auto& [h, symidx] : e)
+        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
+    });
+    return own_;
+  }
+
+ private:
+  mutable std::once_flag own_once_;
+  mutable definitions own_;
+};
+
+// Pre-fault the pages of a table that will be read in full (dynsym, dynstr,
+// versym, relocations) with one madvise(MADV_POPULATE_READ) instead of one page
+// fault per 4 KiB (on virtual machines a minor fault costs ~100 us). Purely an
+// optimisation: failures (old kernels, non-Linux) are ignored.
+inline void prefault(const mapped_file& file, const unsigned char* data, std::size_t size) noexcept {
+#if defined(__linux__)
+  if (!file.is_mapped() || size < 65536) return;
+  const auto page = static_cast<std::uintptr_t>(4096);
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(data) + size;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, 22 /* MADV_POPULATE_READ */);
+#else
+  (void)file;
+  (void)data;
+  (void)size;
+#endif
+}
+
+// Open and parse one object; errors become warnings on the image.
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+  auto img = std::make_unique<object_image<ET>>();
+  img->mapped = std::move(mapped);
+  img->device = img->mapped->device();
+  img->inode = img->mapped->inode();
+  auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
+  auto f = elf::file<ET>::open(img->mapped->bytes());
+  if (!f) {
+    note(f.error());
+    return img;
+  }
+  img->elf = *f;
+  img->classes = elf::reloc_classifier::of(img->elf);
+  img->interpreter = std::string(img->elf.interpreter());
+  auto dyn = elf::dynamic_info<ET>::read(img->elf);
+  if (!dyn) {
+    note(dyn.error());
+    return img;
+  }
+  img->dyn = *dyn;
+  img->ok = true;
+  const auto& d = img->dyn;
+  img->dynstr = d.strings();
+  if (auto s = d.soname()) img->soname = *s; else note(s.error());
+  img->has_rpath = d.has_rpath();
+  img->has_runpath = d.has_runpath();
+  if (auto s = d.rpath()) img->rpath = *s; else note(s.error());
+  if (auto s = d.runpath()) img->runpath = *s; else note(s.error());
+  img->symbolic = d.symbolic();
+  img->nodeflib = (d.flags_1() & elf::DF_1_NODEFLIB) != 0;
+  img->needed.reserve(d.needed_count());
+  auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
+  if (!needed) note(needed.error());
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
+    note(v.error());
+  } else if (v->present()) {
+    img->versym = v->versym();
+    img->needed_order = v->needed_order();
+    const auto& entries = v->entries();
+    img->versions.resize(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const elf::version_entry& e = entries[i];
+      if (e.name.empty()) continue;
+      const version_entry entry{e.name, e.file, e.hash, e.hidden, e.weak()};
+      if (e.defined) img->defined_versions.push_back(entry);
+      // The base version (the SONAME) is not available for matching (dl-version.c).
+      if (!e.base()) img->versions[i] = entry;
+    }
+  }
+  // Everything below is read in full by the resolver.
+  const mapped_file& m = *img->mapped;
+  const unsigned char* base = img->elf.bytes().data();
+  prefault(m, img->dynstr.data(), img->dynstr.size());
+  if (!img->dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
+  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  return img;
+}
+
+}  // namespace detail
+
+class object_cache {
+ public:
+  object_cache() = default;
+  object_cache(const object_cache&) = delete;
+  object_cache& operator=(const object_cache&) = delete;
+  // Moving takes the images, not the lock (no thread may use either cache meanwhile).
+  object_cache(object_cache&& other) noexcept
+      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
+        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
+        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
+  object_cache& operator=(object_cache&& other) noexcept {
+    stores_ = std::move(other.stores_);
+    parsed_ = std::move(other.parsed_);
+    ld_so_caches_ = std::move(other.ld_so_caches_);
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
+    hits_ = other.hits_;
+    return *this;
+  }
+
+  // The ld.so.cache at host path `path`, read and parsed once per run: every
+  // root's library search shares it.
+  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto& slot = ld_so_caches_[path];
+    if (!slot) slot = ld_so_cache_file::load(path);
+    return slot;
+  }
+
+  // Distinct files mapped and parsed, and opens answered from the cache.
+  std::size_t files() const noexcept { return parsed_.size(); }
+  std::size_t hits() const noexcept { return hits_; }
+  // The most bytes of mappings kept (0: no limit), and how often it was reached.
+  void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
+  std::size_t flushes() const noexcept { return flushes_; }
+
+  // The image of the file at host path `file` (parsed on first use). An
+  // unreadable file gives an image with ok == false, no mapping and the
+  // reason in its warnings (also cached). The image never changes.
+  template <class ET>
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
+    store<ET>& s = std::get<store<ET>>(stores_);
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto it = s.by_path.find(file);
+      if (it != s.by_path.end()) {
+        ++hits_;
+        return it->second;
+      }
+    }
+    auto mapped = mapped_file::open(file);
+    if (!mapped) {
+      auto failed = std::make_shared<detail::object_image<ET>>();
+      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+      std::lock_guard<std::mutex> hold(lock_);
+      return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
+    }
+    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      auto same = s.by_file.find(key);
+      if (same != s.by_file.end()) {
+        ++hits_;
+        return s.by_path.emplace(file, same->second).first->second;
+      }
+    }
+    const std::size_t size = mapped->size();
+    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    std::lock_guard<std::mutex> hold(lock_);
+    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    if (!fresh) {
+      ++hits_;  // another thread parsed it meanwhile: keep the first
+      return s.by_path.emplace(file, same->second).first->second;
+    }
+    parsed_.insert(key);
+    image_ptr out = same->second;
+    bytes_ += size;
+    if (limit_ != 0 && bytes_ > limit_) {
+      // Over the limit: let every file go; the caller keeps this one.
+      std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
+      bytes_ = 0;
+      ++flushes_;
+      return out;
+    }
+    s.by_path.emplace(file, out);
+    return out;
+  }
+
+ private:
+  template <class ET>
+  struct store {
+    std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+  };
+  std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
+  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
+  std::mutex lock_;
+  std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
+  std::size_t hits_ = 0;
+};
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/ld_so/image.hpp ----
 // The phases are the implementation: a TU of compiled mode that only calls
 // link_dynamic sees the declarations below and never parses them.
 #if LINKSCOPE_DEFINITIONS
@@ -15371,281 +16781,180 @@ namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-enum class member_status : u8 { absorbed, hidden, re_exported, required, unused };
-enum class archive_verdict : u8 { not_needed, needed, re_exported, unrelated };
-
-constexpr const char* to_string(member_status s) noexcept {
-  switch (s) {
-    case member_status::absorbed: return "absorbed";
-    case member_status::hidden: return "hidden";
-    case member_status::re_exported: return "re-exported";
-    case member_status::required: return "required";
-    case member_status::unused: return "unused";
-  }
-  return "?";
-}
-constexpr const char* to_string(archive_verdict v) noexcept {
-  switch (v) {
-    case archive_verdict::not_needed: return "not-needed";
-    case archive_verdict::needed: return "needed";
-    case archive_verdict::re_exported: return "re-exported";
-    case archive_verdict::unrelated: return "unrelated";
-  }
-  return "?";
-}
-
-struct absorb_options {
-  std::vector<std::string> consumers;  // objects, archives or DSOs that link against S
-  ar::thin_options thin;
-  std::size_t max_evidence = 16;       // evidence symbols kept per archive
-  // Load S's DT_NEEDED closure as ld.so would (resolve/dynamic.hpp) and
-  // discount S's undefined symbols that a library of the closure defines:
-  // only what nothing else provides can make an archive "required".
-  bool use_closure = true;
-  dynamic_options closure;
+struct definition_site {
+  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
+  std::string version;       // empty when unversioned
+  bool default_version = false;  // `version` is the default one (name@@VER)
+  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
+  u64 size = 0;
+  symbol_kind kind = symbol_kind::notype;
+  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
+  bool from_archive = false;
+  std::size_t argument = 0;  // position of its file on the command line
+  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
 };
 
-struct member_report {
+struct duplicate_symbol {
   std::string name;
-  member_status status = member_status::unused;
-  std::vector<std::string> symbols;  // the symbols that decided the status
-  std::size_t defined = 0;           // global definitions in the member
+  std::vector<definition_site> sites;
+  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
+  std::size_t link_winner = 0;                   // index into sites
+  bool versions_differ = false;
+  bool sizes_differ = false;
+  bool abi_break = false;  // a data symbol whose sizes differ
 };
 
-struct archive_report {
-  std::string path;
-  archive_verdict verdict = archive_verdict::unrelated;
-  std::vector<std::string> evidence;
-  std::vector<member_report> members;
-  std::vector<skipped_member> skipped;  // members that are not ELF objects, missing thin members
+struct duplicates_options {
+  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
+  dynamic_options closure;
+  ar::thin_options thin;
 };
 
-struct absorb_report {
-  std::string shared;
-  bool shared_has_symtab = false;
-  std::size_t shared_exports = 0;
-  std::size_t shared_undefined = 0;          // strong undefined dynamic symbols of S
-  std::size_t shared_unresolved = 0;         // ... that S's NEEDED closure does not define
-  std::vector<std::string> missing_needed;   // NEEDED libraries of the closure not found
-  std::vector<archive_report> archives;
-  bool any_needed() const noexcept {
-    return std::any_of(archives.begin(), archives.end(),
-                       [](const archive_report& a) { return a.verdict == archive_verdict::needed; });
-  }
+struct duplicates_report {
+  std::vector<duplicate_symbol> duplicates;  // sorted by name
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
+                                             // also given as an argument is spelled as given there
+  std::vector<skipped_member> skipped;
 };
-
-// Analyse S (a shared library or executable) against each archive. A failure
-// names the input (S, a consumer, an archive or its member).
-result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
-                                         const absorb_options& options = {});
 
 namespace detail {
-
-inline bool is_real_definition(const symbol& sym) noexcept {
-  return sym.defined && sym.is_global() && sym.kind != symbol_kind::section && sym.kind != symbol_kind::file;
+inline bool strong_definition(const symbol& s, object_kind from) noexcept {
+  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
+    return false;
+  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (elf::is_version_definition(s)) return false;  // GLIBC_2.15 in libc and libm: a version, not a definition
+  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
+  return true;
 }
-
-// What S offers and lacks, with names viewing S's mapping.
-struct shared_view {
-  symbol_table dynamic;   // every dynsym entry
-  symbol_table symtab;    // every defined .symtab entry (locals included)
-  hash_index exports;     // defined, global, default/protected visibility
-  hash_index undefined;   // strong undefined, not defined by any library of S's closure
-  hash_index in_symtab;   // any definition in .symtab
-  bool has_symtab = false;
-};
-
 }  // namespace detail
 
-// The definitions: compiled once in src/ in compiled mode (core/config.hpp).
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+// A failure names the input: the argument as given and, for an archive
+// member, the member (diagnostic::where() is "lib.a(member.o)").
+result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                      const duplicates_options& options = {});
+
 #if LINKSCOPE_DEFINITIONS
-namespace detail {
+LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                                     const duplicates_options& options) {
+  duplicates_report report;
+  std::unordered_map<std::string, std::vector<definition_site>> sites;
+  // How each argument that is a plain ELF file (not an archive) links.
+  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
 
-LINKSCOPE_FUNC result<void> load_shared(byte_view bytes, shared_view& out) {
-  LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
-  LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
-                                    [](const symbol& s) {
-                                      return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
-                                    }));
-  out.has_symtab = !out.symtab.empty();
-  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
-    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
-  });
-  out.in_symtab = hash_index::build(out.symtab);
-  return ok();
-}
-
-// Names defined (and visible) in the libraries of S's DT_NEEDED closure.
-LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
-                                                                           const absorb_options& options,
-                                                                           std::vector<std::string>& missing) {
-  dynamic_options dyn = options.closure;
-  dyn.bindings = false;
-  std::string program = shared_path;
-  if (program.find('/') == std::string::npos) program = "./" + program;
-  LINKSCOPE_TRY(link, link_dynamic(program, dyn));
-  std::unordered_set<std::string> defined;
-  for (std::size_t i = 1; i < link.objects.size(); ++i) {
-    const loaded_object& object = link.objects[i];
-    if (!object.found()) {
-      missing.push_back(object.name);
-      continue;
-    }
-    auto file = mapped_file::open(object.file);
-    if (!file) continue;
-    auto r = elf::symbols_source(file->bytes(), elf::symbol_table_kind::dynamic).for_each_symbol([&](const symbol& s) {
-      if (is_real_definition(s) && s.vis != visibility::hidden && s.vis != visibility::internal) defined.emplace(s.name);
-    });
-    (void)r;  // a malformed library of the closure defines nothing we can see
-  }
-  return defined;
-}
-
-// Undefined references of the consumers that they do not define themselves
-// and that S does not export.
-LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_needs(
-    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin) {
-  std::unordered_set<std::string> undefined;
-  std::unordered_set<std::string> defined;
-  for (const std::string& path : consumers) {
+  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+    const std::string& path = paths[argument];
     auto walked = visit_elf_objects(
         path,
         [&](const elf_object& object) {
-          return for_each_object_symbol(object, [&](const symbol& sym) {
-            if (!sym.is_global()) return;
-            if (sym.defined)
-              defined.emplace(sym.name);
-            else if (sym.bind == ::linkscope::binding::global)
-              undefined.emplace(sym.name);
+          const bool from_archive = !object.member_name.empty();
+          if (!from_archive) plain_kind[argument] = object.kind;
+          std::string display(object.display_name);
+          return for_each_object_symbol(object, [&](const symbol& s) {
+            if (!detail::strong_definition(s, object.kind)) return;
+            auto& list = sites[std::string(s.name)];
+            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
+            for (definition_site& site : list)
+              if (site.file == display) {
+                if (s.ver == version_kind::default_) {
+                  site.version = std::string(s.version);
+                  site.default_version = true;
+                }
+                return;
+              }
+            definition_site site;
+            site.file = display;
+            site.version = std::string(s.version);
+            site.default_version = s.ver == version_kind::default_;
+            site.member_name = std::string(object.member_name);
+            site.size = s.size;
+            site.kind = s.kind;
+            site.from = object.kind;
+            site.from_archive = from_archive;
+            site.argument = argument;
+            list.push_back(std::move(site));
           });
         },
-        nullptr, thin);
+        &report.skipped, options.thin);
     if (!walked) return walked.error();
   }
-  std::unordered_set<std::string> needs;
-  for (const std::string& name : undefined)
-    if (defined.count(name) == 0 && !shared.exports.contains(name)) needs.insert(name);
-  return needs;
-}
 
-inline void add_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& symbols, std::size_t cap) {
-  for (const std::string& s : symbols) {
-    if (evidence.size() >= cap) return;
-    evidence.push_back(s);
-  }
-}
-
-}  // namespace detail
-
-LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path,
-                                                                    const std::vector<std::string>& archives,
-                                                                    const absorb_options& options) {
-  auto shared_file = mapped_file::open(shared_path);
-  if (!shared_file) return diagnostic(shared_file.error(), shared_path);
-  const byte_view shared_bytes = shared_file->bytes();
-  if (!elf::is_elf(shared_bytes))
-    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library"), shared_path);
-  detail::shared_view shared;
-  if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
-  std::vector<std::string> missing_needed;
-  std::unordered_set<std::string> provided;
-  if (options.use_closure) {
-    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
-    if (closure) provided = std::move(*closure);
-  }
-  std::size_t strong_undefined = 0;
-  shared.undefined = hash_index::build(shared.dynamic, [&](const symbol& s) {
-    if (s.defined || s.bind != ::linkscope::binding::global) return false;
-    ++strong_undefined;
-    return provided.count(std::string(s.name)) == 0;
-  });
-  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
-
-  absorb_report report;
-  report.shared = shared_path;
-  report.shared_has_symtab = shared.has_symtab;
-  report.shared_exports = shared.exports.size();
-  report.shared_undefined = strong_undefined;
-  report.shared_unresolved = shared.undefined.size();
-  report.missing_needed = std::move(missing_needed);
-
-  for (const std::string& path : archives) {
-    archive_report ar_report;
-    ar_report.path = path;
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          member_report member;
-          member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
-          std::vector<std::string> required, exported, hidden, absorbed;
-          auto r = for_each_object_symbol(object, elf::symbol_table_kind::static_, [&](const symbol& sym) {
-            if (!detail::is_real_definition(sym)) return;
-            ++member.defined;
-            const bool in_exports = shared.exports.contains(sym.name);
-            if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
-              required.emplace_back(sym.name);
-            } else if (in_exports) {
-              exported.emplace_back(sym.name);
-            } else {
-              bool found_local = false, found_global = false;
-              shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
-                const symbol& s = shared.symtab[id];
-                if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
-                  found_local = true;
-                else
-                  found_global = true;
-              });
-              if (found_local)
-                hidden.emplace_back(sym.name);
-              else if (found_global)
-                absorbed.emplace_back(sym.name);
-            }
-          });
-          if (!r) return r;
-          if (!required.empty()) {
-            member.status = member_status::required;
-            member.symbols = std::move(required);
-          } else if (!exported.empty()) {
-            member.status = member_status::re_exported;
-            member.symbols = std::move(exported);
-          } else if (!hidden.empty()) {
-            member.status = member_status::hidden;
-            member.symbols = std::move(hidden);
-          } else if (!absorbed.empty()) {
-            member.status = member_status::absorbed;
-            member.symbols = std::move(absorbed);
+  // Run-time order: the global scope of the closure of the root DSO/executable.
+  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
+  std::string root = options.closure_root;
+  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
+    if (loadable(plain_kind[i])) root = paths[i];
+  constexpr std::size_t not_in_scope = ~std::size_t{0};
+  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
+  if (!root.empty()) {
+    dynamic_options dyn = options.closure;
+    dyn.bindings = false;
+    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    if (auto link = link_dynamic(program, dyn)) {
+      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
+      for (std::uint32_t index : link->search_list) {
+        const loaded_object& object = link->objects[index];
+        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
+        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
+        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
+      }
+      std::vector<char> respelled(identity.size(), 0);
+      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+        if (!loadable(plain_kind[argument])) continue;
+        auto file = mapped_file::open(paths[argument]);
+        if (!file) continue;
+        for (std::size_t i = 0; i < identity.size(); ++i)
+          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
+            scope_of_argument[argument] = i;
+            // One file, one spelling: the argument's, as the definitions give it
+            // (ld.so spells the root ./liba.so and a found library by its search path).
+            if (!respelled[i]) report.closure_order[i] = paths[argument];
+            respelled[i] = 1;
+            break;
           }
-          ar_report.members.push_back(std::move(member));
-          return ok();
-        },
-        &ar_report.skipped, options.thin);
-    if (!walked) return walked.error();
-
-    auto members_with = [&](member_status s) {
-      std::vector<const member_report*> out;
-      for (const member_report& m : ar_report.members)
-        if (m.status == s) out.push_back(&m);
-      return out;
-    };
-    auto required = members_with(member_status::required);
-    auto exported = members_with(member_status::re_exported);
-    auto hidden = members_with(member_status::hidden);
-    auto absorbed = members_with(member_status::absorbed);
-    const std::vector<const member_report*>* evidence_from = nullptr;
-    if (!required.empty()) {
-      ar_report.verdict = archive_verdict::needed;
-      evidence_from = &required;
-    } else if (!exported.empty()) {
-      ar_report.verdict = archive_verdict::re_exported;
-      evidence_from = &exported;
-    } else if (!hidden.empty() || !absorbed.empty()) {
-      ar_report.verdict = archive_verdict::not_needed;
-      evidence_from = hidden.empty() ? &absorbed : &hidden;
+      }
     }
-    if (evidence_from != nullptr)
-      for (const member_report* m : *evidence_from) detail::add_evidence(ar_report.evidence, m->symbols, options.max_evidence);
-    report.archives.push_back(std::move(ar_report));
   }
+
+  for (auto& [name, list] : sites) {
+    if (list.size() < 2) continue;
+    duplicate_symbol dup;
+    dup.name = name;
+    dup.sites = std::move(list);
+    for (definition_site& site : dup.sites)
+      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
+    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const definition_site& site = dup.sites[i];
+      if (site.from == object_kind::relocatable) continue;
+      if (dup.runtime_winner == ~std::size_t{0}) {
+        dup.runtime_winner = i;
+        continue;
+      }
+      const definition_site& best = dup.sites[dup.runtime_winner];
+      if (site.scope_position < best.scope_position ||
+          (site.scope_position == best.scope_position && site.argument < best.argument))
+        dup.runtime_winner = i;
+    }
+    // Link time: a plain object file first, else the first on the command line.
+    dup.link_winner = 0;
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
+      const definition_site& best = dup.sites[dup.link_winner];
+      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
+        dup.link_winner = i;
+    }
+    for (const definition_site& site : dup.sites) {
+      if (site.version != dup.sites[0].version) dup.versions_differ = true;
+      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
+    }
+    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
+                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
+                    });
+    report.duplicates.push_back(std::move(dup));
+  }
+  std::sort(report.duplicates.begin(), report.duplicates.end(),
+            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
   return report;
 }
 #endif  // LINKSCOPE_DEFINITIONS
@@ -15653,23 +16962,189 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/absorb.hpp ----
-// ---- begin linkscope/resolve/cmake_libs.hpp ----
-// linkscope/resolve/cmake_libs.hpp — a CMake library list read as a
-// consumer's link takes it: the entries of a config's <PKG>_LIBRARIES or
-// INTERFACE_LINK_LIBRARIES (linkscope-absorbed --cmake-libs), and the
-// library words of the link command CMake writes for a probe executable
-// (--cmake-package). Nothing is run here: paths are looked up on disk as
-// find_library and the linker would (-l: GNU ld's built-in directories,
-// resolve/link_line.hpp), and what only CMake can evaluate (a target, a
-// generator expression) is said so, never guessed.
+// ---- end linkscope/resolve/duplicates.hpp ----
 
-#include <cstddef>
-#include <cstring>
-#include <string>
-#include <string_view>
-#include <vector>
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
 
+std::vector<std::string> exported_strong(const std::string& path);
+std::unordered_set<std::string> defined_names(const std::string& path);
+
+struct member_definitions {
+  std::string member;              // the member's name
+  std::vector<std::string> names;  // its global definitions, sorted, once each
+};
+std::vector<member_definitions> archive_definitions(const std::string& path);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+inline bool code_or_data(const symbol& s) noexcept {
+  return s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+         s.kind == symbol_kind::ifunc;
+}
+
+inline void sort_unique(std::vector<std::string>& names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
+
+// f(bytes) for the file, or for each slice of a universal file, that is of
+// the kind `is_kind` asks for (a thin Mach-O image, an archive).
+template <class Is, class F>
+void for_each_slice(byte_view bytes, Is&& is_kind, F&& f) {
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return;
+    for (const macho::fat_slice& s : fat->slices())
+      if (is_kind(s.bytes)) f(s.bytes);
+    return;
+  }
+  if (is_kind(bytes)) f(bytes);
+}
+
+// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
+template <class F>
+void for_each_macho_image(byte_view bytes, F&& f) {
+  for_each_slice(bytes, [](byte_view b) { return macho::is_macho(b); }, f);
+}
+
+// A Mach-O image's exports as dyld sees them (see the top of this file).
+inline void macho_exports(byte_view image, bool strong_only, std::vector<std::string>& out) {
+  auto l = macho::read_linkage(image);
+  if (!l) return;
+  if (l->has_trie) {
+    auto walked = macho::for_each_export(l->trie, [&](const macho::export_entry& e) {
+      if (e.reexport() || (strong_only && e.weak_definition())) return;
+      if (e.kind() != macho::export_kind::regular && e.kind() != macho::export_kind::thread_local_) return;
+      out.emplace_back(e.name);
+    });
+    (void)walked;  // a malformed trie: the names read so far
+    return;
+  }
+  for (const auto& e : l->nlist_exports)
+    if (!strong_only || !e.weak) out.emplace_back(e.name);
+}
+
+// Import members of a mingw import library: how a DLL is linked, no copy of it.
+inline bool import_thunk_name(std::string_view name) noexcept {
+  return name.starts_with("__imp_") || name.starts_with("_head_") || name.starts_with("__head_") ||
+         name.starts_with("__IMPORT_DESCRIPTOR_") || name.starts_with("__NULL_IMPORT_DESCRIPTOR") ||
+         name.find("_iname") != std::string_view::npos;
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC std::vector<std::string> exported_strong(const std::string& path) {
+  std::vector<std::string> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      if (object.kind != object_kind::shared) return ok();
+      return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
+        if (!detail::strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
+        if (s.name == "_init" || s.name == "_fini") return;
+        if (detail::code_or_data(s)) out.emplace_back(s.name);
+      });
+    });
+    (void)walked;  // an unreadable library exports nothing we can see
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) { detail::macho_exports(image, true, out); });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (image) {
+      auto exports = image->exports();
+      if (exports)
+        for (const auto& e : *exports)
+          if (!e.name.empty() && e.forwarder.empty()) out.emplace_back(e.name);
+    }
+  }
+  detail::sort_unique(out);
+  return out;
+}
+
+LINKSCOPE_FUNC std::unordered_set<std::string> defined_names(const std::string& path) {
+  std::unordered_set<std::string> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  auto add = [&](const symbol& s) {
+    if (s.defined && detail::code_or_data(s)) out.emplace(s.name);
+  };
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
+        auto r = for_each_object_symbol(object, which, add);
+        (void)r;  // a table that is absent or bad: the other one still counts
+      }
+      return ok();
+    });
+    (void)walked;
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) {
+      auto r = macho::symbols_source(image).for_each_symbol(add);
+      (void)r;
+      std::vector<std::string> exported;
+      detail::macho_exports(image, false, exported);
+      for (auto& name : exported) out.insert(std::move(name));
+    });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (!image) return out;
+    if (auto exports = image->exports())
+      for (const auto& e : *exports)
+        if (!e.name.empty() && e.forwarder.empty()) out.emplace(e.name);
+    if (image->has_symbol_table()) {
+      auto table = coff::standard_object::parse(bytes, image->coff_header_offset());
+      if (table) {
+        auto r = table->for_each_symbol(add);
+        (void)r;
+      }
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::string& path) {
+  std::vector<member_definitions> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  auto read_archive = [&](byte_view bytes) {
+    auto archive = ar::archive::open(bytes);
+    if (!archive) return;
+    auto walked = archive->for_each_member([&](const ar::member& m) {
+      member_definitions d;
+      d.member = std::string(m.name);
+      auto add = [&](const symbol& s) {
+        if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
+            !detail::import_thunk_name(s.name))
+          d.names.emplace_back(s.name);
+      };
+      if (macho::is_macho(m.data)) {
+        auto r = macho::symbols_source(m.data).for_each_symbol(add);
+        (void)r;
+      } else if (!elf::is_elf(m.data)) {
+        auto r = coff::visit_object(m.data, [&](const auto& object) { return object.for_each_symbol(add); });
+        (void)r;  // a short import record, or no object: no definitions
+      }
+      detail::sort_unique(d.names);
+      if (!d.names.empty()) out.push_back(std::move(d));
+    });
+    (void)walked;
+  };
+  detail::for_each_slice(file->bytes(), [](byte_view b) { return ar::archive::is_archive(b); }, read_archive);
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/definitions.hpp ----
 // ---- begin linkscope/resolve/file_format.hpp ----
 // linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
 // over every format linkscope reads: the one answer that linkscope-check's
@@ -15770,6 +17245,559 @@ inline file_format sniff_file(const std::string& path, std::string* head_out = n
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/file_format.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+enum class member_status : u8 { absorbed, hidden, re_exported, required, unused };
+enum class archive_verdict : u8 { not_needed, needed, re_exported, unrelated };
+
+constexpr const char* to_string(member_status s) noexcept {
+  switch (s) {
+    case member_status::absorbed: return "absorbed";
+    case member_status::hidden: return "hidden";
+    case member_status::re_exported: return "re-exported";
+    case member_status::required: return "required";
+    case member_status::unused: return "unused";
+  }
+  return "?";
+}
+constexpr const char* to_string(archive_verdict v) noexcept {
+  switch (v) {
+    case archive_verdict::not_needed: return "not-needed";
+    case archive_verdict::needed: return "needed";
+    case archive_verdict::re_exported: return "re-exported";
+    case archive_verdict::unrelated: return "unrelated";
+  }
+  return "?";
+}
+
+struct absorb_options {
+  std::vector<std::string> consumers;  // objects, archives or DSOs that link against S
+  ar::thin_options thin;
+  std::size_t max_evidence = 16;       // evidence symbols kept per archive
+  // Load S's DT_NEEDED closure as ld.so would (resolve/dynamic.hpp) and
+  // discount S's undefined symbols that a library of the closure defines:
+  // only what nothing else provides can make an archive "required".
+  bool use_closure = true;
+  dynamic_options closure;
+  // Mach-O: the slice of a universal S, and of universal or mixed archives
+  // and consumers ("x86_64", "arm64"); "" = S's first slice.
+  std::string arch;
+  // Mach-O: how S's dylib closure is found (root, executable, DYLD_* paths);
+  // arch and bindings are set from the above.
+  dyld_options dyld;
+};
+
+struct member_report {
+  std::string name;
+  member_status status = member_status::unused;
+  std::vector<std::string> symbols;  // the symbols that decided the status
+  std::size_t defined = 0;           // global definitions in the member
+};
+
+struct archive_report {
+  std::string path;
+  archive_verdict verdict = archive_verdict::unrelated;
+  std::vector<std::string> evidence;
+  std::vector<member_report> members;
+  std::vector<skipped_member> skipped;  // members that are not ELF objects, missing thin members
+};
+
+struct absorb_report {
+  std::string shared;
+  std::string format;  // "elf", "macho" or "pe": S's format
+  std::string arch;    // Mach-O: the slice analysed ("x86_64", "arm64"); else ""
+  bool shared_has_symtab = false;
+  std::size_t shared_exports = 0;
+  std::size_t shared_undefined = 0;          // strong undefined dynamic symbols of S
+  std::size_t shared_unresolved = 0;         // ... that S's NEEDED closure does not define
+  std::vector<std::string> missing_needed;   // NEEDED libraries of the closure not found
+  std::vector<archive_report> archives;
+  bool any_needed() const noexcept {
+    return std::any_of(archives.begin(), archives.end(),
+                       [](const archive_report& a) { return a.verdict == archive_verdict::needed; });
+  }
+};
+
+// Analyse S (a shared library or executable) against each archive. A failure
+// names the input (S, a consumer, an archive or its member).
+result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path, const std::vector<std::string>& archives,
+                                         const absorb_options& options = {});
+
+namespace detail {
+
+inline bool is_real_definition(const symbol& sym) noexcept {
+  return sym.defined && sym.is_global() && sym.kind != symbol_kind::section && sym.kind != symbol_kind::file;
+}
+
+// What S offers and lacks, with names viewing S's mapping.
+struct shared_view {
+  symbol_table dynamic;   // every dynsym entry
+  symbol_table symtab;    // every defined .symtab entry (locals included)
+  hash_index exports;     // defined, global, default/protected visibility
+  hash_index undefined;   // strong undefined, not defined by any library of S's closure
+  hash_index in_symtab;   // any definition in .symtab
+  bool has_symtab = false;
+  std::deque<std::string> owned;  // names built while reading (Mach-O trie, PE i386 decoration)
+};
+
+}  // namespace detail
+
+// The definitions: compiled once in src/ in compiled mode (core/config.hpp).
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+LINKSCOPE_FUNC result<void> load_shared(byte_view bytes, shared_view& out) {
+  LINKSCOPE_CHECK(out.dynamic.append(elf::symbols_source(bytes, elf::symbol_table_kind::dynamic)));
+  LINKSCOPE_CHECK(out.symtab.append(elf::symbols_source(bytes, elf::symbol_table_kind::static_),
+                                    [](const symbol& s) {
+                                      return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
+                                    }));
+  out.has_symtab = !out.symtab.empty();
+  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
+    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
+  });
+  out.in_symtab = hash_index::build(out.symtab);
+  return ok();
+}
+
+inline bool table_definition(const symbol& s) noexcept {
+  return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
+}
+
+// A name S exports, as a dynamic-table entry.
+inline void add_export(shared_view& out, std::string_view name, bool weak) {
+  symbol s;
+  s.name = out.owned.emplace_back(name);
+  s.bind = weak ? ::linkscope::binding::weak : ::linkscope::binding::global;
+  s.kind = symbol_kind::func;
+  out.dynamic.push_back(s);
+}
+
+inline void finish_shared(shared_view& out) {
+  out.has_symtab = !out.symtab.empty();
+  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
+    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
+  });
+  out.in_symtab = hash_index::build(out.symtab);
+}
+
+// S as one Mach-O image: the trie (or its external nlist definitions) as the
+// dynamic table with its non-weak imports as undefined entries, its nlist
+// definitions as the symtab.
+LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, shared_view& out) {
+  LINKSCOPE_TRY(l, macho::read_linkage(image));
+  if (l.has_trie) {
+    LINKSCOPE_CHECK(macho::for_each_export(l.trie, [&](const macho::export_entry& e) {
+      if (!e.reexport()) add_export(out, e.name, e.weak_definition());
+    }));
+  } else {
+    for (const auto& e : l.nlist_exports) add_export(out, e.name, e.weak);
+  }
+  for (const auto& i : l.imports) {
+    if (i.weak_import || i.library_ordinal == 0 || i.library_ordinal == -3) continue;  // self, weak coalescing
+    symbol s;
+    s.name = i.symbol;
+    s.defined = false;
+    out.dynamic.push_back(s);
+  }
+  LINKSCOPE_CHECK(out.symtab.append(macho::symbols_source(image), table_definition));
+  finish_shared(out);
+  return ok();
+}
+
+// S as a PE image: its exports (forwarders excluded) as the dynamic table,
+// and its COFF symbol table, all of it hidden (exports are explicit).
+LINKSCOPE_FUNC result<void> load_shared_pe(byte_view bytes, shared_view& out) {
+  LINKSCOPE_TRY(image, pe::image::parse(bytes));
+  const bool underscore = image.machine() == coff::machine::i386;
+  LINKSCOPE_TRY(exports, image.exports());
+  for (const auto& e : exports) {
+    if (e.name.empty() || !e.forwarder.empty()) continue;
+    add_export(out, underscore ? "_" + std::string(e.name) : std::string(e.name), false);
+  }
+  if (image.has_symbol_table()) {
+    LINKSCOPE_TRY(table, coff::standard_object::parse(bytes, image.coff_header_offset()));
+    LINKSCOPE_CHECK(table.for_each_symbol([&](const symbol& sym) {
+      if (!table_definition(sym)) return;
+      symbol s = sym;
+      s.vis = visibility::hidden;
+      out.symtab.push_back(s);
+    }));
+  }
+  finish_shared(out);
+  return ok();
+}
+
+// The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
+// slice of a universal one).
+LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view arch) {
+  if (!macho::is_fat(bytes)) {
+    if (arch.empty()) return bytes;
+    LINKSCOPE_TRY(l, macho::read_linkage(bytes));
+    if (arch != macho::arch_name(l.cputype, l.cpusubtype))
+      return bytes.fail(errc::not_found, 0, "a thin Mach-O file of another architecture than the one asked for");
+    return bytes;
+  }
+  LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
+  if (fat.slices().empty()) return bytes.fail(errc::malformed, 0, "universal file without slices");
+  if (arch.empty()) return fat.slices().front().bytes;
+  auto slice = fat.find(arch);
+  if (!slice) return bytes.fail(errc::not_found, 0, "no slice for the architecture asked for");
+  return slice->bytes;
+}
+
+// f(member name, bytes) for each Mach-O or COFF object of `path` (an object,
+// or an archive of them; universal files give their `cputype` slice, 0 =
+// any). Members of another architecture, import members and what is no
+// object go to `skipped`.
+template <class F>
+result<void, diagnostic> for_each_foreign_object(const std::string& path, u32 cputype, F&& f,
+                                                 std::vector<skipped_member>* skipped) {
+  auto file = mapped_file::open(path);
+  if (!file) return diagnostic(file.error(), path);
+  byte_view bytes = file->bytes();
+  auto skip = [&](std::string_view name, error why) {
+    if (skipped != nullptr) skipped->push_back({std::string(name), why});
+  };
+  auto one = [&](std::string_view name, byte_view object) -> result<void> {
+    if (macho::is_macho(object)) {
+      auto l = macho::read_linkage(object);
+      if (!l) return l.error();
+      if (cputype != 0 && l->cputype != cputype) {
+        skip(name, object.fail(errc::unsupported, 0, "a member for another architecture"));
+        return ok();
+      }
+      return f(name, object);
+    }
+    if (coff::is_short_import(object) || elf::is_elf(object)) {
+      skip(name, object.fail(errc::unsupported, 0, "not a Mach-O or COFF object (an import member, or ELF)"));
+      return ok();
+    }
+    // A mingw import library's members (thunks, __imp_ pointers, the
+    // descriptor heads) are how a DLL is linked, not a copy of its code.
+    bool import_member = false;
+    auto probe = coff::visit_object(object, [&](const auto& o) {
+      return o.for_each_symbol([&](const symbol& sym) {
+        if (sym.defined && sym.is_global() && import_thunk_name(sym.name)) import_member = true;
+      });
+    });
+    if (!probe || !*probe) {
+      skip(name, !probe ? probe.error() : probe->error());
+      return ok();
+    }
+    if (import_member) {
+      skip(name, object.fail(errc::unsupported, 0, "an import member (how a DLL is linked, not a copy of its code)"));
+      return ok();
+    }
+    return f(name, object);
+  };
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return diagnostic(fat.error(), path);
+    bool found = false;
+    for (const auto& slice : fat->slices()) {
+      if (cputype != 0 ? slice.cputype != cputype : found) continue;
+      found = true;
+      bytes = slice.bytes;
+    }
+    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for S's architecture"), path);
+  }
+  if (!ar::archive::is_archive(bytes)) {
+    if (auto r = one(path, bytes); !r) return diagnostic(r.error(), path);
+    return {};
+  }
+  auto archive = ar::archive::open(bytes);
+  if (!archive) return diagnostic(archive.error(), path);
+  std::string failed_member;
+  result<void> failed = ok();
+  auto walked = archive->for_each_member([&](const ar::member& m) -> bool {
+    failed = one(m.name, m.data);
+    if (failed) return true;
+    failed_member = std::string(m.name);
+    return false;
+  });
+  if (!walked) return diagnostic(walked.error(), path);
+  if (!failed) return diagnostic(failed.error(), path, failed_member);
+  return {};
+}
+
+// f(symbol) for every symbol of a Mach-O or COFF object.
+template <class F>
+result<void> for_each_foreign_symbol(byte_view object, F&& f) {
+  if (macho::is_macho(object)) return macho::symbols_source(object).for_each_symbol(f);
+  auto r = coff::visit_object(object, [&](const auto& o) { return o.for_each_symbol(f); });
+  if (!r) return r.error();
+  return *r;
+}
+
+// Names defined (and visible) in the libraries of S's DT_NEEDED closure.
+LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
+                                                                           const absorb_options& options,
+                                                                           std::vector<std::string>& missing) {
+  dynamic_options dyn = options.closure;
+  dyn.bindings = false;
+  std::string program = shared_path;
+  if (program.find('/') == std::string::npos) program = "./" + program;
+  LINKSCOPE_TRY(link, link_dynamic(program, dyn));
+  std::unordered_set<std::string> defined;
+  for (std::size_t i = 1; i < link.objects.size(); ++i) {
+    const loaded_object& object = link.objects[i];
+    if (!object.found()) {
+      missing.push_back(object.name);
+      continue;
+    }
+    auto file = mapped_file::open(object.file);
+    if (!file) continue;
+    auto r = elf::symbols_source(file->bytes(), elf::symbol_table_kind::dynamic).for_each_symbol([&](const symbol& s) {
+      if (is_real_definition(s) && s.vis != visibility::hidden && s.vis != visibility::internal) defined.emplace(s.name);
+    });
+    (void)r;  // a malformed library of the closure defines nothing we can see
+  }
+  return defined;
+}
+
+// Undefined references of the consumers that they do not define themselves
+// and that S does not export.
+LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_needs(
+    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin, u32 cputype) {
+  std::unordered_set<std::string> undefined;
+  std::unordered_set<std::string> defined;
+  auto note = [&](const symbol& sym) {
+    if (!sym.is_global()) return;
+    if (sym.defined)
+      defined.emplace(sym.name);
+    else if (sym.bind == ::linkscope::binding::global)
+      undefined.emplace(sym.name);
+  };
+  for (const std::string& path : consumers) {
+    const file_format format = sniff_file(path);
+    const bool elf_input = format == file_format::elf || (format == file_format::archive && [&] {
+                             auto file = mapped_file::open(path);
+                             return file && archive_members(file->bytes()) == file_format::elf;
+                           }());
+    if (elf_input || format == file_format::unknown) {
+      auto walked = visit_elf_objects(
+          path, [&](const elf_object& object) { return for_each_object_symbol(object, note); }, nullptr, thin);
+      if (!walked) return walked.error();
+    } else {
+      auto walked = for_each_foreign_object(
+          path, cputype, [&](std::string_view, byte_view object) { return for_each_foreign_symbol(object, note); },
+          nullptr);
+      if (!walked) return walked.error();
+    }
+  }
+  std::unordered_set<std::string> needs;
+  for (const std::string& name : undefined)
+    if (defined.count(name) == 0 && !shared.exports.contains(name)) needs.insert(name);
+  return needs;
+}
+
+inline void add_evidence(std::vector<std::string>& evidence, const std::vector<std::string>& symbols, std::size_t cap) {
+  for (const std::string& s : symbols) {
+    if (evidence.size() >= cap) return;
+    evidence.push_back(s);
+  }
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::string& shared_path,
+                                                                    const std::vector<std::string>& archives,
+                                                                    const absorb_options& options) {
+  auto shared_file = mapped_file::open(shared_path);
+  if (!shared_file) return diagnostic(shared_file.error(), shared_path);
+  const byte_view shared_bytes = shared_file->bytes();
+  absorb_report report;
+  report.shared = shared_path;
+  detail::shared_view shared;
+  std::vector<std::string> missing_needed;
+  // Which of S's strong undefined symbols nothing of its closure provides.
+  std::unordered_set<std::string> provided;    // ELF: what the closure defines
+  std::unordered_set<std::string> unresolved;  // Mach-O: what dyld finds nowhere
+  u32 cputype = 0;                             // Mach-O: the slice's, for archives and consumers
+  const bool is_elf = elf::is_elf(shared_bytes);
+  if (is_elf) {
+    report.format = "elf";
+    if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (options.use_closure) {
+      auto closure = detail::closure_definitions(shared_path, options, missing_needed);
+      if (closure) provided = std::move(*closure);
+    }
+  } else if (macho::is_macho(shared_bytes) || macho::is_fat(shared_bytes)) {
+    report.format = "macho";
+    auto image = detail::macho_slice(shared_bytes, options.arch);
+    if (!image) return diagnostic(image.error(), shared_path);
+    auto l = macho::read_linkage(*image);
+    if (!l) return diagnostic(l.error(), shared_path);
+    cputype = l->cputype;
+    report.arch = macho::arch_name(l->cputype, l->cpusubtype);
+    if (auto loaded = detail::load_shared_macho(*image, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (options.use_closure) {
+      dyld_options dyld = options.dyld;
+      dyld.arch = report.arch;
+      dyld.bindings = true;
+      auto link = link_dyld(shared_path, dyld);
+      if (link) {
+        // Two-level imports were checked by the static link against their
+        // dylib: unresolved only when dyld says "Symbol not found" (the dylib
+        // changed or is missing). A flat-namespace import (dynamic_lookup)
+        // is unresolved unless some image S loads, and that the emulation
+        // reads, binds it: an unread system image proves nothing.
+        std::unordered_set<std::string_view> bound;
+        for (const auto& b : link->bindings)
+          if (b.from == 0 && b.to < link->objects.size() && link->objects[b.to].checked()) bound.insert(b.symbol);
+        for (const auto& u : link->undefined)
+          if (u.from == 0) unresolved.emplace(u.symbol);
+        for (const auto& i : l->imports)
+          if (!i.weak_import && (i.library_ordinal == -2 || (!l->two_level && i.library_ordinal > 0)) &&
+              bound.count(i.symbol) == 0)
+            unresolved.emplace(i.symbol);
+        for (const auto& o : link->objects)
+          if (!o.found() && !o.weak) missing_needed.push_back(o.name);
+      }
+    } else {
+      for (const symbol& sym : shared.dynamic)
+        if (!sym.defined) unresolved.emplace(sym.name);
+    }
+  } else if (pe::image::is_pe(shared_bytes)) {
+    report.format = "pe";
+    if (auto loaded = detail::load_shared_pe(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+  } else {
+    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not a shared library (ELF), dylib (Mach-O) or DLL (PE)"),
+                      shared_path);
+  }
+  std::size_t strong_undefined = 0;
+  shared.undefined = hash_index::build(shared.dynamic, [&](const symbol& s) {
+    if (s.defined || s.bind != ::linkscope::binding::global) return false;
+    ++strong_undefined;
+    return is_elf ? provided.count(std::string(s.name)) == 0 : unresolved.count(std::string(s.name)) != 0;
+  });
+  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin, cputype));
+
+  report.shared_has_symtab = shared.has_symtab;
+  report.shared_exports = shared.exports.size();
+  report.shared_undefined = strong_undefined;
+  report.shared_unresolved = shared.undefined.size();
+  report.missing_needed = std::move(missing_needed);
+
+  for (const std::string& path : archives) {
+    archive_report ar_report;
+    ar_report.path = path;
+    auto judge = [&](std::string name, const auto& for_each_definition) -> result<void> {
+      member_report member;
+      member.name = std::move(name);
+      std::vector<std::string> required, exported, hidden, absorbed;
+      auto r = for_each_definition([&](const symbol& sym) {
+        if (!detail::is_real_definition(sym)) return;
+        ++member.defined;
+        const bool in_exports = shared.exports.contains(sym.name);
+        if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
+          required.emplace_back(sym.name);
+        } else if (in_exports) {
+          exported.emplace_back(sym.name);
+        } else {
+          bool found_local = false, found_global = false;
+          shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
+            const symbol& s = shared.symtab[id];
+            if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
+              found_local = true;
+            else
+              found_global = true;
+          });
+          if (found_local)
+            hidden.emplace_back(sym.name);
+          else if (found_global)
+            absorbed.emplace_back(sym.name);
+        }
+      });
+      if (!r) return r;
+      if (!required.empty()) {
+        member.status = member_status::required;
+        member.symbols = std::move(required);
+      } else if (!exported.empty()) {
+        member.status = member_status::re_exported;
+        member.symbols = std::move(exported);
+      } else if (!hidden.empty()) {
+        member.status = member_status::hidden;
+        member.symbols = std::move(hidden);
+      } else if (!absorbed.empty()) {
+        member.status = member_status::absorbed;
+        member.symbols = std::move(absorbed);
+      }
+      ar_report.members.push_back(std::move(member));
+      return ok();
+    };
+    if (is_elf) {
+      auto walked = visit_elf_objects(
+          path,
+          [&](const elf_object& object) {
+            return judge(std::string(object.member_name.empty() ? object.display_name : object.member_name),
+                         [&](auto&& f) { return for_each_object_symbol(object, elf::symbol_table_kind::static_, f); });
+          },
+          &ar_report.skipped, options.thin);
+      if (!walked) return walked.error();
+    } else {
+      auto walked = detail::for_each_foreign_object(
+          path, cputype,
+          [&](std::string_view name, byte_view object) {
+            return judge(std::string(name), [&](auto&& f) { return detail::for_each_foreign_symbol(object, f); });
+          },
+          &ar_report.skipped);
+      if (!walked) return walked.error();
+    }
+
+    auto members_with = [&](member_status s) {
+      std::vector<const member_report*> out;
+      for (const member_report& m : ar_report.members)
+        if (m.status == s) out.push_back(&m);
+      return out;
+    };
+    auto required = members_with(member_status::required);
+    auto exported = members_with(member_status::re_exported);
+    auto hidden = members_with(member_status::hidden);
+    auto absorbed = members_with(member_status::absorbed);
+    const std::vector<const member_report*>* evidence_from = nullptr;
+    if (!required.empty()) {
+      ar_report.verdict = archive_verdict::needed;
+      evidence_from = &required;
+    } else if (!exported.empty()) {
+      ar_report.verdict = archive_verdict::re_exported;
+      evidence_from = &exported;
+    } else if (!hidden.empty() || !absorbed.empty()) {
+      ar_report.verdict = archive_verdict::not_needed;
+      evidence_from = hidden.empty() ? &absorbed : &hidden;
+    }
+    if (evidence_from != nullptr)
+      for (const member_report* m : *evidence_from) detail::add_evidence(ar_report.evidence, m->symbols, options.max_evidence);
+    report.archives.push_back(std::move(ar_report));
+  }
+  return report;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/absorb.hpp ----
+// ---- begin linkscope/resolve/cmake_libs.hpp ----
+// linkscope/resolve/cmake_libs.hpp — a CMake library list read as a
+// consumer's link takes it: the entries of a config's <PKG>_LIBRARIES or
+// INTERFACE_LINK_LIBRARIES (linkscope-absorbed --cmake-libs), and the
+// library words of the link command CMake writes for a probe executable
+// (--cmake-package). Nothing is run here: paths are looked up on disk as
+// find_library and the linker would (-l: GNU ld's built-in directories,
+// resolve/link_line.hpp), and what only CMake can evaluate (a target, a
+// generator expression) is said so, never guessed.
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
 // ---- begin linkscope/resolve/link_line.hpp ----
 // linkscope/resolve/link_line.hpp — a model of a static linker's command line.
 //
@@ -16920,158 +18948,6 @@ LINKSCOPE_FUNC result<std::vector<std::string>> read_allow_file(const std::strin
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/allow_list.hpp ----
-// ---- begin linkscope/resolve/dyld/result.hpp ----
-// linkscope/resolve/dyld/result.hpp — what the dyld emulator is asked
-// (dyld_options) and what it answers (dyld_link): the closure, the
-// bindings, the undefined imports and the unused dylibs.
-//
-// The answer has the shape of the ld.so emulator's (ld_so/result.hpp):
-// images numbered in load order, [0] the main image, and the same
-// symbol_binding / undefined_reference records for the bindings and the
-// undefined imports (the version column stays empty: Mach-O has none).
-// What differs is what a loader of this platform knows of an image: how
-// an install name was found (dyld_found_via: which rule, the rpath of
-// which image), and the system libraries that are classified, not read.
-// string_views point into the mapped files that `dyld_link::files` keeps
-// alive, so a result outlives the cache it came from.
-
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-// dyld's compatibility-version check on a found dylib.
-enum class dyld_version_check : std::uint8_t {
-  strict,  // refuse a dylib whose compatibility version is below the one the load command asks
-           // for (dyld before macOS 12: "Incompatible library version"), 0xffffffff a wildcard
-  dyld2,   // as strict, but only for dylibs built for macOS before 10.14 (dyld2's
-           // enforceCompatVersion; macOS 11's behaviour)
-  none,    // dyld4 (macOS 12 and later) no longer checks
-};
-
-struct dyld_options {
-  std::string root;        // the file system a copy of macOS or an SDK sits in; "" = the host's /
-  std::string executable;  // the main executable's path (for @executable_path) when the root image
-                           // is a bundle or a dylib analysed alone; "" = the root image itself
-  std::string arch;        // slice of universal files and targets of .tbd stubs; "" = the root image's
-  // The DYLD_* variables, as options only (the environment is never read here).
-  std::vector<std::string> library_path;            // DYLD_LIBRARY_PATH
-  std::vector<std::string> framework_path;          // DYLD_FRAMEWORK_PATH
-  std::vector<std::string> fallback_library_path;   // DYLD_FALLBACK_LIBRARY_PATH
-  std::vector<std::string> fallback_framework_path; // DYLD_FALLBACK_FRAMEWORK_PATH
-  // The default fallbacks (/usr/local/lib, /usr/lib; /Library/Frameworks,
-  // /System/Library/Frameworks) for images built with an SDK before macOS 13,
-  // as dyld4 applies them ("pre-2022 binaries") when no fallback is set.
-  bool default_fallbacks = true;
-  // /usr/lib/*.dylib, /System/Library/... (and /System/iOSSupport/...) that
-  // are not under the root are "system, not checked", as the dyld shared
-  // cache would supply them.
-  bool system_not_checked = true;
-  dyld_version_check version_check = dyld_version_check::strict;
-  bool bindings = true;            // resolve every import (else only the closure)
-  std::size_t max_images = 65536;  // a closure larger than this is an error
-};
-
-// How an install name was found.
-enum class dyld_found_via : std::uint8_t {
-  not_found,
-  main,              // the root image
-  path,              // an absolute install name, under the root
-  loader_path,       // @loader_path: the folder of the image holding the load command
-  executable_path,   // @executable_path: the main executable's folder
-  rpath,             // @rpath: an LC_RPATH of `where` (the needing image or one up its load chain)
-  library_path,      // DYLD_LIBRARY_PATH
-  framework_path,    // DYLD_FRAMEWORK_PATH
-  fallback,          // DYLD_FALLBACK_* or the default fallbacks
-  inlined,           // a document inlined in a .tbd that re-exports it
-  loaded,            // already loaded under this install name
-  system,            // system library, not under the root: not checked
-};
-
-constexpr const char* to_string(dyld_found_via v) noexcept {
-  switch (v) {
-    case dyld_found_via::not_found: return "not-found";
-    case dyld_found_via::main: return "main";
-    case dyld_found_via::path: return "path";
-    case dyld_found_via::loader_path: return "loader-path";
-    case dyld_found_via::executable_path: return "executable-path";
-    case dyld_found_via::rpath: return "rpath";
-    case dyld_found_via::library_path: return "dyld-library-path";
-    case dyld_found_via::framework_path: return "dyld-framework-path";
-    case dyld_found_via::fallback: return "fallback";
-    case dyld_found_via::inlined: return "tbd-inlined";
-    case dyld_found_via::loaded: return "loaded";
-    case dyld_found_via::system: return "system";
-  }
-  return "?";
-}
-
-enum class dyld_image_kind : std::uint8_t { missing, macho, tbd, system };
-
-// One dylib command of an image and what it resolved to.
-struct dyld_dependency {
-  std::string_view install_name;
-  macho::dylib_kind kind = macho::dylib_kind::load;
-  std::uint32_t object = no_object;  // the image it resolved to; no_object when missing
-};
-
-// One image of the closure.
-struct dyld_object {
-  std::string name;      // the install name it was first requested by (the path, for the root)
-  std::string path;      // as dyld would spell it (the expanded path, without the root); empty when missing
-  std::string file;      // what was read on this host (root + path, maybe a .tbd); empty when not read
-  dyld_found_via via = dyld_found_via::not_found;
-  std::string where;     // rpath: the image whose LC_RPATH found it
-  std::string rpath;     // rpath: that LC_RPATH entry, as written
-  dyld_image_kind kind = dyld_image_kind::missing;
-  std::string_view install_name;  // LC_ID_DYLIB / tbd install-name
-  std::uint32_t current_version = 0, compatibility_version = 0;
-  std::uint32_t filetype = 0;     // Mach-O filetype; 0 for tbd and system
-  std::vector<dyld_dependency> dependencies;  // load commands (tbd: re-exported libraries), in order
-  std::uint32_t loader = no_object;  // the image whose load command first loaded it
-  bool weak = false;                 // only weakly linked (a missing one is no error)
-  std::vector<rejected_candidate> rejected;  // candidates tried and refused (wrong arch, version...)
-  std::vector<std::string> warnings;
-  bool found() const noexcept { return via != dyld_found_via::not_found; }
-  bool checked() const noexcept { return kind == dyld_image_kind::macho || kind == dyld_image_kind::tbd; }
-};
-
-struct unused_dylib {
-  std::uint32_t from = 0;     // the image whose load command names it
-  std::uint32_t ordinal = 0;  // its library ordinal in `from`
-  std::uint32_t to = no_object;
-  std::string_view install_name;
-};
-
-struct dyld_link {
-  std::vector<dyld_object> objects;          // load order; [0] = the root image
-  std::vector<symbol_binding> bindings;      // every distinct (from, to, symbol)
-  std::vector<undefined_reference> undefined;  // non-weak imports nothing exports (dyld's "Symbol not found")
-  std::vector<unused_dylib> unused;          // dylib commands no import names
-  std::vector<std::string> errors;           // bad input, each naming its image ("IMAGE: message")
-  std::vector<std::string> warnings;
-  std::size_t imports = 0;                   // imports examined
-  std::size_t unchecked = 0;                 // imports into system images (not checked)
-  std::size_t lookups = 0;                   // export lookups performed
-  std::vector<std::shared_ptr<const mapped_file>> files;
-
-  bool any_missing() const noexcept {
-    for (const auto& o : objects)
-      if (!o.found() && !o.weak) return true;
-    return false;
-  }
-};
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld/result.hpp ----
 // ---- begin linkscope/resolve/floors.hpp ----
 // linkscope/resolve/floors.hpp — the oldest system a file runs on, and why.
 //
@@ -17976,444 +19852,6 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
 #include <unordered_map>
 #include <unordered_set>
 
-// ---- begin linkscope/resolve/definitions.hpp ----
-// linkscope/resolve/definitions.hpp — what a file defines and what a shared
-// library exports, by name, on every platform linkscope-check walks: the
-// evidence behind "statically linked" and "duplicates across packages"
-// (resolve/package_findings.hpp).
-//
-//   exported_strong(path)   the strong definitions of code and data a shared
-//                           library exports, sorted, once each:
-//     ELF      .dynsym: GLOBAL, defined, default or protected visibility, not
-//              common, func/object/tls/ifunc; not STB_GNU_UNIQUE (C++ vague
-//              linkage objects every user of a header carries, which ld.so
-//              unifies), not _init/_fini (crti.o's entry points);
-//     Mach-O   the export trie (dyld's view; LC_DYLD_EXPORTS_TRIE or
-//              LC_DYLD_INFO): regular and thread-local entries that are
-//              neither re-exports nor weak definitions; an image without a
-//              trie gives its external N_SECT nlist entries that are not
-//              N_WEAK_DEF. Every slice of a universal file;
-//     PE       the export directory's named entries, forwarders left out
-//              (they name another DLL's definition).
-//   defined_names(path)     every definition of code or data the file holds,
-//                           any binding (a static copy linked with hidden
-//                           visibility ends up local): ELF .dynsym and
-//                           .symtab; Mach-O every N_SECT nlist entry (locals
-//                           and private externs included) and the trie; PE its
-//                           exports and the COFF symbol table mingw's ld keeps.
-//   archive_definitions(path)  per member of a static archive of Mach-O or
-//                           COFF objects (ELF members have resolve/absorb.hpp),
-//                           the global definitions of code and data. Import
-//                           members (a mingw import library's thunks and
-//                           __imp_ pointers, short import records) define
-//                           nothing here: they are how a DLL is linked, not a
-//                           copy of it.
-// A file that cannot be read gives nothing: callers judge evidence, and an
-// unreadable library holds none they can see.
-
-#include <algorithm>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <vector>
-
-// ---- begin linkscope/resolve/duplicates.hpp ----
-// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
-//
-// Over any mix of shared libraries, objects and archives, list the names with
-// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
-// DSO exported with default or protected visibility) in more than one file or
-// archive member. Typical find: a library vendored into an archive (kineto's
-// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
-//
-// For each name the report says:
-//   - which definition ld.so uses at run time: the first DSO in the global
-//     scope of the closure (breadth-first load order of the first DSO or
-//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
-//     closure follow in command-line order and are marked so;
-//   - which definition a link would take: an object file's definition always
-//     wins (objects are always loaded); otherwise the first file on the
-//     command line that defines it (the order a linker searches);
-//   - whether versions differ, and whether sizes differ — for data (OBJECT,
-//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
-//     access sized for one copy reads or writes past the other.
-
-#include <algorithm>
-#include <cstddef>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-struct definition_site {
-  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
-  std::string version;       // empty when unversioned
-  bool default_version = false;  // `version` is the default one (name@@VER)
-  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
-  u64 size = 0;
-  symbol_kind kind = symbol_kind::notype;
-  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
-  bool from_archive = false;
-  std::size_t argument = 0;  // position of its file on the command line
-  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
-};
-
-struct duplicate_symbol {
-  std::string name;
-  std::vector<definition_site> sites;
-  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
-  std::size_t link_winner = 0;                   // index into sites
-  bool versions_differ = false;
-  bool sizes_differ = false;
-  bool abi_break = false;  // a data symbol whose sizes differ
-};
-
-struct duplicates_options {
-  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
-  dynamic_options closure;
-  ar::thin_options thin;
-};
-
-struct duplicates_report {
-  std::vector<duplicate_symbol> duplicates;  // sorted by name
-  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
-                                             // also given as an argument is spelled as given there
-  std::vector<skipped_member> skipped;
-};
-
-namespace detail {
-inline bool strong_definition(const symbol& s, object_kind from) noexcept {
-  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
-    return false;
-  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
-  if (elf::is_version_definition(s)) return false;  // GLIBC_2.15 in libc and libm: a version, not a definition
-  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
-  return true;
-}
-}  // namespace detail
-
-// (Declared here, defined below: compiled once in src/ in compiled mode.)
-// A failure names the input: the argument as given and, for an archive
-// member, the member (diagnostic::where() is "lib.a(member.o)").
-result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                      const duplicates_options& options = {});
-
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                                     const duplicates_options& options) {
-  duplicates_report report;
-  std::unordered_map<std::string, std::vector<definition_site>> sites;
-  // How each argument that is a plain ELF file (not an archive) links.
-  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
-
-  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-    const std::string& path = paths[argument];
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          const bool from_archive = !object.member_name.empty();
-          if (!from_archive) plain_kind[argument] = object.kind;
-          std::string display(object.display_name);
-          return for_each_object_symbol(object, [&](const symbol& s) {
-            if (!detail::strong_definition(s, object.kind)) return;
-            auto& list = sites[std::string(s.name)];
-            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
-            for (definition_site& site : list)
-              if (site.file == display) {
-                if (s.ver == version_kind::default_) {
-                  site.version = std::string(s.version);
-                  site.default_version = true;
-                }
-                return;
-              }
-            definition_site site;
-            site.file = display;
-            site.version = std::string(s.version);
-            site.default_version = s.ver == version_kind::default_;
-            site.member_name = std::string(object.member_name);
-            site.size = s.size;
-            site.kind = s.kind;
-            site.from = object.kind;
-            site.from_archive = from_archive;
-            site.argument = argument;
-            list.push_back(std::move(site));
-          });
-        },
-        &report.skipped, options.thin);
-    if (!walked) return walked.error();
-  }
-
-  // Run-time order: the global scope of the closure of the root DSO/executable.
-  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
-  std::string root = options.closure_root;
-  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
-    if (loadable(plain_kind[i])) root = paths[i];
-  constexpr std::size_t not_in_scope = ~std::size_t{0};
-  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
-  if (!root.empty()) {
-    dynamic_options dyn = options.closure;
-    dyn.bindings = false;
-    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
-    if (auto link = link_dynamic(program, dyn)) {
-      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
-      for (std::uint32_t index : link->search_list) {
-        const loaded_object& object = link->objects[index];
-        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
-        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
-        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
-      }
-      std::vector<char> respelled(identity.size(), 0);
-      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-        if (!loadable(plain_kind[argument])) continue;
-        auto file = mapped_file::open(paths[argument]);
-        if (!file) continue;
-        for (std::size_t i = 0; i < identity.size(); ++i)
-          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
-            scope_of_argument[argument] = i;
-            // One file, one spelling: the argument's, as the definitions give it
-            // (ld.so spells the root ./liba.so and a found library by its search path).
-            if (!respelled[i]) report.closure_order[i] = paths[argument];
-            respelled[i] = 1;
-            break;
-          }
-      }
-    }
-  }
-
-  for (auto& [name, list] : sites) {
-    if (list.size() < 2) continue;
-    duplicate_symbol dup;
-    dup.name = name;
-    dup.sites = std::move(list);
-    for (definition_site& site : dup.sites)
-      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
-    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const definition_site& site = dup.sites[i];
-      if (site.from == object_kind::relocatable) continue;
-      if (dup.runtime_winner == ~std::size_t{0}) {
-        dup.runtime_winner = i;
-        continue;
-      }
-      const definition_site& best = dup.sites[dup.runtime_winner];
-      if (site.scope_position < best.scope_position ||
-          (site.scope_position == best.scope_position && site.argument < best.argument))
-        dup.runtime_winner = i;
-    }
-    // Link time: a plain object file first, else the first on the command line.
-    dup.link_winner = 0;
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
-      const definition_site& best = dup.sites[dup.link_winner];
-      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
-        dup.link_winner = i;
-    }
-    for (const definition_site& site : dup.sites) {
-      if (site.version != dup.sites[0].version) dup.versions_differ = true;
-      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
-    }
-    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
-                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
-                    });
-    report.duplicates.push_back(std::move(dup));
-  }
-  std::sort(report.duplicates.begin(), report.duplicates.end(),
-            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
-  return report;
-}
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/duplicates.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-std::vector<std::string> exported_strong(const std::string& path);
-std::unordered_set<std::string> defined_names(const std::string& path);
-
-struct member_definitions {
-  std::string member;              // the member's name
-  std::vector<std::string> names;  // its global definitions, sorted, once each
-};
-std::vector<member_definitions> archive_definitions(const std::string& path);
-
-#if LINKSCOPE_DEFINITIONS
-namespace detail {
-
-inline bool code_or_data(const symbol& s) noexcept {
-  return s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-         s.kind == symbol_kind::ifunc;
-}
-
-inline void sort_unique(std::vector<std::string>& names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-}
-
-// f(bytes) for the file, or for each slice of a universal file, that is of
-// the kind `is_kind` asks for (a thin Mach-O image, an archive).
-template <class Is, class F>
-void for_each_slice(byte_view bytes, Is&& is_kind, F&& f) {
-  if (macho::is_fat(bytes)) {
-    auto fat = macho::fat_file::open(bytes);
-    if (!fat) return;
-    for (const macho::fat_slice& s : fat->slices())
-      if (is_kind(s.bytes)) f(s.bytes);
-    return;
-  }
-  if (is_kind(bytes)) f(bytes);
-}
-
-// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
-template <class F>
-void for_each_macho_image(byte_view bytes, F&& f) {
-  for_each_slice(bytes, [](byte_view b) { return macho::is_macho(b); }, f);
-}
-
-// A Mach-O image's exports as dyld sees them (see the top of this file).
-inline void macho_exports(byte_view image, bool strong_only, std::vector<std::string>& out) {
-  auto l = macho::read_linkage(image);
-  if (!l) return;
-  if (l->has_trie) {
-    auto walked = macho::for_each_export(l->trie, [&](const macho::export_entry& e) {
-      if (e.reexport() || (strong_only && e.weak_definition())) return;
-      if (e.kind() != macho::export_kind::regular && e.kind() != macho::export_kind::thread_local_) return;
-      out.emplace_back(e.name);
-    });
-    (void)walked;  // a malformed trie: the names read so far
-    return;
-  }
-  for (const auto& e : l->nlist_exports)
-    if (!strong_only || !e.weak) out.emplace_back(e.name);
-}
-
-// Import members of a mingw import library: how a DLL is linked, no copy of it.
-inline bool import_thunk_name(std::string_view name) noexcept {
-  return name.starts_with("__imp_") || name.starts_with("_head_") || name.starts_with("__head_") ||
-         name.starts_with("__IMPORT_DESCRIPTOR_") || name.starts_with("__NULL_IMPORT_DESCRIPTOR") ||
-         name.find("_iname") != std::string_view::npos;
-}
-
-}  // namespace detail
-
-LINKSCOPE_FUNC std::vector<std::string> exported_strong(const std::string& path) {
-  std::vector<std::string> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  const byte_view bytes = file->bytes();
-  if (elf::is_elf(bytes)) {
-    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-      if (object.kind != object_kind::shared) return ok();
-      return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
-        if (!detail::strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
-        if (s.name == "_init" || s.name == "_fini") return;
-        if (detail::code_or_data(s)) out.emplace_back(s.name);
-      });
-    });
-    (void)walked;  // an unreadable library exports nothing we can see
-  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
-    detail::for_each_macho_image(bytes, [&](byte_view image) { detail::macho_exports(image, true, out); });
-  } else if (pe::image::is_pe(bytes)) {
-    auto image = pe::image::parse(bytes);
-    if (image) {
-      auto exports = image->exports();
-      if (exports)
-        for (const auto& e : *exports)
-          if (!e.name.empty() && e.forwarder.empty()) out.emplace_back(e.name);
-    }
-  }
-  detail::sort_unique(out);
-  return out;
-}
-
-LINKSCOPE_FUNC std::unordered_set<std::string> defined_names(const std::string& path) {
-  std::unordered_set<std::string> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  const byte_view bytes = file->bytes();
-  auto add = [&](const symbol& s) {
-    if (s.defined && detail::code_or_data(s)) out.emplace(s.name);
-  };
-  if (elf::is_elf(bytes)) {
-    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-      for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
-        auto r = for_each_object_symbol(object, which, add);
-        (void)r;  // a table that is absent or bad: the other one still counts
-      }
-      return ok();
-    });
-    (void)walked;
-  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
-    detail::for_each_macho_image(bytes, [&](byte_view image) {
-      auto r = macho::symbols_source(image).for_each_symbol(add);
-      (void)r;
-      std::vector<std::string> exported;
-      detail::macho_exports(image, false, exported);
-      for (auto& name : exported) out.insert(std::move(name));
-    });
-  } else if (pe::image::is_pe(bytes)) {
-    auto image = pe::image::parse(bytes);
-    if (!image) return out;
-    if (auto exports = image->exports())
-      for (const auto& e : *exports)
-        if (!e.name.empty() && e.forwarder.empty()) out.emplace(e.name);
-    if (image->has_symbol_table()) {
-      auto table = coff::standard_object::parse(bytes, image->coff_header_offset());
-      if (table) {
-        auto r = table->for_each_symbol(add);
-        (void)r;
-      }
-    }
-  }
-  return out;
-}
-
-LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::string& path) {
-  std::vector<member_definitions> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  auto read_archive = [&](byte_view bytes) {
-    auto archive = ar::archive::open(bytes);
-    if (!archive) return;
-    auto walked = archive->for_each_member([&](const ar::member& m) {
-      member_definitions d;
-      d.member = std::string(m.name);
-      auto add = [&](const symbol& s) {
-        if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
-            !detail::import_thunk_name(s.name))
-          d.names.emplace_back(s.name);
-      };
-      if (macho::is_macho(m.data)) {
-        auto r = macho::symbols_source(m.data).for_each_symbol(add);
-        (void)r;
-      } else if (!elf::is_elf(m.data)) {
-        auto r = coff::visit_object(m.data, [&](const auto& object) { return object.for_each_symbol(add); });
-        (void)r;  // a short import record, or no object: no definitions
-      }
-      detail::sort_unique(d.names);
-      if (!d.names.empty()) out.push_back(std::move(d));
-    });
-    (void)walked;
-  };
-  detail::for_each_slice(file->bytes(), [](byte_view b) { return ar::archive::is_archive(b); }, read_archive);
-  return out;
-}
-
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/definitions.hpp ----
 // ---- begin linkscope/resolve/packages.hpp ----
 // linkscope/resolve/packages.hpp — which package owns a file: a conda
 // environment's conda-meta records and dpkg's database.
@@ -20388,1169 +21826,6 @@ inline void judge_floors(const std::string& path, const std::vector<version_limi
 #include <unordered_map>
 #include <utility>
 
-// ---- begin linkscope/resolve/dyld.hpp ----
-// linkscope/resolve/dyld.hpp — dyld emulation: which images a Mach-O image
-// would load and where every import would bind, computed from the files
-// alone, on any host. Nothing is executed or mapped as code.
-//
-// The emulation follows dyld4 (dyld-1378), in three phases, one file each:
-//   dyld/load.hpp   the closure: install names through DYLD_* paths,
-//                   @loader_path, @executable_path, @rpath up the load
-//                   chain, absolute paths under the root (.tbd stubs
-//                   standing for dylibs), the fallbacks; system libraries
-//                   classified, not read; the compatibility-version check
-//   dyld/bind.hpp   every import resolved two-level (re-exports followed,
-//                   renames included), flat, or by weak coalescing; the
-//                   undefined imports; the unused dylibs
-//   the result      dyld/result.hpp, in the shape of the ld.so emulator's
-// Every file is read once through macho/ (macho/linkage.hpp, macho/tbd.hpp)
-// into a dyld_file from a dyld_cache: pass one cache to link_dyld for
-// every root of a run and each file is mapped and parsed once per run.
-
-#include <string>
-
-// ---- begin linkscope/resolve/dyld/image.hpp ----
-// linkscope/resolve/dyld/image.hpp — one file as the dyld emulator reads it
-// (dyld_file: one Mach-O image, or the documents of a .tbd stub), and the
-// cache of them shared by every root of a run (dyld_cache).
-//
-// A Mach-O file is read once through macho/linkage.hpp (the slice of the
-// run's architecture, for a universal file): its install name and versions,
-// its dylib commands, rpaths, imports and exports. A .tbd file is read
-// through macho/tbd.hpp: each document is one image (the first is the
-// library; the others are libraries it re-exports, "inlined"), whose
-// dependencies are its reexported-libraries and whose exports are the names
-// it lists for the run's architecture (macho::tbd::for_each_exported_name).
-//
-// Exports are asked one name at a time (`find`): the export trie is walked
-// as dyld walks it (macho::find_export); the nlist exports of an old image
-// and a stub's names go into a hash map when the file is read.
-//
-// The cache knows a file by the host path it was opened as and by its
-// device+inode, as ld_so/image.hpp's object_cache does (and as dyld knows a
-// loaded image by its file id): two paths of one file give one dyld_file.
-// Files that cannot be read are cached too, so a path is tried once per run.
-// Thread-safe as object_cache is: the lock is held only to find or insert; a
-// file is read outside it and, when two threads read one file at once, the
-// first insert wins (a dyld_file never changes once read).
-
-#include <cstdint>
-#include <deque>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-namespace detail {
-
-// A dependency an image declares (a dylib command, or a tbd re-exported library).
-struct dyld_dependency_decl {
-  std::string_view install_name;
-  macho::dylib_kind kind = macho::dylib_kind::load;
-  std::uint32_t compatibility = 0;  // asked for; 0 when none
-};
-
-// What a lookup of one name in one image (its own exports only) found.
-struct dyld_export_hit {
-  bool weak = false;               // a weak definition
-  bool reexport = false;           // trie re-export: look `import_name` up in dependency `ordinal`
-  std::uint64_t ordinal = 0;
-  std::string_view import_name;    // empty: the same name
-};
-
-struct dyld_image {
-  dyld_image_kind kind = dyld_image_kind::missing;
-  std::string_view install_name;
-  std::uint32_t current_version = 0, compatibility_version = 0;
-  std::uint32_t filetype = 0;
-  bool is_dylib = false;
-  bool two_level = true;
-  bool weak_defines = false;
-  bool applies = true;                 // tbd: the document lists the run's architecture
-  std::uint32_t minos = 0, sdk = 0;    // Mach-O: of its first platform command
-  std::vector<dyld_dependency_decl> dependencies;
-  std::vector<std::string_view> rpaths;
-  std::vector<macho::import_entry> imports;
-  bool has_trie = false;
-  byte_view trie;
-  std::unordered_map<std::string_view, bool> names;  // nlist or tbd exports -> weak
-
-  // One name in this image's own exports (re-exported dylibs are the caller's business).
-  result<std::optional<dyld_export_hit>> find(std::string_view name) const {
-    using hit = std::optional<dyld_export_hit>;
-    if (has_trie) {
-      LINKSCOPE_TRY(e, macho::find_export(trie, name));
-      if (!e) return hit();
-      dyld_export_hit h;
-      h.weak = e->weak_definition();
-      if (e->reexport()) {
-        h.reexport = true;
-        h.ordinal = e->library_ordinal;
-        h.import_name = e->import_name;
-      }
-      return hit(h);
-    }
-    auto it = names.find(name);
-    if (it == names.end()) return hit();
-    dyld_export_hit h;
-    h.weak = it->second;
-    return hit(h);
-  }
-};
-
-// One file: a Mach-O image (images.size() == 1) or a .tbd's documents.
-struct dyld_file {
-  std::shared_ptr<const mapped_file> mapped;
-  std::vector<dyld_image> images;
-  std::deque<std::string> storage;  // names built from a stub (objc)
-  std::string error;                // why it cannot be used (empty: ok)
-  const char* reason = "";          // a short static reason, for rejected candidates
-  std::uint64_t device = 0, inode = 0;
-  bool ok() const noexcept { return error.empty(); }
-};
-
-inline bool looks_like_tbd(byte_view bytes) noexcept {
-  const std::string_view text = bytes.chars();
-  std::size_t at = 0;
-  while (at < text.size() && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t')) ++at;
-  return text.substr(at, 3) == "---";
-}
-
-inline void read_macho(dyld_file& out, std::uint32_t cputype) {
-  auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
-  if (!l) {
-    out.error = describe(l.error());
-    out.reason = l.error().code == errc::not_found ? "wrong architecture" : "malformed Mach-O";
-    return;
-  }
-  dyld_image img;
-  img.kind = dyld_image_kind::macho;
-  img.install_name = l->install_name;
-  img.current_version = l->current_version;
-  img.compatibility_version = l->compatibility_version;
-  img.filetype = l->filetype;
-  img.is_dylib = l->is_dylib();
-  img.two_level = l->two_level;
-  img.weak_defines = l->weak_defines;
-  img.minos = l->minos;
-  img.sdk = l->sdk;
-  img.dependencies.reserve(l->dylibs.size());
-  for (const auto& d : l->dylibs) img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
-  img.rpaths = std::move(l->rpaths);
-  img.imports = std::move(l->imports);
-  img.has_trie = l->has_trie;
-  img.trie = l->trie;
-  img.names.reserve(l->nlist_exports.size());
-  for (const auto& e : l->nlist_exports) img.names.emplace(e.name, e.weak);
-  out.images.push_back(std::move(img));
-}
-
-inline void read_tbd(dyld_file& out, std::string_view arch) {
-  auto docs = macho::tbd::read(out.mapped->bytes());
-  if (!docs) {
-    out.error = describe(docs.error());
-    out.reason = "malformed .tbd";
-    return;
-  }
-  for (const auto& d : *docs) {
-    dyld_image img;
-    img.kind = dyld_image_kind::tbd;
-    img.install_name = d.install_name;
-    img.current_version = macho::tbd::packed_version_of(d.current_version).value_or(0);
-    img.compatibility_version = macho::tbd::packed_version_of(d.compatibility_version).value_or(0);
-    img.filetype = macho::MH_DYLIB;
-    img.is_dylib = true;
-    img.applies = macho::tbd::applies_to(d.targets, arch);
-    for (std::string_view lib : d.reexported_libraries) img.dependencies.push_back({lib, macho::dylib_kind::reexport, 0});
-    macho::tbd::for_each_exported_name(d, arch, [&](std::string_view name, bool weak) {
-      if (img.names.find(name) != img.names.end()) return;
-      // A name built in the reader's buffer needs storage of its own.
-      const std::string_view text = out.mapped->bytes().chars();
-      const bool in_text = std::greater_equal<const char*>()(name.data(), text.data()) &&
-                           std::less<const char*>()(name.data(), text.data() + text.size());
-      if (!in_text) name = out.storage.emplace_back(name);
-      img.names.emplace(name, weak);
-      img.weak_defines = img.weak_defines || weak;
-    });
-    out.images.push_back(std::move(img));
-  }
-}
-
-}  // namespace detail
-
-class dyld_cache {
- public:
-  dyld_cache() = default;
-  dyld_cache(const dyld_cache&) = delete;
-  dyld_cache& operator=(const dyld_cache&) = delete;
-  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
-  dyld_cache(dyld_cache&& other) noexcept
-      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
-        hits_(other.hits_) {}
-  dyld_cache& operator=(dyld_cache&& other) noexcept {
-    by_path_ = std::move(other.by_path_);
-    by_file_ = std::move(other.by_file_);
-    files_ = other.files_;
-    hits_ = other.hits_;
-    return *this;
-  }
-
-  std::size_t files() const noexcept { return files_; }
-  std::size_t hits() const noexcept { return hits_; }
-
-  // The file at host path `file`, read for architecture (cputype, arch name).
-  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
-  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
-    using file_ptr = std::shared_ptr<const detail::dyld_file>;
-    std::string key = file;
-    key.push_back('\0');
-    key.append(std::to_string(cputype));
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto it = by_path_.find(key);
-      if (it != by_path_.end()) {
-        ++hits_;
-        return it->second;
-      }
-    }
-    auto mapped = mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::dyld_file>();
-      failed->error = std::string("cannot read: ") + mapped.error().message;
-      failed->reason = "no such file";
-      std::lock_guard<std::mutex> hold(lock_);
-      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
-    }
-    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = by_file_.find(id);
-      if (same != by_file_.end()) {
-        ++hits_;
-        return by_path_.emplace(std::move(key), same->second).first->second;
-      }
-    }
-    auto f = std::make_shared<detail::dyld_file>();
-    f->device = mapped->device();
-    f->inode = mapped->inode();
-    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
-    const byte_view bytes = f->mapped->bytes();
-    if (macho::is_macho(bytes) || macho::is_fat(bytes))
-      detail::read_macho(*f, cputype);
-    else if (detail::looks_like_tbd(bytes))
-      detail::read_tbd(*f, arch);
-    else {
-      f->error = "not a Mach-O file or a .tbd stub";
-      f->reason = "not Mach-O";
-    }
-    std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
-    if (fresh) ++files_;
-    else ++hits_;  // another thread read it meanwhile: keep the first
-    return by_path_.emplace(std::move(key), same->second).first->second;
-  }
-
- private:
-  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
-  std::mutex lock_;
-  std::size_t files_ = 0;
-  std::size_t hits_ = 0;
-};
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld/image.hpp ----
-// The phases are the implementation: a TU of compiled mode that only calls
-// link_dyld sees the declarations below and never parses them.
-#if LINKSCOPE_DEFINITIONS
-// ---- begin linkscope/resolve/dyld/bind.hpp ----
-// linkscope/resolve/dyld/bind.hpp — the bind phase of the dyld emulator:
-// where every import of every Mach-O image of the closure binds, as dyld4's
-// Loader::resolveSymbol and Loader::hasExportedSymbol decide it.
-//
-// Each import names a library ordinal (macho/binds.hpp: bind opcodes or
-// chained-fixup imports):
-//   1..n  the n-th dylib command of the importing image (two-level
-//         namespace); the name is looked up in that image's exports, then
-//         in the images it re-exports (LC_REEXPORT_DYLIB, a stub's
-//         reexported-libraries), depth-first in command order, each image
-//         searched once per lookup;
-//   0     the importing image itself; -1 the main executable;
-//   -2    flat lookup: every image in load order, each in its own exports;
-//   -3    weak lookup: weak-definition coalescing over the images that have
-//         weak definitions (MH_WEAK_DEFINES), the first in load order, a
-//         non-weak definition winning over weak ones.
-// An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
-// An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
-// dependency of its own image by ordinal, and maybe another name (a rename);
-// a renamed lookup starts afresh (its own set of searched images).
-// Entries of the weak-bind stream are coalescing, not imports: they bind
-// where coalescing finds the name and are never undefined.
-//
-// A weak import (weak_import) may stay unresolved. Any other import that
-// nothing exports is undefined (dyld's "Symbol not found"; a lazy bind
-// would abort when called). An import into a system library (not checked)
-// binds to it unchecked. An ordinal past the image's dylib count, a
-// re-export ordinal out of range, a malformed trie node and a re-export
-// chain deeper than dyld_max_reexport_depth are errors naming the image.
-//
-// Unused dylibs: a dylib command (not a re-export) of a two-level image that
-// no import names by ordinal, which ld64 -dead_strip_dylibs would drop.
-
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <vector>
-
-// ---- begin linkscope/resolve/dyld/load.hpp ----
-// linkscope/resolve/dyld/load.hpp — the load phase of the dyld emulator:
-// the closure of a root image, as dyld4 builds it (dyld/Loader.cpp,
-// JustInTimeLoader.cpp, DyldProcessConfig.cpp of dyld-1378).
-//
-// Order. loadDependents(X) first resolves every dylib command of X, in
-// command order (each found image is appended to the load order), and only
-// then recurses into each dependency in the same order; an image's
-// dependencies are resolved once. The chain through which an image was
-// first reached (its "rpath stack") is kept as a parent link.
-//
-// Where an install name is looked for, in order (forEachPath):
-//   1. DYLD_FRAMEWORK_PATH dirs + the framework partial path
-//      (Foo.framework/Versions/A/Foo) when the name is a framework's, else
-//      DYLD_LIBRARY_PATH dirs + the leaf name;
-//   2. the name itself, with its @ prefix expanded:
-//      @loader_path  the folder of the image holding the load command;
-//      @executable_path  the main executable's folder (a leading /.. is
-//                    applied to that folder);
-//      @rpath        each LC_RPATH of the needing image, then of the image
-//                    that loaded it, and so on up to the root, in command
-//                    order; an rpath that starts with @loader_path is
-//                    expanded with the folder of the image that holds it,
-//                    @executable_path with the main executable's;
-//   3. the fallbacks: DYLD_FALLBACK_FRAMEWORK_PATH / _LIBRARY_PATH, or, for an
-//      image built with an SDK before macOS 13 ("pre-2022"), /Library/Frameworks,
-//      /System/Library/Frameworks, resp. /usr/local/lib, /usr/lib.
-// An absolute or @rpath name already loaded under that name (its install
-// name, or the path it was found at) is not searched again.
-// A candidate is the file root + path; X.dylib may be X.tbd, and
-// Foo.framework/Versions/A/Foo may be Foo.framework/Foo.tbd (an SDK's
-// stubs). It is accepted when it is a dylib (or a stub) of the run's
-// architecture, and — with dyld_version_check — when its compatibility
-// version is at least the one the load command asks for; otherwise it is
-// recorded as rejected and the search goes on (dyld's "tried: ..."). A
-// file already loaded (same device and inode) is the same image. A
-// candidate under /usr/lib/ or /System/ that is not under the root is a
-// system library, found and not checked (the dyld shared cache has it).
-// A path found under an image that is outside the root (a root image given
-// by its host path) stays outside the root: @loader_path of such an image
-// names host folders.
-//
-// Bad input is an error naming the image (dyld_link::errors): a dependency
-// cycle through load or re-export commands (upward links excepted), a
-// closure over dyld_options::max_images images.
-
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <map>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-
-#if !defined(_WIN32)
-#include <unistd.h>
-#endif
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-namespace detail {
-
-// --- paths, as dyld spells them -------------------------------------------
-
-inline std::string_view dyld_dirname(std::string_view path) noexcept {
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-}
-inline std::string_view dyld_leaf(std::string_view path) noexcept {
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-inline bool starts_with(std::string_view s, std::string_view prefix) noexcept {
-  return s.substr(0, prefix.size()) == prefix;
-}
-inline bool ends_with(std::string_view s, std::string_view suffix) noexcept {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-// dyld's concatenatePaths: dir + tail (tail starts with '/'), one slash between.
-inline std::string dyld_concat(std::string_view dir, std::string_view tail) {
-  std::string out(dir);
-  if (!out.empty() && out.back() == '/' && !tail.empty() && tail.front() == '/') out.pop_back();
-  out.append(tail);
-  return out;
-}
-// "@loader_path..." (or "@executable_path...") when followed by '/' or the end.
-inline bool at_prefix(std::string_view s, std::string_view prefix) noexcept {
-  return starts_with(s, prefix) && (s.size() == prefix.size() || s[prefix.size()] == '/');
-}
-// The framework partial path (getFrameworkPartialPath): /p/Foo.framework/Foo
-// -> Foo.framework/Foo, /p/Foo.framework/Versions/A/Foo -> Foo.framework/Versions/A/Foo;
-// empty when the path is not a framework's binary.
-inline std::string_view framework_partial_path(std::string_view path) noexcept {
-  const std::string_view leaf = dyld_leaf(path);
-  if (leaf.empty()) return {};
-  const std::string direct = "/" + std::string(leaf) + ".framework/" + std::string(leaf);
-  if (ends_with(path, direct)) return path.substr(path.size() - direct.size() + 1);
-  const std::string marker = "/" + std::string(leaf) + ".framework/Versions/";
-  const auto at = path.rfind(marker);
-  if (at != std::string_view::npos) {
-    const std::string_view rest = path.substr(at + marker.size());  // "A/Foo"
-    const auto slash = rest.find('/');
-    if (slash != std::string_view::npos && slash > 0 && rest.substr(slash + 1) == leaf) return path.substr(at + 1);
-  }
-  return {};
-}
-// Lexically normalised (for display only; files are opened as dyld would open them).
-inline std::string normalize_path(std::string_view path) {
-  std::vector<std::string_view> parts;
-  const bool absolute = !path.empty() && path.front() == '/';
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    auto end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view part = path.substr(start, end - start);
-    if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") parts.pop_back();
-      else if (!absolute) parts.push_back(part);
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    start = end + 1;
-  }
-  std::string out = absolute ? "/" : "";
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) out.push_back('/');
-    out.append(parts[i]);
-  }
-  return out.empty() ? std::string(".") : out;
-}
-// Paths the dyld shared cache may hold (dyld's mightBeInSharedCache).
-inline bool system_library_path(std::string_view path) noexcept {
-  return starts_with(path, "/usr/lib/") || starts_with(path, "/System/Library/") ||
-         starts_with(path, "/System/iOSSupport/") || starts_with(path, "/System/DriverKit/");
-}
-// The .tbd stub names an SDK gives a dylib path.
-inline std::vector<std::string> stub_names(std::string_view path) {
-  std::vector<std::string> out;
-  if (ends_with(path, ".dylib")) out.push_back(std::string(path.substr(0, path.size() - 6)) + ".tbd");
-  const std::string_view partial = framework_partial_path(path);
-  if (!partial.empty()) {
-    out.push_back(std::string(path) + ".tbd");
-    const std::string_view leaf = dyld_leaf(path);
-    const auto framework = path.size() - partial.size();  // start of Foo.framework/...
-    out.push_back(std::string(path.substr(0, framework)) + std::string(leaf) + ".framework/" + std::string(leaf) + ".tbd");
-  }
-  return out;
-}
-
-// --- the loader's state ----------------------------------------------------
-
-struct dyld_slot {
-  std::shared_ptr<const dyld_file> file;
-  std::size_t index = 0;           // image of the file
-  bool under_root = true;          // its path is in the root's view
-  bool deps_set = false;
-  bool on_stack = false;
-  std::uint32_t chain_parent = no_object;  // the image that loaded its dependencies' chain
-  const dyld_image* image() const noexcept { return file && index < file->images.size() ? &file->images[index] : nullptr; }
-};
-
-struct dyld_candidate {
-  std::string path;  // in dyld's view
-  bool under_root = true;
-  dyld_found_via via = dyld_found_via::path;
-  std::uint32_t where = no_object;
-  std::string_view rpath;
-};
-
-inline dyld_candidate candidate_of(std::string path, bool under_root, dyld_found_via via) {
-  dyld_candidate c;
-  c.path = std::move(path);
-  c.under_root = under_root;
-  c.via = via;
-  return c;
-}
-
-class dyld_state {
- public:
-  dyld_state(const dyld_options& options, dyld_link& out, dyld_cache& cache) : opts_(options), out_(out), cache_(cache) {
-    while (!opts_.root.empty() && opts_.root.back() == '/') opts_.root.pop_back();
-#if !defined(_WIN32)
-    if (!opts_.root.empty() && opts_.root.front() != '/') {
-      char buffer[4096];
-      if (::getcwd(buffer, sizeof buffer) != nullptr) opts_.root = std::string(buffer) + "/" + opts_.root;
-    }
-#endif
-  }
-
-  const dyld_options& options() const noexcept { return opts_; }
-  dyld_link& out() noexcept { return out_; }
-  const std::vector<dyld_slot>& slots() const noexcept { return slots_; }
-  const dyld_image* image(std::uint32_t id) const noexcept { return id < slots_.size() ? slots_[id].image() : nullptr; }
-  std::string_view arch() const noexcept { return arch_; }
-
-  // The root image: its host path. Errors are for a root that cannot be read.
-  result<void> load_root(const std::string& file);
-  // The closure: every dependency resolved, depth-first as dyld4 recurses.
-  void load_all();
-  // Keep the mappings alive in the result.
-  void keep_files();
-
-  void error(std::uint32_t id, std::string message) {
-    out_.errors.push_back(display(id) + ": " + std::move(message));
-  }
-  std::string display(std::uint32_t id) const {
-    if (id >= out_.objects.size()) return "?";
-    const auto& o = out_.objects[id];
-    return o.path.empty() ? o.name : o.path;
-  }
-
- private:
-  // Host path of a path in dyld's view.
-  std::string host(const std::string& path, bool under_root) const {
-    return under_root && !opts_.root.empty() ? opts_.root + path : path;
-  }
-  // A host path as dyld's view: the root stripped when it is under the root.
-  std::pair<std::string, bool> view_of(std::string file) const;
-  void resolve_dependencies(std::uint32_t id);
-  std::uint32_t resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked);
-  template <class F>
-  bool for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit);
-  std::uint32_t try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep, const dyld_candidate& c);
-  std::uint32_t add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root, dyld_object o);
-  void remember(const std::string& name, std::uint32_t id) { by_name_.emplace(name, id); }
-
-  dyld_options opts_;
-  dyld_link& out_;
-  dyld_cache& cache_;
-  std::vector<dyld_slot> slots_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;  // install names and paths already resolved
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::size_t>, std::uint32_t> by_file_;
-  std::unordered_map<std::string_view, std::pair<std::shared_ptr<const dyld_file>, std::size_t>> inlined_;
-  std::uint32_t cputype_ = 0;
-  std::string arch_;
-  std::string executable_;           // the main executable's path in dyld's view; "" = unknown
-  bool executable_under_root_ = true;
-  bool too_many_ = false;
-};
-
-inline std::pair<std::string, bool> dyld_state::view_of(std::string file) const {
-  if (file.empty()) return {file, false};
-  if (file.front() != '/') {
-#if !defined(_WIN32)
-    char buffer[4096];
-    if (::getcwd(buffer, sizeof buffer) != nullptr) file = std::string(buffer) + "/" + file;
-#endif
-  }
-  if (!opts_.root.empty() && starts_with(file, opts_.root + "/")) return {file.substr(opts_.root.size()), true};
-  return {file, false};
-}
-
-inline std::uint32_t dyld_state::add_object(std::shared_ptr<const dyld_file> file, std::size_t index, bool under_root,
-                                            dyld_object o) {
-  const auto id = static_cast<std::uint32_t>(out_.objects.size());
-  dyld_slot slot;
-  slot.file = std::move(file);
-  slot.index = index;
-  slot.under_root = under_root;
-  if (const dyld_image* img = slot.image()) {
-    o.kind = img->kind;
-    o.install_name = img->install_name;
-    o.current_version = img->current_version;
-    o.compatibility_version = img->compatibility_version;
-    o.filetype = img->kind == dyld_image_kind::macho ? img->filetype : 0;
-    for (const auto& d : img->dependencies) o.dependencies.push_back({d.install_name, d.kind, no_object});
-    if (!img->install_name.empty()) by_name_.emplace(std::string(img->install_name), id);
-    if (slot.file->mapped) by_file_.emplace(std::make_tuple(slot.file->device, slot.file->inode, index), id);
-    // The other documents of a stub are libraries it re-exports (inlined).
-    if (img->kind == dyld_image_kind::tbd && index == 0)
-      for (std::size_t k = 1; k < slot.file->images.size(); ++k)
-        inlined_.emplace(slot.file->images[k].install_name, std::make_pair(slot.file, k));
-  }
-  if (!o.path.empty()) by_name_.emplace(o.path, id);
-  out_.objects.push_back(std::move(o));
-  slots_.push_back(std::move(slot));
-  return id;
-}
-
-inline result<void> dyld_state::load_root(const std::string& file) {
-  if (!opts_.arch.empty()) {
-    if (opts_.arch == "x86_64") cputype_ = macho::CPU_TYPE_X86_64;
-    else if (opts_.arch == "arm64" || opts_.arch == "arm64e") cputype_ = macho::CPU_TYPE_ARM64;
-    else if (opts_.arch == "i386") cputype_ = macho::CPU_TYPE_X86;
-    else return make_error(errc::usage, no_offset, "unknown architecture (x86_64, arm64, arm64e, i386)");
-  }
-  auto mapped = mapped_file::open(file);
-  if (!mapped) return mapped.error();
-  const byte_view bytes = mapped->bytes();
-  if (!macho::is_macho(bytes) && !macho::is_fat(bytes)) {
-    if (bytes.size() < 4) return bytes.fail(errc::truncated, 0, "Mach-O magic truncated");
-    return bytes.fail(errc::bad_magic, 0, "not a Mach-O file");
-  }
-  // The root's own errors are the answer's error, with their offset.
-  if (auto l = macho::read_linkage_slice(bytes, cputype_); !l) return l.error();
-  auto f = cache_.open(file, cputype_, opts_.arch);
-  if (!f->ok() || f->images.empty()) return make_error(errc::malformed, no_offset, "cannot read the root image");
-  if (cputype_ == 0) {
-    // The architecture of the root (the first slice of a universal file).
-    auto l = macho::read_linkage_slice(bytes, 0);
-    cputype_ = l->cputype;
-    arch_ = macho::arch_name(l->cputype, l->cpusubtype);
-  } else {
-    arch_ = opts_.arch;
-  }
-  auto [path, under_root] = view_of(file);
-  dyld_object o;
-  o.name = file;
-  o.path = path;
-  o.file = file;
-  o.via = dyld_found_via::main;
-  add_object(f, 0, under_root, std::move(o));
-  if (!opts_.executable.empty()) {
-    auto [exe, exe_under_root] = view_of(opts_.executable);
-    executable_ = exe;
-    executable_under_root_ = exe_under_root;
-  } else if (f->images[0].filetype == macho::MH_EXECUTE) {
-    executable_ = path;
-    executable_under_root_ = under_root;
-  }
-  return ok();
-}
-
-template <class F>
-bool dyld_state::for_each_candidate(std::uint32_t requester, std::string_view name, F&& visit) {
-  const dyld_slot& req = slots_[requester];
-  const std::string_view partial = framework_partial_path(name);
-  const std::string_view leaf = dyld_leaf(name);
-  // 1. DYLD_FRAMEWORK_PATH / DYLD_LIBRARY_PATH.
-  if (!partial.empty()) {
-    for (const auto& dir : opts_.framework_path)
-      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(partial)), true, dyld_found_via::framework_path)))
-        return true;
-  } else {
-    for (const auto& dir : opts_.library_path)
-      if (visit(candidate_of(dyld_concat(dir, "/" + std::string(leaf)), true, dyld_found_via::library_path)))
-        return true;
-  }
-  // 2. The name, its @ prefix expanded.
-  auto loader_dir = [&](std::uint32_t id) { return std::string(dyld_dirname(out_.objects[id].path)); };
-  auto executable_expanded = [&](std::string_view rest, std::string& path) -> bool {
-    if (executable_.empty()) return false;
-    std::string dir(dyld_dirname(executable_));
-    // Leading "/.." components go up from the executable's folder (expandAndNormalizeAtExecutablePath).
-    while (starts_with(rest, "/..") && (rest.size() == 3 || rest[3] == '/')) {
-      const auto up = dir.rfind('/');
-      if (up == std::string::npos || up == 0) break;
-      dir.resize(up);
-      rest.remove_prefix(3);
-    }
-    path = dyld_concat(dir, rest);
-    return true;
-  };
-  if (at_prefix(name, "@loader_path")) {
-    if (visit(candidate_of(dyld_concat(loader_dir(requester), name.substr(12)), req.under_root,
-                             dyld_found_via::loader_path)))
-      return true;
-  } else if (at_prefix(name, "@executable_path")) {
-    std::string path;
-    if (executable_expanded(name.substr(16), path) &&
-        visit(candidate_of(path, executable_under_root_, dyld_found_via::executable_path)))
-      return true;
-  } else if (starts_with(name, "@rpath/")) {
-    const std::string_view tail = name.substr(6);
-    std::size_t depth = 0;
-    for (std::uint32_t link = requester; link != no_object && depth <= slots_.size();
-         link = slots_[link].chain_parent, ++depth) {
-      const dyld_image* img = slots_[link].image();
-      if (img == nullptr) continue;
-      for (std::string_view r : img->rpaths) {
-        dyld_candidate c;
-        c.via = dyld_found_via::rpath;
-        c.where = link;
-        c.rpath = r;
-        if (at_prefix(r, "@loader_path")) {
-          c.path = dyld_concat(dyld_concat(loader_dir(link), r.substr(12)), tail);
-          c.under_root = slots_[link].under_root;
-        } else if (at_prefix(r, "@executable_path")) {
-          std::string path;
-          if (!executable_expanded(r.substr(16), path)) continue;
-          c.path = dyld_concat(path, tail);
-          c.under_root = executable_under_root_;
-        } else if (!r.empty() && r.front() == '/') {
-          c.path = dyld_concat(r, tail);
-        } else {
-          continue;  // a relative or unknown @ rpath: not used
-        }
-        if (visit(c)) return true;
-      }
-    }
-  } else if (!name.empty() && name.front() == '/') {
-    if (visit(candidate_of(std::string(name), true, dyld_found_via::path))) return true;
-  }
-  // 3. Fallbacks.
-  const dyld_image* img = req.image();
-  const bool pre2022 = img != nullptr && img->sdk < 0x000d0000u;
-  const bool defaults = opts_.default_fallbacks && pre2022;
-  if (!partial.empty()) {
-    std::vector<std::string> dirs = opts_.fallback_framework_path;
-    if (dirs.empty() && defaults) dirs = {"/Library/Frameworks", "/System/Library/Frameworks"};
-    for (const auto& dir : dirs) {
-      std::string path = dyld_concat(dir, "/" + std::string(partial));
-      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
-    }
-  } else {
-    std::vector<std::string> dirs = opts_.fallback_library_path;
-    if (dirs.empty() && defaults) dirs = {"/usr/local/lib", "/usr/lib"};
-    for (const auto& dir : dirs) {
-      std::string path = dyld_concat(dir, "/" + std::string(leaf));
-      if (path != name && visit(candidate_of(path, true, dyld_found_via::fallback))) return true;
-    }
-  }
-  return false;
-}
-
-inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dyld_dependency_decl& dep,
-                                               const dyld_candidate& c) {
-  const std::string shown = normalize_path(c.path);
-  if (auto it = by_name_.find(shown); it != by_name_.end()) return it->second;
-  std::vector<std::string> files{host(c.path, c.under_root)};
-  for (auto& stub : stub_names(c.path)) files.push_back(host(stub, c.under_root));
-  for (const std::string& file : files) {
-    auto f = cache_.open(file, cputype_, arch_);
-    if (!f->mapped) continue;  // no such file
-    if (!f->ok() || f->images.empty()) {
-      out_.objects[requester].rejected.push_back({file, f->reason});
-      continue;
-    }
-    const dyld_image& img = f->images[0];
-    if (!img.is_dylib) {
-      out_.objects[requester].rejected.push_back({file, "not a dylib"});
-      continue;
-    }
-    if (!img.applies) {
-      out_.objects[requester].rejected.push_back({file, "stub without the architecture"});
-      continue;
-    }
-    if (auto same = by_file_.find(std::make_tuple(f->device, f->inode, std::size_t{0})); same != by_file_.end()) {
-      by_name_.emplace(shown, same->second);
-      return same->second;
-    }
-    if (opts_.version_check != dyld_version_check::none && dep.compatibility != 0xffffffffu &&
-        img.compatibility_version < dep.compatibility &&
-        (opts_.version_check == dyld_version_check::strict || img.kind != dyld_image_kind::macho ||
-         img.minos < 0x000a0e00u)) {
-      out_.objects[requester].rejected.push_back({file, "incompatible library version"});
-      continue;
-    }
-    dyld_object o;
-    o.name = std::string(dep.install_name);
-    o.path = shown;
-    o.file = file;
-    o.via = c.via;
-    if (c.where != no_object) {
-      o.where = display(c.where);
-      o.rpath = std::string(c.rpath);
-    }
-    o.loader = requester;
-    return add_object(f, 0, c.under_root, std::move(o));
-  }
-  // Only a name that is itself a system path (or an absolute rpath's) stands
-  // for a shared-cache library: a fallback made of a leaf name does not.
-  if (c.under_root && opts_.system_not_checked && system_library_path(c.path) &&
-      (c.via == dyld_found_via::path || c.via == dyld_found_via::rpath)) {
-    dyld_object o;
-    o.name = std::string(dep.install_name);
-    o.path = shown;
-    o.via = dyld_found_via::system;
-    o.kind = dyld_image_kind::system;
-    o.loader = requester;
-    return add_object(nullptr, 0, true, std::move(o));
-  }
-  return no_object;
-}
-
-inline std::uint32_t dyld_state::resolve(std::uint32_t requester, const dyld_dependency_decl& dep, bool& looked) {
-  looked = false;
-  const std::string name(dep.install_name);
-  // An absolute or @rpath name already loaded under that name.
-  if (!name.empty() && (name.front() == '/' || starts_with(name, "@rpath/"))) {
-    if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
-  }
-  // A document inlined in a stub that re-exports it.
-  if (auto in = inlined_.find(dep.install_name); in != inlined_.end()) {
-    dyld_object o;
-    o.name = name;
-    o.path = name;
-    o.file = out_.objects[requester].file;
-    o.via = dyld_found_via::inlined;
-    o.loader = requester;
-    return add_object(in->second.first, in->second.second, slots_[requester].under_root, std::move(o));
-  }
-  looked = true;
-  std::uint32_t found = no_object;
-  for_each_candidate(requester, dep.install_name, [&](const dyld_candidate& c) {
-    if (out_.objects.size() >= opts_.max_images) return true;
-    found = try_candidate(requester, dep, c);
-    return found != no_object;
-  });
-  if (found != no_object) by_name_.emplace(name, found);
-  return found;
-}
-
-inline void dyld_state::resolve_dependencies(std::uint32_t id) {
-  slots_[id].deps_set = true;
-  const dyld_image* img = slots_[id].image();
-  if (img == nullptr) return;
-  for (std::size_t i = 0; i < img->dependencies.size(); ++i) {
-    if (out_.objects.size() >= opts_.max_images) {
-      if (!too_many_) error(id, "closure larger than " + std::to_string(opts_.max_images) + " images");
-      too_many_ = true;
-      return;
-    }
-    const dyld_dependency_decl& dep = img->dependencies[i];
-    const bool weak = dep.kind == macho::dylib_kind::weak;
-    bool looked = false;
-    std::uint32_t target = resolve(id, dep, looked);
-    if (target == no_object) {
-      // A missing library: one not-found object per install name.
-      dyld_object o;
-      o.name = std::string(dep.install_name);
-      o.loader = id;
-      o.weak = weak;
-      if (starts_with(dep.install_name, "@rpath/")) {
-        bool any = false;
-        for (std::uint32_t link = id; link != no_object && !any; link = slots_[link].chain_parent)
-          if (const dyld_image* li = slots_[link].image()) any = !li->rpaths.empty();
-        o.warnings.push_back(any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
-                                 : "@rpath never resolves: no LC_RPATH in the load chain");
-      } else if (starts_with(dep.install_name, "@executable_path") && executable_.empty()) {
-        o.warnings.push_back("@executable_path without a main executable (give --executable)");
-      }
-      target = add_object(nullptr, 0, true, std::move(o));
-      by_name_.emplace(std::string(dep.install_name), target);
-    } else if (!weak) {
-      out_.objects[target].weak = false;
-    }
-    out_.objects[id].dependencies[i].object = target;
-    // A dependency on an image whose dependencies are being resolved up the
-    // chain (or on itself) is a cycle, unless the link is upward.
-    if (slots_[target].on_stack && dep.kind != macho::dylib_kind::upward) {
-      if (target == id)
-        error(id, dep.kind == macho::dylib_kind::reexport ? "re-exports itself (" + std::string(dep.install_name) + ")"
-                                                          : "loads itself (" + std::string(dep.install_name) + ")");
-      else
-        error(id, std::string("dependency cycle: ") + (dep.kind == macho::dylib_kind::reexport ? "re-exports " : "loads ") +
-                      display(target) + ", which is loading it");
-    }
-  }
-}
-
-inline void dyld_state::load_all() {
-  struct frame {
-    std::uint32_t id;
-    std::size_t next;
-  };
-  std::vector<frame> stack;
-  stack.push_back({0, 0});
-  slots_[0].on_stack = true;
-  resolve_dependencies(0);
-  while (!stack.empty()) {
-    frame& top = stack.back();
-    const auto& deps = out_.objects[top.id].dependencies;
-    if (top.next >= deps.size()) {
-      slots_[top.id].on_stack = false;
-      stack.pop_back();
-      continue;
-    }
-    const std::uint32_t dep = deps[top.next++].object;
-    if (dep == no_object || slots_[dep].deps_set || !out_.objects[dep].checked()) continue;
-    slots_[dep].chain_parent = top.id;
-    slots_[dep].on_stack = true;
-    stack.push_back({dep, 0});  // `top` is invalid from here
-    resolve_dependencies(dep);
-  }
-}
-
-inline void dyld_state::keep_files() {
-  std::unordered_set<const mapped_file*> seen;
-  for (const auto& s : slots_)
-    if (s.file && s.file->mapped && seen.insert(s.file->mapped.get()).second) out_.files.push_back(s.file->mapped);
-}
-
-}  // namespace detail
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld/load.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-inline constexpr std::size_t dyld_max_reexport_depth = 256;
-
-namespace detail {
-
-class dyld_binder {
- public:
-  explicit dyld_binder(dyld_state& state) : st_(state), out_(state.out()) {}
-
-  void bind_all() {
-    const auto count = static_cast<std::uint32_t>(out_.objects.size());
-    marks_.assign(count, 0);
-    for (std::uint32_t id = 0; id < count; ++id) {
-      const dyld_image* img = st_.image(id);
-      if (img == nullptr || img->kind != dyld_image_kind::macho) continue;
-      bind_image(id, *img);
-    }
-  }
-
- private:
-  enum class outcome : std::uint8_t { not_found, found, unchecked };
-  struct answer {
-    outcome what = outcome::not_found;
-    std::uint32_t to = no_object;
-    bool weak = false;
-  };
-
-  struct binding_key {
-    std::uint32_t from, to;
-    std::string_view symbol;
-    bool operator==(const binding_key& o) const noexcept { return from == o.from && to == o.to && symbol == o.symbol; }
-  };
-  struct binding_hash {
-    std::size_t operator()(const binding_key& k) const noexcept {
-      return std::hash<std::string_view>()(k.symbol) ^ (std::size_t{k.from} * 0x9e3779b97f4a7c15ull) ^ (std::size_t{k.to} << 20);
-    }
-  };
-
-  void bind(std::uint32_t from, const answer& a, std::string_view symbol, bool flat = false) {
-    if (a.to == no_object) return;
-    if (seen_.insert(binding_key{from, a.to, symbol}).second) out_.bindings.push_back({from, a.to, symbol, {}, false, flat});
-  }
-
-  // Is `name` in image `id` (and, when `deep`, the images it re-exports)?
-  answer lookup(std::uint32_t id, std::string_view name, bool deep, std::size_t depth) {
-    if (id >= marks_.size()) return {};
-    if (marks_[id] == generation_) return {};  // searched already in this lookup (dyld's alreadySearched)
-    marks_[id] = generation_;
-    const dyld_object& obj = out_.objects[id];
-    if (obj.kind == dyld_image_kind::system) return {outcome::unchecked, id, false};
-    const dyld_image* img = st_.image(id);
-    if (img == nullptr) return {};
-    if (depth > dyld_max_reexport_depth) {
-      st_.error(id, "re-export chain deeper than " + std::to_string(dyld_max_reexport_depth) + " looking up " + std::string(name));
-      return {};
-    }
-    ++out_.lookups;
-    auto hit = img->find(name);
-    if (!hit) {
-      report_once(id, describe(hit.error()));
-      return {};
-    }
-    if (*hit) {
-      const dyld_export_hit& h = **hit;
-      if (!h.reexport) return {outcome::found, id, h.weak};
-      const auto& deps = obj.dependencies;
-      if (h.ordinal == 0 || h.ordinal > deps.size()) {
-        report_once(id, "re-export ordinal " + std::to_string(h.ordinal) + " out of range (" + std::to_string(deps.size()) +
-                            " dylibs) for " + std::string(name));
-        return {};
-      }
-      const std::uint32_t dep = deps[h.ordinal - 1].object;
-      if (dep == no_object || !out_.objects[dep].found()) return {};  // re-exported from a missing weak dylib
-      const std::string_view target = h.import_name.empty() ? name : h.import_name;
-      if (target != name) ++generation_;  // a rename searches afresh
-      return lookup(dep, target, true, depth + 1);
-    }
-    if (!deep) return {};
-    answer unchecked;
-    for (const auto& d : obj.dependencies) {
-      if (d.kind != macho::dylib_kind::reexport || d.object == no_object) continue;
-      answer a = lookup(d.object, name, true, depth + 1);
-      if (a.what == outcome::found) return a;
-      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
-    }
-    return unchecked;
-  }
-
-  answer start(std::uint32_t id, std::string_view name, bool deep) {
-    ++generation_;
-    return lookup(id, name, deep, 0);
-  }
-
-  // Flat lookup: every image in load order, each in its own exports.
-  answer flat(std::string_view name) {
-    answer unchecked;
-    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
-      if (!out_.objects[id].found()) continue;
-      answer a = start(id, name, false);
-      if (a.what == outcome::found) return a;
-      if (a.what == outcome::unchecked && unchecked.what != outcome::unchecked) unchecked = a;
-    }
-    return unchecked;
-  }
-
-  // Weak coalescing: the first definition in load order among images with
-  // weak definitions, a non-weak one winning over weak ones.
-  answer coalesce(std::string_view name) {
-    answer best;
-    for (std::uint32_t id = 0; id < out_.objects.size(); ++id) {
-      const dyld_image* img = st_.image(id);
-      if (img == nullptr || !img->weak_defines) continue;
-      answer a = start(id, name, false);
-      if (a.what != outcome::found) continue;
-      if (best.what != outcome::found || (best.weak && !a.weak)) best = a;
-      if (!best.weak) break;
-    }
-    return best;
-  }
-
-  void report_once(std::uint32_t id, std::string message) {
-    if (reported_.insert(id).second) st_.error(id, std::move(message));
-  }
-
-  void bind_image(std::uint32_t id, const dyld_image& img) {
-    const std::size_t ndeps = out_.objects[id].dependencies.size();
-    std::vector<char> used(ndeps + 1, 0);
-    const bool main_is_executable = out_.objects[0].filetype == macho::MH_EXECUTE;
-    for (const macho::import_entry& e : img.imports) {
-      ++out_.imports;
-      if (e.kind == macho::import_source::weak_bind) {
-        if (e.non_weak_definition) continue;  // announces a strong definition; binds nothing
-        bind(id, coalesce(e.symbol), e.symbol);
-        continue;
-      }
-      answer a;
-      std::int64_t ordinal = e.library_ordinal;
-      if (ordinal > 0 && static_cast<std::uint64_t>(ordinal) > ndeps) {
-        report_once(id, "library ordinal " + std::to_string(ordinal) + " past its " + std::to_string(ndeps) +
-                            " dylibs (importing " + std::string(e.symbol) + ")");
-        continue;
-      }
-      if (ordinal > 0) used[static_cast<std::size_t>(ordinal)] = 1;
-      if (ordinal > 0 && !img.two_level) ordinal = -2;
-      if (ordinal > 0) {
-        const std::uint32_t target = out_.objects[id].dependencies[static_cast<std::size_t>(ordinal - 1)].object;
-        if (target != no_object && out_.objects[target].found()) a = start(target, e.symbol, true);
-      } else if (ordinal == 0) {
-        a = start(id, e.symbol, true);
-      } else if (ordinal == -1) {
-        if (main_is_executable) a = start(0, e.symbol, true);
-        else a.what = outcome::unchecked;  // the host executable is not part of the closure
-      } else if (ordinal == -2) {
-        a = flat(e.symbol);
-      } else if (ordinal == -3) {
-        a = coalesce(e.symbol);
-      } else {
-        report_once(id, "unknown special library ordinal " + std::to_string(ordinal) + " (importing " +
-                            std::string(e.symbol) + ")");
-        continue;
-      }
-      switch (a.what) {
-        case outcome::found: bind(id, a, e.symbol, ordinal == -2); break;
-        case outcome::unchecked:
-          ++out_.unchecked;
-          bind(id, a, e.symbol, ordinal == -2);
-          break;
-        case outcome::not_found:
-          if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)
-            out_.undefined.push_back({id, e.symbol, {}});
-          break;
-      }
-    }
-    // Unused dylibs: ordinals no import names (re-exports are part of the interface).
-    if (!img.two_level) return;
-    const auto& deps = out_.objects[id].dependencies;
-    for (std::size_t i = 0; i < deps.size(); ++i) {
-      if (used[i + 1] || deps[i].kind == macho::dylib_kind::reexport) continue;
-      // ld64.lld writes LC_LOAD_DYLIB and LC_REEXPORT_DYLIB for one -reexport_library: the load is part of the re-export.
-      bool reexported = false;
-      for (const auto& other : deps)
-        reexported = reexported || (other.kind == macho::dylib_kind::reexport && other.install_name == deps[i].install_name);
-      if (!reexported) out_.unused.push_back({id, static_cast<std::uint32_t>(i + 1), deps[i].object, deps[i].install_name});
-    }
-  }
-
-  dyld_state& st_;
-  dyld_link& out_;
-  std::vector<std::uint32_t> marks_;
-  std::uint32_t generation_ = 0;
-  std::unordered_set<binding_key, binding_hash> seen_, undefined_;
-  std::unordered_set<std::uint32_t> reported_;
-};
-
-}  // namespace detail
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld/bind.hpp ----
-#endif
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-// Emulate dyld for the Mach-O image at host path `file` (an executable, a
-// dylib or a bundle; a universal file's slice of options.arch, else its
-// first). Errors are only for a root that cannot be read or is not Mach-O;
-// every problem further down is on the objects, in errors or in warnings.
-result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache);
-result<dyld_link> link_dyld(const std::string& file, const dyld_options& options = {});
-
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options, dyld_cache& cache) {
-  dyld_link out;
-  detail::dyld_state state(options, out, cache);
-  // The root image.
-  LINKSCOPE_CHECK(state.load_root(file));
-  // The closure, as dyld4's loadDependents recurses.
-  state.load_all();
-  // Every import, two-level.
-  if (options.bindings) detail::dyld_binder(state).bind_all();
-  // The mappings stay with the result.
-  state.keep_files();
-  return out;
-}
-
-LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_options& options) {
-  dyld_cache cache;
-  return link_dyld(file, options, cache);
-}
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/dyld.hpp ----
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -24596,6 +24871,7 @@ inline void write_symbol_fields(json_writer& w, std::string_view name, std::stri
 //
 //   {"version": 1,
 //    "file": S,                          the shared library or executable judged against
+//    "format": "elf"|"macho"|"pe",       S's format; "arch": the Mach-O slice judged (Mach-O only)
 //    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
 //    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
 //                  "evidence": [SYMBOL...],
@@ -24653,7 +24929,8 @@ inline void write_demangled_map(json_writer& w, const std::vector<std::string>& 
 }
 
 inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
-  w.begin_object().field("version", 1).field("file", r.shared);
+  w.begin_object().field("version", 1).field("file", r.shared).field("format", r.format);
+  if (!r.arch.empty()) w.field("arch", r.arch);
   w.field("shared_has_symtab", r.shared_has_symtab);
   w.field("shared_unresolved", r.shared_unresolved);
   w.key("missing_needed").begin_array();

@@ -331,7 +331,7 @@ def test_demangled_values(run, cli_dir, fx):
 def test_renamed_key_fails(fx):
     """additionalProperties: false everywhere, so a renamed key does not validate."""
     schema = schema_of("linkscope-absorbed")
-    doc = {"version": 1, "shared": "libS.so", "shared_has_symtab": True, "shared_unresolved": 0,
+    doc = {"version": 1, "shared": "libS.so", "format": "elf", "shared_has_symtab": True, "shared_unresolved": 0,
            "missing_needed": [], "archives": []}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)

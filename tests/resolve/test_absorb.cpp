@@ -269,3 +269,208 @@ TEST_CASE("linkscope-absorbed --cmake-package: CMake's own link interface, judge
   auto both = lt::capture(tool + " --cmake-package Foo --cmake-libs m --prefix /usr " + cases[0].sc.dir + "/libS.so 2>&1");
   CHECK(both.status == 2);
 }
+
+// ---------------------------------------------------------------------------
+// Mach-O: S is a dylib linked by ld64.lld-14 (-force_load A.a is its
+// --whole-archive), for x86_64 and arm64. The oracles are the consumer's
+// trial link with and without A.a, llvm-nm-14 -m (what S's nlist calls each
+// symbol) and llvm-objdump-14 (S's export trie and its flat-namespace binds).
+namespace {
+
+struct macho_case {
+  std::string dir, link;
+  std::string arch;
+  bool links(const std::string& out, const std::string& inputs) const {
+    return lt::run_in(dir, link + " -execute " + inputs + " -o " + out + " >" + out + ".log 2>&1") == 0;
+  }
+  std::string tool(const std::string& command) const { return lt::capture("cd " + lt::shell_quote(dir) + " && " + command).out; }
+  resolve::archive_report judge(const std::string& s, const std::string& a, std::vector<std::string> consumers = {}) const {
+    resolve::absorb_options options;
+    for (auto& c : consumers) c = dir + "/" + c;
+    options.consumers = consumers;
+    auto report = resolve::analyze_absorption(dir + "/" + s, {dir + "/" + a}, options);
+    REQUIRE(report);
+    CHECK(report->format == "macho");
+    CHECK(report->arch == arch);
+    REQUIRE(report->archives.size() == 1);
+    return report->archives[0];
+  }
+};
+
+macho_case build_macho(const std::string& arch) {
+  macho_case c;
+  c.arch = arch;
+  c.dir = lt::scratch_dir("absorb_macho_" + arch);
+  c.link = "ld64.lld-14 -arch " + arch + " -platform_version macos 11.0 11.0 -L. -lSystem";
+  lt::write_file(c.dir + "/libSystem.tbd",
+                 "--- !tapi-tbd\ntbd-version: 4\ntargets: [ x86_64-macos, arm64-macos ]\n"
+                 "install-name: '/usr/lib/libSystem.B.dylib'\nexports:\n"
+                 "  - targets: [ x86_64-macos, arm64-macos ]\n    symbols: [ dyld_stub_binder ]\n...\n");
+  lt::write_file(c.dir + "/a.c", kA);
+  lt::write_file(c.dir + "/s.c", kS);
+  lt::write_file(c.dir + "/main.c", kMain);
+  lt::write_file(c.dir + "/main2.c",
+                 "int s_api(int);\nint helper_add(int);\n"
+                 "int main(void) { return s_api(1) + helper_add(1) == 126 ? 0 : 1; }\n");
+  lt::write_file(c.dir + "/other.c", "int other_thing(void) { return 3; }\n");
+  const std::string cc = "clang-14 -target " + arch + "-apple-macos11 -c ";
+  REQUIRE(lt::run_in(c.dir, cc + "a.c -o a.o && " + cc + "-fvisibility=hidden a.c -o ah.o && " + cc + "s.c -o s.o && " + cc +
+                                "main.c -o main.o && " + cc + "main2.c -o main2.o && " + cc + "other.c -o other.o") == 0);
+  REQUIRE(lt::run_in(c.dir, "llvm-ar-14 rcs --format=darwin libA.a a.o && llvm-ar-14 rcs --format=darwin libAh.a ah.o && "
+                            "llvm-ar-14 rcs --format=darwin libO.a other.o") == 0);
+  const std::string dylib = c.link + " -dylib s.o ";
+  REQUIRE(lt::run_in(c.dir, dylib + "-force_load libAh.a -install_name @rpath/libSh.dylib -o libSh.dylib") == 0);
+  REQUIRE(lt::run_in(c.dir, dylib + "-force_load libA.a -exported_symbol _s_api -install_name @rpath/libSx.dylib -o libSx.dylib") == 0);
+  REQUIRE(lt::run_in(c.dir, dylib + "-force_load libA.a -install_name @rpath/libSd.dylib -o libSd.dylib") == 0);
+  REQUIRE(lt::run_in(c.dir, dylib + "-undefined dynamic_lookup -install_name @rpath/libSu.dylib -o libSu.dylib") == 0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Mach-O: each verdict agrees with ld64.lld-14 trial links and llvm-nm/llvm-objdump", "[absorb][macho]") {
+  if (!lt::have_tool("clang-14") || !lt::have_tool("ld64.lld-14") || !lt::have_tool("llvm-nm-14") ||
+      !lt::have_tool("llvm-objdump-14")) {
+    WARN("clang-14 / ld64.lld-14 / llvm-nm-14 not installed: test skipped");
+    return;
+  }
+  std::vector<std::string> dirs;  // x86_64's, then arm64's
+  for (const char* arch : {"x86_64", "arm64"}) {
+    INFO(arch);
+    const macho_case c = build_macho(arch);
+    dirs.push_back(c.dir);
+    // hidden: -fvisibility=hidden, and -exported_symbol leaving A's globals out
+    for (const std::string s : {"libSh.dylib", "libSx.dylib"}) {
+      INFO(s);
+      CHECK(c.links("without_" + s, "main.o " + s));
+      const std::string nm = c.tool("llvm-nm-14 -m " + s);
+      REQUIRE(nm.find("non-external (was a private external) _helper_add") != std::string::npos);
+      CHECK(c.tool("llvm-objdump-14 --macho --exports-trie " + s).find("_helper_add") == std::string::npos);
+      auto a = c.judge(s, s == "libSh.dylib" ? "libAh.a" : "libA.a");
+      CHECK(a.verdict == resolve::archive_verdict::not_needed);
+      REQUIRE(a.members.size() == 1);
+      CHECK(a.members[0].status == resolve::member_status::hidden);
+      CHECK(a.members[0].symbols == std::vector<std::string>{"_helper_add", "_helper_unused"});
+    }
+    // re-exported: S's trie exports A's definitions
+    {
+      REQUIRE(c.tool("llvm-objdump-14 --macho --exports-trie libSd.dylib").find("_helper_add") != std::string::npos);
+      CHECK(c.links("without_d", "main.o libSd.dylib"));
+      auto a = c.judge("libSd.dylib", "libA.a");
+      CHECK(a.verdict == resolve::archive_verdict::re_exported);
+      REQUIRE(a.members.size() == 1);
+      CHECK(a.members[0].status == resolve::member_status::re_exported);
+    }
+    // needed: S left _helper_add to the flat namespace (-undefined dynamic_lookup);
+    // ld64 does not check a dylib's undefined symbols, so no consumer link fails:
+    // dyld fails at load time ("Symbol not found: _helper_add ... flat namespace").
+    {
+      REQUIRE(c.tool("llvm-objdump-14 --macho --lazy-bind libSu.dylib").find("flat-namespace   _helper_add") !=
+              std::string::npos);
+      auto a = c.judge("libSu.dylib", "libA.a");
+      CHECK(a.verdict == resolve::archive_verdict::needed);
+      REQUIRE(a.members.size() == 1);
+      CHECK(a.members[0].symbols == std::vector<std::string>{"_helper_add"});
+    }
+    // needed by a consumer that calls into A itself: the link without A fails
+    // with exactly that symbol, and links with A.
+    {
+      CHECK_FALSE(c.links("without2", "main2.o libSh.dylib"));
+      CHECK(lt::read_file(c.dir + "/without2.log").find("undefined symbol: _helper_add") != std::string::npos);
+      CHECK(c.links("with2", "main2.o libSh.dylib libAh.a"));
+      CHECK(c.judge("libSh.dylib", "libAh.a").verdict == resolve::archive_verdict::not_needed);
+      auto a = c.judge("libSh.dylib", "libAh.a", {"main2.o"});
+      CHECK(a.verdict == resolve::archive_verdict::needed);
+      CHECK(a.evidence == std::vector<std::string>{"_helper_add"});
+    }
+    // unrelated
+    CHECK(c.judge("libSd.dylib", "libO.a").verdict == resolve::archive_verdict::unrelated);
+  }
+  // A universal S and archive: --arch picks the slice of both.
+  const std::string& x = dirs[0];
+  const std::string& arm = dirs[1];
+  const std::string fat = lt::scratch_dir("absorb_macho_fat");
+  REQUIRE(lt::run_in(fat, "llvm-lipo-14 -create " + x + "/libSd.dylib " + arm + "/libSd.dylib -output libSd.dylib && " +
+                              "llvm-lipo-14 -create " + x + "/libA.a " + arm + "/libA.a -output libA.a") == 0);
+  for (const char* arch : {"x86_64", "arm64"}) {
+    resolve::absorb_options options;
+    options.arch = arch;
+    auto report = resolve::analyze_absorption(fat + "/libSd.dylib", {fat + "/libA.a"}, options);
+    REQUIRE(report);
+    CHECK(report->arch == arch);
+    CHECK(report->archives[0].verdict == resolve::archive_verdict::re_exported);
+  }
+  resolve::absorb_options wrong;
+  wrong.arch = "i386";
+  auto refused = resolve::analyze_absorption(fat + "/libSd.dylib", {fat + "/libA.a"}, wrong);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().file == fat + "/libSd.dylib");
+}
+
+// ---------------------------------------------------------------------------
+// PE: S is a DLL linked by x86_64-w64-mingw32-gcc. Exports are explicit, so a
+// definition left out of the .def is hidden. The oracles: the consumer's
+// trial link with and without A, and objdump -p's export table.
+TEST_CASE("PE: each verdict agrees with mingw trial links and objdump -p", "[absorb][pe]") {
+  if (!lt::have_tool("x86_64-w64-mingw32-gcc") || !lt::have_tool("x86_64-w64-mingw32-objdump")) {
+    WARN("mingw-w64 not installed: test skipped");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("absorb_pe");
+  lt::write_file(dir + "/a.c", kA);
+  lt::write_file(dir + "/s.c", kS);
+  lt::write_file(dir + "/main.c", kMain);
+  lt::write_file(dir + "/main2.c",
+                 "int s_api(int);\nint helper_add(int);\n"
+                 "int main(void) { return s_api(1) + helper_add(1) == 126 ? 0 : 1; }\n");
+  lt::write_file(dir + "/s.def", "EXPORTS\ns_api\n");
+  const std::string cc = "x86_64-w64-mingw32-gcc";
+  REQUIRE(lt::run_in(dir, cc + " -c a.c -o a.o && x86_64-w64-mingw32-ar rcs libA.a a.o && " + cc + " -c s.c -o s.o && " + cc +
+                              " -c main2.c -o main2.o") == 0);
+  REQUIRE(lt::run_in(dir, cc + " -shared -o S.dll s.o libA.a s.def -Wl,--out-implib,libS.dll.a") == 0);
+  REQUIRE(lt::run_in(dir, cc + " -shared -o Sd.dll s.o -Wl,--whole-archive libA.a -Wl,--no-whole-archive "
+                               "-Wl,--export-all-symbols -Wl,--out-implib,libSd.dll.a") == 0);
+  REQUIRE(lt::run_in(dir, "x86_64-w64-mingw32-strip -o Ss.dll S.dll") == 0);
+  auto exports_of = [&](const std::string& dll) {
+    return lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(dir + "/" + dll)).out;
+  };
+  auto judge = [&](const std::string& s, const std::string& a, std::vector<std::string> consumers = {}) {
+    resolve::absorb_options options;
+    for (auto& c : consumers) c = dir + "/" + c;
+    options.consumers = consumers;
+    auto report = resolve::analyze_absorption(dir + "/" + s, {dir + "/" + a}, options);
+    REQUIRE(report);
+    CHECK(report->format == "pe");
+    REQUIRE(report->archives.size() == 1);
+    return *report;
+  };
+  // hidden: the .def exports s_api only; the consumer links without A
+  CHECK(exports_of("S.dll").find("] helper_add") == std::string::npos);
+  CHECK(lt::run_in(dir, cc + " main.c -L. -lS -o m.exe") == 0);
+  auto hidden = judge("S.dll", "libA.a");
+  CHECK(hidden.shared_has_symtab);
+  CHECK(hidden.archives[0].verdict == resolve::archive_verdict::not_needed);
+  REQUIRE(hidden.archives[0].members.size() == 1);
+  CHECK(hidden.archives[0].members[0].status == resolve::member_status::hidden);
+  // re-exported: --export-all-symbols puts helper_add in the export table
+  CHECK(exports_of("Sd.dll").find("] helper_add") != std::string::npos);
+  CHECK(lt::run_in(dir, cc + " main.c -L. -lSd -o md.exe") == 0);
+  CHECK(judge("Sd.dll", "libA.a").archives[0].verdict == resolve::archive_verdict::re_exported);
+  // needed by a consumer that calls helper_add: it fails without A, with that symbol
+  const auto without = lt::capture("cd " + lt::shell_quote(dir) + " && " + cc + " main2.o -L. -lS -o m2.exe 2>&1");
+  CHECK(without.status != 0);
+  CHECK(without.out.find("undefined reference to `helper_add'") != std::string::npos);
+  CHECK(lt::run_in(dir, cc + " main2.o -L. -lS libA.a -o m3.exe") == 0);
+  auto needed = judge("S.dll", "libA.a", {"main2.o"});
+  CHECK(needed.archives[0].verdict == resolve::archive_verdict::needed);
+  CHECK(needed.archives[0].evidence == std::vector<std::string>{"helper_add"});
+  // stripped: no COFF symbol table, so the hidden copy leaves no trace
+  auto stripped = judge("Ss.dll", "libA.a");
+  CHECK_FALSE(stripped.shared_has_symtab);
+  CHECK(stripped.archives[0].verdict == resolve::archive_verdict::unrelated);
+  // the import library is how S is linked, not a copy of it: every member skipped
+  auto implib = judge("S.dll", "libS.dll.a");
+  CHECK(implib.archives[0].verdict == resolve::archive_verdict::unrelated);
+  CHECK(implib.archives[0].members.empty());
+  CHECK_FALSE(implib.archives[0].skipped.empty());
+}

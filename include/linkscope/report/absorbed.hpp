@@ -3,6 +3,7 @@
 //
 //   {"version": 1,
 //    "file": S,                          the shared library or executable judged against
+//    "format": "elf"|"macho"|"pe",       S's format; "arch": the Mach-O slice judged (Mach-O only)
 //    "shared_has_symtab": bool, "shared_unresolved": N, "missing_needed": [NAME...],
 //    "archives": [{"file": A, "verdict": "needed"|"re-exported"|"not-needed"|"unrelated",
 //                  "evidence": [SYMBOL...],
@@ -65,7 +66,8 @@ inline void write_demangled_map(json_writer& w, const std::vector<std::string>& 
 }
 
 inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
-  w.begin_object().field("version", 1).field("file", r.shared);
+  w.begin_object().field("version", 1).field("file", r.shared).field("format", r.format);
+  if (!r.arch.empty()) w.field("arch", r.arch);
   w.field("shared_has_symtab", r.shared_has_symtab);
   w.field("shared_unresolved", r.shared_unresolved);
   w.key("missing_needed").begin_array();

@@ -28,6 +28,30 @@
 // file: such members come out unused, and the report says S is stripped.
 // Matching is by symbol name; the dynamic table is read through PT_DYNAMIC
 // when section headers are gone.
+//
+// The same question on macOS and Windows, with each platform's own tables:
+//   Mach-O  S (a dylib, bundle or executable; one slice of a universal
+//           file, options.arch or the first) exports what its export trie
+//           lists (re-export entries excluded: that code is another
+//           dylib's), or its external nlist definitions when it has no trie.
+//           Its nlist is the symtab: a private extern or non-external
+//           definition is hidden (ld64 turns hidden visibility and symbols
+//           left out of -exported_symbols_list into "non-external (was a
+//           private external)"). S's undefined symbols are its non-weak
+//           imports that dyld's emulation (resolve/dyld.hpp) finds nowhere;
+//           with two-level namespace only a flat-namespace or
+//           -undefined dynamic_lookup import can be left so. A is an
+//           archive of Mach-O objects (the members of S's architecture).
+//   PE      S (a DLL or EXE) exports its export directory's names
+//           (forwarders excluded). Exports are explicit on Windows
+//           (dllexport, a .def), so a definition in S's COFF symbol table
+//           (mingw ld keeps one unless stripped) that is not exported is
+//           hidden, whatever its storage class. A DLL cannot leave a symbol
+//           undefined (every import names its DLL), so only a --consumer
+//           can make a member required. On i386, C names carry a leading
+//           underscore in COFF and none in the export table. A is an
+//           archive of COFF objects (a static .lib or .a); import members
+//           (short import records) are skipped.
 #pragma once
 
 #include <algorithm>
@@ -37,12 +61,23 @@
 #include <unordered_set>
 #include <vector>
 
+#include <deque>
+
 #include "linkscope/ar/archive.hpp"
+#include "linkscope/coff/object.hpp"
+#include "linkscope/coff/pe.hpp"
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/source.hpp"
+#include "linkscope/macho/exports.hpp"
+#include "linkscope/macho/fat.hpp"
+#include "linkscope/macho/linkage.hpp"
+#include "linkscope/macho/symbols.hpp"
+#include "linkscope/resolve/dyld.hpp"
+#include "linkscope/resolve/definitions.hpp"
 #include "linkscope/resolve/dynamic.hpp"
+#include "linkscope/resolve/file_format.hpp"
 #include "linkscope/resolve/objects.hpp"
 #include "linkscope/symbols/index.hpp"
 #include "linkscope/symbols/table.hpp"
@@ -83,6 +118,12 @@ struct absorb_options {
   // only what nothing else provides can make an archive "required".
   bool use_closure = true;
   dynamic_options closure;
+  // Mach-O: the slice of a universal S, and of universal or mixed archives
+  // and consumers ("x86_64", "arm64"); "" = S's first slice.
+  std::string arch;
+  // Mach-O: how S's dylib closure is found (root, executable, DYLD_* paths);
+  // arch and bindings are set from the above.
+  dyld_options dyld;
 };
 
 struct member_report {
@@ -102,6 +143,8 @@ struct archive_report {
 
 struct absorb_report {
   std::string shared;
+  std::string format;  // "elf", "macho" or "pe": S's format
+  std::string arch;    // Mach-O: the slice analysed ("x86_64", "arm64"); else ""
   bool shared_has_symtab = false;
   std::size_t shared_exports = 0;
   std::size_t shared_undefined = 0;          // strong undefined dynamic symbols of S
@@ -133,6 +176,7 @@ struct shared_view {
   hash_index undefined;   // strong undefined, not defined by any library of S's closure
   hash_index in_symtab;   // any definition in .symtab
   bool has_symtab = false;
+  std::deque<std::string> owned;  // names built while reading (Mach-O trie, PE i386 decoration)
 };
 
 }  // namespace detail
@@ -153,6 +197,176 @@ LINKSCOPE_FUNC result<void> load_shared(byte_view bytes, shared_view& out) {
   });
   out.in_symtab = hash_index::build(out.symtab);
   return ok();
+}
+
+inline bool table_definition(const symbol& s) noexcept {
+  return s.defined && s.kind != symbol_kind::section && s.kind != symbol_kind::file;
+}
+
+// A name S exports, as a dynamic-table entry.
+inline void add_export(shared_view& out, std::string_view name, bool weak) {
+  symbol s;
+  s.name = out.owned.emplace_back(name);
+  s.bind = weak ? ::linkscope::binding::weak : ::linkscope::binding::global;
+  s.kind = symbol_kind::func;
+  out.dynamic.push_back(s);
+}
+
+inline void finish_shared(shared_view& out) {
+  out.has_symtab = !out.symtab.empty();
+  out.exports = hash_index::build(out.dynamic, [](const symbol& s) {
+    return is_real_definition(s) && (s.vis == visibility::default_ || s.vis == visibility::protected_);
+  });
+  out.in_symtab = hash_index::build(out.symtab);
+}
+
+// S as one Mach-O image: the trie (or its external nlist definitions) as the
+// dynamic table with its non-weak imports as undefined entries, its nlist
+// definitions as the symtab.
+LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, shared_view& out) {
+  LINKSCOPE_TRY(l, macho::read_linkage(image));
+  if (l.has_trie) {
+    LINKSCOPE_CHECK(macho::for_each_export(l.trie, [&](const macho::export_entry& e) {
+      if (!e.reexport()) add_export(out, e.name, e.weak_definition());
+    }));
+  } else {
+    for (const auto& e : l.nlist_exports) add_export(out, e.name, e.weak);
+  }
+  for (const auto& i : l.imports) {
+    if (i.weak_import || i.library_ordinal == 0 || i.library_ordinal == -3) continue;  // self, weak coalescing
+    symbol s;
+    s.name = i.symbol;
+    s.defined = false;
+    out.dynamic.push_back(s);
+  }
+  LINKSCOPE_CHECK(out.symtab.append(macho::symbols_source(image), table_definition));
+  finish_shared(out);
+  return ok();
+}
+
+// S as a PE image: its exports (forwarders excluded) as the dynamic table,
+// and its COFF symbol table, all of it hidden (exports are explicit).
+LINKSCOPE_FUNC result<void> load_shared_pe(byte_view bytes, shared_view& out) {
+  LINKSCOPE_TRY(image, pe::image::parse(bytes));
+  const bool underscore = image.machine() == coff::machine::i386;
+  LINKSCOPE_TRY(exports, image.exports());
+  for (const auto& e : exports) {
+    if (e.name.empty() || !e.forwarder.empty()) continue;
+    add_export(out, underscore ? "_" + std::string(e.name) : std::string(e.name), false);
+  }
+  if (image.has_symbol_table()) {
+    LINKSCOPE_TRY(table, coff::standard_object::parse(bytes, image.coff_header_offset()));
+    LINKSCOPE_CHECK(table.for_each_symbol([&](const symbol& sym) {
+      if (!table_definition(sym)) return;
+      symbol s = sym;
+      s.vis = visibility::hidden;
+      out.symtab.push_back(s);
+    }));
+  }
+  finish_shared(out);
+  return ok();
+}
+
+// The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
+// slice of a universal one).
+LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view arch) {
+  if (!macho::is_fat(bytes)) {
+    if (arch.empty()) return bytes;
+    LINKSCOPE_TRY(l, macho::read_linkage(bytes));
+    if (arch != macho::arch_name(l.cputype, l.cpusubtype))
+      return bytes.fail(errc::not_found, 0, "a thin Mach-O file of another architecture than the one asked for");
+    return bytes;
+  }
+  LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
+  if (fat.slices().empty()) return bytes.fail(errc::malformed, 0, "universal file without slices");
+  if (arch.empty()) return fat.slices().front().bytes;
+  auto slice = fat.find(arch);
+  if (!slice) return bytes.fail(errc::not_found, 0, "no slice for the architecture asked for");
+  return slice->bytes;
+}
+
+// f(member name, bytes) for each Mach-O or COFF object of `path` (an object,
+// or an archive of them; universal files give their `cputype` slice, 0 =
+// any). Members of another architecture, import members and what is no
+// object go to `skipped`.
+template <class F>
+result<void, diagnostic> for_each_foreign_object(const std::string& path, u32 cputype, F&& f,
+                                                 std::vector<skipped_member>* skipped) {
+  auto file = mapped_file::open(path);
+  if (!file) return diagnostic(file.error(), path);
+  byte_view bytes = file->bytes();
+  auto skip = [&](std::string_view name, error why) {
+    if (skipped != nullptr) skipped->push_back({std::string(name), why});
+  };
+  auto one = [&](std::string_view name, byte_view object) -> result<void> {
+    if (macho::is_macho(object)) {
+      auto l = macho::read_linkage(object);
+      if (!l) return l.error();
+      if (cputype != 0 && l->cputype != cputype) {
+        skip(name, object.fail(errc::unsupported, 0, "a member for another architecture"));
+        return ok();
+      }
+      return f(name, object);
+    }
+    if (coff::is_short_import(object) || elf::is_elf(object)) {
+      skip(name, object.fail(errc::unsupported, 0, "not a Mach-O or COFF object (an import member, or ELF)"));
+      return ok();
+    }
+    // A mingw import library's members (thunks, __imp_ pointers, the
+    // descriptor heads) are how a DLL is linked, not a copy of its code.
+    bool import_member = false;
+    auto probe = coff::visit_object(object, [&](const auto& o) {
+      return o.for_each_symbol([&](const symbol& sym) {
+        if (sym.defined && sym.is_global() && import_thunk_name(sym.name)) import_member = true;
+      });
+    });
+    if (!probe || !*probe) {
+      skip(name, !probe ? probe.error() : probe->error());
+      return ok();
+    }
+    if (import_member) {
+      skip(name, object.fail(errc::unsupported, 0, "an import member (how a DLL is linked, not a copy of its code)"));
+      return ok();
+    }
+    return f(name, object);
+  };
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return diagnostic(fat.error(), path);
+    bool found = false;
+    for (const auto& slice : fat->slices()) {
+      if (cputype != 0 ? slice.cputype != cputype : found) continue;
+      found = true;
+      bytes = slice.bytes;
+    }
+    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for S's architecture"), path);
+  }
+  if (!ar::archive::is_archive(bytes)) {
+    if (auto r = one(path, bytes); !r) return diagnostic(r.error(), path);
+    return {};
+  }
+  auto archive = ar::archive::open(bytes);
+  if (!archive) return diagnostic(archive.error(), path);
+  std::string failed_member;
+  result<void> failed = ok();
+  auto walked = archive->for_each_member([&](const ar::member& m) -> bool {
+    failed = one(m.name, m.data);
+    if (failed) return true;
+    failed_member = std::string(m.name);
+    return false;
+  });
+  if (!walked) return diagnostic(walked.error(), path);
+  if (!failed) return diagnostic(failed.error(), path, failed_member);
+  return {};
+}
+
+// f(symbol) for every symbol of a Mach-O or COFF object.
+template <class F>
+result<void> for_each_foreign_symbol(byte_view object, F&& f) {
+  if (macho::is_macho(object)) return macho::symbols_source(object).for_each_symbol(f);
+  auto r = coff::visit_object(object, [&](const auto& o) { return o.for_each_symbol(f); });
+  if (!r) return r.error();
+  return *r;
 }
 
 // Names defined (and visible) in the libraries of S's DT_NEEDED closure.
@@ -184,23 +398,32 @@ LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const
 // Undefined references of the consumers that they do not define themselves
 // and that S does not export.
 LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_needs(
-    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin) {
+    const std::vector<std::string>& consumers, const shared_view& shared, const ar::thin_options& thin, u32 cputype) {
   std::unordered_set<std::string> undefined;
   std::unordered_set<std::string> defined;
+  auto note = [&](const symbol& sym) {
+    if (!sym.is_global()) return;
+    if (sym.defined)
+      defined.emplace(sym.name);
+    else if (sym.bind == ::linkscope::binding::global)
+      undefined.emplace(sym.name);
+  };
   for (const std::string& path : consumers) {
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          return for_each_object_symbol(object, [&](const symbol& sym) {
-            if (!sym.is_global()) return;
-            if (sym.defined)
-              defined.emplace(sym.name);
-            else if (sym.bind == ::linkscope::binding::global)
-              undefined.emplace(sym.name);
-          });
-        },
-        nullptr, thin);
-    if (!walked) return walked.error();
+    const file_format format = sniff_file(path);
+    const bool elf_input = format == file_format::elf || (format == file_format::archive && [&] {
+                             auto file = mapped_file::open(path);
+                             return file && archive_members(file->bytes()) == file_format::elf;
+                           }());
+    if (elf_input || format == file_format::unknown) {
+      auto walked = visit_elf_objects(
+          path, [&](const elf_object& object) { return for_each_object_symbol(object, note); }, nullptr, thin);
+      if (!walked) return walked.error();
+    } else {
+      auto walked = for_each_foreign_object(
+          path, cputype, [&](std::string_view, byte_view object) { return for_each_foreign_symbol(object, note); },
+          nullptr);
+      if (!walked) return walked.error();
+    }
   }
   std::unordered_set<std::string> needs;
   for (const std::string& name : undefined)
@@ -223,26 +446,73 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
   auto shared_file = mapped_file::open(shared_path);
   if (!shared_file) return diagnostic(shared_file.error(), shared_path);
   const byte_view shared_bytes = shared_file->bytes();
-  if (!elf::is_elf(shared_bytes))
-    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not an ELF shared library"), shared_path);
+  absorb_report report;
+  report.shared = shared_path;
   detail::shared_view shared;
-  if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
   std::vector<std::string> missing_needed;
-  std::unordered_set<std::string> provided;
-  if (options.use_closure) {
-    auto closure = detail::closure_definitions(shared_path, options, missing_needed);
-    if (closure) provided = std::move(*closure);
+  // Which of S's strong undefined symbols nothing of its closure provides.
+  std::unordered_set<std::string> provided;    // ELF: what the closure defines
+  std::unordered_set<std::string> unresolved;  // Mach-O: what dyld finds nowhere
+  u32 cputype = 0;                             // Mach-O: the slice's, for archives and consumers
+  const bool is_elf = elf::is_elf(shared_bytes);
+  if (is_elf) {
+    report.format = "elf";
+    if (auto loaded = detail::load_shared(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (options.use_closure) {
+      auto closure = detail::closure_definitions(shared_path, options, missing_needed);
+      if (closure) provided = std::move(*closure);
+    }
+  } else if (macho::is_macho(shared_bytes) || macho::is_fat(shared_bytes)) {
+    report.format = "macho";
+    auto image = detail::macho_slice(shared_bytes, options.arch);
+    if (!image) return diagnostic(image.error(), shared_path);
+    auto l = macho::read_linkage(*image);
+    if (!l) return diagnostic(l.error(), shared_path);
+    cputype = l->cputype;
+    report.arch = macho::arch_name(l->cputype, l->cpusubtype);
+    if (auto loaded = detail::load_shared_macho(*image, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (options.use_closure) {
+      dyld_options dyld = options.dyld;
+      dyld.arch = report.arch;
+      dyld.bindings = true;
+      auto link = link_dyld(shared_path, dyld);
+      if (link) {
+        // Two-level imports were checked by the static link against their
+        // dylib: unresolved only when dyld says "Symbol not found" (the dylib
+        // changed or is missing). A flat-namespace import (dynamic_lookup)
+        // is unresolved unless some image S loads, and that the emulation
+        // reads, binds it: an unread system image proves nothing.
+        std::unordered_set<std::string_view> bound;
+        for (const auto& b : link->bindings)
+          if (b.from == 0 && b.to < link->objects.size() && link->objects[b.to].checked()) bound.insert(b.symbol);
+        for (const auto& u : link->undefined)
+          if (u.from == 0) unresolved.emplace(u.symbol);
+        for (const auto& i : l->imports)
+          if (!i.weak_import && (i.library_ordinal == -2 || (!l->two_level && i.library_ordinal > 0)) &&
+              bound.count(i.symbol) == 0)
+            unresolved.emplace(i.symbol);
+        for (const auto& o : link->objects)
+          if (!o.found() && !o.weak) missing_needed.push_back(o.name);
+      }
+    } else {
+      for (const symbol& sym : shared.dynamic)
+        if (!sym.defined) unresolved.emplace(sym.name);
+    }
+  } else if (pe::image::is_pe(shared_bytes)) {
+    report.format = "pe";
+    if (auto loaded = detail::load_shared_pe(shared_bytes, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+  } else {
+    return diagnostic(shared_bytes.fail(errc::bad_magic, 0, "not a shared library (ELF), dylib (Mach-O) or DLL (PE)"),
+                      shared_path);
   }
   std::size_t strong_undefined = 0;
   shared.undefined = hash_index::build(shared.dynamic, [&](const symbol& s) {
     if (s.defined || s.bind != ::linkscope::binding::global) return false;
     ++strong_undefined;
-    return provided.count(std::string(s.name)) == 0;
+    return is_elf ? provided.count(std::string(s.name)) == 0 : unresolved.count(std::string(s.name)) != 0;
   });
-  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin));
+  LINKSCOPE_TRY(needs, detail::consumer_needs(options.consumers, shared, options.thin, cputype));
 
-  absorb_report report;
-  report.shared = shared_path;
   report.shared_has_symtab = shared.has_symtab;
   report.shared_exports = shared.exports.size();
   report.shared_undefined = strong_undefined;
@@ -252,54 +522,68 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
   for (const std::string& path : archives) {
     archive_report ar_report;
     ar_report.path = path;
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          member_report member;
-          member.name = std::string(object.member_name.empty() ? object.display_name : object.member_name);
-          std::vector<std::string> required, exported, hidden, absorbed;
-          auto r = for_each_object_symbol(object, elf::symbol_table_kind::static_, [&](const symbol& sym) {
-            if (!detail::is_real_definition(sym)) return;
-            ++member.defined;
-            const bool in_exports = shared.exports.contains(sym.name);
-            if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
-              required.emplace_back(sym.name);
-            } else if (in_exports) {
-              exported.emplace_back(sym.name);
-            } else {
-              bool found_local = false, found_global = false;
-              shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
-                const symbol& s = shared.symtab[id];
-                if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
-                  found_local = true;
-                else
-                  found_global = true;
-              });
-              if (found_local)
-                hidden.emplace_back(sym.name);
-              else if (found_global)
-                absorbed.emplace_back(sym.name);
-            }
+    auto judge = [&](std::string name, const auto& for_each_definition) -> result<void> {
+      member_report member;
+      member.name = std::move(name);
+      std::vector<std::string> required, exported, hidden, absorbed;
+      auto r = for_each_definition([&](const symbol& sym) {
+        if (!detail::is_real_definition(sym)) return;
+        ++member.defined;
+        const bool in_exports = shared.exports.contains(sym.name);
+        if ((!in_exports && shared.undefined.contains(sym.name)) || needs.count(std::string(sym.name)) != 0) {
+          required.emplace_back(sym.name);
+        } else if (in_exports) {
+          exported.emplace_back(sym.name);
+        } else {
+          bool found_local = false, found_global = false;
+          shared.in_symtab.for_each(sym.name, [&](symbol_id id) {
+            const symbol& s = shared.symtab[id];
+            if (s.bind == ::linkscope::binding::local || s.vis == visibility::hidden || s.vis == visibility::internal)
+              found_local = true;
+            else
+              found_global = true;
           });
-          if (!r) return r;
-          if (!required.empty()) {
-            member.status = member_status::required;
-            member.symbols = std::move(required);
-          } else if (!exported.empty()) {
-            member.status = member_status::re_exported;
-            member.symbols = std::move(exported);
-          } else if (!hidden.empty()) {
-            member.status = member_status::hidden;
-            member.symbols = std::move(hidden);
-          } else if (!absorbed.empty()) {
-            member.status = member_status::absorbed;
-            member.symbols = std::move(absorbed);
-          }
-          ar_report.members.push_back(std::move(member));
-          return ok();
-        },
-        &ar_report.skipped, options.thin);
-    if (!walked) return walked.error();
+          if (found_local)
+            hidden.emplace_back(sym.name);
+          else if (found_global)
+            absorbed.emplace_back(sym.name);
+        }
+      });
+      if (!r) return r;
+      if (!required.empty()) {
+        member.status = member_status::required;
+        member.symbols = std::move(required);
+      } else if (!exported.empty()) {
+        member.status = member_status::re_exported;
+        member.symbols = std::move(exported);
+      } else if (!hidden.empty()) {
+        member.status = member_status::hidden;
+        member.symbols = std::move(hidden);
+      } else if (!absorbed.empty()) {
+        member.status = member_status::absorbed;
+        member.symbols = std::move(absorbed);
+      }
+      ar_report.members.push_back(std::move(member));
+      return ok();
+    };
+    if (is_elf) {
+      auto walked = visit_elf_objects(
+          path,
+          [&](const elf_object& object) {
+            return judge(std::string(object.member_name.empty() ? object.display_name : object.member_name),
+                         [&](auto&& f) { return for_each_object_symbol(object, elf::symbol_table_kind::static_, f); });
+          },
+          &ar_report.skipped, options.thin);
+      if (!walked) return walked.error();
+    } else {
+      auto walked = detail::for_each_foreign_object(
+          path, cputype,
+          [&](std::string_view name, byte_view object) {
+            return judge(std::string(name), [&](auto&& f) { return detail::for_each_foreign_symbol(object, f); });
+          },
+          &ar_report.skipped);
+      if (!walked) return walked.error();
+    }
 
     auto members_with = [&](member_status s) {
       std::vector<const member_report*> out;
