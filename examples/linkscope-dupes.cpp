@@ -21,7 +21,9 @@ constexpr std::string_view tool = "linkscope-dupes";
 namespace cli = linkscope::cli;
 
 constexpr cli::option_spec options[] = {
-    {"closure", 0, cli::arg::required, "FILE", "DSO or executable whose closure gives the run-time order"},
+    {"closure", 0, cli::arg::required, "FILE",
+     "DSO or executable whose closure gives the run-time order (Mach-O, PE: an importer whose bindings are listed)"},
+    {"arch", 0, cli::arg::required, "ARCH", "Mach-O: the slice of universal files (x86_64, arm64); default: the first"},
     {"abi-only", 0, cli::arg::none, nullptr, "list only size mismatches of data symbols"},
     {"thin-confine", 0, cli::arg::none, nullptr,
      "refuse thin-archive member paths that are absolute or leave the archive's folder (default: open them as GNU ar/nm do)"},
@@ -36,9 +38,13 @@ constexpr cli::tool_spec spec{
     "(shared libraries, objects, archives: each archive member counts apart).\n"
     "For each: the definition ld.so uses at run time (global scope order of the\n"
     "closure of the first DSO or executable given), the one a link takes, and\n"
-    "whether versions or sizes differ (a data symbol of another size is an ABI break).",
+    "whether versions or sizes differ (a data symbol of another size is an ABI break).\n"
+    "Mach-O dylibs and PE DLLs (and archives of their objects) count too. There,\n"
+    "each import names its dylib or DLL, so no copy wins for everyone: the report\n"
+    "says which copy each importing image given (or --closure) binds to.",
     options,
     "  linkscope-dupes libfmt.so libvendor.so\n"
+    "  linkscope-dupes app libfmt.dylib libvendor.dylib\n"
     "  linkscope-dupes --closure /usr/bin/python3 /usr/bin/python3 /lib/x86_64-linux-gnu/libc.so.6\n",
     "duplicates found"};
 // With --json, a run that fails on an input still writes one document.
@@ -58,6 +64,7 @@ int main(int argc, char** argv) {
   resolve::duplicates_options options;
   options.thin.confine_to_archive_dir = p.has("thin-confine");
   options.closure_root = p.value("closure");
+  options.arch = p.value("arch");
   std::vector<std::string> paths = p.operands;
   if (p.has("closure")) {
     // The closure root must be readable: a missing one is an error, not an empty order.
@@ -100,6 +107,10 @@ int main(int argc, char** argv) {
         std::printf("  %-60s size %-6llu %s%s%s%s\n", s.file.c_str(), static_cast<unsigned long long>(s.size),
                     to_string(s.kind), version_label(s).c_str(), i == d.runtime_winner ? "  <- ld.so binds here" : "", i == d.link_winner ? "  <- a link takes this" : "");
       }
+      // Mach-O and PE: each import names its dylib or DLL.
+      for (const auto& b : d.importers)
+        std::printf("  %s binds to %s%s\n", b.importer.c_str(), d.sites[b.site].file.c_str(),
+                    b.flat ? " (flat namespace)" : "");
     }
     std::printf("%zu duplicate symbol%s\n", shown, shown == 1 ? "" : "s");
   }

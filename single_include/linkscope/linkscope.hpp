@@ -15322,75 +15322,6 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dyld.hpp ----
-// ---- begin linkscope/resolve/definitions.hpp ----
-// linkscope/resolve/definitions.hpp — what a file defines and what a shared
-// library exports, by name, on every platform linkscope-check walks: the
-// evidence behind "statically linked" and "duplicates across packages"
-// (resolve/package_findings.hpp).
-//
-//   exported_strong(path)   the strong definitions of code and data a shared
-//                           library exports, sorted, once each:
-//     ELF      .dynsym: GLOBAL, defined, default or protected visibility, not
-//              common, func/object/tls/ifunc; not STB_GNU_UNIQUE (C++ vague
-//              linkage objects every user of a header carries, which ld.so
-//              unifies), not _init/_fini (crti.o's entry points);
-//     Mach-O   the export trie (dyld's view; LC_DYLD_EXPORTS_TRIE or
-//              LC_DYLD_INFO): regular and thread-local entries that are
-//              neither re-exports nor weak definitions; an image without a
-//              trie gives its external N_SECT nlist entries that are not
-//              N_WEAK_DEF. Every slice of a universal file;
-//     PE       the export directory's named entries, forwarders left out
-//              (they name another DLL's definition).
-//   defined_names(path)     every definition of code or data the file holds,
-//                           any binding (a static copy linked with hidden
-//                           visibility ends up local): ELF .dynsym and
-//                           .symtab; Mach-O every N_SECT nlist entry (locals
-//                           and private externs included) and the trie; PE its
-//                           exports and the COFF symbol table mingw's ld keeps.
-//   archive_definitions(path)  per member of a static archive of Mach-O or
-//                           COFF objects (ELF members have resolve/absorb.hpp),
-//                           the global definitions of code and data. Import
-//                           members (a mingw import library's thunks and
-//                           __imp_ pointers, short import records) define
-//                           nothing here: they are how a DLL is linked, not a
-//                           copy of it.
-// A file that cannot be read gives nothing: callers judge evidence, and an
-// unreadable library holds none they can see.
-
-#include <algorithm>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <vector>
-
-// ---- begin linkscope/resolve/duplicates.hpp ----
-// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
-//
-// Over any mix of shared libraries, objects and archives, list the names with
-// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
-// DSO exported with default or protected visibility) in more than one file or
-// archive member. Typical find: a library vendored into an archive (kineto's
-// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
-//
-// For each name the report says:
-//   - which definition ld.so uses at run time: the first DSO in the global
-//     scope of the closure (breadth-first load order of the first DSO or
-//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
-//     closure follow in command-line order and are marked so;
-//   - which definition a link would take: an object file's definition always
-//     wins (objects are always loaded); otherwise the first file on the
-//     command line that defines it (the order a linker searches);
-//   - whether versions differ, and whether sizes differ — for data (OBJECT,
-//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
-//     access sized for one copy reads or writes past the other.
-
-#include <algorithm>
-#include <cstddef>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-
 // ---- begin linkscope/resolve/dynamic.hpp ----
 // linkscope/resolve/dynamic.hpp — ld.so emulation: what a program would load and
 // where every symbol reference would bind, computed from the files alone.
@@ -16628,6 +16559,135 @@ LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program, con
 }  // namespace v0
 }  // namespace linkscope
 // ---- end linkscope/resolve/dynamic.hpp ----
+// ---- begin linkscope/resolve/file_format.hpp ----
+// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
+// over every format linkscope reads: the one answer that linkscope-check's
+// walk, linkscope-ldd's dispatch and the Python module's open() share.
+//
+// Each format's own predicate decides; this header only orders them (resolve/
+// is the first layer that sees every format):
+//   elf              7f 'E' 'L' 'F'                                elf::is_elf
+//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
+//   macho            feedface / feedfacf, in either byte order     macho::is_macho
+//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
+//                    share the magic) or cafebabf, big-endian      macho::is_fat
+//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
+//                    without it is a DOS program: unknown)         pe::image::is_pe
+//   coff             a COFF object of a machine GNU nm reads, or a
+//                    bigobj header                                 coff::is_nm_coff
+//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
+//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
+// An archive's members are not looked at: archive_members() says what its
+// first regular member is.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace linkscope {
+inline namespace v0 {
+
+enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
+
+// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
+// caller that names formats: the Python module's File.format, check's JSON),
+// "pe", "coff", "tbd", "unknown".
+constexpr std::string_view to_string(file_format f) noexcept {
+  switch (f) {
+    case file_format::elf: return "elf";
+    case file_format::archive: return "archive";
+    case file_format::macho:
+    case file_format::macho_universal: return "macho";
+    case file_format::pe: return "pe";
+    case file_format::coff: return "coff";
+    case file_format::tbd: return "tbd";
+    case file_format::unknown: break;
+  }
+  return "unknown";
+}
+
+// The format of a file whose first bytes are `head` (the whole file, or at
+// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
+inline file_format sniff_format(byte_view head) noexcept {
+  if (elf::is_elf(head)) return file_format::elf;
+  if (ar::archive::is_archive(head)) return file_format::archive;
+  if (macho::is_macho(head)) return file_format::macho;
+  if (macho::is_fat(head)) return file_format::macho_universal;
+  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
+    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
+  if (coff::is_nm_coff(head)) return file_format::coff;
+  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
+  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
+    return file_format::tbd;
+  return file_format::unknown;
+}
+
+// What an archive's first regular member is (elf, macho or coff), or unknown.
+inline file_format archive_members(byte_view archive) {
+  if (!ar::archive::is_archive(archive)) return file_format::unknown;
+  if (macho::is_macho_archive(archive)) return file_format::macho;
+  if (coff::is_coff_archive(archive)) return file_format::coff;
+  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
+  return file_format::unknown;
+}
+
+// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
+// file whose e_lfanew points further, the four bytes there); unknown when it
+// cannot be opened or read. `head_out`, when given, receives those first
+// bytes (up to 4096), for a caller that looks further without reading again.
+inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) return file_format::unknown;
+  unsigned char head[4096];
+  const std::size_t got = std::fread(head, 1, sizeof head, in);
+  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
+  file_format f = sniff_format(byte_view(head, got));
+  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
+    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
+    unsigned char sig[4] = {};
+    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
+        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
+      f = file_format::pe;
+  }
+  std::fclose(in);
+  return f;
+}
+
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/file_format.hpp ----
+// ---- begin linkscope/resolve/foreign_objects.hpp ----
+// linkscope/resolve/foreign_objects.hpp — the Mach-O and COFF objects inside
+// a path: the counterpart of resolve/objects.hpp for the formats that are not
+// ELF, used where a question takes archives of any platform
+// (resolve/absorb.hpp, resolve/duplicates.hpp, resolve/definitions.hpp).
+//
+//   macho_slice(bytes, arch)     the thin image of a Mach-O file for an
+//                                architecture ("" = the file, or the first
+//                                slice of a universal one)
+//   for_each_foreign_object(path, cputype, f, skipped)
+//                                f(name, bytes) for the file itself or each
+//                                archive member that is a Mach-O (of that
+//                                cputype; 0 = any) or COFF object; a
+//                                universal archive gives its cputype slice.
+//                                Import members of a mingw import library,
+//                                members of another architecture and what is
+//                                no object go to `skipped`, with the reason.
+//   for_each_foreign_symbol(bytes, f)
+//                                the symbols of one such object, in the one
+//                                symbol model
+//   import_thunk_name(name)      a name only an import member defines
+//                                (__imp_, _head_, the import descriptors)
+//
+// Bytes are views into the path's mapping, valid during the callback.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
 // ---- begin linkscope/resolve/objects.hpp ----
 // linkscope/resolve/objects.hpp — the ELF objects inside a path.
 //
@@ -16772,52 +16832,11 @@ result<void, diagnostic> visit_elf_objects(const std::string& path, F&& f, std::
   return {};
 }
 
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/objects.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-struct definition_site {
-  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
-  std::string version;       // empty when unversioned
-  bool default_version = false;  // `version` is the default one (name@@VER)
-  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
-  u64 size = 0;
-  symbol_kind kind = symbol_kind::notype;
-  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
-  bool from_archive = false;
-  std::size_t argument = 0;  // position of its file on the command line
-  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
-};
-
-struct duplicate_symbol {
-  std::string name;
-  std::vector<definition_site> sites;
-  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
-  std::size_t link_winner = 0;                   // index into sites
-  bool versions_differ = false;
-  bool sizes_differ = false;
-  bool abi_break = false;  // a data symbol whose sizes differ
-};
-
-struct duplicates_options {
-  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
-  dynamic_options closure;
-  ar::thin_options thin;
-};
-
-struct duplicates_report {
-  std::vector<duplicate_symbol> duplicates;  // sorted by name
-  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
-                                             // also given as an argument is spelled as given there
-  std::vector<skipped_member> skipped;
-};
-
 namespace detail {
+// A strong definition, as a linker and ld.so take it: GLOBAL or GNU_UNIQUE,
+// defined, not common, not a version-definition symbol; from a loadable
+// object, exported (default or protected visibility). The Mach-O and PE
+// symbol models map onto the same fields (a private extern is hidden).
 inline bool strong_definition(const symbol& s, object_kind from) noexcept {
   if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
     return false;
@@ -16828,204 +16847,14 @@ inline bool strong_definition(const symbol& s, object_kind from) noexcept {
 }
 }  // namespace detail
 
-// (Declared here, defined below: compiled once in src/ in compiled mode.)
-// A failure names the input: the argument as given and, for an archive
-// member, the member (diagnostic::where() is "lib.a(member.o)").
-result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                      const duplicates_options& options = {});
-
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
-                                                                     const duplicates_options& options) {
-  duplicates_report report;
-  std::unordered_map<std::string, std::vector<definition_site>> sites;
-  // How each argument that is a plain ELF file (not an archive) links.
-  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
-
-  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-    const std::string& path = paths[argument];
-    auto walked = visit_elf_objects(
-        path,
-        [&](const elf_object& object) {
-          const bool from_archive = !object.member_name.empty();
-          if (!from_archive) plain_kind[argument] = object.kind;
-          std::string display(object.display_name);
-          return for_each_object_symbol(object, [&](const symbol& s) {
-            if (!detail::strong_definition(s, object.kind)) return;
-            auto& list = sites[std::string(s.name)];
-            // One definition per file: foo@V1 and foo@@V2 in one DSO are not duplicates.
-            for (definition_site& site : list)
-              if (site.file == display) {
-                if (s.ver == version_kind::default_) {
-                  site.version = std::string(s.version);
-                  site.default_version = true;
-                }
-                return;
-              }
-            definition_site site;
-            site.file = display;
-            site.version = std::string(s.version);
-            site.default_version = s.ver == version_kind::default_;
-            site.member_name = std::string(object.member_name);
-            site.size = s.size;
-            site.kind = s.kind;
-            site.from = object.kind;
-            site.from_archive = from_archive;
-            site.argument = argument;
-            list.push_back(std::move(site));
-          });
-        },
-        &report.skipped, options.thin);
-    if (!walked) return walked.error();
-  }
-
-  // Run-time order: the global scope of the closure of the root DSO/executable.
-  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
-  std::string root = options.closure_root;
-  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
-    if (loadable(plain_kind[i])) root = paths[i];
-  constexpr std::size_t not_in_scope = ~std::size_t{0};
-  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
-  if (!root.empty()) {
-    dynamic_options dyn = options.closure;
-    dyn.bindings = false;
-    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
-    if (auto link = link_dynamic(program, dyn)) {
-      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
-      for (std::uint32_t index : link->search_list) {
-        const loaded_object& object = link->objects[index];
-        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
-        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
-        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
-      }
-      std::vector<char> respelled(identity.size(), 0);
-      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
-        if (!loadable(plain_kind[argument])) continue;
-        auto file = mapped_file::open(paths[argument]);
-        if (!file) continue;
-        for (std::size_t i = 0; i < identity.size(); ++i)
-          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
-            scope_of_argument[argument] = i;
-            // One file, one spelling: the argument's, as the definitions give it
-            // (ld.so spells the root ./liba.so and a found library by its search path).
-            if (!respelled[i]) report.closure_order[i] = paths[argument];
-            respelled[i] = 1;
-            break;
-          }
-      }
-    }
-  }
-
-  for (auto& [name, list] : sites) {
-    if (list.size() < 2) continue;
-    duplicate_symbol dup;
-    dup.name = name;
-    dup.sites = std::move(list);
-    for (definition_site& site : dup.sites)
-      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
-    // Run time: lowest scope position among DSOs; then command-line order for DSOs outside the closure.
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const definition_site& site = dup.sites[i];
-      if (site.from == object_kind::relocatable) continue;
-      if (dup.runtime_winner == ~std::size_t{0}) {
-        dup.runtime_winner = i;
-        continue;
-      }
-      const definition_site& best = dup.sites[dup.runtime_winner];
-      if (site.scope_position < best.scope_position ||
-          (site.scope_position == best.scope_position && site.argument < best.argument))
-        dup.runtime_winner = i;
-    }
-    // Link time: a plain object file first, else the first on the command line.
-    dup.link_winner = 0;
-    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
-      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
-      const definition_site& best = dup.sites[dup.link_winner];
-      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
-        dup.link_winner = i;
-    }
-    for (const definition_site& site : dup.sites) {
-      if (site.version != dup.sites[0].version) dup.versions_differ = true;
-      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
-    }
-    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
-                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
-                    });
-    report.duplicates.push_back(std::move(dup));
-  }
-  std::sort(report.duplicates.begin(), report.duplicates.end(),
-            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
-  return report;
-}
-#endif  // LINKSCOPE_DEFINITIONS
-
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/duplicates.hpp ----
+// ---- end linkscope/resolve/objects.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
-
-std::vector<std::string> exported_strong(const std::string& path);
-std::unordered_set<std::string> defined_names(const std::string& path);
-
-struct member_definitions {
-  std::string member;              // the member's name
-  std::vector<std::string> names;  // its global definitions, sorted, once each
-};
-std::vector<member_definitions> archive_definitions(const std::string& path);
-
-#if LINKSCOPE_DEFINITIONS
-namespace detail {
-
-inline bool code_or_data(const symbol& s) noexcept {
-  return s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
-         s.kind == symbol_kind::ifunc;
-}
-
-inline void sort_unique(std::vector<std::string>& names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-}
-
-// f(bytes) for the file, or for each slice of a universal file, that is of
-// the kind `is_kind` asks for (a thin Mach-O image, an archive).
-template <class Is, class F>
-void for_each_slice(byte_view bytes, Is&& is_kind, F&& f) {
-  if (macho::is_fat(bytes)) {
-    auto fat = macho::fat_file::open(bytes);
-    if (!fat) return;
-    for (const macho::fat_slice& s : fat->slices())
-      if (is_kind(s.bytes)) f(s.bytes);
-    return;
-  }
-  if (is_kind(bytes)) f(bytes);
-}
-
-// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
-template <class F>
-void for_each_macho_image(byte_view bytes, F&& f) {
-  for_each_slice(bytes, [](byte_view b) { return macho::is_macho(b); }, f);
-}
-
-// A Mach-O image's exports as dyld sees them (see the top of this file).
-inline void macho_exports(byte_view image, bool strong_only, std::vector<std::string>& out) {
-  auto l = macho::read_linkage(image);
-  if (!l) return;
-  if (l->has_trie) {
-    auto walked = macho::for_each_export(l->trie, [&](const macho::export_entry& e) {
-      if (e.reexport() || (strong_only && e.weak_definition())) return;
-      if (e.kind() != macho::export_kind::regular && e.kind() != macho::export_kind::thread_local_) return;
-      out.emplace_back(e.name);
-    });
-    (void)walked;  // a malformed trie: the names read so far
-    return;
-  }
-  for (const auto& e : l->nlist_exports)
-    if (!strong_only || !e.weak) out.emplace_back(e.name);
-}
 
 // Import members of a mingw import library: how a DLL is linked, no copy of it.
 inline bool import_thunk_name(std::string_view name) noexcept {
@@ -17034,217 +16863,118 @@ inline bool import_thunk_name(std::string_view name) noexcept {
          name.find("_iname") != std::string_view::npos;
 }
 
-}  // namespace detail
 
-LINKSCOPE_FUNC std::vector<std::string> exported_strong(const std::string& path) {
-  std::vector<std::string> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  const byte_view bytes = file->bytes();
-  if (elf::is_elf(bytes)) {
-    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-      if (object.kind != object_kind::shared) return ok();
-      return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
-        if (!detail::strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
-        if (s.name == "_init" || s.name == "_fini") return;
-        if (detail::code_or_data(s)) out.emplace_back(s.name);
-      });
-    });
-    (void)walked;  // an unreadable library exports nothing we can see
-  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
-    detail::for_each_macho_image(bytes, [&](byte_view image) { detail::macho_exports(image, true, out); });
-  } else if (pe::image::is_pe(bytes)) {
-    auto image = pe::image::parse(bytes);
-    if (image) {
-      auto exports = image->exports();
-      if (exports)
-        for (const auto& e : *exports)
-          if (!e.name.empty() && e.forwarder.empty()) out.emplace_back(e.name);
-    }
+result<byte_view> macho_slice(byte_view bytes, std::string_view arch);
+
+// The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
+// slice of a universal one).
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view arch) {
+  if (!macho::is_fat(bytes)) {
+    if (arch.empty()) return bytes;
+    LINKSCOPE_TRY(l, macho::read_linkage(bytes));
+    if (arch != macho::arch_name(l.cputype, l.cpusubtype))
+      return bytes.fail(errc::not_found, 0, "a thin Mach-O file of another architecture than the one asked for");
+    return bytes;
   }
-  detail::sort_unique(out);
-  return out;
-}
-
-LINKSCOPE_FUNC std::unordered_set<std::string> defined_names(const std::string& path) {
-  std::unordered_set<std::string> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  const byte_view bytes = file->bytes();
-  auto add = [&](const symbol& s) {
-    if (s.defined && detail::code_or_data(s)) out.emplace(s.name);
-  };
-  if (elf::is_elf(bytes)) {
-    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
-      for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
-        auto r = for_each_object_symbol(object, which, add);
-        (void)r;  // a table that is absent or bad: the other one still counts
-      }
-      return ok();
-    });
-    (void)walked;
-  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
-    detail::for_each_macho_image(bytes, [&](byte_view image) {
-      auto r = macho::symbols_source(image).for_each_symbol(add);
-      (void)r;
-      std::vector<std::string> exported;
-      detail::macho_exports(image, false, exported);
-      for (auto& name : exported) out.insert(std::move(name));
-    });
-  } else if (pe::image::is_pe(bytes)) {
-    auto image = pe::image::parse(bytes);
-    if (!image) return out;
-    if (auto exports = image->exports())
-      for (const auto& e : *exports)
-        if (!e.name.empty() && e.forwarder.empty()) out.emplace(e.name);
-    if (image->has_symbol_table()) {
-      auto table = coff::standard_object::parse(bytes, image->coff_header_offset());
-      if (table) {
-        auto r = table->for_each_symbol(add);
-        (void)r;
-      }
-    }
-  }
-  return out;
-}
-
-LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::string& path) {
-  std::vector<member_definitions> out;
-  auto file = mapped_file::open(path);
-  if (!file) return out;
-  auto read_archive = [&](byte_view bytes) {
-    auto archive = ar::archive::open(bytes);
-    if (!archive) return;
-    auto walked = archive->for_each_member([&](const ar::member& m) {
-      member_definitions d;
-      d.member = std::string(m.name);
-      auto add = [&](const symbol& s) {
-        if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
-            !detail::import_thunk_name(s.name))
-          d.names.emplace_back(s.name);
-      };
-      if (macho::is_macho(m.data)) {
-        auto r = macho::symbols_source(m.data).for_each_symbol(add);
-        (void)r;
-      } else if (!elf::is_elf(m.data)) {
-        auto r = coff::visit_object(m.data, [&](const auto& object) { return object.for_each_symbol(add); });
-        (void)r;  // a short import record, or no object: no definitions
-      }
-      detail::sort_unique(d.names);
-      if (!d.names.empty()) out.push_back(std::move(d));
-    });
-    (void)walked;
-  };
-  detail::for_each_slice(file->bytes(), [](byte_view b) { return ar::archive::is_archive(b); }, read_archive);
-  return out;
+  LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
+  if (fat.slices().empty()) return bytes.fail(errc::malformed, 0, "universal file without slices");
+  if (arch.empty()) return fat.slices().front().bytes;
+  auto slice = fat.find(arch);
+  if (!slice) return bytes.fail(errc::not_found, 0, "no slice for the architecture asked for");
+  return slice->bytes;
 }
 
 #endif  // LINKSCOPE_DEFINITIONS
 
+// f(member name, bytes) for each Mach-O or COFF object of `path` (an object,
+// or an archive of them; universal files give their `cputype` slice, 0 =
+// any). Members of another architecture, import members and what is no
+// object go to `skipped`.
+template <class F>
+result<void, diagnostic> for_each_foreign_object(const std::string& path, u32 cputype, F&& f,
+                                                 std::vector<skipped_member>* skipped) {
+  auto file = mapped_file::open(path);
+  if (!file) return diagnostic(file.error(), path);
+  byte_view bytes = file->bytes();
+  auto skip = [&](std::string_view name, error why) {
+    if (skipped != nullptr) skipped->push_back({std::string(name), why});
+  };
+  auto one = [&](std::string_view name, byte_view object) -> result<void> {
+    if (macho::is_macho(object)) {
+      auto l = macho::read_linkage(object);
+      if (!l) return l.error();
+      if (cputype != 0 && l->cputype != cputype) {
+        skip(name, object.fail(errc::unsupported, 0, "a member for another architecture"));
+        return ok();
+      }
+      return f(name, object);
+    }
+    if (coff::is_short_import(object) || elf::is_elf(object)) {
+      skip(name, object.fail(errc::unsupported, 0, "not a Mach-O or COFF object (an import member, or ELF)"));
+      return ok();
+    }
+    // A mingw import library's members (thunks, __imp_ pointers, the
+    // descriptor heads) are how a DLL is linked, not a copy of its code.
+    bool import_member = false;
+    auto probe = coff::visit_object(object, [&](const auto& o) {
+      return o.for_each_symbol([&](const symbol& sym) {
+        if (sym.defined && sym.is_global() && import_thunk_name(sym.name)) import_member = true;
+      });
+    });
+    if (!probe || !*probe) {
+      skip(name, !probe ? probe.error() : probe->error());
+      return ok();
+    }
+    if (import_member) {
+      skip(name, object.fail(errc::unsupported, 0, "an import member (how a DLL is linked, not a copy of its code)"));
+      return ok();
+    }
+    return f(name, object);
+  };
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return diagnostic(fat.error(), path);
+    bool found = false;
+    for (const auto& slice : fat->slices()) {
+      if (cputype != 0 ? slice.cputype != cputype : found) continue;
+      found = true;
+      bytes = slice.bytes;
+    }
+    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for S's architecture"), path);
+  }
+  if (!ar::archive::is_archive(bytes)) {
+    if (auto r = one(path, bytes); !r) return diagnostic(r.error(), path);
+    return {};
+  }
+  auto archive = ar::archive::open(bytes);
+  if (!archive) return diagnostic(archive.error(), path);
+  std::string failed_member;
+  result<void> failed = ok();
+  auto walked = archive->for_each_member([&](const ar::member& m) -> bool {
+    failed = one(m.name, m.data);
+    if (failed) return true;
+    failed_member = std::string(m.name);
+    return false;
+  });
+  if (!walked) return diagnostic(walked.error(), path);
+  if (!failed) return diagnostic(failed.error(), path, failed_member);
+  return {};
+}
+
+// f(symbol) for every symbol of a Mach-O or COFF object.
+template <class F>
+result<void> for_each_foreign_symbol(byte_view object, F&& f) {
+  if (macho::is_macho(object)) return macho::symbols_source(object).for_each_symbol(f);
+  auto r = coff::visit_object(object, [&](const auto& o) { return o.for_each_symbol(f); });
+  if (!r) return r.error();
+  return *r;
+}
+
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/definitions.hpp ----
-// ---- begin linkscope/resolve/file_format.hpp ----
-// linkscope/resolve/file_format.hpp — what a file is, from its first bytes,
-// over every format linkscope reads: the one answer that linkscope-check's
-// walk, linkscope-ldd's dispatch and the Python module's open() share.
-//
-// Each format's own predicate decides; this header only orders them (resolve/
-// is the first layer that sees every format):
-//   elf              7f 'E' 'L' 'F'                                elf::is_elf
-//   archive          "!<arch>\n", "!<thin>\n", "<bigaf>\n"          ar::archive::is_archive
-//   macho            feedface / feedfacf, in either byte order     macho::is_macho
-//   macho_universal  cafebabe (nfat_arch <= 42: Java class files
-//                    share the magic) or cafebabf, big-endian      macho::is_fat
-//   pe               "MZ", then "PE\0\0" at e_lfanew (an "MZ" file
-//                    without it is a DOS program: unknown)         pe::image::is_pe
-//   coff             a COFF object of a machine GNU nm reads, or a
-//                    bigobj header                                 coff::is_nm_coff
-//   tbd              a text-based stub: "--- !tapi-tbd" (v3 and
-//                    later) or "---" and a line end (v1, v2)       macho/tbd.hpp
-// An archive's members are not looked at: archive_members() says what its
-// first regular member is.
-
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <string_view>
-
-
-namespace linkscope {
-inline namespace v0 {
-
-enum class file_format : std::uint8_t { unknown, elf, archive, macho, macho_universal, pe, coff, tbd };
-
-// "elf", "archive", "macho", "macho" (a universal file is Mach-O to a
-// caller that names formats: the Python module's File.format, check's JSON),
-// "pe", "coff", "tbd", "unknown".
-constexpr std::string_view to_string(file_format f) noexcept {
-  switch (f) {
-    case file_format::elf: return "elf";
-    case file_format::archive: return "archive";
-    case file_format::macho:
-    case file_format::macho_universal: return "macho";
-    case file_format::pe: return "pe";
-    case file_format::coff: return "coff";
-    case file_format::tbd: return "tbd";
-    case file_format::unknown: break;
-  }
-  return "unknown";
-}
-
-// The format of a file whose first bytes are `head` (the whole file, or at
-// least its first 4 KiB: a PE's "PE\0\0" must lie inside `head`).
-inline file_format sniff_format(byte_view head) noexcept {
-  if (elf::is_elf(head)) return file_format::elf;
-  if (ar::archive::is_archive(head)) return file_format::archive;
-  if (macho::is_macho(head)) return file_format::macho;
-  if (macho::is_fat(head)) return file_format::macho_universal;
-  if (head.size() >= 2 && head.data()[0] == 'M' && head.data()[1] == 'Z')
-    return pe::image::is_pe(head) ? file_format::pe : file_format::unknown;
-  if (coff::is_nm_coff(head)) return file_format::coff;
-  const std::string_view text(reinterpret_cast<const char*>(head.data()), head.size() < 16 ? head.size() : 16);
-  if (text.substr(0, 13) == "--- !tapi-tbd" || text.substr(0, 4) == "---\n" || text.substr(0, 5) == "---\r\n")
-    return file_format::tbd;
-  return file_format::unknown;
-}
-
-// What an archive's first regular member is (elf, macho or coff), or unknown.
-inline file_format archive_members(byte_view archive) {
-  if (!ar::archive::is_archive(archive)) return file_format::unknown;
-  if (macho::is_macho_archive(archive)) return file_format::macho;
-  if (coff::is_coff_archive(archive)) return file_format::coff;
-  if (ar::first_member_is(archive, [](byte_view m) { return elf::is_elf(m); })) return file_format::elf;
-  return file_format::unknown;
-}
-
-// The format of the file at `path` from its first 4 KiB (and, for an "MZ"
-// file whose e_lfanew points further, the four bytes there); unknown when it
-// cannot be opened or read. `head_out`, when given, receives those first
-// bytes (up to 4096), for a caller that looks further without reading again.
-inline file_format sniff_file(const std::string& path, std::string* head_out = nullptr) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (in == nullptr) return file_format::unknown;
-  unsigned char head[4096];
-  const std::size_t got = std::fread(head, 1, sizeof head, in);
-  if (head_out) head_out->assign(reinterpret_cast<const char*>(head), got);
-  file_format f = sniff_format(byte_view(head, got));
-  if (f == file_format::unknown && got >= 0x40 && head[0] == 'M' && head[1] == 'Z') {
-    const std::uint32_t lfanew = load<u32, std::endian::little>(head + 0x3c);
-    unsigned char sig[4] = {};
-    if (lfanew >= got && std::fseek(in, static_cast<long>(lfanew), SEEK_SET) == 0 &&
-        std::fread(sig, 1, 4, in) == 4 && std::memcmp(sig, "PE\0\0", 4) == 0)
-      f = file_format::pe;
-  }
-  std::fclose(in);
-  return f;
-}
-
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/file_format.hpp ----
+// ---- end linkscope/resolve/foreign_objects.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
@@ -17431,108 +17161,6 @@ LINKSCOPE_FUNC result<void> load_shared_pe(byte_view bytes, shared_view& out) {
   return ok();
 }
 
-// The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
-// slice of a universal one).
-LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view arch) {
-  if (!macho::is_fat(bytes)) {
-    if (arch.empty()) return bytes;
-    LINKSCOPE_TRY(l, macho::read_linkage(bytes));
-    if (arch != macho::arch_name(l.cputype, l.cpusubtype))
-      return bytes.fail(errc::not_found, 0, "a thin Mach-O file of another architecture than the one asked for");
-    return bytes;
-  }
-  LINKSCOPE_TRY(fat, macho::fat_file::open(bytes));
-  if (fat.slices().empty()) return bytes.fail(errc::malformed, 0, "universal file without slices");
-  if (arch.empty()) return fat.slices().front().bytes;
-  auto slice = fat.find(arch);
-  if (!slice) return bytes.fail(errc::not_found, 0, "no slice for the architecture asked for");
-  return slice->bytes;
-}
-
-// f(member name, bytes) for each Mach-O or COFF object of `path` (an object,
-// or an archive of them; universal files give their `cputype` slice, 0 =
-// any). Members of another architecture, import members and what is no
-// object go to `skipped`.
-template <class F>
-result<void, diagnostic> for_each_foreign_object(const std::string& path, u32 cputype, F&& f,
-                                                 std::vector<skipped_member>* skipped) {
-  auto file = mapped_file::open(path);
-  if (!file) return diagnostic(file.error(), path);
-  byte_view bytes = file->bytes();
-  auto skip = [&](std::string_view name, error why) {
-    if (skipped != nullptr) skipped->push_back({std::string(name), why});
-  };
-  auto one = [&](std::string_view name, byte_view object) -> result<void> {
-    if (macho::is_macho(object)) {
-      auto l = macho::read_linkage(object);
-      if (!l) return l.error();
-      if (cputype != 0 && l->cputype != cputype) {
-        skip(name, object.fail(errc::unsupported, 0, "a member for another architecture"));
-        return ok();
-      }
-      return f(name, object);
-    }
-    if (coff::is_short_import(object) || elf::is_elf(object)) {
-      skip(name, object.fail(errc::unsupported, 0, "not a Mach-O or COFF object (an import member, or ELF)"));
-      return ok();
-    }
-    // A mingw import library's members (thunks, __imp_ pointers, the
-    // descriptor heads) are how a DLL is linked, not a copy of its code.
-    bool import_member = false;
-    auto probe = coff::visit_object(object, [&](const auto& o) {
-      return o.for_each_symbol([&](const symbol& sym) {
-        if (sym.defined && sym.is_global() && import_thunk_name(sym.name)) import_member = true;
-      });
-    });
-    if (!probe || !*probe) {
-      skip(name, !probe ? probe.error() : probe->error());
-      return ok();
-    }
-    if (import_member) {
-      skip(name, object.fail(errc::unsupported, 0, "an import member (how a DLL is linked, not a copy of its code)"));
-      return ok();
-    }
-    return f(name, object);
-  };
-  if (macho::is_fat(bytes)) {
-    auto fat = macho::fat_file::open(bytes);
-    if (!fat) return diagnostic(fat.error(), path);
-    bool found = false;
-    for (const auto& slice : fat->slices()) {
-      if (cputype != 0 ? slice.cputype != cputype : found) continue;
-      found = true;
-      bytes = slice.bytes;
-    }
-    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for S's architecture"), path);
-  }
-  if (!ar::archive::is_archive(bytes)) {
-    if (auto r = one(path, bytes); !r) return diagnostic(r.error(), path);
-    return {};
-  }
-  auto archive = ar::archive::open(bytes);
-  if (!archive) return diagnostic(archive.error(), path);
-  std::string failed_member;
-  result<void> failed = ok();
-  auto walked = archive->for_each_member([&](const ar::member& m) -> bool {
-    failed = one(m.name, m.data);
-    if (failed) return true;
-    failed_member = std::string(m.name);
-    return false;
-  });
-  if (!walked) return diagnostic(walked.error(), path);
-  if (!failed) return diagnostic(failed.error(), path, failed_member);
-  return {};
-}
-
-// f(symbol) for every symbol of a Mach-O or COFF object.
-template <class F>
-result<void> for_each_foreign_symbol(byte_view object, F&& f) {
-  if (macho::is_macho(object)) return macho::symbols_source(object).for_each_symbol(f);
-  auto r = coff::visit_object(object, [&](const auto& o) { return o.for_each_symbol(f); });
-  if (!r) return r.error();
-  return *r;
-}
-
 // Names defined (and visible) in the libraries of S's DT_NEEDED closure.
 LINKSCOPE_FUNC result<std::unordered_set<std::string>> closure_definitions(const std::string& shared_path,
                                                                            const absorb_options& options,
@@ -17628,7 +17256,7 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
     }
   } else if (macho::is_macho(shared_bytes) || macho::is_fat(shared_bytes)) {
     report.format = "macho";
-    auto image = detail::macho_slice(shared_bytes, options.arch);
+    auto image = macho_slice(shared_bytes, options.arch);
     if (!image) return diagnostic(image.error(), shared_path);
     auto l = macho::read_linkage(*image);
     if (!l) return diagnostic(l.error(), shared_path);
@@ -17740,10 +17368,10 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
           &ar_report.skipped, options.thin);
       if (!walked) return walked.error();
     } else {
-      auto walked = detail::for_each_foreign_object(
+      auto walked = for_each_foreign_object(
           path, cputype,
           [&](std::string_view name, byte_view object) {
-            return judge(std::string(name), [&](auto&& f) { return detail::for_each_foreign_symbol(object, f); });
+            return judge(std::string(name), [&](auto&& f) { return for_each_foreign_symbol(object, f); });
           },
           &ar_report.skipped);
       if (!walked) return walked.error();
@@ -19852,79 +19480,45 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
 #include <unordered_map>
 #include <unordered_set>
 
-// ---- begin linkscope/resolve/packages.hpp ----
-// linkscope/resolve/packages.hpp — which package owns a file: a conda
-// environment's conda-meta records and dpkg's database.
+// ---- begin linkscope/resolve/definitions.hpp ----
+// linkscope/resolve/definitions.hpp — what a file defines and what a shared
+// library exports, by name, on every platform linkscope-check walks: the
+// evidence behind "statically linked" and "duplicates across packages"
+// (resolve/package_findings.hpp).
 //
-// conda: PREFIX/conda-meta/*.json, one record per installed package, whose
-// "files" are paths relative to the prefix (resolve/conda_meta.hpp reads them).
-// Records are read in file-name order; a path listed twice keeps its first
-// owner.
-//
-// dpkg: /var/lib/dpkg/info/PKG.list or PKG:ARCH.list, one absolute path a line,
-// as the .deb spelled it. Since the /usr-merge, /lib/x86_64-linux-gnu/libc.so.6
-// is listed while ld.so finds /usr/lib/x86_64-linux-gnu/libc.so.6, and
-// alternatives make a listed symlink the only registered spelling. So a path
-// is looked up as given (normalised), through its /usr-merge alias
-// (/lib <-> /usr/lib, and bin, sbin, lib32, lib64, libx32), then as its
-// canonical path and that path's alias; the first spelling a database lists
-// wins (`dpkg -S` of the path, else of the alias, else of the realpath, which
-// is what dpkg-shlibdeps does).
+//   exported_strong(path)   the strong definitions of code and data a shared
+//                           library exports, sorted, once each:
+//     ELF      .dynsym: GLOBAL, defined, default or protected visibility, not
+//              common, func/object/tls/ifunc; not STB_GNU_UNIQUE (C++ vague
+//              linkage objects every user of a header carries, which ld.so
+//              unifies), not _init/_fini (crti.o's entry points);
+//     Mach-O   the export trie (dyld's view; LC_DYLD_EXPORTS_TRIE or
+//              LC_DYLD_INFO): regular and thread-local entries that are
+//              neither re-exports nor weak definitions; an image without a
+//              trie gives its external N_SECT nlist entries that are not
+//              N_WEAK_DEF. Every slice of a universal file;
+//     PE       the export directory's named entries, forwarders left out
+//              (they name another DLL's definition).
+//   defined_names(path)     every definition of code or data the file holds,
+//                           any binding (a static copy linked with hidden
+//                           visibility ends up local): ELF .dynsym and
+//                           .symtab; Mach-O every N_SECT nlist entry (locals
+//                           and private externs included) and the trie; PE its
+//                           exports and the COFF symbol table mingw's ld keeps.
+//   archive_definitions(path)  per member of a static archive of Mach-O or
+//                           COFF objects (ELF members have resolve/absorb.hpp),
+//                           the global definitions of code and data. Import
+//                           members (a mingw import library's thunks and
+//                           __imp_ pointers, short import records) define
+//                           nothing here: they are how a DLL is linked, not a
+//                           copy of it.
+// A file that cannot be read gives nothing: callers judge evidence, and an
+// unreadable library holds none they can see.
 
 #include <algorithm>
-#include <cstdio>
-#include <deque>
-#include <filesystem>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-// ---- begin linkscope/resolve/conda_meta.hpp ----
-// linkscope/resolve/conda_meta.hpp — a conda environment's package records,
-// PREFIX/conda-meta/NAME-VERSION-BUILD.json, read as untrusted input.
-//
-// conda writes one JSON object (RFC 8259) per installed package with Python's
-// json module. linkscope reads four members of it and skips the rest
-// ("paths_data", "link", "channel", ...), validating everything it skips:
-//   "name"     string            the package name
-//   "version"  string
-//   "depends"  array of strings  run dependencies ("libzlib >=1.2.13,<2.0a0")
-//   "files"    array of strings  paths relative to the prefix ("lib/libz.so.1")
-// A member given twice takes its last value, as json.loads does.
-//
-// The reader accepts what `json.loads(bytes)` of /usr/bin/python3 accepts and
-// decodes the four members to the UTF-8 of the str values it returns:
-//   - UTF-8 only, with an optional leading BOM; every byte sequence is
-//     validated (no overlongs, nothing above U+10FFFF); input that starts like
-//     UTF-16 or UTF-32 is refused (errc::unsupported), where Python would
-//     decode it;
-//   - strings: no raw control character below U+0020; the escapes
-//     \" \\ \/ \b \f \n \r \t \uXXXX, a \uD8xx\uDCxx pair joined into one code
-//     point; a lone surrogate (an escape, or ED A0..BF xx, which json.loads
-//     decodes with 'surrogatepass') in a value that is kept is an error
-//     (Python keeps it in a str that cannot be encoded as UTF-8), elsewhere it
-//     is accepted;
-//   - numbers as in RFC 8259 plus Python's NaN, Infinity and -Infinity, never
-//     converted (Python also refuses integers of more than 4300 digits);
-//   - whitespace is space, tab, CR and LF; nothing may follow the object.
-// Errors come in json.loads's order: a JSON syntax error first, wherever it
-// is, at the offset json.loads reports; then the first member of the wrong
-// type or kept string that cannot be UTF-8.
-// The lexical rules and bounds live in core/json_reader.hpp (json_reader,
-// which this record reader derives from).
-// Bounds: nesting deeper than `max_depth` (default 512; Python's recursion
-// limit stops near 1000) and input larger than `max_bytes` are refused before
-// any work; every decoded string is a copy of fewer bytes than the input, and
-// skipped values allocate nothing. Every error carries the byte offset where
-// the input went wrong.
-
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 
@@ -19932,538 +19526,167 @@ namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
-struct conda_meta_limits {
-  std::size_t max_depth = 512;                   // arrays and objects, the record itself is depth 1
-  std::size_t max_bytes = std::size_t{1} << 28;  // 256 MiB (the largest real records are a few MB)
-};
+std::vector<std::string> exported_strong(const std::string& path);
+std::unordered_set<std::string> defined_names(const std::string& path);
 
-struct conda_meta {
-  std::string name;
-  std::string version;
-  std::vector<std::string> depends;
-  std::vector<std::string> files;
-  bool has_name = false;  // "name" was present (it may be the empty string)
+struct member_definitions {
+  std::string member;              // the member's name
+  std::vector<std::string> names;  // its global definitions, sorted, once each
 };
-
-// Read one conda-meta record. The text is not kept: the result owns its strings.
-result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits = {});
+std::vector<member_definitions> archive_definitions(const std::string& path);
 
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
 
-class conda_meta_parser : public json_reader {
- public:
-  conda_meta_parser(std::string_view text, const conda_meta_limits& limits)
-      : json_reader(text, limits.max_depth), limits_(limits) {}
-  result<conda_meta> run() {
-    conda_meta out;
-    if (s_.size() > limits_.max_bytes) return fail(errc::too_large, 0, "conda-meta record larger than the limit");
-    if (s_.size() >= 2 && (s_[0] == '\0' || s_[1] == '\0' || byte(0) == 0xfe || byte(0) == 0xff))
-      return fail(errc::unsupported, 0, "conda-meta record is UTF-16 or UTF-32, not UTF-8");
-    if (s_.substr(0, 3) == "\xef\xbb\xbf") i_ = 3;  // json.loads(bytes) reads a UTF-8 BOM as utf-8-sig
-    ws();
-    if (i_ >= s_.size()) return fail(errc::truncated, i_, "conda-meta record is empty");
-    if (s_[i_] != '{') {
-      const std::size_t at = i_;
-      LINKSCOPE_CHECK(value(1));  // syntax errors come first, as in json.loads
-      ws();
-      if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
-      return fail(errc::malformed, at, "conda-meta record is not a JSON object");
-    }
-    LINKSCOPE_CHECK(record(out));
-    ws();
-    if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
-    if (deferred_.code != errc::ok) return deferred_;
-    return out;
-  }
+inline bool code_or_data(const symbol& s) noexcept {
+  return s.kind == symbol_kind::func || s.kind == symbol_kind::object || s.kind == symbol_kind::tls ||
+         s.kind == symbol_kind::ifunc;
+}
 
- private:
-  // The top-level object: keys decoded, the four members kept.
-  result<void> record(conda_meta& out) {
-    ++i_;  // '{'
-    ws();
-    if (!at_end() && s_[i_] == '}') {
-      ++i_;
-      return ok();
-    }
-    std::string key;
-    for (;;) {
-      ws();
-      if (at_end() || s_[i_] != '"') return unexpected("expected a member name in the conda-meta record");
-      key.clear();
-      LINKSCOPE_CHECK(string(text_mode::key, &key));
-      LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
-      ws();
-      if (key == "name" || key == "version") {
-        std::string& field = key == "name" ? out.name : out.version;
-        if (at_end() || s_[i_] != '"') {
-          if (!at_end() && s_[i_] != '"')
-            defer(errc::bad_field, i_, key == "name" ? "conda-meta \"name\" is not a string"
-                                                     : "conda-meta \"version\" is not a string");
-          LINKSCOPE_CHECK(value(2));
-        } else {
-          field.clear();
-          LINKSCOPE_CHECK(string(text_mode::value, &field));
-          if (key == "name") out.has_name = true;
-        }
-      } else if (key == "files" || key == "depends") {
-        LINKSCOPE_CHECK(string_array(key == "files" ? out.files : out.depends));
-      } else {
-        LINKSCOPE_CHECK(value(2));
-      }
-      ws();
-      if (at_end()) return unexpected("expected ',' or '}' in the conda-meta record");
-      if (s_[i_] == '}') {
-        ++i_;
-        return ok();
-      }
-      if (s_[i_] != ',') return unexpected("expected ',' or '}' in the conda-meta record");
-      ++i_;
-    }
-  }
+inline void sort_unique(std::vector<std::string>& names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
 
-  result<void> string_array(std::vector<std::string>& out) {
-    if (at_end()) return unexpected("expected a JSON value");
-    if (s_[i_] != '[') {
-      defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" is not an array");
-      return value(2);
-    }
-    out.clear();
-    ++i_;
-    ws();
-    if (!at_end() && s_[i_] == ']') {
-      ++i_;
-      return ok();
-    }
-    for (;;) {
-      ws();
-      if (at_end()) return unexpected("expected a JSON value");
-      if (s_[i_] != '"') {
-        defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" holds a non-string");
-        LINKSCOPE_CHECK(value(3));
-      } else {
-        std::string item;
-        LINKSCOPE_CHECK(string(text_mode::value, &item));
-        out.push_back(std::move(item));
-      }
-      ws();
-      if (at_end()) return unexpected("expected ',' or ']' in a JSON array");
-      if (s_[i_] == ']') {
-        ++i_;
-        return ok();
-      }
-      if (s_[i_] != ',') return unexpected("expected ',' or ']' in a JSON array");
-      ++i_;
-    }
+// f(bytes) for the file, or for each slice of a universal file, that is of
+// the kind `is_kind` asks for (a thin Mach-O image, an archive).
+template <class Is, class F>
+void for_each_slice(byte_view bytes, Is&& is_kind, F&& f) {
+  if (macho::is_fat(bytes)) {
+    auto fat = macho::fat_file::open(bytes);
+    if (!fat) return;
+    for (const macho::fat_slice& s : fat->slices())
+      if (is_kind(s.bytes)) f(s.bytes);
+    return;
   }
+  if (is_kind(bytes)) f(bytes);
+}
 
-  conda_meta_limits limits_;
-};
+// f(thin image bytes) for a Mach-O file: the image, or each slice of a universal file.
+template <class F>
+void for_each_macho_image(byte_view bytes, F&& f) {
+  for_each_slice(bytes, [](byte_view b) { return macho::is_macho(b); }, f);
+}
+
+// A Mach-O image's exports as dyld sees them (see the top of this file).
+inline void macho_exports(byte_view image, bool strong_only, std::vector<std::string>& out) {
+  auto l = macho::read_linkage(image);
+  if (!l) return;
+  if (l->has_trie) {
+    auto walked = macho::for_each_export(l->trie, [&](const macho::export_entry& e) {
+      if (e.reexport() || (strong_only && e.weak_definition())) return;
+      if (e.kind() != macho::export_kind::regular && e.kind() != macho::export_kind::thread_local_) return;
+      out.emplace_back(e.name);
+    });
+    (void)walked;  // a malformed trie: the names read so far
+    return;
+  }
+  for (const auto& e : l->nlist_exports)
+    if (!strong_only || !e.weak) out.emplace_back(e.name);
+}
 
 }  // namespace detail
 
-LINKSCOPE_FUNC result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits) {
-  return detail::conda_meta_parser(text, limits).run();
-}
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/conda_meta.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-struct package_owner {
-  std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
-  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
-                            // "unknown": no database covers it; "": a database covers it, nobody owns it
-  std::string listed_path;  // the path under which the database lists it
-};
-
-// Package name without dpkg's ":arch" qualifier.
-inline std::string_view package_base_name(std::string_view name) noexcept {
-  const std::size_t colon = name.find(':');
-  return colon == std::string_view::npos ? name : name.substr(0, colon);
-}
-
-namespace detail {
-
-inline std::string_view base_name(std::string_view path) noexcept {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// The canonical path (symlinks resolved), or the lexically normal one when it
-// cannot be had.
-inline std::string canonical_or_normal(const std::string& path) {
-  std::error_code ec;
-  auto c = std::filesystem::weakly_canonical(path, ec);
-  if (ec) return std::filesystem::path(path).lexically_normal().string();
-  return c.string();
-}
-
-// `path` is `dir` or below it (both absolute and normal).
-inline bool path_within(std::string_view path, std::string_view dir) noexcept {
-  if (dir.empty()) return false;
-  if (dir == "/") return !path.empty() && path[0] == '/';
-  if (path.size() < dir.size() || path.substr(0, dir.size()) != dir) return false;
-  return path.size() == dir.size() || path[dir.size()] == '/';
-}
-
-// The /usr-merge aliases of an absolute path (/lib/x <-> /usr/lib/x, bin, sbin, lib64 ...).
-inline std::vector<std::string> usr_merge_aliases(const std::string& path) {
-  static constexpr std::string_view tops[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/"};
+LINKSCOPE_FUNC std::vector<std::string> exported_strong(const std::string& path) {
   std::vector<std::string> out;
-  for (std::string_view top : tops) {
-    if (path.compare(0, top.size(), top) == 0) out.push_back("/usr" + path);
-    if (path.compare(0, 4 + top.size(), std::string("/usr").append(top)) == 0) out.push_back(path.substr(4));
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      if (object.kind != object_kind::shared) return ok();
+      return for_each_object_symbol(object, elf::symbol_table_kind::dynamic, [&](const symbol& s) {
+        if (!detail::strong_definition(s, object.kind) || s.bind == ::linkscope::binding::unique) return;
+        if (s.name == "_init" || s.name == "_fini") return;
+        if (detail::code_or_data(s)) out.emplace_back(s.name);
+      });
+    });
+    (void)walked;  // an unreadable library exports nothing we can see
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) { detail::macho_exports(image, true, out); });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (image) {
+      auto exports = image->exports();
+      if (exports)
+        for (const auto& e : *exports)
+          if (!e.name.empty() && e.forwarder.empty()) out.emplace_back(e.name);
+    }
   }
+  detail::sort_unique(out);
   return out;
 }
 
-}  // namespace detail
-
-// conda-meta/*.json of a prefix: relative path (normalised) -> package name.
-// A record that cannot be read or has no "name" is skipped with a warning
-// ("FILE: MESSAGE (offset 0x...)") when `warnings` is given.
-result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
-                                                                  std::vector<std::string>* warnings = nullptr);
-
-// Owners of absolute paths from dpkg's database (info_dir/*.list); a path no
-// package lists is absent from the map. `listed_path` says which spelling the
-// database has.
-std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
-                                                           const std::string& info_dir = "/var/lib/dpkg/info");
-
-#if LINKSCOPE_DEFINITIONS
-
-LINKSCOPE_FUNC result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
-                                                                                 std::vector<std::string>* warnings) {
-  std::unordered_map<std::string, std::string> out;
-  std::error_code ec;
-  std::vector<std::filesystem::path> records;
-  for (std::filesystem::directory_iterator it(prefix + "/conda-meta", ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json") records.push_back(it->path());
-  std::sort(records.begin(), records.end());
-  for (const auto& record : records) {
-    auto file = mapped_file::open(record.string());
-    if (!file) {
-      if (warnings) warnings->push_back(record.string() + ": " + file.error().message);
-      continue;
-    }
-    auto meta = read_conda_meta(file->bytes().chars());
-    if (!meta) {
-      if (warnings) warnings->push_back(record.string() + ": " + describe(meta.error()));
-      continue;
-    }
-    if (meta->name.empty()) {
-      if (warnings) warnings->push_back(record.string() + ": no \"name\"");
-      continue;
-    }
-    for (auto& f : meta->files) out.emplace(std::filesystem::path(f).lexically_normal().string(), meta->name);
-  }
-  return out;
-}
-
-LINKSCOPE_FUNC std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
-                                                                          const std::string& info_dir) {
-  std::unordered_map<std::string, package_owner> out;
-  // candidate spelling -> the paths asking for it, in order of preference.
-  // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
-  // 150k lines of a typical database are looked up without allocating.
-  std::deque<std::string> spellings;
-  std::unordered_map<std::string_view, std::vector<std::pair<std::string, int>>> wanted;
-  for (const auto& p : paths) {
-    int rank = 0;
-    auto want = [&](const std::string& c) {
-      auto it = wanted.find(c);
-      if (it == wanted.end()) it = wanted.emplace(spellings.emplace_back(c), std::vector<std::pair<std::string, int>>{}).first;
-      it->second.push_back({p, rank++});
-    };
-    const std::string normal = std::filesystem::path(p).lexically_normal().string();
-    want(normal);
-    for (const auto& a : detail::usr_merge_aliases(normal)) want(a);
-    const std::string canonical = detail::canonical_or_normal(p);
-    if (canonical != normal) {
-      want(canonical);
-      for (const auto& a : detail::usr_merge_aliases(canonical)) want(a);
-    }
-  }
-  std::unordered_map<std::string, int> best;
-  std::error_code ec;
-  std::vector<std::filesystem::path> lists;
-  for (std::filesystem::directory_iterator it(info_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto& entry = it->path();
-    if (entry.extension() == ".list") lists.push_back(entry);
-  }
-  std::sort(lists.begin(), lists.end());
-  for (const auto& list : lists) {
-    auto file = mapped_file::open(list.string());
-    if (!file) continue;
-    const std::string package = list.stem().string();
-    const std::string_view text = file->bytes().chars();
-    std::size_t start = 0;
-    while (start < text.size()) {
-      std::size_t nl = text.find('\n', start);
-      if (nl == std::string_view::npos) nl = text.size();
-      std::string_view line = text.substr(start, nl - start);
-      start = nl + 1;
-      if (line.empty()) continue;
-      auto w = wanted.find(line);
-      if (w == wanted.end()) continue;
-      for (const auto& [path, rank] : w->second) {
-        auto b = best.find(path);
-        if (b != best.end() && b->second <= rank) continue;
-        best[path] = rank;
-        out[path] = package_owner{package, "dpkg", std::string(line)};
-      }
-    }
-  }
-  return out;
-}
-
-#endif  // LINKSCOPE_DEFINITIONS
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/packages.hpp ----
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-// A declared dependency's code found inside a checked file.
-struct static_link_evidence {
-  std::string file;                  // the checked file (as displayed: relative to the prefix)
-  std::string copy_of;               // the dependency's archive or shared library (displayed)
-  std::vector<std::string> symbols;  // the first few definitions that decided it
-  std::size_t count = 0;             // every such definition
-};
-
-// A declared run dependency that no checked file binds to.
-struct declared_unused {
-  std::string package;
-  std::vector<static_link_evidence> evidence;  // empty: unused; else statically linked
-  bool statically_linked() const noexcept { return !evidence.empty(); }
-};
-
-// Strong definitions that libraries of two packages both export.
-struct package_duplicate {
-  std::string package_a, file_a;     // package_a < package_b
-  std::string package_b, file_b;
-  std::vector<std::string> symbols;  // the first few, sorted
-  std::size_t count = 0;
-  std::string winner;                // file_a or file_b: ld.so's choice in `consumer`; empty when no file loads both
-  std::string consumer;              // the first checked file whose closure loads both
-};
-
-// A package's files, as absolute paths: the conda records (`conda`: path
-// relative to the prefix -> package) for a prefix that has them, else dpkg's
-// list of the package (any architecture). A name matches with or without a
-// ":arch" qualifier.
-std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
-                                       const std::unordered_map<std::string, std::string>& conda,
-                                       const std::string& dpkg_info_dir);
-
-// One library of the prefix: its path (absolute), display name and owner.
-struct owned_library {
-  std::string path, display, package;
-};
-// One checked file for these judgments: its path, display name, and its
-// closure in load order (absolute paths of the objects ld.so mapped).
-struct checked_file {
-  std::string path, display;
-  std::vector<std::string> closure;
-  bool elf = true;  // linked by ld.so (file_report::format "elf"), else dyld or the Windows loader
-};
-
-std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
-                                                     const std::vector<owned_library>& dependency_files,
-                                                     std::size_t max_symbols = 8);
-
-std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
-                                                       const std::vector<checked_file>& files,
-                                                       std::size_t max_symbols = 8);
-
-#if LINKSCOPE_DEFINITIONS
-namespace detail {
-
-// A static archive (lib*.a, a COFF .lib) or a shared library (.so, .so.N,
-// .dylib, .dll) by its name.
-inline bool is_archive_name(std::string_view base) {
-  return (base.size() > 2 && base.ends_with(".a")) || (base.size() > 4 && (base.ends_with(".lib") || base.ends_with(".LIB")));
-}
-inline bool is_library_name(std::string_view path) {
-  const std::string_view base = base_name(path);
-  if (is_archive_name(base)) return true;
-  return base.size() > 3 && (base.find(".so") != std::string_view::npos || base.ends_with(".dylib") ||
-                             base.ends_with(".dll") || base.ends_with(".DLL"));
-}
-
-}  // namespace detail
-
-LINKSCOPE_FUNC std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
-                                                      const std::unordered_map<std::string, std::string>& conda,
-                                                      const std::string& dpkg_info_dir) {
-  const std::string_view wanted = package_base_name(package);
-  std::vector<std::string> out;
-  if (!conda.empty()) {
-    for (const auto& [rel, owner] : conda)
-      if (package_base_name(owner) == wanted) out.push_back(prefix + "/" + rel);
-  } else if (!dpkg_info_dir.empty()) {
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(dpkg_info_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::filesystem::path& list = it->path();
-      if (list.extension() != ".list" || package_base_name(list.stem().string()) != wanted) continue;
-      auto file = mapped_file::open(list.string());
-      if (!file) continue;
-      const std::string_view text = file->bytes().chars();
-      for (std::size_t start = 0; start < text.size();) {
-        std::size_t nl = text.find('\n', start);
-        if (nl == std::string_view::npos) nl = text.size();
-        if (nl > start) out.emplace_back(text.substr(start, nl - start));
-        start = nl + 1;
-      }
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
-                                                                    const std::vector<owned_library>& dependency_files,
-                                                                    std::size_t max_symbols) {
-  std::vector<static_link_evidence> out;
-  std::vector<const owned_library*> archives, shared;
-  for (const owned_library& lib : dependency_files) {
-    if (!detail::is_library_name(lib.path)) continue;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
-    (detail::is_archive_name(detail::base_name(lib.path)) ? archives : shared).push_back(&lib);
-  }
-  // The exports of the dependency's shared libraries, read once; the members
-  // of its Mach-O and COFF archives, read when a file of that platform asks.
-  std::vector<std::vector<std::string>> exports;
-  for (const owned_library* lib : shared) exports.push_back(exported_strong(lib->path));
-  std::vector<std::vector<member_definitions>> members(archives.size());
-  std::vector<char> members_read(archives.size(), 0);
-  for (const checked_file& f : files) {
-    std::unordered_set<std::string> defined;
-    bool defined_read = false;
-    // A name of the dependency's that f defines is evidence (f's names are read once, when first asked).
-    auto note_if_defined = [&](const std::string& name, static_link_evidence& e) {
-      if (!defined_read) defined = defined_names(f.path);
-      defined_read = true;
-      if (defined.count(name) == 0) return;
-      ++e.count;
-      if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
-    };
-    auto keep = [&](static_link_evidence&& e, const owned_library& copy_of) {
-      if (e.count == 0) return;
-      e.file = f.display;
-      e.copy_of = copy_of.display;
-      out.push_back(std::move(e));
-    };
-    // Archives: an ELF file gets the absorbed analysis, member by member; a
-    // Mach-O or PE file the members' global definitions it holds.
-    for (std::size_t a = 0; a < archives.size(); ++a) {
-      const owned_library* lib = archives[a];
-      if (!f.elf) {
-        if (!members_read[a]) members[a] = archive_definitions(lib->path);
-        members_read[a] = 1;
-        static_link_evidence e;
-        for (const member_definitions& m : members[a])
-          for (const std::string& name : m.names) note_if_defined(name, e);
-        keep(std::move(e), *lib);
-        continue;
-      }
-      absorb_options options;
-      options.use_closure = false;  // evidence of a copy, not whether consumers still need it
-      options.max_evidence = max_symbols;
-      auto report = analyze_absorption(f.path, {lib->path}, options);
-      if (!report || report->archives.empty()) continue;
-      static_link_evidence e;
-      for (const member_report& m : report->archives[0].members) {
-        if (m.status != member_status::absorbed && m.status != member_status::hidden &&
-            m.status != member_status::re_exported)
-          continue;
-        e.count += m.symbols.size();
-        for (const std::string& s : m.symbols)
-          if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
-      }
-      keep(std::move(e), *lib);
-    }
-    if (shared.empty()) continue;
-    // Shared libraries: the file defines what the dependency exports.
-    for (std::size_t i = 0; i < shared.size(); ++i) {
-      if (shared[i]->path == f.path) continue;
-      static_link_evidence e;
-      for (const std::string& name : exports[i]) note_if_defined(name, e);
-      keep(std::move(e), *shared[i]);
-    }
-  }
-  return out;
-}
-
-LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
-                                                                      const std::vector<checked_file>& files,
-                                                                      std::size_t max_symbols) {
-  // name -> the libraries (indices) that export it.
-  std::unordered_map<std::string, std::vector<std::size_t>> exporters;
-  for (std::size_t i = 0; i < libraries.size(); ++i)
-    for (std::string& name : exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
-  // (library a, library b) of different packages, a's package first -> the names.
-  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
-  for (auto& [name, libs] : exporters) {
-    for (std::size_t x = 0; x < libs.size(); ++x)
-      for (std::size_t y = x + 1; y < libs.size(); ++y) {
-        std::size_t a = libs[x], b = libs[y];
-        if (libraries[a].package == libraries[b].package) continue;
-        if (std::tie(libraries[b].package, libraries[b].display) < std::tie(libraries[a].package, libraries[a].display))
-          std::swap(a, b);
-        pairs[{a, b}].push_back(name);
-      }
-  }
-  // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
-  std::vector<std::string> canonical;
-  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
-  std::vector<std::vector<std::string>> closures(files.size());
-  std::vector<char> made(files.size(), 0);
-  auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
-    if (!made[i]) {
-      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
-      made[i] = 1;
-    }
-    return closures[i];
+LINKSCOPE_FUNC std::unordered_set<std::string> defined_names(const std::string& path) {
+  std::unordered_set<std::string> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  const byte_view bytes = file->bytes();
+  auto add = [&](const symbol& s) {
+    if (s.defined && detail::code_or_data(s)) out.emplace(s.name);
   };
-  std::vector<package_duplicate> out;
-  for (auto& [key, names] : pairs) {
-    const owned_library& a = libraries[key.first];
-    const owned_library& b = libraries[key.second];
-    std::sort(names.begin(), names.end());
-    package_duplicate d;
-    d.package_a = a.package, d.file_a = a.display;
-    d.package_b = b.package, d.file_b = b.display;
-    d.count = names.size();
-    d.symbols.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(max_symbols, names.size())));
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      const std::vector<std::string>& closure = canonical_closure(i);
-      auto ia = std::find(closure.begin(), closure.end(), canonical[key.first]);
-      auto ib = std::find(closure.begin(), closure.end(), canonical[key.second]);
-      if (ia == closure.end() || ib == closure.end()) continue;
-      d.winner = ia < ib ? a.display : b.display;
-      d.consumer = files[i].display;
-      break;
+  if (elf::is_elf(bytes)) {
+    auto walked = visit_elf_objects(path, [&](const elf_object& object) -> result<void> {
+      for (auto which : {elf::symbol_table_kind::dynamic, elf::symbol_table_kind::static_}) {
+        auto r = for_each_object_symbol(object, which, add);
+        (void)r;  // a table that is absent or bad: the other one still counts
+      }
+      return ok();
+    });
+    (void)walked;
+  } else if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
+    detail::for_each_macho_image(bytes, [&](byte_view image) {
+      auto r = macho::symbols_source(image).for_each_symbol(add);
+      (void)r;
+      std::vector<std::string> exported;
+      detail::macho_exports(image, false, exported);
+      for (auto& name : exported) out.insert(std::move(name));
+    });
+  } else if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (!image) return out;
+    if (auto exports = image->exports())
+      for (const auto& e : *exports)
+        if (!e.name.empty() && e.forwarder.empty()) out.emplace(e.name);
+    if (image->has_symbol_table()) {
+      auto table = coff::standard_object::parse(bytes, image->coff_header_offset());
+      if (table) {
+        auto r = table->for_each_symbol(add);
+        (void)r;
+      }
     }
-    out.push_back(std::move(d));
   }
-  std::sort(out.begin(), out.end(), [](const package_duplicate& x, const package_duplicate& y) {
-    return std::tie(x.package_a, x.file_a, x.package_b, x.file_b) < std::tie(y.package_a, y.file_a, y.package_b, y.file_b);
-  });
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::string& path) {
+  std::vector<member_definitions> out;
+  auto file = mapped_file::open(path);
+  if (!file) return out;
+  auto read_archive = [&](byte_view bytes) {
+    auto archive = ar::archive::open(bytes);
+    if (!archive) return;
+    auto walked = archive->for_each_member([&](const ar::member& m) {
+      member_definitions d;
+      d.member = std::string(m.name);
+      auto add = [&](const symbol& s) {
+        if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
+            !import_thunk_name(s.name))
+          d.names.emplace_back(s.name);
+      };
+      if (macho::is_macho(m.data)) {
+        auto r = macho::symbols_source(m.data).for_each_symbol(add);
+        (void)r;
+      } else if (!elf::is_elf(m.data)) {
+        auto r = coff::visit_object(m.data, [&](const auto& object) { return object.for_each_symbol(add); });
+        (void)r;  // a short import record, or no object: no definitions
+      }
+      detail::sort_unique(d.names);
+      if (!d.names.empty()) out.push_back(std::move(d));
+    });
+    (void)walked;
+  };
+  detail::for_each_slice(file->bytes(), [](byte_view b) { return ar::archive::is_archive(b); }, read_archive);
   return out;
 }
 
@@ -20472,7 +19695,48 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
-// ---- end linkscope/resolve/package_findings.hpp ----
+// ---- end linkscope/resolve/definitions.hpp ----
+// ---- begin linkscope/resolve/duplicates.hpp ----
+// linkscope/resolve/duplicates.hpp — the same symbol defined in several places.
+//
+// Over any mix of shared libraries, objects and archives, list the names with
+// a *strong* definition (GLOBAL or GNU_UNIQUE, defined, not common, and for a
+// DSO exported with default or protected visibility) in more than one file or
+// archive member. Typical find: a library vendored into an archive (kineto's
+// libfmt.a) next to the distribution's own shared copy (libfmt.so.9).
+//
+// For each name the report says:
+//   - which definition ld.so uses at run time: the first DSO in the global
+//     scope of the closure (breadth-first load order of the first DSO or
+//     executable given, computed by resolve/dynamic.hpp); DSOs outside that
+//     closure follow in command-line order and are marked so;
+//   - which definition a link would take: an object file's definition always
+//     wins (objects are always loaded); otherwise the first file on the
+//     command line that defines it (the order a linker searches);
+//   - whether versions differ, and whether sizes differ — for data (OBJECT,
+//     TLS) a size mismatch is an ABI break: a copy relocation or a direct
+//     access sized for one copy reads or writes past the other.
+//
+// Mach-O dylibs and PE DLLs (and archives of Mach-O or COFF objects) take
+// part as well: a dylib or bundle defines what its export trie lists (an
+// executable, whose trie lists its every global, only imports), a DLL what its
+// export directory names (forwarders excluded), an object its external
+// definitions (import thunks excluded). Neither platform has one run-time
+// winner: in the two-level namespace each import names its dylib, and on
+// Windows each import names its DLL, so a duplicate interposes only for a
+// flat-namespace image. The report gives instead, per duplicate, which copy
+// each importer binds to: every image given (and the --closure root) is
+// loaded by its platform's emulator (resolve/dyld.hpp, resolve/pe_load.hpp)
+// and each binding of the name into one of the given files is listed.
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
 // ---- begin linkscope/resolve/pe_load.hpp ----
 // linkscope/resolve/pe_load.hpp — the Windows loader, from the files: the DLL
 // closure of a PE image, every import checked against the exports of the DLL
@@ -21579,6 +20843,980 @@ LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& 
 // ---- end linkscope/resolve/winload/load.hpp ----
 #endif
 // ---- end linkscope/resolve/pe_load.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct definition_site {
+  std::string file;          // "lib.so", "obj.o" or "lib.a(member.o)"
+  std::string version;       // empty when unversioned
+  bool default_version = false;  // `version` is the default one (name@@VER)
+  std::string member_name;   // the bare member name when from_archive ("member.o"), else ""
+  u64 size = 0;
+  symbol_kind kind = symbol_kind::notype;
+  object_kind from = object_kind::other;  // relocatable (object or archive member), shared, executable
+  bool from_archive = false;
+  std::size_t argument = 0;  // position of its file on the command line
+  std::size_t scope_position = ~std::size_t{0};  // position in ld.so's global scope, or ~0
+};
+
+// Mach-O and PE: one image's imports of the name bind to sites[site].
+struct importer_binding {
+  std::string importer;  // the importing image, as its loader read it (the argument's spelling when given)
+  std::size_t site = 0;  // index into duplicate_symbol::sites
+  bool flat = false;     // Mach-O: found by a flat-namespace lookup
+};
+
+struct duplicate_symbol {
+  std::string name;
+  std::vector<definition_site> sites;
+  std::vector<importer_binding> importers;       // Mach-O and PE (see the top of this file)
+  std::size_t runtime_winner = ~std::size_t{0};  // index into sites (DSOs only), ~0 if none
+  std::size_t link_winner = 0;                   // index into sites
+  bool versions_differ = false;
+  bool sizes_differ = false;
+  bool abi_break = false;  // a data symbol whose sizes differ
+};
+
+struct duplicates_options {
+  std::string closure_root;  // DSO/executable whose closure gives the run-time order; "" = first DSO given
+  dynamic_options closure;
+  ar::thin_options thin;
+  std::string arch;          // Mach-O: the slice of universal files ("" = the first)
+  dyld_options dyld;         // Mach-O: how the importers' closures are found
+  winload_options windows;   // PE: likewise
+};
+
+struct duplicates_report {
+  std::vector<duplicate_symbol> duplicates;  // sorted by name
+  std::vector<std::string> closure_order;    // ld.so global scope used for run-time winners; a file
+                                             // also given as an argument is spelled as given there
+  std::vector<skipped_member> skipped;
+};
+
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+// A failure names the input: the argument as given and, for an archive
+// member, the member (diagnostic::where() is "lib.a(member.o)").
+result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                      const duplicates_options& options = {});
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+// What a Mach-O or PE file defines, when it is a loadable image (a dylib,
+// bundle, executable, DLL or EXE); else the cputype its objects are read for.
+struct foreign_image {
+  bool loadable = false;
+  object_kind kind = object_kind::shared;
+  u32 cputype = 0;
+  std::vector<symbol> definitions;  // names view `names`
+  std::deque<std::string> names;
+};
+
+LINKSCOPE_FUNC result<foreign_image, diagnostic> foreign_image_definitions(const std::string& path, const std::string& arch) {
+  foreign_image out;
+  auto file = mapped_file::open(path);
+  if (!file) return diagnostic(file.error(), path);
+  const byte_view bytes = file->bytes();
+  auto define = [&](std::string_view name, symbol_kind kind) {
+    symbol s;
+    s.name = out.names.emplace_back(name);
+    s.kind = kind;
+    out.definitions.push_back(s);
+  };
+  if (pe::image::is_pe(bytes)) {
+    auto image = pe::image::parse(bytes);
+    if (!image) return diagnostic(image.error(), path);
+    out.loadable = true;
+    out.kind = image->is_dll() ? object_kind::shared : object_kind::executable;
+    auto exports = image->exports();
+    if (!exports) return diagnostic(exports.error(), path);
+    std::unordered_map<std::string_view, symbol_kind> kinds;  // DATA exports are objects
+    auto typed = image->for_each_symbol([&](const symbol& s) {
+      if (s.defined) kinds.emplace(s.name, s.kind);
+    });
+    (void)typed;
+    for (const auto& e : *exports)
+      if (!e.name.empty() && e.forwarder.empty())
+        define(e.name, kinds.count(e.name) != 0 ? kinds[e.name] : symbol_kind::func);
+    return out;
+  }
+  if (!macho::is_macho(bytes) && !macho::is_fat(bytes)) return out;  // an archive or a COFF object
+  auto image = macho_slice(bytes, arch);
+  if (!image) return diagnostic(image.error(), path);
+  auto l = macho::read_linkage(*image);
+  if (!l) return diagnostic(l.error(), path);
+  out.cputype = l->cputype;
+  if (l->filetype == macho::MH_OBJECT) return out;
+  out.loadable = true;
+  out.kind = l->is_executable() ? object_kind::executable : object_kind::shared;
+  // A Mach-O executable's trie lists every global it has (_main,
+  // __mh_execute_header): it is an importer here, not a copy of a library.
+  if (l->is_executable()) return out;
+  std::unordered_map<std::string_view, symbol_kind> kinds;  // from the nlist, when it has the name
+  auto typed = macho::symbols_source(*image).for_each_symbol([&](const symbol& s) {
+    if (s.defined && s.is_global()) kinds.emplace(s.name, s.kind);
+  });
+  (void)typed;
+  std::vector<std::string> names;
+  macho_exports(*image, true, names);
+  for (const std::string& n : names) define(n, kinds.count(n) != 0 ? kinds[n] : symbol_kind::func);
+  return out;
+}
+
+// Which copy each importer binds to (Mach-O, PE): load every image given, and
+// the closure root, with its platform's emulator.
+LINKSCOPE_FUNC void bind_importers(const std::vector<std::string>& paths, const std::vector<char>& foreign_image,
+                                   const duplicates_options& options, duplicates_report& report) {
+  std::vector<std::string> roots;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    if (foreign_image[i]) roots.push_back(paths[i]);
+  if (!options.closure_root.empty() && sniff_file(options.closure_root) != file_format::elf)
+    roots.push_back(options.closure_root);
+  if (roots.empty() || report.duplicates.empty()) return;
+  // The given files by identity, so that a loader's spelling finds them.
+  auto identity = [](const std::string& path) -> std::pair<u64, u64> {
+    auto file = mapped_file::open(path);
+    return file ? std::pair<u64, u64>{file->device(), file->inode()} : std::pair<u64, u64>{0, 0};
+  };
+  std::vector<std::pair<u64, u64>> given;
+  for (const std::string& p : paths) given.push_back(identity(p));
+  std::unordered_map<std::string, duplicate_symbol*> by_name;
+  for (duplicate_symbol& d : report.duplicates) by_name.emplace(d.name, &d);
+  auto record = [&](const std::string& importer_file, const std::string& target_file, std::string_view symbol_name, bool flat) {
+    auto d = by_name.find(std::string(symbol_name));
+    if (d == by_name.end()) return;
+    const auto target = identity(target_file);
+    std::string importer = importer_file;
+    const auto from = identity(importer_file);
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      if (given[i] == from && from.second != 0) importer = paths[i];
+    for (std::size_t s = 0; s < d->second->sites.size(); ++s) {
+      const definition_site& site = d->second->sites[s];
+      if (site.from == object_kind::relocatable || given[site.argument] != target || target.second == 0) continue;
+      for (const importer_binding& b : d->second->importers)
+        if (b.importer == importer && b.site == s) return;
+      d->second->importers.push_back({importer, s, flat});
+      return;
+    }
+  };
+  for (const std::string& root : roots) {
+    const file_format format = sniff_file(root);
+    if (format == file_format::pe) {
+      auto link = load_windows(root, options.windows);
+      if (!link) continue;  // an importer that cannot be loaded binds nothing we can see
+      const auto& objects = link->link.objects;
+      for (const auto& b : link->link.bindings)
+        if (b.from < objects.size() && b.to < objects.size())
+          record(objects[b.from].file, objects[b.to].file, b.symbol, false);
+    } else {
+      dyld_options dyld = options.dyld;
+      dyld.arch = options.arch;
+      dyld.bindings = true;
+      auto link = link_dyld(root, dyld);
+      if (!link) continue;
+      for (const auto& b : link->bindings)
+        if (b.from < link->objects.size() && b.to < link->objects.size())
+          record(link->objects[b.from].file, link->objects[b.to].file, b.symbol, b.flat);
+    }
+  }
+  for (duplicate_symbol& d : report.duplicates)
+    std::sort(d.importers.begin(), d.importers.end(), [](const importer_binding& a, const importer_binding& b) {
+      return a.importer != b.importer ? a.importer < b.importer : a.site < b.site;
+    });
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::vector<std::string>& paths,
+                                                                     const duplicates_options& options) {
+  duplicates_report report;
+  std::unordered_map<std::string, std::vector<definition_site>> sites;
+  // How each argument that is a plain ELF file (not an archive) links.
+  std::vector<object_kind> plain_kind(paths.size(), object_kind::other);
+
+  // One definition per file and name (foo@V1 and foo@@V2 in one DSO are not duplicates).
+  auto add_site = [&](const symbol& s, std::string display, std::string_view member, object_kind from, bool from_archive,
+                      std::size_t argument) {
+    auto& list = sites[std::string(s.name)];
+    for (definition_site& site : list)
+      if (site.file == display) {
+        if (s.ver == version_kind::default_) {
+          site.version = std::string(s.version);
+          site.default_version = true;
+        }
+        return;
+      }
+    definition_site site;
+    site.file = std::move(display);
+    site.version = std::string(s.version);
+    site.default_version = s.ver == version_kind::default_;
+    site.member_name = std::string(member);
+    site.size = s.size;
+    site.kind = s.kind;
+    site.from = from;
+    site.from_archive = from_archive;
+    site.argument = argument;
+    list.push_back(std::move(site));
+  };
+  std::vector<char> foreign_image(paths.size(), 0);  // a Mach-O or PE image given
+  for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+    const std::string& path = paths[argument];
+    const file_format format = sniff_file(path);
+    bool foreign = format == file_format::macho || format == file_format::macho_universal || format == file_format::pe ||
+                   format == file_format::coff;
+    if (format == file_format::archive) {
+      auto file = mapped_file::open(path);
+      const file_format members = file ? archive_members(file->bytes()) : file_format::unknown;
+      foreign = members == file_format::macho || members == file_format::coff;
+    }
+    if (foreign) {
+      auto image = detail::foreign_image_definitions(path, options.arch);
+      if (!image) return image.error();
+      if (image->loadable) {
+        foreign_image[argument] = 1;
+        plain_kind[argument] = image->kind;
+        for (const symbol& s : image->definitions) add_site(s, path, {}, image->kind, false, argument);
+        continue;
+      }
+      auto walked = for_each_foreign_object(
+          path, image->cputype,
+          [&](std::string_view name, byte_view object) {
+            const bool from_archive = name != path;
+            const std::string display = from_archive ? path + "(" + std::string(name) + ")" : path;
+            return for_each_foreign_symbol(object, [&](const symbol& s) {
+              if (!detail::strong_definition(s, object_kind::relocatable) || import_thunk_name(s.name)) return;
+              add_site(s, display, from_archive ? name : std::string_view(), object_kind::relocatable, from_archive,
+                       argument);
+            });
+          },
+          &report.skipped);
+      if (!walked) return walked.error();
+      continue;
+    }
+    auto walked = visit_elf_objects(
+        path,
+        [&](const elf_object& object) {
+          const bool from_archive = !object.member_name.empty();
+          if (!from_archive) plain_kind[argument] = object.kind;
+          return for_each_object_symbol(object, [&](const symbol& s) {
+            if (!detail::strong_definition(s, object.kind)) return;
+            add_site(s, std::string(object.display_name), object.member_name, object.kind, from_archive, argument);
+          });
+        },
+        &report.skipped, options.thin);
+    if (!walked) return walked.error();
+  }
+
+  // Run-time order: the global scope of the closure of the root DSO/executable.
+  const auto loadable = [](object_kind k) { return k == object_kind::shared || k == object_kind::executable; };
+  std::string root = options.closure_root;
+  for (std::size_t i = 0; root.empty() && i < paths.size(); ++i)
+    if (loadable(plain_kind[i]) && !foreign_image[i]) root = paths[i];
+  if (!root.empty() && sniff_file(root) != file_format::elf) root.clear();  // a Mach-O/PE root: importers below
+  constexpr std::size_t not_in_scope = ~std::size_t{0};
+  std::vector<std::size_t> scope_of_argument(paths.size(), not_in_scope);
+  if (!root.empty()) {
+    dynamic_options dyn = options.closure;
+    dyn.bindings = false;
+    const std::string program = root.find('/') == std::string::npos ? "./" + root : root;
+    if (auto link = link_dynamic(program, dyn)) {
+      std::vector<std::pair<u64, u64>> identity;  // (device, inode) per scope position
+      for (std::uint32_t index : link->search_list) {
+        const loaded_object& object = link->objects[index];
+        report.closure_order.push_back(object.path.empty() ? object.name : object.path);
+        auto file = object.found() ? mapped_file::open(object.file) : result<mapped_file>(error{errc::not_found, no_offset, ""});
+        identity.emplace_back(file ? file->device() : 0, file ? file->inode() : 0);
+      }
+      std::vector<char> respelled(identity.size(), 0);
+      for (std::size_t argument = 0; argument < paths.size(); ++argument) {
+        if (!loadable(plain_kind[argument]) || foreign_image[argument]) continue;
+        auto file = mapped_file::open(paths[argument]);
+        if (!file) continue;
+        for (std::size_t i = 0; i < identity.size(); ++i)
+          if (identity[i].first == file->device() && identity[i].second == file->inode()) {
+            scope_of_argument[argument] = i;
+            // One file, one spelling: the argument's, as the definitions give it
+            // (ld.so spells the root ./liba.so and a found library by its search path).
+            if (!respelled[i]) report.closure_order[i] = paths[argument];
+            respelled[i] = 1;
+            break;
+          }
+      }
+    }
+  }
+
+  for (auto& [name, list] : sites) {
+    if (list.size() < 2) continue;
+    duplicate_symbol dup;
+    dup.name = name;
+    dup.sites = std::move(list);
+    for (definition_site& site : dup.sites)
+      if (site.from != object_kind::relocatable) site.scope_position = scope_of_argument[site.argument];
+    // Run time: lowest scope position among DSOs; then command-line order for
+    // DSOs outside the closure. Mach-O and PE images have no such winner.
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const definition_site& site = dup.sites[i];
+      if (site.from == object_kind::relocatable || foreign_image[site.argument]) continue;
+      if (dup.runtime_winner == ~std::size_t{0}) {
+        dup.runtime_winner = i;
+        continue;
+      }
+      const definition_site& best = dup.sites[dup.runtime_winner];
+      if (site.scope_position < best.scope_position ||
+          (site.scope_position == best.scope_position && site.argument < best.argument))
+        dup.runtime_winner = i;
+    }
+    // Link time: a plain object file first, else the first on the command line.
+    dup.link_winner = 0;
+    for (std::size_t i = 0; i < dup.sites.size(); ++i) {
+      const auto rank = [](const definition_site& s) { return s.from == object_kind::relocatable && !s.from_archive ? 0 : 1; };
+      const definition_site& best = dup.sites[dup.link_winner];
+      if (rank(dup.sites[i]) < rank(best) || (rank(dup.sites[i]) == rank(best) && dup.sites[i].argument < best.argument))
+        dup.link_winner = i;
+    }
+    for (const definition_site& site : dup.sites) {
+      if (site.version != dup.sites[0].version) dup.versions_differ = true;
+      if (site.size != dup.sites[0].size) dup.sizes_differ = true;
+    }
+    dup.abi_break = dup.sizes_differ && std::any_of(dup.sites.begin(), dup.sites.end(), [](const definition_site& s) {
+                      return s.kind == symbol_kind::object || s.kind == symbol_kind::tls;
+                    });
+    report.duplicates.push_back(std::move(dup));
+  }
+  std::sort(report.duplicates.begin(), report.duplicates.end(),
+            [](const duplicate_symbol& a, const duplicate_symbol& b) { return a.name < b.name; });
+  detail::bind_importers(paths, foreign_image, options, report);
+  return report;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/duplicates.hpp ----
+// ---- begin linkscope/resolve/packages.hpp ----
+// linkscope/resolve/packages.hpp — which package owns a file: a conda
+// environment's conda-meta records and dpkg's database.
+//
+// conda: PREFIX/conda-meta/*.json, one record per installed package, whose
+// "files" are paths relative to the prefix (resolve/conda_meta.hpp reads them).
+// Records are read in file-name order; a path listed twice keeps its first
+// owner.
+//
+// dpkg: /var/lib/dpkg/info/PKG.list or PKG:ARCH.list, one absolute path a line,
+// as the .deb spelled it. Since the /usr-merge, /lib/x86_64-linux-gnu/libc.so.6
+// is listed while ld.so finds /usr/lib/x86_64-linux-gnu/libc.so.6, and
+// alternatives make a listed symlink the only registered spelling. So a path
+// is looked up as given (normalised), through its /usr-merge alias
+// (/lib <-> /usr/lib, and bin, sbin, lib32, lib64, libx32), then as its
+// canonical path and that path's alias; the first spelling a database lists
+// wins (`dpkg -S` of the path, else of the alias, else of the realpath, which
+// is what dpkg-shlibdeps does).
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// ---- begin linkscope/resolve/conda_meta.hpp ----
+// linkscope/resolve/conda_meta.hpp — a conda environment's package records,
+// PREFIX/conda-meta/NAME-VERSION-BUILD.json, read as untrusted input.
+//
+// conda writes one JSON object (RFC 8259) per installed package with Python's
+// json module. linkscope reads four members of it and skips the rest
+// ("paths_data", "link", "channel", ...), validating everything it skips:
+//   "name"     string            the package name
+//   "version"  string
+//   "depends"  array of strings  run dependencies ("libzlib >=1.2.13,<2.0a0")
+//   "files"    array of strings  paths relative to the prefix ("lib/libz.so.1")
+// A member given twice takes its last value, as json.loads does.
+//
+// The reader accepts what `json.loads(bytes)` of /usr/bin/python3 accepts and
+// decodes the four members to the UTF-8 of the str values it returns:
+//   - UTF-8 only, with an optional leading BOM; every byte sequence is
+//     validated (no overlongs, nothing above U+10FFFF); input that starts like
+//     UTF-16 or UTF-32 is refused (errc::unsupported), where Python would
+//     decode it;
+//   - strings: no raw control character below U+0020; the escapes
+//     \" \\ \/ \b \f \n \r \t \uXXXX, a \uD8xx\uDCxx pair joined into one code
+//     point; a lone surrogate (an escape, or ED A0..BF xx, which json.loads
+//     decodes with 'surrogatepass') in a value that is kept is an error
+//     (Python keeps it in a str that cannot be encoded as UTF-8), elsewhere it
+//     is accepted;
+//   - numbers as in RFC 8259 plus Python's NaN, Infinity and -Infinity, never
+//     converted (Python also refuses integers of more than 4300 digits);
+//   - whitespace is space, tab, CR and LF; nothing may follow the object.
+// Errors come in json.loads's order: a JSON syntax error first, wherever it
+// is, at the offset json.loads reports; then the first member of the wrong
+// type or kept string that cannot be UTF-8.
+// The lexical rules and bounds live in core/json_reader.hpp (json_reader,
+// which this record reader derives from).
+// Bounds: nesting deeper than `max_depth` (default 512; Python's recursion
+// limit stops near 1000) and input larger than `max_bytes` are refused before
+// any work; every decoded string is a copy of fewer bytes than the input, and
+// skipped values allocate nothing. Every error carries the byte offset where
+// the input went wrong.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct conda_meta_limits {
+  std::size_t max_depth = 512;                   // arrays and objects, the record itself is depth 1
+  std::size_t max_bytes = std::size_t{1} << 28;  // 256 MiB (the largest real records are a few MB)
+};
+
+struct conda_meta {
+  std::string name;
+  std::string version;
+  std::vector<std::string> depends;
+  std::vector<std::string> files;
+  bool has_name = false;  // "name" was present (it may be the empty string)
+};
+
+// Read one conda-meta record. The text is not kept: the result owns its strings.
+result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits = {});
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+class conda_meta_parser : public json_reader {
+ public:
+  conda_meta_parser(std::string_view text, const conda_meta_limits& limits)
+      : json_reader(text, limits.max_depth), limits_(limits) {}
+  result<conda_meta> run() {
+    conda_meta out;
+    if (s_.size() > limits_.max_bytes) return fail(errc::too_large, 0, "conda-meta record larger than the limit");
+    if (s_.size() >= 2 && (s_[0] == '\0' || s_[1] == '\0' || byte(0) == 0xfe || byte(0) == 0xff))
+      return fail(errc::unsupported, 0, "conda-meta record is UTF-16 or UTF-32, not UTF-8");
+    if (s_.substr(0, 3) == "\xef\xbb\xbf") i_ = 3;  // json.loads(bytes) reads a UTF-8 BOM as utf-8-sig
+    ws();
+    if (i_ >= s_.size()) return fail(errc::truncated, i_, "conda-meta record is empty");
+    if (s_[i_] != '{') {
+      const std::size_t at = i_;
+      LINKSCOPE_CHECK(value(1));  // syntax errors come first, as in json.loads
+      ws();
+      if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
+      return fail(errc::malformed, at, "conda-meta record is not a JSON object");
+    }
+    LINKSCOPE_CHECK(record(out));
+    ws();
+    if (i_ != s_.size()) return fail(errc::malformed, i_, "data after the conda-meta record");
+    if (deferred_.code != errc::ok) return deferred_;
+    return out;
+  }
+
+ private:
+  // The top-level object: keys decoded, the four members kept.
+  result<void> record(conda_meta& out) {
+    ++i_;  // '{'
+    ws();
+    if (!at_end() && s_[i_] == '}') {
+      ++i_;
+      return ok();
+    }
+    std::string key;
+    for (;;) {
+      ws();
+      if (at_end() || s_[i_] != '"') return unexpected("expected a member name in the conda-meta record");
+      key.clear();
+      LINKSCOPE_CHECK(string(text_mode::key, &key));
+      LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+      ws();
+      if (key == "name" || key == "version") {
+        std::string& field = key == "name" ? out.name : out.version;
+        if (at_end() || s_[i_] != '"') {
+          if (!at_end() && s_[i_] != '"')
+            defer(errc::bad_field, i_, key == "name" ? "conda-meta \"name\" is not a string"
+                                                     : "conda-meta \"version\" is not a string");
+          LINKSCOPE_CHECK(value(2));
+        } else {
+          field.clear();
+          LINKSCOPE_CHECK(string(text_mode::value, &field));
+          if (key == "name") out.has_name = true;
+        }
+      } else if (key == "files" || key == "depends") {
+        LINKSCOPE_CHECK(string_array(key == "files" ? out.files : out.depends));
+      } else {
+        LINKSCOPE_CHECK(value(2));
+      }
+      ws();
+      if (at_end()) return unexpected("expected ',' or '}' in the conda-meta record");
+      if (s_[i_] == '}') {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected("expected ',' or '}' in the conda-meta record");
+      ++i_;
+    }
+  }
+
+  result<void> string_array(std::vector<std::string>& out) {
+    if (at_end()) return unexpected("expected a JSON value");
+    if (s_[i_] != '[') {
+      defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" is not an array");
+      return value(2);
+    }
+    out.clear();
+    ++i_;
+    ws();
+    if (!at_end() && s_[i_] == ']') {
+      ++i_;
+      return ok();
+    }
+    for (;;) {
+      ws();
+      if (at_end()) return unexpected("expected a JSON value");
+      if (s_[i_] != '"') {
+        defer(errc::bad_field, i_, "conda-meta \"files\" or \"depends\" holds a non-string");
+        LINKSCOPE_CHECK(value(3));
+      } else {
+        std::string item;
+        LINKSCOPE_CHECK(string(text_mode::value, &item));
+        out.push_back(std::move(item));
+      }
+      ws();
+      if (at_end()) return unexpected("expected ',' or ']' in a JSON array");
+      if (s_[i_] == ']') {
+        ++i_;
+        return ok();
+      }
+      if (s_[i_] != ',') return unexpected("expected ',' or ']' in a JSON array");
+      ++i_;
+    }
+  }
+
+  conda_meta_limits limits_;
+};
+
+}  // namespace detail
+
+LINKSCOPE_FUNC result<conda_meta> read_conda_meta(std::string_view text, const conda_meta_limits& limits) {
+  return detail::conda_meta_parser(text, limits).run();
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/conda_meta.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+struct package_owner {
+  std::string package;      // "libc6:amd64", "libfoo"; empty when nobody owns it
+  std::string source;       // "conda", "dpkg"; "prefix": in the prefix, which has no conda-meta;
+                            // "unknown": no database covers it; "": a database covers it, nobody owns it
+  std::string listed_path;  // the path under which the database lists it
+};
+
+// Package name without dpkg's ":arch" qualifier.
+inline std::string_view package_base_name(std::string_view name) noexcept {
+  const std::size_t colon = name.find(':');
+  return colon == std::string_view::npos ? name : name.substr(0, colon);
+}
+
+namespace detail {
+
+inline std::string_view base_name(std::string_view path) noexcept {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The canonical path (symlinks resolved), or the lexically normal one when it
+// cannot be had.
+inline std::string canonical_or_normal(const std::string& path) {
+  std::error_code ec;
+  auto c = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return std::filesystem::path(path).lexically_normal().string();
+  return c.string();
+}
+
+// `path` is `dir` or below it (both absolute and normal).
+inline bool path_within(std::string_view path, std::string_view dir) noexcept {
+  if (dir.empty()) return false;
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  if (path.size() < dir.size() || path.substr(0, dir.size()) != dir) return false;
+  return path.size() == dir.size() || path[dir.size()] == '/';
+}
+
+// The /usr-merge aliases of an absolute path (/lib/x <-> /usr/lib/x, bin, sbin, lib64 ...).
+inline std::vector<std::string> usr_merge_aliases(const std::string& path) {
+  static constexpr std::string_view tops[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/"};
+  std::vector<std::string> out;
+  for (std::string_view top : tops) {
+    if (path.compare(0, top.size(), top) == 0) out.push_back("/usr" + path);
+    if (path.compare(0, 4 + top.size(), std::string("/usr").append(top)) == 0) out.push_back(path.substr(4));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// conda-meta/*.json of a prefix: relative path (normalised) -> package name.
+// A record that cannot be read or has no "name" is skipped with a warning
+// ("FILE: MESSAGE (offset 0x...)") when `warnings` is given.
+result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
+                                                                  std::vector<std::string>* warnings = nullptr);
+
+// Owners of absolute paths from dpkg's database (info_dir/*.list); a path no
+// package lists is absent from the map. `listed_path` says which spelling the
+// database has.
+std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
+                                                           const std::string& info_dir = "/var/lib/dpkg/info");
+
+#if LINKSCOPE_DEFINITIONS
+
+LINKSCOPE_FUNC result<std::unordered_map<std::string, std::string>> conda_owners(const std::string& prefix,
+                                                                                 std::vector<std::string>* warnings) {
+  std::unordered_map<std::string, std::string> out;
+  std::error_code ec;
+  std::vector<std::filesystem::path> records;
+  for (std::filesystem::directory_iterator it(prefix + "/conda-meta", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") records.push_back(it->path());
+  std::sort(records.begin(), records.end());
+  for (const auto& record : records) {
+    auto file = mapped_file::open(record.string());
+    if (!file) {
+      if (warnings) warnings->push_back(record.string() + ": " + file.error().message);
+      continue;
+    }
+    auto meta = read_conda_meta(file->bytes().chars());
+    if (!meta) {
+      if (warnings) warnings->push_back(record.string() + ": " + describe(meta.error()));
+      continue;
+    }
+    if (meta->name.empty()) {
+      if (warnings) warnings->push_back(record.string() + ": no \"name\"");
+      continue;
+    }
+    for (auto& f : meta->files) out.emplace(std::filesystem::path(f).lexically_normal().string(), meta->name);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::unordered_map<std::string, package_owner> dpkg_owners(const std::vector<std::string>& paths,
+                                                                          const std::string& info_dir) {
+  std::unordered_map<std::string, package_owner> out;
+  // candidate spelling -> the paths asking for it, in order of preference.
+  // Keys view strings kept in `spellings` (a deque: stable addresses), so that the
+  // 150k lines of a typical database are looked up without allocating.
+  std::deque<std::string> spellings;
+  std::unordered_map<std::string_view, std::vector<std::pair<std::string, int>>> wanted;
+  for (const auto& p : paths) {
+    int rank = 0;
+    auto want = [&](const std::string& c) {
+      auto it = wanted.find(c);
+      if (it == wanted.end()) it = wanted.emplace(spellings.emplace_back(c), std::vector<std::pair<std::string, int>>{}).first;
+      it->second.push_back({p, rank++});
+    };
+    const std::string normal = std::filesystem::path(p).lexically_normal().string();
+    want(normal);
+    for (const auto& a : detail::usr_merge_aliases(normal)) want(a);
+    const std::string canonical = detail::canonical_or_normal(p);
+    if (canonical != normal) {
+      want(canonical);
+      for (const auto& a : detail::usr_merge_aliases(canonical)) want(a);
+    }
+  }
+  std::unordered_map<std::string, int> best;
+  std::error_code ec;
+  std::vector<std::filesystem::path> lists;
+  for (std::filesystem::directory_iterator it(info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& entry = it->path();
+    if (entry.extension() == ".list") lists.push_back(entry);
+  }
+  std::sort(lists.begin(), lists.end());
+  for (const auto& list : lists) {
+    auto file = mapped_file::open(list.string());
+    if (!file) continue;
+    const std::string package = list.stem().string();
+    const std::string_view text = file->bytes().chars();
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) nl = text.size();
+      std::string_view line = text.substr(start, nl - start);
+      start = nl + 1;
+      if (line.empty()) continue;
+      auto w = wanted.find(line);
+      if (w == wanted.end()) continue;
+      for (const auto& [path, rank] : w->second) {
+        auto b = best.find(path);
+        if (b != best.end() && b->second <= rank) continue;
+        best[path] = rank;
+        out[path] = package_owner{package, "dpkg", std::string(line)};
+      }
+    }
+  }
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/packages.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+// A declared dependency's code found inside a checked file.
+struct static_link_evidence {
+  std::string file;                  // the checked file (as displayed: relative to the prefix)
+  std::string copy_of;               // the dependency's archive or shared library (displayed)
+  std::vector<std::string> symbols;  // the first few definitions that decided it
+  std::size_t count = 0;             // every such definition
+};
+
+// A declared run dependency that no checked file binds to.
+struct declared_unused {
+  std::string package;
+  std::vector<static_link_evidence> evidence;  // empty: unused; else statically linked
+  bool statically_linked() const noexcept { return !evidence.empty(); }
+};
+
+// Strong definitions that libraries of two packages both export.
+struct package_duplicate {
+  std::string package_a, file_a;     // package_a < package_b
+  std::string package_b, file_b;
+  std::vector<std::string> symbols;  // the first few, sorted
+  std::size_t count = 0;
+  std::string winner;                // file_a or file_b: ld.so's choice in `consumer`; empty when no file loads both
+  std::string consumer;              // the first checked file whose closure loads both
+};
+
+// A package's files, as absolute paths: the conda records (`conda`: path
+// relative to the prefix -> package) for a prefix that has them, else dpkg's
+// list of the package (any architecture). A name matches with or without a
+// ":arch" qualifier.
+std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                       const std::unordered_map<std::string, std::string>& conda,
+                                       const std::string& dpkg_info_dir);
+
+// One library of the prefix: its path (absolute), display name and owner.
+struct owned_library {
+  std::string path, display, package;
+};
+// One checked file for these judgments: its path, display name, and its
+// closure in load order (absolute paths of the objects ld.so mapped).
+struct checked_file {
+  std::string path, display;
+  std::vector<std::string> closure;
+  bool elf = true;  // linked by ld.so (file_report::format "elf"), else dyld or the Windows loader
+};
+
+std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                     const std::vector<owned_library>& dependency_files,
+                                                     std::size_t max_symbols = 8);
+
+std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                       const std::vector<checked_file>& files,
+                                                       std::size_t max_symbols = 8);
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+
+// A static archive (lib*.a, a COFF .lib) or a shared library (.so, .so.N,
+// .dylib, .dll) by its name.
+inline bool is_archive_name(std::string_view base) {
+  return (base.size() > 2 && base.ends_with(".a")) || (base.size() > 4 && (base.ends_with(".lib") || base.ends_with(".LIB")));
+}
+inline bool is_library_name(std::string_view path) {
+  const std::string_view base = base_name(path);
+  if (is_archive_name(base)) return true;
+  return base.size() > 3 && (base.find(".so") != std::string_view::npos || base.ends_with(".dylib") ||
+                             base.ends_with(".dll") || base.ends_with(".DLL"));
+}
+
+}  // namespace detail
+
+LINKSCOPE_FUNC std::vector<std::string> package_files(std::string_view package, const std::string& prefix,
+                                                      const std::unordered_map<std::string, std::string>& conda,
+                                                      const std::string& dpkg_info_dir) {
+  const std::string_view wanted = package_base_name(package);
+  std::vector<std::string> out;
+  if (!conda.empty()) {
+    for (const auto& [rel, owner] : conda)
+      if (package_base_name(owner) == wanted) out.push_back(prefix + "/" + rel);
+  } else if (!dpkg_info_dir.empty()) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dpkg_info_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::filesystem::path& list = it->path();
+      if (list.extension() != ".list" || package_base_name(list.stem().string()) != wanted) continue;
+      auto file = mapped_file::open(list.string());
+      if (!file) continue;
+      const std::string_view text = file->bytes().chars();
+      for (std::size_t start = 0; start < text.size();) {
+        std::size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        if (nl > start) out.emplace_back(text.substr(start, nl - start));
+        start = nl + 1;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<static_link_evidence> find_static_copies(const std::vector<checked_file>& files,
+                                                                    const std::vector<owned_library>& dependency_files,
+                                                                    std::size_t max_symbols) {
+  std::vector<static_link_evidence> out;
+  std::vector<const owned_library*> archives, shared;
+  for (const owned_library& lib : dependency_files) {
+    if (!detail::is_library_name(lib.path)) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(lib.path, ec)) continue;
+    (detail::is_archive_name(detail::base_name(lib.path)) ? archives : shared).push_back(&lib);
+  }
+  // The exports of the dependency's shared libraries, read once; the members
+  // of its Mach-O and COFF archives, read when a file of that platform asks.
+  std::vector<std::vector<std::string>> exports;
+  for (const owned_library* lib : shared) exports.push_back(exported_strong(lib->path));
+  std::vector<std::vector<member_definitions>> members(archives.size());
+  std::vector<char> members_read(archives.size(), 0);
+  for (const checked_file& f : files) {
+    std::unordered_set<std::string> defined;
+    bool defined_read = false;
+    // A name of the dependency's that f defines is evidence (f's names are read once, when first asked).
+    auto note_if_defined = [&](const std::string& name, static_link_evidence& e) {
+      if (!defined_read) defined = defined_names(f.path);
+      defined_read = true;
+      if (defined.count(name) == 0) return;
+      ++e.count;
+      if (e.symbols.size() < max_symbols) e.symbols.push_back(name);
+    };
+    auto keep = [&](static_link_evidence&& e, const owned_library& copy_of) {
+      if (e.count == 0) return;
+      e.file = f.display;
+      e.copy_of = copy_of.display;
+      out.push_back(std::move(e));
+    };
+    // Archives: an ELF file gets the absorbed analysis, member by member; a
+    // Mach-O or PE file the members' global definitions it holds.
+    for (std::size_t a = 0; a < archives.size(); ++a) {
+      const owned_library* lib = archives[a];
+      if (!f.elf) {
+        if (!members_read[a]) members[a] = archive_definitions(lib->path);
+        members_read[a] = 1;
+        static_link_evidence e;
+        for (const member_definitions& m : members[a])
+          for (const std::string& name : m.names) note_if_defined(name, e);
+        keep(std::move(e), *lib);
+        continue;
+      }
+      absorb_options options;
+      options.use_closure = false;  // evidence of a copy, not whether consumers still need it
+      options.max_evidence = max_symbols;
+      auto report = analyze_absorption(f.path, {lib->path}, options);
+      if (!report || report->archives.empty()) continue;
+      static_link_evidence e;
+      for (const member_report& m : report->archives[0].members) {
+        if (m.status != member_status::absorbed && m.status != member_status::hidden &&
+            m.status != member_status::re_exported)
+          continue;
+        e.count += m.symbols.size();
+        for (const std::string& s : m.symbols)
+          if (e.symbols.size() < max_symbols) e.symbols.push_back(s);
+      }
+      keep(std::move(e), *lib);
+    }
+    if (shared.empty()) continue;
+    // Shared libraries: the file defines what the dependency exports.
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      if (shared[i]->path == f.path) continue;
+      static_link_evidence e;
+      for (const std::string& name : exports[i]) note_if_defined(name, e);
+      keep(std::move(e), *shared[i]);
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std::vector<owned_library>& libraries,
+                                                                      const std::vector<checked_file>& files,
+                                                                      std::size_t max_symbols) {
+  // name -> the libraries (indices) that export it.
+  std::unordered_map<std::string, std::vector<std::size_t>> exporters;
+  for (std::size_t i = 0; i < libraries.size(); ++i)
+    for (std::string& name : exported_strong(libraries[i].path)) exporters[std::move(name)].push_back(i);
+  // (library a, library b) of different packages, a's package first -> the names.
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::string>> pairs;
+  for (auto& [name, libs] : exporters) {
+    for (std::size_t x = 0; x < libs.size(); ++x)
+      for (std::size_t y = x + 1; y < libs.size(); ++y) {
+        std::size_t a = libs[x], b = libs[y];
+        if (libraries[a].package == libraries[b].package) continue;
+        if (std::tie(libraries[b].package, libraries[b].display) < std::tie(libraries[a].package, libraries[a].display))
+          std::swap(a, b);
+        pairs[{a, b}].push_back(name);
+      }
+  }
+  // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
+  std::vector<std::string> canonical;
+  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
+  std::vector<std::vector<std::string>> closures(files.size());
+  std::vector<char> made(files.size(), 0);
+  auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
+    if (!made[i]) {
+      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
+      made[i] = 1;
+    }
+    return closures[i];
+  };
+  std::vector<package_duplicate> out;
+  for (auto& [key, names] : pairs) {
+    const owned_library& a = libraries[key.first];
+    const owned_library& b = libraries[key.second];
+    std::sort(names.begin(), names.end());
+    package_duplicate d;
+    d.package_a = a.package, d.file_a = a.display;
+    d.package_b = b.package, d.file_b = b.display;
+    d.count = names.size();
+    d.symbols.assign(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(max_symbols, names.size())));
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::vector<std::string>& closure = canonical_closure(i);
+      auto ia = std::find(closure.begin(), closure.end(), canonical[key.first]);
+      auto ib = std::find(closure.begin(), closure.end(), canonical[key.second]);
+      if (ia == closure.end() || ib == closure.end()) continue;
+      d.winner = ia < ib ? a.display : b.display;
+      d.consumer = files[i].display;
+      break;
+    }
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(), [](const package_duplicate& x, const package_duplicate& y) {
+    return std::tie(x.package_a, x.file_a, x.package_b, x.file_b) < std::tie(y.package_a, y.file_a, y.package_b, y.file_b);
+  });
+  return out;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/package_findings.hpp ----
 
 namespace linkscope {
 inline namespace v0 {
@@ -25311,6 +25549,8 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
 //                    "runtime_winner": "libb.so" | "",   the definition ld.so binds to
 //                    "link_winner": "liba.so",           the one a link takes
 //                    "versions_differ", "sizes_differ", "abi_break": bool,
+//                    ["importers": [{"importer": IMAGE, "binds_to": FILE[, "flat": true]}],
+//                                  Mach-O and PE: the copy each importing image binds to]
 //                    "definitions": [{"file": the input (the archive for a member),
 //                                     "member": "lib.a(m.o)" (archive members only),
 //                                     "symbol": "foo@@V2", "name": "foo", "version": "V2" | null,
@@ -25355,6 +25595,15 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
     w.field("runtime_winner", d.runtime_winner < d.sites.size() ? d.sites[d.runtime_winner].file : std::string());
     w.field("link_winner", d.sites[d.link_winner].file);
     w.field("versions_differ", d.versions_differ).field("sizes_differ", d.sizes_differ).field("abi_break", d.abi_break);
+    if (!d.importers.empty()) {
+      w.key("importers").begin_array();
+      for (const auto& b : d.importers) {
+        w.begin_object().field("importer", b.importer).field("binds_to", d.sites[b.site].file);
+        if (b.flat) w.field("flat", true);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.key("definitions").begin_array();
     for (const auto& s : d.sites) {
       w.begin_object();

@@ -59,7 +59,7 @@ const std::vector<cli_case>& cases() {
         "--dpkg-info=DIR", "--no-dpkg", "--no-conda", "--undefined", "--max-glibc=VER", "--max-glibcxx=VER",
         "--max-version=FAMILY=VER", "-v, --verbose", "--json"},
        "--package", nullptr},
-      {"linkscope-dupes", {"--closure=FILE", "--abi-only", "--thin-confine", "--json"}, "--closure", nullptr},
+      {"linkscope-dupes", {"--closure=FILE", "--arch=ARCH", "--abi-only", "--thin-confine", "--json"}, "--closure", nullptr},
       {"linkscope-floors",
        {"--json", "--max-glibc=VER", "--max-glibcxx=VER", "--max-version=FAMILY=VER", "--max-isa=LEVEL", "-a, --all-versions"},
        "--max-glibc", nullptr},

@@ -140,3 +140,135 @@ TEST_CASE("linkscope-dupes: one spelling per file, the version in its own column
   CHECK(json.out.find("\"runtime_winner\":\"liba.so\"") != std::string::npos);
   CHECK(json.out.find("./liba.so") == std::string::npos);
 }
+
+// ---------------------------------------------------------------------------
+// Mach-O and PE: each import names its dylib or DLL, so the report says which
+// copy each importer binds to. The oracles are the importers' own tables:
+// llvm-objdump-14 --macho --bind --lazy-bind (the dylib column, or
+// "flat-namespace", where dyld takes the first image in load order that
+// exports it: llvm-otool-14 -L's order) and x86_64-w64-mingw32-objdump -p
+// (the "DLL Name:" block that imports the name).
+namespace {
+
+const char* kFmt = "int fmt_format(int x) { return x + 1; }\nint fmt_only(void) { return 1; }\n";
+const char* kVendor = "int fmt_format(int x) { return x + 2; }\nint vendor_only(void) { return 2; }\n";
+const char* kApp = "int fmt_format(int);\nint main(void) { return fmt_format(1); }\n";
+
+// The binding of `symbol` in `image` as llvm-objdump prints it: the dylib
+// column ("libfmt", or "flat-namespace").
+std::string objdump_dylib(const std::string& dir, const std::string& image, const std::string& symbol) {
+  for (const auto& line : lt::lines(lt::capture("cd " + lt::shell_quote(dir) + " && llvm-objdump-14 --macho --bind --lazy-bind " +
+                                                image).out)) {
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : line + " ") {
+      if (c == ' ' || c == '\t') {
+        if (!word.empty()) words.push_back(word);
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (words.size() >= 2 && words.back() == symbol) return words[words.size() - 2];
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("Mach-O: which copy each importer binds to, as llvm-objdump's bind tables say", "[duplicates][macho]") {
+  if (!lt::have_tool("clang-14") || !lt::have_tool("ld64.lld-14") || !lt::have_tool("llvm-objdump-14") ||
+      !lt::have_tool("llvm-otool-14")) {
+    WARN("clang-14 / ld64.lld-14 / llvm-objdump-14 not installed: test skipped");
+    return;
+  }
+  for (const char* arch : {"x86_64", "arm64"}) {
+    INFO(arch);
+    const std::string dir = lt::scratch_dir(std::string("dupes_macho_") + arch);
+    lt::write_file(dir + "/fmt.c", kFmt);
+    lt::write_file(dir + "/vendor.c", kVendor);
+    lt::write_file(dir + "/app.c", kApp);
+    REQUIRE(lt::run_in(dir, "mkdir -p sdk/usr/lib") == 0);
+    // -lSystem finds libSystem.tbd; -flat_namespace loads /usr/lib/libSystem.B.dylib as libSystem.B.tbd
+    for (const char* stub : {"/sdk/usr/lib/libSystem.tbd", "/sdk/usr/lib/libSystem.B.tbd"})
+      lt::write_file(dir + stub,
+                     "--- !tapi-tbd\ntbd-version: 4\ntargets: [ x86_64-macos, arm64-macos ]\n"
+                     "install-name: '/usr/lib/libSystem.B.dylib'\nexports:\n"
+                     "  - targets: [ x86_64-macos, arm64-macos ]\n    symbols: [ dyld_stub_binder ]\n...\n");
+    const std::string cc = std::string("clang-14 -target ") + arch + "-apple-macos11 -c ";
+    const std::string ld = std::string("ld64.lld-14 -arch ") + arch + " -platform_version macos 11.0 11.0 -syslibroot " +
+                           lt::shell_quote(dir + "/sdk") + " -lSystem ";
+    REQUIRE(lt::run_in(dir, cc + "fmt.c -o fmt.o && " + cc + "vendor.c -o vendor.o && " + cc + "app.c -o app.o") == 0);
+    REQUIRE(lt::run_in(dir, ld + "-dylib fmt.o -install_name @rpath/libfmt.dylib -o libfmt.dylib && " + ld +
+                                "-dylib vendor.o -install_name @rpath/libvendor.dylib -o libvendor.dylib && "
+                                "llvm-ar-14 rcs --format=darwin libvfmt.a fmt.o") == 0);
+    const std::string rp = "-rpath @loader_path ";
+    REQUIRE(lt::run_in(dir, ld + rp + "app.o libfmt.dylib libvendor.dylib -o app1 && " + ld + rp +
+                                "app.o libvendor.dylib libfmt.dylib -o app2 && " + ld + rp +
+                                "-flat_namespace app.o libvendor.dylib libfmt.dylib -o app3") == 0);
+    REQUIRE(objdump_dylib(dir, "app1", "_fmt_format") == "libfmt");
+    REQUIRE(objdump_dylib(dir, "app2", "_fmt_format") == "libvendor");
+    REQUIRE(objdump_dylib(dir, "app3", "_fmt_format") == "flat-namespace");
+    // the flat lookup takes the first image in load order that exports it
+    const auto otool = lt::capture("llvm-otool-14 -L " + lt::shell_quote(dir + "/app3")).out;
+    REQUIRE(otool.find("libvendor.dylib") < otool.find("libfmt.dylib"));
+
+    std::vector<std::string> paths;
+    for (const char* f : {"app1", "app2", "app3", "libfmt.dylib", "libvendor.dylib", "libvfmt.a"}) paths.push_back(dir + "/" + f);
+    auto r = resolve::find_duplicates(paths);
+    REQUIRE(r);
+    const auto* d = find(*r, "_fmt_format");
+    REQUIRE(d != nullptr);
+    REQUIRE(d->sites.size() == 3);  // the two dylibs and the archive member; executables only import
+    CHECK(d->runtime_winner == ~std::size_t{0});
+    std::vector<std::string> seen;
+    for (const auto& b : d->importers) {
+      const std::string importer = b.importer.substr(b.importer.rfind('/') + 1);
+      const std::string to = d->sites[b.site].file.substr(d->sites[b.site].file.rfind('/') + 1);
+      seen.push_back(importer + " -> " + to + (b.flat ? " (flat)" : ""));
+    }
+    CHECK(seen == std::vector<std::string>{"app1 -> libfmt.dylib", "app2 -> libvendor.dylib", "app3 -> libvendor.dylib (flat)"});
+    CHECK(find(*r, "_fmt_only") != nullptr);  // libfmt.dylib and the vendored copy in libvfmt.a
+    CHECK(find(*r, "_main") == nullptr);
+  }
+}
+
+TEST_CASE("PE: which copy each importer binds to, as objdump -p's import tables say", "[duplicates][pe]") {
+  if (!lt::have_tool("x86_64-w64-mingw32-gcc") || !lt::have_tool("x86_64-w64-mingw32-objdump")) {
+    WARN("mingw-w64 not installed: test skipped");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("dupes_pe");
+  lt::write_file(dir + "/fmt.c", kFmt);
+  lt::write_file(dir + "/vendor.c", kVendor);
+  lt::write_file(dir + "/app.c", kApp);
+  const std::string cc = "x86_64-w64-mingw32-gcc ";
+  REQUIRE(lt::run_in(dir, cc + "-shared fmt.c -o fmt.dll -Wl,--out-implib,libfmt.dll.a && " + cc +
+                              "-shared vendor.c -o vendor.dll -Wl,--out-implib,libvendor.dll.a && " + cc +
+                              "app.c -L. -lfmt -lvendor -o app1.exe && " + cc + "app.c -L. -lvendor -lfmt -o app2.exe && " +
+                              cc + "-c fmt.c -o fmt.o && x86_64-w64-mingw32-ar rcs libvfmt.a fmt.o") == 0);
+  // objdump -p: the DLL whose import block lists fmt_format
+  auto importing_dll = [&](const std::string& exe) {
+    std::string dll;
+    for (const auto& line : lt::lines(lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(dir + "/" + exe)).out)) {
+      const auto at = line.find("DLL Name: ");
+      if (at != std::string::npos) dll = line.substr(at + 10);
+      if (line.size() > 11 && line.substr(line.size() - 11) == " fmt_format") return dll;
+    }
+    return std::string();
+  };
+  REQUIRE(importing_dll("app1.exe") == "fmt.dll");
+  REQUIRE(importing_dll("app2.exe") == "vendor.dll");
+  std::vector<std::string> paths;
+  for (const char* f : {"app1.exe", "app2.exe", "fmt.dll", "vendor.dll", "libvfmt.a", "libfmt.dll.a"}) paths.push_back(dir + "/" + f);
+  auto r = resolve::find_duplicates(paths);
+  REQUIRE(r);
+  const auto* d = find(*r, "fmt_format");
+  REQUIRE(d != nullptr);
+  REQUIRE(d->sites.size() == 3);  // two DLLs and libvfmt.a(fmt.o); the import library's thunks are not copies
+  REQUIRE(d->importers.size() == 2);
+  CHECK(d->sites[d->importers[0].site].file == dir + "/fmt.dll");
+  CHECK(d->importers[0].importer == dir + "/app1.exe");
+  CHECK(d->sites[d->importers[1].site].file == dir + "/vendor.dll");
+  CHECK(d->importers[1].importer == dir + "/app2.exe");
+}

@@ -8,6 +8,8 @@
 //                    "runtime_winner": "libb.so" | "",   the definition ld.so binds to
 //                    "link_winner": "liba.so",           the one a link takes
 //                    "versions_differ", "sizes_differ", "abi_break": bool,
+//                    ["importers": [{"importer": IMAGE, "binds_to": FILE[, "flat": true]}],
+//                                  Mach-O and PE: the copy each importing image binds to]
 //                    "definitions": [{"file": the input (the archive for a member),
 //                                     "member": "lib.a(m.o)" (archive members only),
 //                                     "symbol": "foo@@V2", "name": "foo", "version": "V2" | null,
@@ -56,6 +58,15 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
     w.field("runtime_winner", d.runtime_winner < d.sites.size() ? d.sites[d.runtime_winner].file : std::string());
     w.field("link_winner", d.sites[d.link_winner].file);
     w.field("versions_differ", d.versions_differ).field("sizes_differ", d.sizes_differ).field("abi_break", d.abi_break);
+    if (!d.importers.empty()) {
+      w.key("importers").begin_array();
+      for (const auto& b : d.importers) {
+        w.begin_object().field("importer", b.importer).field("binds_to", d.sites[b.site].file);
+        if (b.flat) w.field("flat", true);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.key("definitions").begin_array();
     for (const auto& s : d.sites) {
       w.begin_object();

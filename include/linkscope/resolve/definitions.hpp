@@ -48,7 +48,7 @@
 #include "linkscope/macho/file.hpp"
 #include "linkscope/macho/linkage.hpp"
 #include "linkscope/macho/symbols.hpp"
-#include "linkscope/resolve/duplicates.hpp"
+#include "linkscope/resolve/foreign_objects.hpp"
 #include "linkscope/resolve/objects.hpp"
 
 namespace linkscope {
@@ -112,13 +112,6 @@ inline void macho_exports(byte_view image, bool strong_only, std::vector<std::st
   }
   for (const auto& e : l->nlist_exports)
     if (!strong_only || !e.weak) out.emplace_back(e.name);
-}
-
-// Import members of a mingw import library: how a DLL is linked, no copy of it.
-inline bool import_thunk_name(std::string_view name) noexcept {
-  return name.starts_with("__imp_") || name.starts_with("_head_") || name.starts_with("__head_") ||
-         name.starts_with("__IMPORT_DESCRIPTOR_") || name.starts_with("__NULL_IMPORT_DESCRIPTOR") ||
-         name.find("_iname") != std::string_view::npos;
 }
 
 }  // namespace detail
@@ -207,7 +200,7 @@ LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::st
       d.member = std::string(m.name);
       auto add = [&](const symbol& s) {
         if (s.defined && s.bind != ::linkscope::binding::local && detail::code_or_data(s) &&
-            !detail::import_thunk_name(s.name))
+            !import_thunk_name(s.name))
           d.names.emplace_back(s.name);
       };
       if (macho::is_macho(m.data)) {

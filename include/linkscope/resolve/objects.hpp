@@ -149,6 +149,21 @@ result<void, diagnostic> visit_elf_objects(const std::string& path, F&& f, std::
   return {};
 }
 
+namespace detail {
+// A strong definition, as a linker and ld.so take it: GLOBAL or GNU_UNIQUE,
+// defined, not common, not a version-definition symbol; from a loadable
+// object, exported (default or protected visibility). The Mach-O and PE
+// symbol models map onto the same fields (a private extern is hidden).
+inline bool strong_definition(const symbol& s, object_kind from) noexcept {
+  if (!s.defined || s.kind == symbol_kind::section || s.kind == symbol_kind::file || s.kind == symbol_kind::common)
+    return false;
+  if (s.bind != ::linkscope::binding::global && s.bind != ::linkscope::binding::unique) return false;
+  if (elf::is_version_definition(s)) return false;  // GLIBC_2.15 in libc and libm: a version, not a definition
+  if (from != object_kind::relocatable && s.vis != visibility::default_ && s.vis != visibility::protected_) return false;
+  return true;
+}
+}  // namespace detail
+
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
