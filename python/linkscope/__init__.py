@@ -238,22 +238,28 @@ def _paths(values: Iterable[Any]) -> List[str]:
 
 
 def dupes(paths: Iterable[Any], *, closure: Optional[str] = None, abi_only: bool = False,
-          thin_confine: bool = False, demangle: bool = False) -> DupesResult:
-    """Symbols defined by several of `paths` (objects, archives, DSOs), with the
-    run-time winner (ld.so's scope order, from `closure`'s closure or the first
-    DSO given) and the link-time winner. As linkscope-dupes; the work runs with
-    the GIL released. Raises linkscope.Error naming the file that failed.
-    demangle=True adds "demangled" as linkscope-dupes --json --demangle does."""
+          thin_confine: bool = False, demangle: bool = False, arch: str = "") -> DupesResult:
+    """Symbols defined by several of `paths` (objects, archives, DSOs, dylibs,
+    DLLs), with the run-time winner (ld.so's scope order, from `closure`'s
+    closure or the first DSO given) and the link-time winner; for Mach-O and PE,
+    "importers": the copy each importing image binds to. As linkscope-dupes;
+    the work runs with the GIL released. Raises linkscope.Error naming the file
+    that failed. demangle=True adds "demangled" as linkscope-dupes --json
+    --demangle does; arch= picks the slice of universal Mach-O files."""
     return DupesResult(_core.dupes(_paths(paths), closure=None if closure is None else _os.fspath(closure),
-                                   abi_only=abi_only, thin_confine=thin_confine, demangle=demangle))
+                                   abi_only=abi_only, thin_confine=thin_confine, demangle=demangle, arch=arch))
 
 
 def absorbed(shared: Any, archives: Iterable[Any] = (), consumers: Iterable[Any] = (), *,
              thin_confine: bool = False, demangle: bool = False, cmake_libs: Iterable[str] = (),
-             prefix: Any = None, allow_unevaluated: bool = False) -> AbsorbedResult:
+             prefix: Any = None, allow_unevaluated: bool = False, arch: str = "",
+             root: Any = None) -> AbsorbedResult:
     """Does a consumer of the shared library `shared` still need each archive of
     `archives` (absorbed into it, hidden, re-exported, or needed)? `consumers`:
-    objects, archives or DSOs that link against `shared`. As linkscope-absorbed;
+    objects, archives or DSOs that link against `shared`. `shared` may be an
+    ELF shared library, a Mach-O dylib (arch= picks a universal file's slice;
+    root= is the macOS root or SDK folder for its dylib closure) or a PE DLL,
+    with archives of objects of the same platform. As linkscope-absorbed;
     the work runs with the GIL released. Raises linkscope.Error. demangle=True
     adds the "demangled" maps of linkscope-absorbed --json --demangle.
     cmake_libs (with prefix): a CMake config's library list, each entry judged
@@ -266,7 +272,8 @@ def absorbed(shared: Any, archives: Iterable[Any] = (), consumers: Iterable[Any]
                                          thin_confine=thin_confine, demangle=demangle,
                                          cmake_libs=[str(e) for e in cmake_libs],
                                          prefix="" if prefix is None else _os.fspath(prefix),
-                                         allow_unevaluated=allow_unevaluated))
+                                         allow_unevaluated=allow_unevaluated, arch=arch,
+                                         root="" if root is None else _os.fspath(root)))
 
 __all__ = [
     "AbsorbedResult",

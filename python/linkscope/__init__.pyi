@@ -179,6 +179,7 @@ def dupes(
     abi_only: bool = False,
     thin_confine: bool = False,
     demangle: bool = False,
+    arch: str = "",
 ) -> DupesResult: ...
 def absorbed(
     shared: Union[str, PathLike[str]],
@@ -190,6 +191,8 @@ def absorbed(
     cmake_libs: Sequence[str] = (),
     prefix: Optional[Union[str, PathLike[str]]] = None,
     allow_unevaluated: bool = False,
+    arch: str = "",
+    root: Optional[Union[str, PathLike[str]]] = None,
 ) -> AbsorbedResult: ...
 
 class WhyResult:

@@ -885,9 +885,10 @@ py::list ldd_missing(const ldd_result& r) {
 
 // The document of `linkscope-dupes --json [--closure R] [--abi-only] PATH...`.
 py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::string> closure, bool abi_only,
-                   bool thin_confine, bool demangle) {
+                   bool thin_confine, bool demangle, const std::string& arch) {
   ls::resolve::duplicates_options options;
   options.thin.confine_to_archive_dir = thin_confine;
+  options.arch = arch;
   if (closure) options.closure_root = *closure;
   if (paths.size() < 2 && options.closure_root.empty())
     raise(ls::make_error(ls::errc::usage, ls::no_offset, "give at least two files"), "");
@@ -913,7 +914,8 @@ py::dict run_dupes(const std::vector<std::string>& paths, std::optional<std::str
 // [--cmake-libs LIST --prefix P [--allow-unevaluated]]`.
 py::dict run_absorbed(const std::string& shared, std::vector<std::string> archives,
                       const std::vector<std::string>& consumers, bool thin_confine, bool demangle,
-                      const std::vector<std::string>& cmake_libs, const std::string& prefix, bool allow_unevaluated) {
+                      const std::vector<std::string>& cmake_libs, const std::string& prefix, bool allow_unevaluated,
+                      const std::string& arch, const std::string& root) {
   std::vector<ls::resolve::cmake_library> named;
   if (!cmake_libs.empty()) {
     if (prefix.empty()) raise(ls::make_error(ls::errc::usage, ls::no_offset, "cmake_libs needs prefix"), shared);
@@ -933,6 +935,8 @@ py::dict run_absorbed(const std::string& shared, std::vector<std::string> archiv
   ls::resolve::absorb_options options;
   options.consumers = consumers;
   options.thin.confine_to_archive_dir = thin_confine;
+  options.arch = arch;
+  options.dyld.root = root;
   std::optional<ls::resolve::absorb_report> report;
   {
     py::gil_scoped_release nogil;
@@ -1326,12 +1330,12 @@ to_dict() is the document of `linkscope-ldd --json FILE`.)doc")
       });
 
   m.def("dupes", &run_dupes, py::arg("paths"), py::kw_only(), py::arg("closure") = py::none(),
-        py::arg("abi_only") = false, py::arg("thin_confine") = false, py::arg("demangle") = false,
+        py::arg("abi_only") = false, py::arg("thin_confine") = false, py::arg("demangle") = false, py::arg("arch") = "",
         "The document of linkscope-dupes --json (use linkscope.dupes, which wraps it).");
   m.def("absorbed", &run_absorbed, py::arg("shared"), py::arg("archives"), py::kw_only(),
         py::arg("consumers") = std::vector<std::string>{}, py::arg("thin_confine") = false,
         py::arg("demangle") = false, py::arg("cmake_libs") = std::vector<std::string>{}, py::arg("prefix") = "",
-        py::arg("allow_unevaluated") = false,
+        py::arg("allow_unevaluated") = false, py::arg("arch") = "", py::arg("root") = "",
         "The document of linkscope-absorbed --json (use linkscope.absorbed, which wraps it).");
   m.def("why", &run_why, py::arg("args"), py::kw_only(), py::arg("semantics") = "lld",
         py::arg("thin_confine") = false, py::arg("demangle") = false,
