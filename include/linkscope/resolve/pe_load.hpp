@@ -127,7 +127,7 @@ struct winload_object {
   dll_rule rule = dll_rule::not_found;
   dll_class kind = dll_class::application;
   std::uint32_t host = no_object;   // API set: the object of its host DLL
-  bool optional_absent = false;     // ext-ms-* with no host
+  bool optional_absent = false;     // ext-ms-* that no API set schema was given to look up
   bool delay_only = false;          // reached only through delay-load imports
   bool assumed = false;             // a system DLL not read (no Windows tree given)
   bool managed = false;             // has a CLR header

@@ -412,10 +412,16 @@ class loader {
         std::string b = builtin_apiset_host(lname);
         if (!b.empty()) host = b;
       }
-      const bool ext = starts_with(lname, "ext-");
       if (!host || host->empty()) {
-        info.optional_absent = ext;
-        if (ext) obj.via = found_via::path;  // absent but optional: not a finding
+        // A set with no host is not there. Windows and wine then fail a
+        // static import of it, ext- sets included (Microsoft's advice is to
+        // delay-load an extension set and ask IsApiSetImplemented); wine 8
+        // prints "Library ext-ms-... not found". Only an ext- set without a
+        // schema to look it up in cannot be told: it may be hosted on the
+        // real system, so it is "not present (optional)", not a finding.
+        const bool unknowable = starts_with(lname, "ext-") && !(tree_ && tree_->have_schema);
+        info.optional_absent = unknowable;
+        if (unknowable) obj.via = found_via::path;
         return add(std::move(obj), std::move(info), std::move(mod));
       }
       obj.via = found_via::path;
