@@ -629,3 +629,90 @@ TEST_CASE("a DLL of another machine in the application folder is skipped, as win
   CHECK(r.out.find(R"(\\app\\foo.dll)") != std::string::npos);
   CHECK(r.out.find(R"(\\mix\\foo.dll)") == std::string::npos);
 }
+
+// ---------------------------------------------------------------------------
+// Bad input at loader level: the root's unreadable import directory is an
+// error naming the file and the offset of its data-directory entry (objdump -p
+// prints the bogus RVA there; llvm-readobj-14 --coff-imports gives up), and a
+// dependency's broken export table is a warning with its offset that checks
+// no import against it, instead of "missing export" for every one.
+namespace {
+
+// PE layout facts (PE/COFF spec): e_lfanew at 0x3c; the optional header
+// after the 24-byte signature and file header; PE32+'s data directories at
+// 112 into it, PE32's at 96; section headers after the optional header.
+struct pe_layout {
+  std::size_t directories = 0, sections = 0, nsections = 0;
+};
+linkscope::u32 le32(const std::string& b, std::size_t at) {
+  return static_cast<linkscope::u32>(static_cast<unsigned char>(b[at])) | static_cast<linkscope::u32>(static_cast<unsigned char>(b[at + 1])) << 8 |
+         static_cast<linkscope::u32>(static_cast<unsigned char>(b[at + 2])) << 16 |
+         static_cast<linkscope::u32>(static_cast<unsigned char>(b[at + 3])) << 24;
+}
+pe_layout layout(const std::string& b) {
+  pe_layout l;
+  const std::size_t pe = le32(b, 0x3c), opt = pe + 24;
+  const bool plus = static_cast<unsigned char>(b[opt]) == 0x0b && static_cast<unsigned char>(b[opt + 1]) == 0x02;
+  l.directories = opt + (plus ? 112 : 96);
+  l.nsections = static_cast<unsigned char>(b[pe + 6]) | static_cast<unsigned char>(b[pe + 7]) << 8;
+  const std::size_t opt_size = static_cast<unsigned char>(b[pe + 20]) | static_cast<unsigned char>(b[pe + 21]) << 8;
+  l.sections = opt + opt_size;
+  return l;
+}
+std::size_t file_offset(const std::string& b, const pe_layout& l, linkscope::u32 rva) {
+  for (std::size_t i = 0; i < l.nsections; ++i) {
+    const std::size_t h = l.sections + 40 * i;
+    const linkscope::u32 va = le32(b, h + 12), raw_size = le32(b, h + 16), raw = le32(b, h + 20);
+    if (rva >= va && rva < va + raw_size) return raw + (rva - va);
+  }
+  return 0;
+}
+void put16(std::string& b, std::size_t at, unsigned v) {
+  b[at] = static_cast<char>(v & 0xff);
+  b[at + 1] = static_cast<char>(v >> 8);
+}
+
+}  // namespace
+
+TEST_CASE("bad input at loader level: an error or warning with file and offset, no false findings", "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  const std::string dir = scratch_dir("winload_bad");
+  std::filesystem::copy_file(f.dir + "/app/app.exe", dir + "/app.exe", std::filesystem::copy_options::overwrite_existing);
+  std::string app = read_file(f.dir + "/app/app.exe");
+  const pe_layout a = layout(app);
+  // the import directory (entry 1) points outside every section
+  const std::size_t entry = a.directories + 8;
+  app[entry] = 0;
+  app[entry + 1] = 0;
+  put16(app, entry + 2, 0x7ff0);
+  write_file(dir + "/badimp.exe", app);
+  CHECK(capture("x86_64-w64-mingw32-objdump -p " + shell_quote(dir + "/badimp.exe")).out.find("Entry 1 000000007ff00000") !=
+        std::string::npos);
+  CHECK(capture("llvm-readobj-14 --coff-imports " + shell_quote(dir + "/badimp.exe") + " >/dev/null 2>&1; echo $?").out != "0\n");
+  auto bad = load_windows(dir + "/badimp.exe", winload_options{});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().file == dir + "/badimp.exe");
+  CHECK(bad.error().err.offset == entry);
+  auto cli = capture(shell_quote(tool_path("linkscope-ldd")) + " " + shell_quote(dir + "/badimp.exe") + " 2>&1; echo rc=$?");
+  CHECK(cli.out.find("error: import directory RVA outside every section (offset 0x") != std::string::npos);
+  CHECK(cli.out.find("rc=2") != std::string::npos);
+
+  // foo.dll's first name ordinal out of range
+  std::string foo = read_file(f.dir + "/app/foo.dll");
+  const pe_layout l = layout(foo);
+  const std::size_t exports = file_offset(foo, l, le32(foo, l.directories));
+  REQUIRE(exports != 0);
+  const std::size_t ordinals = file_offset(foo, l, le32(foo, exports + 36));  // AddressOfNameOrdinals
+  REQUIRE(ordinals != 0);
+  put16(foo, ordinals, 0x7777);
+  write_file(dir + "/foo.dll", foo);
+  CHECK(capture("x86_64-w64-mingw32-objdump -p " + shell_quote(dir + "/foo.dll")).out.find("[30583] ") != std::string::npos);
+  auto w = load_windows(dir + "/app.exe", winload_options{});
+  REQUIRE(w);
+  const auto fo = find_object(*w, "foo.dll");
+  REQUIRE(fo != no_object);
+  REQUIRE(w->link.objects[fo].warnings.size() == 1);
+  CHECK(w->link.objects[fo].warnings[0].find("exports: export name ordinal out of range (offset 0x") == 0);
+  for (const std::string& finding : findings(*w)) CHECK(finding.find("foo.dll") == std::string::npos);
+}

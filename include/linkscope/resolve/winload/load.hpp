@@ -293,6 +293,15 @@ class loader {
     return ok();
   }
 
+  // The root's import and delay-import directories, or the error that makes
+  // them unreadable (an RVA outside every section, a table past the end).
+  result<void> root_tables() const {
+    const std::shared_ptr<const pe_file>& f = modules_.front().file;
+    for (int pass = 0; pass < 2; ++pass)
+      if (const error* e = failed(f->dlls_failure[pass])) return *e;
+    return ok();
+  }
+
   // Breadth-first over every object's imports (normal, then delay-load),
   // checking each object's imports once its own DLLs are known. Forwarders
   // may load more DLLs, which join the queue.
@@ -485,7 +494,7 @@ class loader {
     for (int pass = 0; pass < 2; ++pass) {
       if (const error* e = failed(file->dlls_failure[pass])) {
         out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
-                                                 e->message);
+                                                 describe(*e));
         continue;
       }
       for (const pe::imported_dll& dll : file->dlls[pass]) {
@@ -505,7 +514,8 @@ class loader {
     if (!m.indexed) {
       m.indexed = true;
       if (const error* e = failed(index.failure))
-        out_.link.objects[id].warnings.push_back(std::string("exports: ") + e->message);
+        out_.link.objects[id].warnings.push_back(std::string("exports: ") + describe(*e) +
+                                                 "; imports from it are not checked");
     }
     return index;
   }
@@ -534,6 +544,11 @@ class loader {
       return r;
     }
     const pe_file::export_index& m = indexed(id);
+    if (failed(m.failure)) {  // an unreadable export table (a warning with its offset): nothing to check against
+      r.found = true;
+      r.unchecked = true;
+      return r;
+    }
     std::size_t index = 0;
     if (ordinal) {
       auto it = m.by_ordinal.find(*ordinal);
@@ -671,8 +686,10 @@ LINKSCOPE_FUNC result<windows_link, diagnostic> load_windows(const std::string& 
                                                              winload_cache& cache) {
   windows_link out;
   winload_detail::loader l(options, out, cache);
-  // The root: a PE image, or an error naming it.
+  // The root: a PE image, or an error naming it. Its own import tables must
+  // be readable: without them there is no answer, only a wrong empty one.
   if (auto r = l.load_root(file); !r) return diagnostic(r.error(), file);
+  if (auto r = l.root_tables(); !r) return diagnostic(r.error(), file);
   // The closure, breadth-first; every import against the exports it binds to.
   l.run();
   return out;
