@@ -15249,8 +15249,13 @@ class dyld_binder {
       switch (a.what) {
         case outcome::found: bind(id, a, e.symbol, ordinal == -2); break;
         case outcome::unchecked:
+          // An import into a system image that is not read. Two-level, its
+          // ordinal names the image and the static link checked it there: a
+          // binding. Flat, the first unread image is only where the search
+          // stopped knowing: no binding is claimed (a Node addon's napi_*
+          // come from the node executable, not from libc++).
           ++out_.unchecked;
-          bind(id, a, e.symbol, ordinal == -2);
+          if (ordinal != -2) bind(id, a, e.symbol);
           break;
         case outcome::not_found:
           if (!e.weak_import && undefined_.insert(binding_key{id, 0, e.symbol}).second)

@@ -367,6 +367,12 @@ TEST_CASE("Mach-O: each verdict agrees with ld64.lld-14 trial links and llvm-nm/
     {
       REQUIRE(c.tool("llvm-objdump-14 --macho --lazy-bind libSu.dylib").find("flat-namespace   _helper_add") !=
               std::string::npos);
+      // dyld's emulation claims no binding for it: only the unread libSystem
+      // could hold it, and a flat lookup stopping there proves nothing.
+      auto link = resolve::link_dyld(c.dir + "/libSu.dylib", {});
+      REQUIRE(link);
+      for (const auto& b : link->bindings) CHECK(b.symbol != "_helper_add");
+      CHECK(link->unchecked >= 1);
       auto a = c.judge("libSu.dylib", "libA.a");
       CHECK(a.verdict == resolve::archive_verdict::needed);
       REQUIRE(a.members.size() == 1);
