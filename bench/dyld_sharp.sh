@@ -10,9 +10,10 @@
 # Checks, per architecture:
 #   1. the .node's @rpath/libvips-cpp.8.18.8.dylib resolves through its
 #      LC_RPATH @loader_path/../../sharp-libvips-darwin-ARCH/lib;
-#   2. every bind of the .node that llvm-objdump-14 --bind/--lazy-bind/
-#      --weak-bind names libvips-cpp binds there in linkscope-ldd --bindings
-#      (the same symbols), and none is undefined.
+#   2. the binds of the .node that llvm-objdump-14 --bind/--lazy-bind/
+#      --weak-bind names libvips-cpp (its dylib column, "libvips-cpp.8.18")
+#      are exactly the .node's rows into that file in linkscope-ldd
+#      --bindings, and none is undefined.
 # Then: linkscope-ldd --bindings on the .node (closure, every import resolved
 # two-level) against llvm-objdump-14 --macho --bind --lazy-bind --weak-bind
 # --exports-trie over the same two files, which only lists the tables.
@@ -45,8 +46,8 @@ for arch in x64 arm64; do
   fi
   # 2. the binds llvm-objdump names libvips-cpp, against ours into that file
   "$objdump" --macho --bind --lazy-bind --weak-bind "$node" |
-    awk '$(NF-1) == "libvips-cpp" { print $NF }' | sort -u > "$work/theirs.syms.$arch"
-  awk -F '\t' -v v="$vips" '$2 == v { print $3 }' "$work/ours.$arch" | sort -u > "$work/ours.syms.$arch"
+    awk 'NF >= 2 && $(NF-1) ~ /^libvips-cpp/ { print $NF }' | sort -u > "$work/theirs.syms.$arch"
+  awk -F '\t' -v n="$node" -v v="$vips" '$1 == n && $2 == v { print $3 }' "$work/ours.$arch" | sort -u > "$work/ours.syms.$arch"
   if [ -s "$work/theirs.syms.$arch" ] && cmp -s "$work/theirs.syms.$arch" "$work/ours.syms.$arch" &&
      ! "$ldd" --undefined "$node" | grep -q .; then
     echo "same: $arch: $(wc -l < "$work/theirs.syms.$arch") symbols bound into libvips-cpp, none undefined"
