@@ -277,6 +277,19 @@ TEST_CASE("linkscope-absorbed --cmake-package: CMake's own link interface, judge
 // symbol) and llvm-objdump-14 (S's export trie and its flat-namespace binds).
 namespace {
 
+// S judged against one archive A, both in `dir`, with `consumers` (also in `dir`).
+resolve::absorb_report judge_in(const std::string& dir, const std::string& s, const std::string& a,
+                                std::vector<std::string> consumers, const char* format) {
+  resolve::absorb_options options;
+  for (auto& c : consumers) c = dir + "/" + c;
+  options.consumers = consumers;
+  auto report = resolve::analyze_absorption(dir + "/" + s, {dir + "/" + a}, options);
+  REQUIRE(report);
+  CHECK(report->format == format);
+  REQUIRE(report->archives.size() == 1);
+  return *report;
+}
+
 struct macho_case {
   std::string dir, link;
   std::string arch;
@@ -285,15 +298,9 @@ struct macho_case {
   }
   std::string tool(const std::string& command) const { return lt::capture("cd " + lt::shell_quote(dir) + " && " + command).out; }
   resolve::archive_report judge(const std::string& s, const std::string& a, std::vector<std::string> consumers = {}) const {
-    resolve::absorb_options options;
-    for (auto& c : consumers) c = dir + "/" + c;
-    options.consumers = consumers;
-    auto report = resolve::analyze_absorption(dir + "/" + s, {dir + "/" + a}, options);
-    REQUIRE(report);
-    CHECK(report->format == "macho");
-    CHECK(report->arch == arch);
-    REQUIRE(report->archives.size() == 1);
-    return report->archives[0];
+    auto report = judge_in(dir, s, a, std::move(consumers), "macho");
+    CHECK(report.arch == arch);
+    return report.archives[0];
   }
 };
 
@@ -441,14 +448,7 @@ TEST_CASE("PE: each verdict agrees with mingw trial links and objdump -p", "[abs
     return lt::capture("x86_64-w64-mingw32-objdump -p " + lt::shell_quote(dir + "/" + dll)).out;
   };
   auto judge = [&](const std::string& s, const std::string& a, std::vector<std::string> consumers = {}) {
-    resolve::absorb_options options;
-    for (auto& c : consumers) c = dir + "/" + c;
-    options.consumers = consumers;
-    auto report = resolve::analyze_absorption(dir + "/" + s, {dir + "/" + a}, options);
-    REQUIRE(report);
-    CHECK(report->format == "pe");
-    REQUIRE(report->archives.size() == 1);
-    return *report;
+    return judge_in(dir, s, a, std::move(consumers), "pe");
   };
   // hidden: the .def exports s_api only; the consumer links without A
   CHECK(exports_of("S.dll").find("] helper_add") == std::string::npos);
