@@ -66,6 +66,11 @@ constexpr cli::option_spec option_table[] = {
     {"dyld-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_LIBRARY_PATH"},
     {"dyld-framework-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FRAMEWORK_PATH"},
     {"dyld-fallback-library-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FALLBACK_LIBRARY_PATH"},
+    {"dyld-fallback-framework-path", 0, cli::arg::required, "P", "Mach-O: DYLD_FALLBACK_FRAMEWORK_PATH"},
+    {"env", 0, cli::arg::none, nullptr,
+     "Mach-O: take DYLD_LIBRARY_PATH, DYLD_FRAMEWORK_PATH, DYLD_FALLBACK_LIBRARY_PATH and "
+     "DYLD_FALLBACK_FRAMEWORK_PATH from the environment (an option given wins); without it the environment is "
+     "never read"},
     {"windows-root", 0, cli::arg::required, "DIR", "PE: System32 of a Windows tree (and its apisetschema.dll)"},
     {"load-mode", 0, cli::arg::required, "MODE", "PE: program (default), altered (LOAD_WITH_ALTERED_SEARCH_PATH) or python"},
     {"path", 0, cli::arg::required, "DIRS", "PE: PATH folders, `;`-separated (may be repeated)"},
@@ -372,10 +377,24 @@ int main(int argc, char** argv) {
   }
   if (p.has("executable")) macho_options.executable = p.value("executable");
   if (p.has("arch")) macho_options.arch = p.value("arch");
-  if (p.has("dyld-library-path")) macho_options.library_path = split_colons(p.value("dyld-library-path"));
-  if (p.has("dyld-framework-path")) macho_options.framework_path = split_colons(p.value("dyld-framework-path"));
-  if (p.has("dyld-fallback-library-path"))
-    macho_options.fallback_library_path = split_colons(p.value("dyld-fallback-library-path"));
+  // Each DYLD_* variable: its option, else (with --env) the environment.
+  const struct {
+    const char* option;
+    const char* variable;
+    std::vector<std::string>* to;
+  } dyld_paths[] = {
+      {"dyld-library-path", "DYLD_LIBRARY_PATH", &macho_options.library_path},
+      {"dyld-framework-path", "DYLD_FRAMEWORK_PATH", &macho_options.framework_path},
+      {"dyld-fallback-library-path", "DYLD_FALLBACK_LIBRARY_PATH", &macho_options.fallback_library_path},
+      {"dyld-fallback-framework-path", "DYLD_FALLBACK_FRAMEWORK_PATH", &macho_options.fallback_framework_path},
+  };
+  for (const auto& d : dyld_paths) {
+    if (p.has(d.option)) {
+      *d.to = split_colons(p.value(d.option));
+    } else if (p.has("env")) {
+      if (const char* value = std::getenv(d.variable); value != nullptr && *value != '\0') *d.to = split_colons(value);
+    }
+  }
   if (p.has("library-path")) options.search.library_path = p.value("library-path");
   if (p.has("cache")) options.search.cache_file = p.value("cache");
   if (p.has("isa-level")) {

@@ -41,7 +41,7 @@ const std::vector<cli_case>& cases() {
        {"--tree", "--bindings", "-u, --unused", "-r, --undefined", "--interposed", "--format=dot", "--json", "-v, --verbose", "--stats",
         "--root=DIR", "--library-path=P", "--no-env", "--preload=LIB", "--cache=FILE", "--no-cache", "--isa-level=N",
         "--executable=PATH", "--arch=ARCH", "--dyld-library-path=P", "--dyld-framework-path=P",
-        "--dyld-fallback-library-path=P"},
+        "--dyld-fallback-library-path=P", "--dyld-fallback-framework-path=P", "--env"},
        "--root", "--unused --tree"},
       {"linkscope-implib",
        {"--strict", "--identify-strict", "--dlltool-compat", "--symbols", "--pe=FILE", "--needs", "--consumer=FILE", "--json"},

@@ -532,6 +532,16 @@ TEST_CASE("dyld: a framework found as its SDK stub, DYLD_LIBRARY_PATH first, a s
     REQUIRE(x != no_object);
     CHECK(dlp.objects[x].via == dyld_found_via::library_path);
     CHECK(undefined_of(dlp) == std::set<std::string>{"liba.dylib:_x_var"});
+    // linkscope-ldd: the option, or the environment with --env only.
+    const std::string ldd = tool_path("linkscope-ldd");
+    if (have_tool(ldd)) {
+      const std::string args = " --undefined --root " + shell_quote(dir + "/sdk") + " " + shell_quote(base + "/app/bin/main");
+      const std::string env = "DYLD_LIBRARY_PATH=/dlp_" + std::string(arch) + " ";
+      CHECK(capture(ldd + " --dyld-library-path /dlp_" + arch + args).status == 1);
+      CHECK(capture(env + ldd + " --env" + args).status == 1);
+      CHECK(capture(env + ldd + args).status == 0);  // the environment is not read without --env
+      CHECK(capture(env + ldd + " --env --dyld-library-path /nowhere" + args).status == 0);  // the option wins
+    }
     // An rpath folder that loops through symlinks: not found, no hang.
     REQUIRE(run_in(base, "rm -rf loop_app && cp -r app loop_app && rm -rf loop_app/lib && ln -s lib2 loop_app/lib && "
                          "ln -s lib loop_app/lib2") == 0);
