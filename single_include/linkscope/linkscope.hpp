@@ -16869,10 +16869,10 @@ inline bool import_thunk_name(std::string_view name) noexcept {
 }
 
 
-result<byte_view> macho_slice(byte_view bytes, std::string_view arch);
-
 // The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
 // slice of a universal one).
+result<byte_view> macho_slice(byte_view bytes, std::string_view arch);
+
 #if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view arch) {
   if (!macho::is_fat(bytes)) {
@@ -16889,7 +16889,6 @@ LINKSCOPE_FUNC result<byte_view> macho_slice(byte_view bytes, std::string_view a
   if (!slice) return bytes.fail(errc::not_found, 0, "no slice for the architecture asked for");
   return slice->bytes;
 }
-
 #endif  // LINKSCOPE_DEFINITIONS
 
 // f(member name, bytes) for each Mach-O or COFF object of `path` (an object,
@@ -16946,7 +16945,7 @@ result<void, diagnostic> for_each_foreign_object(const std::string& path, u32 cp
       found = true;
       bytes = slice.bytes;
     }
-    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for S's architecture"), path);
+    if (!found) return diagnostic(bytes.fail(errc::not_found, 0, "no slice for the architecture asked for"), path);
   }
   if (!ar::archive::is_archive(bytes)) {
     if (auto r = one(path, bytes); !r) return diagnostic(r.error(), path);
