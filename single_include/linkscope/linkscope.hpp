@@ -21002,10 +21002,14 @@ LINKSCOPE_FUNC void bind_importers(const std::vector<std::string>& paths, const 
   if (!options.closure_root.empty() && sniff_file(options.closure_root) != file_format::elf)
     roots.push_back(options.closure_root);
   if (roots.empty() || report.duplicates.empty()) return;
-  // The given files by identity, so that a loader's spelling finds them.
-  auto identity = [](const std::string& path) -> std::pair<u64, u64> {
-    auto file = mapped_file::open(path);
-    return file ? std::pair<u64, u64>{file->device(), file->inode()} : std::pair<u64, u64>{0, 0};
+  // The given files by identity, so that a loader's spelling finds them;
+  // each path is opened once, however many bindings name it.
+  std::unordered_map<std::string, std::pair<u64, u64>> identities;
+  auto identity = [&](const std::string& path) -> std::pair<u64, u64> {
+    auto [it, added] = identities.try_emplace(path, 0, 0);
+    if (added)
+      if (auto file = mapped_file::open(path)) it->second = {file->device(), file->inode()};
+    return it->second;
   };
   std::vector<std::pair<u64, u64>> given;
   for (const std::string& p : paths) given.push_back(identity(p));
