@@ -16684,6 +16684,7 @@ inline file_format sniff_file(const std::string& path, std::string* head_out = n
 //   for_each_foreign_symbol(bytes, f)
 //                                the symbols of one such object, in the one
 //                                symbol model
+//   is_foreign_input(path)       whether a path is one of these (else ELF's)
 //   import_thunk_name(name)      a name only an import member defines
 //                                (__imp_, _head_, the import descriptors)
 //
@@ -16868,6 +16869,20 @@ inline bool import_thunk_name(std::string_view name) noexcept {
          name.find("_iname") != std::string_view::npos;
 }
 
+
+// Is `path` Mach-O, PE or COFF: a file of those formats, or an archive of
+// Mach-O or COFF objects? (Anything else, unreadable files included, is the
+// ELF walk's to read or to reject.)
+inline bool is_foreign_input(const std::string& path) {
+  const file_format format = sniff_file(path);
+  if (format == file_format::archive) {
+    auto file = mapped_file::open(path);
+    const file_format members = file ? archive_members(file->bytes()) : file_format::unknown;
+    return members == file_format::macho || members == file_format::coff;
+  }
+  return format == file_format::macho || format == file_format::macho_universal || format == file_format::pe ||
+         format == file_format::coff;
+}
 
 // The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
 // slice of a universal one).
@@ -17121,8 +17136,7 @@ inline void finish_shared(shared_view& out) {
 // S as one Mach-O image: the trie (or its external nlist definitions) as the
 // dynamic table with its non-weak imports as undefined entries, its nlist
 // definitions as the symtab.
-LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, shared_view& out) {
-  LINKSCOPE_TRY(l, macho::read_linkage(image));
+LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, const macho::linkage& l, shared_view& out) {
   if (l.has_trie) {
     LINKSCOPE_CHECK(macho::for_each_export(l.trie, [&](const macho::export_entry& e) {
       if (!e.reexport()) add_export(out, e.name, e.weak_definition());
@@ -17205,12 +17219,7 @@ LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_need
       undefined.emplace(sym.name);
   };
   for (const std::string& path : consumers) {
-    const file_format format = sniff_file(path);
-    const bool elf_input = format == file_format::elf || (format == file_format::archive && [&] {
-                             auto file = mapped_file::open(path);
-                             return file && archive_members(file->bytes()) == file_format::elf;
-                           }());
-    if (elf_input || format == file_format::unknown) {
+    if (!is_foreign_input(path)) {
       auto walked = visit_elf_objects(
           path, [&](const elf_object& object) { return for_each_object_symbol(object, note); }, nullptr, thin);
       if (!walked) return walked.error();
@@ -17266,7 +17275,7 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
     if (!l) return diagnostic(l.error(), shared_path);
     cputype = l->cputype;
     report.arch = macho::arch_name(l->cputype, l->cpusubtype);
-    if (auto loaded = detail::load_shared_macho(*image, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (auto loaded = detail::load_shared_macho(*image, *l, shared); !loaded) return diagnostic(loaded.error(), shared_path);
     if (options.use_closure) {
       dyld_options dyld = options.dyld;
       dyld.arch = report.arch;
@@ -21094,15 +21103,7 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
   std::vector<char> foreign_image(paths.size(), 0);  // a Mach-O or PE image given
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
-    const file_format format = sniff_file(path);
-    bool foreign = format == file_format::macho || format == file_format::macho_universal || format == file_format::pe ||
-                   format == file_format::coff;
-    if (format == file_format::archive) {
-      auto file = mapped_file::open(path);
-      const file_format members = file ? archive_members(file->bytes()) : file_format::unknown;
-      foreign = members == file_format::macho || members == file_format::coff;
-    }
-    if (foreign) {
+    if (is_foreign_input(path)) {
       auto image = detail::foreign_image_definitions(path, options.arch);
       if (!image) return image.error();
       if (image->loadable) {

@@ -223,8 +223,7 @@ inline void finish_shared(shared_view& out) {
 // S as one Mach-O image: the trie (or its external nlist definitions) as the
 // dynamic table with its non-weak imports as undefined entries, its nlist
 // definitions as the symtab.
-LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, shared_view& out) {
-  LINKSCOPE_TRY(l, macho::read_linkage(image));
+LINKSCOPE_FUNC result<void> load_shared_macho(byte_view image, const macho::linkage& l, shared_view& out) {
   if (l.has_trie) {
     LINKSCOPE_CHECK(macho::for_each_export(l.trie, [&](const macho::export_entry& e) {
       if (!e.reexport()) add_export(out, e.name, e.weak_definition());
@@ -307,12 +306,7 @@ LINKSCOPE_FUNC result<std::unordered_set<std::string>, diagnostic> consumer_need
       undefined.emplace(sym.name);
   };
   for (const std::string& path : consumers) {
-    const file_format format = sniff_file(path);
-    const bool elf_input = format == file_format::elf || (format == file_format::archive && [&] {
-                             auto file = mapped_file::open(path);
-                             return file && archive_members(file->bytes()) == file_format::elf;
-                           }());
-    if (elf_input || format == file_format::unknown) {
+    if (!is_foreign_input(path)) {
       auto walked = visit_elf_objects(
           path, [&](const elf_object& object) { return for_each_object_symbol(object, note); }, nullptr, thin);
       if (!walked) return walked.error();
@@ -368,7 +362,7 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
     if (!l) return diagnostic(l.error(), shared_path);
     cputype = l->cputype;
     report.arch = macho::arch_name(l->cputype, l->cpusubtype);
-    if (auto loaded = detail::load_shared_macho(*image, shared); !loaded) return diagnostic(loaded.error(), shared_path);
+    if (auto loaded = detail::load_shared_macho(*image, *l, shared); !loaded) return diagnostic(loaded.error(), shared_path);
     if (options.use_closure) {
       dyld_options dyld = options.dyld;
       dyld.arch = report.arch;

@@ -274,15 +274,7 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
   std::vector<char> foreign_image(paths.size(), 0);  // a Mach-O or PE image given
   for (std::size_t argument = 0; argument < paths.size(); ++argument) {
     const std::string& path = paths[argument];
-    const file_format format = sniff_file(path);
-    bool foreign = format == file_format::macho || format == file_format::macho_universal || format == file_format::pe ||
-                   format == file_format::coff;
-    if (format == file_format::archive) {
-      auto file = mapped_file::open(path);
-      const file_format members = file ? archive_members(file->bytes()) : file_format::unknown;
-      foreign = members == file_format::macho || members == file_format::coff;
-    }
-    if (foreign) {
+    if (is_foreign_input(path)) {
       auto image = detail::foreign_image_definitions(path, options.arch);
       if (!image) return image.error();
       if (image->loadable) {

@@ -17,6 +17,7 @@
 //   for_each_foreign_symbol(bytes, f)
 //                                the symbols of one such object, in the one
 //                                symbol model
+//   is_foreign_input(path)       whether a path is one of these (else ELF's)
 //   import_thunk_name(name)      a name only an import member defines
 //                                (__imp_, _head_, the import descriptors)
 //
@@ -36,6 +37,7 @@
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/linkage.hpp"
 #include "linkscope/macho/symbols.hpp"
+#include "linkscope/resolve/file_format.hpp"
 #include "linkscope/resolve/objects.hpp"
 
 namespace linkscope {
@@ -49,6 +51,20 @@ inline bool import_thunk_name(std::string_view name) noexcept {
          name.find("_iname") != std::string_view::npos;
 }
 
+
+// Is `path` Mach-O, PE or COFF: a file of those formats, or an archive of
+// Mach-O or COFF objects? (Anything else, unreadable files included, is the
+// ELF walk's to read or to reject.)
+inline bool is_foreign_input(const std::string& path) {
+  const file_format format = sniff_file(path);
+  if (format == file_format::archive) {
+    auto file = mapped_file::open(path);
+    const file_format members = file ? archive_members(file->bytes()) : file_format::unknown;
+    return members == file_format::macho || members == file_format::coff;
+  }
+  return format == file_format::macho || format == file_format::macho_universal || format == file_format::pe ||
+         format == file_format::coff;
+}
 
 // The Mach-O image of `bytes` for `arch` ("" = a thin file, or the first
 // slice of a universal one).
