@@ -11,6 +11,8 @@
 //   --tree       the dependency tree with the rule that found each DLL and
 //                its class: [application-folder application], [known-dlls
 //                system], [api-set ucrt -> ucrtbase.dll], [path ...] ...
+//                and ", managed" for a CLR image (", managed IL-only" when
+//                the loader stops at mscoree.dll)
 //   --bindings   TSV from, to, symbol ("#N" for an ordinal), version (empty)
 //   --unused     nothing: every DLL a PE image imports is bound by name
 //   --undefined  the findings, one a line, as Wine's loader would complain:
@@ -57,7 +59,7 @@ inline std::string rule_of(const windows_link& w, std::uint32_t id) {
   r.append(" ").append(to_string(info.kind));
   if (info.host != linkscope::resolve::no_object) r.append(" -> ").append(w.link.objects[info.host].name);
   if (info.delay_only) r.append(", delay-load");
-  if (info.managed) r.append(", managed");
+  if (info.managed) r.append(info.il_only ? ", managed IL-only" : ", managed");
   for (const auto& a : info.assemblies) r.append(", assembly ").append(a);
   return r;
 }

@@ -23,6 +23,12 @@
 // forwarders ("DLL.Name", "DLL.#N") are followed across DLLs and API sets,
 // loading the DLL they name, with cycle detection. Delay-load imports are
 // resolved the same way but reported apart: they fail only when called.
+// A managed image (a CLR header) is marked "managed"; an IL-only one
+// (COMIMAGE_FLAGS_ILONLY) stops there: its own import table is not
+// processed, it needs mscoree.dll and its _CorExeMain (a program) or
+// _CorDllMain (a DLL), as Wine's loader does (fixup_imports_ilonly) and as
+// Windows hands such images to the CLR. A mixed-mode image (C++/CLI: a CLR
+// header without ILONLY) has its native imports resolved as usual.
 //
 // The result reuses the ld.so emulator's shapes (ld_so/result.hpp): objects
 // in load order with their needed names and who loaded them, bindings
@@ -131,6 +137,8 @@ struct winload_object {
   bool delay_only = false;          // reached only through delay-load imports
   bool assumed = false;             // a system DLL not read (no Windows tree given)
   bool managed = false;             // has a CLR header
+  bool il_only = false;             // ... flagged COMIMAGE_FLAGS_ILONLY: its imports are not the loader's
+                                    // business; it needs mscoree.dll (_CorExeMain / _CorDllMain) only
   std::uint16_t machine = 0;
   std::vector<bool> needed_delay;   // per needed entry: a delay-load import
   std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
@@ -164,7 +172,8 @@ struct windows_link {
   std::vector<winload_object> info;       // per object
   std::vector<import_finding> findings;   // missing DLLs, exports, forwarder targets
   std::deque<std::string> strings;        // storage for "#N" binding names
-  bool root_managed = false;
+  bool root_managed = false;             // the root has a CLR header
+  bool root_il_only = false;             // ... and is IL-only: the loader stopped at mscoree.dll
 
   // A finding that stops the program from starting (delay-load ones do not;
   // a missing export becomes a stub that fails when called, as in Wine, but

@@ -116,6 +116,8 @@ struct pe_file {
   error dlls_failure[2]{};
   std::vector<std::string> assemblies;    // "NAME VERSION" per manifest dependentAssembly
   error manifest_failure{};
+  bool il_only = false;                   // a CLR header flagged ILONLY: the loader binds mscoree.dll only
+  error clr_failure{};                    // a CLR header that cannot be read (then: not IL-only)
 
   struct export_index {
     std::vector<pe::export_entry> exports;
@@ -196,6 +198,10 @@ LINKSCOPE_FUNC std::shared_ptr<const winload_detail::pe_file> winload_cache::ope
           f->assemblies.push_back(std::string(a.name).append(" ").append(a.version));
     } else {
       f->manifest_failure = manifests.error();
+    }
+    if (f->image.is_managed()) {
+      if (auto clr = f->image.clr()) f->il_only = clr->il_only();
+      else f->clr_failure = clr.error();
     }
   } else {
     f->failure = img.error();
@@ -283,6 +289,7 @@ class loader {
     info.machine = img->machine();
     info.managed = img->is_managed();
     out_.root_managed = info.managed;
+    out_.root_il_only = f->il_only;
     machine_ = img->machine();
     module_dir_ = std::filesystem::path(file).parent_path().string();
     if (module_dir_.empty()) module_dir_ = ".";
@@ -297,6 +304,7 @@ class loader {
   // them unreadable (an RVA outside every section, a table past the end).
   result<void> root_tables() const {
     const std::shared_ptr<const pe_file>& f = modules_.front().file;
+    if (f->il_only) return ok();  // never read: the loader stops at mscoree.dll
     for (int pass = 0; pass < 2; ++pass)
       if (const error* e = failed(f->dlls_failure[pass])) return *e;
     return ok();
@@ -346,8 +354,10 @@ class loader {
     // WinSxS is not part of a root given here).
     if (mod.file) {
       info.assemblies = mod.file->assemblies;
+      info.il_only = mod.file->il_only;
       if (const error* e = failed(mod.file->manifest_failure))
         obj.warnings.push_back(std::string("manifest: ") + e->message);
+      if (const error* e = failed(mod.file->clr_failure)) obj.warnings.push_back(std::string("CLR header: ") + describe(*e));
     }
     by_name_.emplace(key_of(obj.name), id);
     out_.link.objects.push_back(std::move(obj));
@@ -491,6 +501,15 @@ class loader {
     expanded_[id] = 1;
     const std::shared_ptr<const pe_file> file = modules_[id].file;
     if (!file) return;
+    if (file->il_only) {
+      // IL-only: the CLR, not the loader, binds what it needs; the loader
+      // loads mscoree.dll for its entry point and stops.
+      const std::uint32_t target = resolve_dll(mscoree, id);
+      out_.link.objects[id].needed.push_back(mscoree);
+      out_.link.objects[id].needed_objects.push_back(target);
+      out_.info[id].needed_delay.push_back(false);
+      return;
+    }
     for (int pass = 0; pass < 2; ++pass) {
       if (const error* e = failed(file->dlls_failure[pass])) {
         out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
@@ -608,10 +627,46 @@ class loader {
     return out;
   }
 
+  // An IL-only image's one import: mscoree.dll's _CorExeMain (a program)
+  // or _CorDllMain (a DLL).
+  void check_il_only(std::uint32_t id, const pe_file& file) {
+    const std::uint32_t target =
+        out_.link.objects[id].needed_objects.empty() ? no_object : out_.link.objects[id].needed_objects[0];
+    const std::string_view entry = file.image.is_dll() ? std::string_view("_CorDllMain") : std::string_view("_CorExeMain");
+    import_finding f;
+    f.from = id;
+    f.dll = target;
+    f.dll_name = std::string(mscoree);
+    if (target == no_object || !out_.link.objects[target].found()) {
+      f.problem = import_problem::missing_dll;
+      out_.findings.push_back(std::move(f));
+      return;
+    }
+    lookup r = find_export(target, entry, std::nullopt, id, 0);
+    if (r.found) {
+      if (!r.unchecked && r.object != no_object) {
+        symbol_binding b;
+        b.from = id;
+        b.to = r.object;
+        b.symbol = entry;
+        out_.link.bindings.push_back(b);
+      }
+      return;
+    }
+    f.problem = r.problem;
+    f.symbol = std::string(entry);
+    f.detail = std::move(r.chain);
+    out_.findings.push_back(std::move(f));
+  }
+
   void check(std::uint32_t id) {
     const std::shared_ptr<const pe_file> file = modules_[id].file;
     if (checked_[id] || !file) return;
     checked_[id] = 1;
+    if (file->il_only) {
+      check_il_only(id, *file);
+      return;
+    }
     std::size_t k = 0;
     for (int pass = 0; pass < 2; ++pass) {
       if (failed(file->dlls_failure[pass])) continue;
@@ -667,6 +722,8 @@ class loader {
       }
     }
   }
+
+  static constexpr std::string_view mscoree = "mscoree.dll";
 
   const winload_options& options_;
   windows_link& out_;
