@@ -78,6 +78,7 @@ struct dyld_image {
   bool applies = true;                 // tbd: the document lists the run's architecture
   std::uint32_t minos = 0, sdk = 0;    // Mach-O: of its first platform command
   std::vector<dyld_dependency_decl> dependencies;
+  std::vector<std::string_view> lazy_dylibs;  // LC_LAZY_LOAD_DYLIB: neither loaded nor counted (see read_macho)
   std::vector<std::string_view> rpaths;
   std::vector<macho::import_entry> imports;
   bool has_trie = false;
@@ -114,6 +115,7 @@ struct dyld_file {
   std::deque<std::string> storage;  // names built from a stub (objc)
   std::string error;                // why it cannot be used (empty: ok)
   const char* reason = "";          // a short static reason, for rejected candidates
+  bool absent = false;              // no such file (any other failure is a reason to refuse a candidate)
   std::uint64_t device = 0, inode = 0;
   bool ok() const noexcept { return error.empty(); }
 };
@@ -144,7 +146,17 @@ inline void read_macho(dyld_file& out, std::uint32_t cputype) {
   img.minos = l->minos;
   img.sdk = l->sdk;
   img.dependencies.reserve(l->dylibs.size());
-  for (const auto& d : l->dylibs) img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  // dyld neither loads an LC_LAZY_LOAD_DYLIB at launch nor counts it among
+  // the dependents a library ordinal names: dyld-1378 mach_o/UnsafeHeader.cpp,
+  // UnsafeHeader::forEachLinkedDylib (and dyld2's ImageLoaderMachO::
+  // doGetDependentLibraries, dyld-360) take LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB,
+  // LC_REEXPORT_DYLIB and LC_LOAD_UPWARD_DYLIB only.
+  for (const auto& d : l->dylibs) {
+    if (d.kind == macho::dylib_kind::lazy)
+      img.lazy_dylibs.push_back(d.install_name);
+    else
+      img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  }
   img.rpaths = std::move(l->rpaths);
   img.imports = std::move(l->imports);
   img.has_trie = l->has_trie;
@@ -226,7 +238,9 @@ class dyld_cache {
     if (!mapped) {
       auto failed = std::make_shared<detail::dyld_file>();
       failed->error = std::string("cannot read: ") + mapped.error().message;
-      failed->reason = "no such file";
+      failed->absent = mapped.error().code == errc::not_found;
+      // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
+      failed->reason = failed->absent ? "no such file" : mapped.error().message;
       std::lock_guard<std::mutex> hold(lock_);
       return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
     }

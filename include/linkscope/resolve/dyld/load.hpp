@@ -40,8 +40,14 @@
 // names host folders.
 //
 // Bad input is an error naming the image (dyld_link::errors): a dependency
-// cycle through load or re-export commands (upward links excepted), a
-// closure over dyld_options::max_images images.
+// cycle through re-export commands, a closure over dyld_options::max_images
+// images. A cycle of load commands is a warning (dyld_link::warnings): dyld
+// loads each image once and launches it; none when a link of the cycle is
+// upward. LC_LAZY_LOAD_DYLIB is neither loaded nor counted in the library
+// ordinals (dyld ignores it; image.hpp). A missing library's warning names
+// the image that holds its load command; a candidate that cannot be opened
+// for another reason than its absence (a symlink loop) is a rejected
+// candidate of that image, with the reason.
 #pragma once
 
 #include <cstdint>
@@ -165,6 +171,7 @@ struct dyld_slot {
   bool under_root = true;          // its path is in the root's view
   bool deps_set = false;
   bool on_stack = false;
+  bool upward_edge = false;        // reached on the stack through an LC_LOAD_UPWARD_DYLIB
   std::uint32_t chain_parent = no_object;  // the image that loaded its dependencies' chain
   const dyld_image* image() const noexcept { return file && index < file->images.size() ? &file->images[index] : nullptr; }
 };
@@ -274,6 +281,9 @@ inline std::uint32_t dyld_state::add_object(std::shared_ptr<const dyld_file> fil
     o.compatibility_version = img->compatibility_version;
     o.filetype = img->kind == dyld_image_kind::macho ? img->filetype : 0;
     for (const auto& d : img->dependencies) o.dependencies.push_back({d.install_name, d.kind, no_object});
+    for (std::string_view lazy : img->lazy_dylibs)
+      o.warnings.push_back("LC_LAZY_LOAD_DYLIB " + std::string(lazy) +
+                           ": not loaded at launch and not counted in library ordinals, as dyld does");
     if (!img->install_name.empty()) by_name_.emplace(std::string(img->install_name), id);
     if (slot.file->mapped) by_file_.emplace(std::make_tuple(slot.file->device, slot.file->inode, index), id);
     // The other documents of a stub are libraries it re-exports (inlined).
@@ -431,7 +441,10 @@ inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dy
   for (auto& stub : stub_names(c.path)) files.push_back(host(stub, c.under_root));
   for (const std::string& file : files) {
     auto f = cache_.open(file, cputype_, arch_);
-    if (!f->mapped) continue;  // no such file
+    if (!f->mapped) {
+      if (!f->absent) out_.objects[requester].rejected.push_back({file, f->reason});  // e.g. a symlink loop
+      continue;
+    }
     if (!f->ok() || f->images.empty()) {
       out_.objects[requester].rejected.push_back({file, f->reason});
       continue;
@@ -531,14 +544,19 @@ inline void dyld_state::resolve_dependencies(std::uint32_t id) {
       o.name = std::string(dep.install_name);
       o.loader = id;
       o.weak = weak;
+      // The message names the image that holds the load command, as dyld's
+      // "Library not loaded: NAME / Referenced from: IMAGE" does.
+      const std::string from = " (load command of " + display(id) + ")";
       if (starts_with(dep.install_name, "@rpath/")) {
         bool any = false;
         for (std::uint32_t link = id; link != no_object && !any; link = slots_[link].chain_parent)
           if (const dyld_image* li = slots_[link].image()) any = !li->rpaths.empty();
-        o.warnings.push_back(any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
-                                 : "@rpath never resolves: no LC_RPATH in the load chain");
+        o.warnings.push_back((any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
+                                  : "@rpath never resolves: no LC_RPATH in the load chain") + from);
       } else if (starts_with(dep.install_name, "@executable_path") && executable_.empty()) {
-        o.warnings.push_back("@executable_path without a main executable (give --executable)");
+        o.warnings.push_back("@executable_path without a main executable (give --executable)" + from);
+      } else {
+        o.warnings.push_back("not found" + from);
       }
       target = add_object(nullptr, 0, true, std::move(o));
       by_name_.emplace(std::string(dep.install_name), target);
@@ -547,14 +565,24 @@ inline void dyld_state::resolve_dependencies(std::uint32_t id) {
     }
     out_.objects[id].dependencies[i].object = target;
     // A dependency on an image whose dependencies are being resolved up the
-    // chain (or on itself) is a cycle, unless the link is upward.
+    // chain (or on itself) is a cycle, unless a link of it is upward. dyld
+    // loads each image once (dyld-1378 dyld/JustInTimeLoader.cpp,
+    // JustInTimeLoader::loadDependents returns when dependentsSet), so a
+    // cycle of load commands launches: a warning. A cycle through re-exports
+    // is an error (ld64 refuses to link against one).
     if (slots_[target].on_stack && dep.kind != macho::dylib_kind::upward) {
-      if (target == id)
-        error(id, dep.kind == macho::dylib_kind::reexport ? "re-exports itself (" + std::string(dep.install_name) + ")"
-                                                          : "loads itself (" + std::string(dep.install_name) + ")");
-      else
-        error(id, std::string("dependency cycle: ") + (dep.kind == macho::dylib_kind::reexport ? "re-exports " : "loads ") +
-                      display(target) + ", which is loading it");
+      bool upward = false;
+      for (std::uint32_t link = id; link != target && link != no_object && !upward; link = slots_[link].chain_parent)
+        upward = slots_[link].upward_edge;
+      const bool reexport = dep.kind == macho::dylib_kind::reexport;
+      std::string message = target == id ? std::string(reexport ? "re-exports itself (" : "loads itself (") +
+                                               std::string(dep.install_name) + ")"
+                                         : std::string("dependency cycle: ") + (reexport ? "re-exports " : "loads ") +
+                                               display(target) + ", which is loading it";
+      if (reexport)
+        error(id, std::move(message));
+      else if (!upward)
+        out_.warnings.push_back(display(id) + ": " + message);
     }
   }
 }
@@ -576,9 +604,11 @@ inline void dyld_state::load_all() {
       stack.pop_back();
       continue;
     }
+    const bool upward = deps[top.next].kind == macho::dylib_kind::upward;
     const std::uint32_t dep = deps[top.next++].object;
     if (dep == no_object || slots_[dep].deps_set || !out_.objects[dep].checked()) continue;
     slots_[dep].chain_parent = top.id;
+    slots_[dep].upward_edge = upward;
     slots_[dep].on_stack = true;
     stack.push_back({dep, 0});  // `top` is invalid from here
     resolve_dependencies(dep);
