@@ -32,6 +32,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "support/fixtures.hpp"
@@ -145,8 +146,16 @@ int main(int argc, char** argv) {
     const std::string cc = "x86_64-w64-mingw32-gcc";
     const std::string dt = "x86_64-w64-mingw32-dlltool";
     if (!have_tool(cc) || !have_tool(dt)) return x;
+    if (run_in(d, cc + " driver.c -o host/driver.exe") != 0) return x;
+    // The wineprefix is made by the first wine run (wineboot: 5-20 s), on a
+    // thread of its own while the fixtures are built.
+    std::thread boot([dir = x.dir, prefix = x.prefix] {
+      if (std::filesystem::exists(wine64))
+        capture("cd " + shell_quote(dir) + " && WINEPREFIX=" + shell_quote(prefix) +
+                " WINEDLLOVERRIDES='mscoree,mshtml=' WINEDEBUG=-all timeout 300 " + wine64 + " host/driver.exe >/dev/null 2>&1");
+    });
     // The search-order fixture (dep_K.dll into the wineprefix comes later).
-    std::string cmd = cc + " driver.c -o host/driver.exe";
+    std::string cmd = "true";
     for (const auto& [k, where] : search_cases) {
       write_file(d + "/dep_" + k + ".c", "int dep_" + k + "(void){return 1;}\n");
       write_file(d + "/m_" + k + ".c", "extern int dep_" + k + "(void);\nint m_" + k + "(void){return dep_" + k + "();}\n");
@@ -205,14 +214,10 @@ int main(int argc, char** argv) {
     cmd += " && " + dt + " -d ghost.def -l libghost.a -D ghost.dll && " + cc + " -shared clr.c -L. -lghost -o clr/plain.dll";
     // Bound imports: mod/bound.dll is m_mod.dll with a bound import table.
     x.ok = run_in(d, cmd) == 0;
-    if (!x.ok) return x;
-    {
-      std::string b = read_file(d + "/clr/plain.dll");
-      const auto [raw, rva] = section(b, ".clrhdr");
-      if (raw == 0) {
-        x.ok = false;
-        return x;
-      }
+    std::string b = x.ok ? read_file(d + "/clr/plain.dll") : std::string();
+    const auto [raw, rva] = x.ok ? section(b, ".clrhdr") : std::pair<std::size_t, linkscope::u32>{0, 0};
+    x.ok = x.ok && raw != 0;
+    if (x.ok) {
       put32(b, directories(b) + 14 * 8, rva);
       put32(b, directories(b) + 14 * 8 + 4, 72);
       write_file(d + "/clr/il.dll", b);
@@ -271,7 +276,7 @@ int mainCRTStartup(void) {
   return 0;
 }
 )c");
-    x.delay = have_tool("lld-link-14") && have_tool("llvm-dlltool-14") && have_tool("clang-14") &&
+    x.delay = x.ok && have_tool("lld-link-14") && have_tool("llvm-dlltool-14") && have_tool("clang-14") &&
               run_in(d, cc + " -shared bar.c bar.def -o pdl/bar.dll && "
                          "llvm-dlltool-14 -m i386:x86-64 -d k32.def -l k32.lib && "
                          "llvm-dlltool-14 -m i386:x86-64 -d barp.def -l barp.lib && "
@@ -281,9 +286,8 @@ int mainCRTStartup(void) {
                          "barp.lib ghost.lib /delayload:bar.dll /delayload:ghost.dll /out:dl/delay.exe") == 0;
     // The wineprefix: its System32 and Windows folder get the dep_K.dll
     // that belong there; they are the emulation's --windows-root too.
-    if (std::filesystem::exists(wine64)) {
-      capture("cd " + shell_quote(d) + " && WINEPREFIX=" + shell_quote(x.prefix) +
-              " WINEDLLOVERRIDES='mscoree,mshtml=' WINEDEBUG=-all timeout 300 " + wine64 + " host/driver.exe >/dev/null 2>&1");
+    boot.join();
+    if (x.ok && std::filesystem::exists(wine64)) {
       x.wine = std::filesystem::exists(x.system32 + "/kernel32.dll");
       if (x.wine) {
         for (const auto& [k, where] : search_cases)
