@@ -206,24 +206,32 @@ int main(int argc, char** argv) {
            " fwd.c -L. -laimp -o fw/fwd.exe";
     // CLR: clr/plain.dll imports ghost.dll (nowhere) and has a section
     // .clrhdr holding a CLR header; il.dll and mixed.dll are copies whose
-    // data directory 14 points at it, with flags ILONLY (1) and 0.
+    // data directory 14 points at it, with flags ILONLY (1) and 0; il.exe
+    // is the same for a program (plain.exe).
     write_file(d + "/ghost.def", "LIBRARY ghost.dll\nEXPORTS\n  boo\n");
     write_file(d + "/clr.c",
                "extern int boo(void);\n"
                "__attribute__((section(\".clrhdr\"), used)) const unsigned clr_header[18] = {72, 2 | (5u << 16), 0, 0, 1};\n"
                "int clr_fn(void){ return boo(); }\n");
-    cmd += " && " + dt + " -d ghost.def -l libghost.a -D ghost.dll && " + cc + " -shared clr.c -L. -lghost -o clr/plain.dll";
+    write_file(d + "/clrexe.c", read_file(d + "/clr.c") + "int main(void){ return clr_fn(); }\n");
+    cmd += " && " + dt + " -d ghost.def -l libghost.a -D ghost.dll && " + cc + " -shared clr.c -L. -lghost -o clr/plain.dll && " +
+           cc + " clrexe.c -L. -lghost -o clr/plain.exe";
     // Bound imports: mod/bound.dll is m_mod.dll with a bound import table.
     x.ok = run_in(d, cmd) == 0;
-    std::string b = x.ok ? read_file(d + "/clr/plain.dll") : std::string();
-    const auto [raw, rva] = x.ok ? section(b, ".clrhdr") : std::pair<std::size_t, linkscope::u32>{0, 0};
-    x.ok = x.ok && raw != 0;
-    if (x.ok) {
+    // Point data directory 14 of `from` at its .clrhdr, write `to` (and `mixed` with Flags 0).
+    auto managed = [&](const std::string& from, const std::string& to, const std::string& mixed) {
+      std::string b = read_file(d + from);
+      const auto [raw, rva] = section(b, ".clrhdr");
+      if (raw == 0) return false;
       put32(b, directories(b) + 14 * 8, rva);
       put32(b, directories(b) + 14 * 8 + 4, 72);
-      write_file(d + "/clr/il.dll", b);
+      write_file(d + to, b);
       put32(b, raw + 16, 0);  // Flags: not IL-only
-      write_file(d + "/clr/mixed.dll", b);
+      if (!mixed.empty()) write_file(d + mixed, b);
+      return true;
+    };
+    x.ok = x.ok && managed("/clr/plain.dll", "/clr/il.dll", "/clr/mixed.dll") && managed("/clr/plain.exe", "/clr/il.exe", "");
+    if (x.ok) {
       std::string m = read_file(d + "/mod/m_mod.dll");
       put32(m, bound_at, 0xdeadbeef);
       put16(m, bound_at + 4, 0x20);
@@ -713,6 +721,21 @@ TEST_CASE("CLR images: an IL-only one stops at mscoree.dll, a mixed-mode one loa
   CHECK(mixed->root_managed);
   CHECK(!mixed->root_il_only);
   CHECK(findings(*mixed) == std::set<std::string>{"missing-dll ghost.dll"});
+  // A program: _CorExeMain.
+  const wine_run exe = run_wine(w, d + "/clr", d + "/clr/il.exe", "", "");
+  REQUIRE(exe.ran);
+  CHECK(std::any_of(exe.out.begin(), exe.out.end(), [](const std::string& l) {
+    return l.find("mscoree.dll not found, IL-only binary L\"il.exe\" cannot be loaded") != std::string::npos;
+  }));
+  CHECK(exe.not_found.empty());
+  auto il_exe = load_windows(d + "/clr/il.exe", opts);
+  REQUIRE(il_exe);
+  CHECK(il_exe->root_il_only);
+  CHECK(il_exe->link.objects[0].needed == std::vector<std::string_view>{"mscoree.dll"});
+  CHECK(il_exe->findings.empty());
+  bool exe_main = false;
+  for (const auto& b : il_exe->link.bindings) exe_main = exe_main || (b.from == 0 && b.symbol == "_CorExeMain");
+  CHECK(exe_main);
   auto tree = capture(shell_quote(tool_path("linkscope-ldd")) + " --tree --windows-root " + shell_quote(w.system32) + " " +
                       shell_quote(d + "/clr/il.dll") + "; echo rc=$?");
   CHECK(tree.out.rfind(d + "/clr/il.dll [main main, managed IL-only]\n  mscoree.dll => " + w.system32 + "/mscoree.dll [", 0) == 0);
