@@ -110,13 +110,33 @@ printf 'int ka_fn(void);\nint main(void) { return ka_fn(); }\n' > o/km.c
 echo 'int bar_fn(void) { return 1; }' > o/bar.c
 echo 'int fb_fn(void) { return 1; }' > o/fb.c
 printf 'int bar_fn(void);\nint fb_fn(void);\nint main(void) { return bar_fn() + fb_fn(); }\n' > o/em.c
+# C++: a template's static data member and an inline function whose address is taken (weak definitions)
+cat > o/t1.cpp <<'E'
+template <class T> struct S { static T value; };
+template <class T> T S<T>::value = 1;
+inline int twice(int x) { return 2 * x; }
+int (*twice_p1)(int) = twice;
+int t1_fn() { return S<int>::value + twice(1); }
+E
+sed -e 's/t1_fn/t2_fn/' -e 's/twice_p1/twice_p2/' o/t1.cpp > o/t2.cpp
+cat > o/tm.cpp <<'E'
+template <class T> struct S { static T value; };
+template <class T> T S<T>::value = 1;
+inline int twice(int x) { return 2 * x; }
+int t1_fn();
+int t2_fn();
+int (*twice_pm)(int) = twice;
+int main() { return S<int>::value + t1_fn() + t2_fn() + twice_pm(1); }
+E
 # every object at once: x86_64 in o/, arm64 in o/arm64/
-(cd o && clang-14 -target x86_64-apple-macos11 -c *.c && mkdir arm64 && cd arm64 && clang-14 -target arm64-apple-macos11 -c ../*.c)
+(cd o && clang-14 -target x86_64-apple-macos11 -nostdinc++ -c *.c *.cpp && mkdir arm64 && cd arm64 && clang-14 -target arm64-apple-macos11 -c ../w1.c ../w2.c ../w4.c ../wm.c ../x.c ../cw.c ../r.c ../a.c ../main.c)
 # weak: two dylibs with a weak _shared_weak, one with a strong one and no
 # other weak definition (no MH_WEAK_DEFINES), one with a strong one and a weak one
 for s in w1 w2 w3 w4; do $L -dylib -install_name @rpath/lib$s.dylib o/$s.o -o weak/lib/lib$s.dylib; done
 for s in w1 w2 w4; do $C -dylib -install_name @rpath/lib$s.dylib o/arm64/$s.o -o chained/lib/lib$s.dylib; done
 $L -execute $R o/wm.o weak/lib/libw2.dylib weak/lib/libw1.dylib -o weak/bin/wm
+for s in t1 t2; do $L -dylib -install_name @rpath/lib$s.dylib o/$s.o -o weak/lib/lib$s.dylib; done
+$L -execute $R o/tm.o weak/lib/libt2.dylib weak/lib/libt1.dylib -o weak/bin/tm
 $L -execute $R o/ws.o weak/lib/libw2.dylib weak/lib/libw1.dylib -o weak/bin/ws
 $L -execute $R o/wm.o weak/lib/libw2.dylib weak/lib/libw1.dylib weak/lib/libw3.dylib -o weak/bin/wm3
 $L -execute $R o/wm.o weak/lib/libw2.dylib weak/lib/libw1.dylib weak/lib/libw4.dylib -o weak/bin/wm4
@@ -162,7 +182,10 @@ cp env/lib/libfb.dylib sdk/usr/local/lib/libfb.dylib
 
 void prefetch(const std::string& command, const std::vector<std::string>& files);
 
-bool have_tools() { return have_macho_tools() && have_chained_fixup_tools(); }
+bool have_tools() {
+  static const bool have = have_macho_tools() && have_chained_fixup_tools();
+  return have;
+}
 
 std::string make_fixtures() {
   const std::string dir = scratch_dir("resolve_dyld_oracles");
@@ -178,7 +201,8 @@ std::string make_fixtures() {
       (sub[1] == 'w' ? weak : chained).push_back(e.path().string());
   std::vector<std::string> both = weak;
   both.insert(both.end(), chained.begin(), chained.end());
-  for (const char* command : {"llvm-otool-14 -hv", "llvm-otool-14 -l", "llvm-nm-14 -m"}) prefetch(command, both);
+  for (const char* command : {"llvm-objdump-14 --macho --private-header", "llvm-objdump-14 --macho --private-headers", "llvm-nm-14 -m -A"})
+    prefetch(command, both);
   for (const char* command : {"llvm-objdump-14 --macho --weak-bind", "llvm-objdump-14 --macho --bind", "llvm-objdump-14 --macho --lazy-bind"})
     prefetch(command, weak);
   prefetch(cat({objdump16, " --macho --chained-fixups"}), chained);
@@ -277,35 +301,42 @@ std::string quoted(const std::string& file) {
 }
 
 // Run `command` once over many files and keep each file's part as if it had
-// been run alone (the tools head each file's part with "FILE:").
+// been run alone. The tools mark the parts in one of three ways: a "FILE:"
+// line before each (llvm-objdump's tables), "FILE: " before every line
+// (llvm-nm -A), or nothing but each file's "Mach header" line, in argument
+// order (llvm-objdump --private-header[s]).
 void prefetch(const std::string& command, const std::vector<std::string>& files) {
   std::string all = command;
-  std::set<std::string> names;
+  std::vector<std::string> names;
   for (const auto& f : files) {
-    all += " " + quoted(f);
-    names.insert(std::filesystem::path(f).lexically_normal().string() + ":");
+    names.push_back(std::filesystem::path(f).lexically_normal().string());
+    all += " " + shell_quote(names.back());
   }
-  std::string key, part;
-  auto flush = [&] {
-    if (!key.empty()) tool_memo().emplace(key, part);
-  };
+  std::map<std::string, std::string> parts;
+  std::string current;
+  std::size_t headers = 0;
   for (const auto& l : lines(capture(all).out)) {
-    if (names.count(l)) {
-      flush();
-      key = command + " " + shell_quote(l.substr(0, l.size() - 1));
-      part.clear();
+    bool line_of_one = false;
+    for (const auto& n : names) {
+      if (l == n + ":") current = n;
+      if (l.rfind(n + ": ", 0) == 0) {
+        parts[n] += l + "\n";
+        line_of_one = true;
+      }
     }
-    part += l + "\n";
+    if (l == "Mach header" && headers < names.size()) current = names[headers++];
+    if (!line_of_one && !current.empty()) parts[current] += l + "\n";
   }
-  flush();
+  for (const auto& [name, part] : parts) tool_memo().emplace(command + " " + shell_quote(name), part);
 }
 
-// llvm-otool -l: the install names of the dylib commands, in order (LC_ID_DYLIB
-// left out), as llvm-objdump numbers library ordinals (ordinal i + 1).
+// llvm-objdump --private-headers (llvm-otool -l): the install names of the
+// dylib commands, in order (LC_ID_DYLIB left out), as llvm-objdump numbers
+// library ordinals (ordinal i + 1).
 std::vector<std::string> dylibs_used(const std::string& file) {
   std::vector<std::string> out;
   bool dylib = false;
-  for (const auto& l : lines(tool("llvm-otool-14 -l " + quoted(file)))) {
+  for (const auto& l : lines(tool("llvm-objdump-14 --macho --private-headers " + quoted(file)))) {
     const auto w = words(l);
     if (w.size() == 2 && w[0] == "cmd") dylib = w[1] != "LC_ID_DYLIB" && w[1].find("DYLIB") != std::string::npos;
     if (dylib && w.size() >= 2 && w[0] == "name") {
@@ -316,16 +347,16 @@ std::vector<std::string> dylibs_used(const std::string& file) {
   return out;
 }
 
-// llvm-otool -hv: the header flags line has WEAK_DEFINES.
+// llvm-objdump --private-header (llvm-otool -hv): the header flags line has WEAK_DEFINES.
 bool weak_defines(const std::string& file) {
-  const auto out = lines(tool("llvm-otool-14 -hv " + quoted(file)));
+  const auto out = lines(tool("llvm-objdump-14 --macho --private-header " + quoted(file)));
   return !out.empty() && (" " + out.back() + " ").find(" WEAK_DEFINES ") != std::string::npos;
 }
 
-// llvm-nm -m: the external definitions, name -> weak.
+// llvm-nm -m (-A: each line names its file): the external definitions, name -> weak.
 std::map<std::string, bool> nm_definitions(const std::string& file) {
   std::map<std::string, bool> out;
-  for (const auto& l : lines(tool("llvm-nm-14 -m " + quoted(file)))) {
+  for (const auto& l : lines(tool("llvm-nm-14 -m -A " + quoted(file)))) {
     if (l.find("(undefined)") != std::string::npos || l.find("non-external") != std::string::npos) continue;
     const auto w = words(l);
     if (w.size() < 3) continue;
@@ -498,8 +529,8 @@ TEST_CASE("dyld weak coalescing: the first definition in load order among MH_WEA
   FIXTURES_OR_RETURN(dir);
   // Opcode-based (weak-bind stream) and chained (imports with ordinal -3).
   for (const std::string kind : {"weak", "chained"}) {
-    for (const std::string exe : {"wm", "ws", "wm3", "wm4"}) {
-      if (kind == "chained" && (exe == "ws" || exe == "wm3")) continue;  // the opcode-based ones cover these
+    for (const std::string exe : {"wm", "ws", "wm3", "wm4", "tm"}) {
+      if (kind == "chained" && exe != "wm" && exe != "wm4") continue;  // the opcode-based ones cover these
       CAPTURE(kind, exe);
       const std::string bin = dir + "/" + kind + "/bin/" + exe;
       const dyld_link l = run_dyld(bin, dir + "/sdk");
@@ -539,7 +570,8 @@ TEST_CASE("dyld weak coalescing: the first definition in load order among MH_WEA
   // The cases in words: libw1's own call binds to libw2's copy (first in
   // load order); a strong definition in the executable wins for both; libw3
   // (strong, no MH_WEAK_DEFINES) is not considered; libw4 (strong, with
-  // MH_WEAK_DEFINES) wins over the earlier weak copies.
+  // MH_WEAK_DEFINES) wins over the earlier weak copies; C++ (tm): the
+  // executable's own weak copies of S<int>::value and twice() come first.
   const std::string w = dir + "/weak/";
   CHECK_FALSE(weak_defines(w + "lib/libw3.dylib"));
   CHECK(weak_defines(w + "lib/libw4.dylib"));
@@ -547,6 +579,16 @@ TEST_CASE("dyld weak coalescing: the first definition in load order among MH_WEA
   const dyld_link wm4 = run_dyld(w + "bin/wm4", dir + "/sdk");
   const auto w1 = find_object(wm4, "/libw1.dylib"), w4 = find_object(wm4, "/libw4.dylib");
   CHECK(targets(wm4, w1, "_shared_weak") == std::set<std::uint32_t>{w4});
+  const dyld_link tm = run_dyld(w + "bin/tm", dir + "/sdk");
+  const auto t1 = find_object(tm, "/libt1.dylib"), t2 = find_object(tm, "/libt2.dylib");
+  REQUIRE(t1 != no_object);
+  REQUIRE(t2 != no_object);
+  for (const char* symbol : {"__ZN1SIiE5valueE", "__Z5twicei"}) {
+    CAPTURE(symbol);
+    CHECK(nm_definitions(w + "lib/libt1.dylib").at(symbol));  // weak external
+    CHECK(targets(tm, t1, symbol) == std::set<std::uint32_t>{0});
+    CHECK(targets(tm, t2, symbol) == std::set<std::uint32_t>{0});
+  }
 }
 
 TEST_CASE("dyld chained fixups: every import of llvm-objdump-16 --chained-fixups binds in the dylib of its ordinal",
@@ -846,6 +888,17 @@ TEST_CASE("dyld DYLD_FRAMEWORK_PATH and the fallbacks through linkscope-ldd", "[
   r = tree("main", "--dyld-fallback-library-path /nowhere --dyld-framework-path /fw1");
   CHECK(r.status == 1);
   CHECK(has(r, fb + "not found"));
+  // Colon-separated lists (dyld's forEachInColonList), and the environment with --env only.
+  r = tree("main", "--dyld-framework-path /nowhere:/fw2:/fw1");
+  CHECK(has(r, bar + "/fw2" + partial + " [dyld-framework-path]"));
+  r = capture("DYLD_FRAMEWORK_PATH=/fw1 DYLD_FALLBACK_LIBRARY_PATH=/fb " + ldd + " --tree --env --root " +
+              shell_quote(dir + "/sdk") + " " + shell_quote(dir + "/env/bin/main13") + " 2>/dev/null");
+  CHECK(r.status == 0);
+  CHECK(has(r, bar + "/fw1" + partial + " [dyld-framework-path]"));
+  CHECK(has(r, fb + "/fb/libfb.dylib [fallback]"));
+  r = capture("DYLD_FALLBACK_FRAMEWORK_PATH=/fw2 " + ldd + " --tree --root " + shell_quote(dir + "/sdk") + " " +
+              shell_quote(dir + "/env/bin/main") + " 2>/dev/null");
+  CHECK(has(r, bar + "not found"));  // no --env: the environment is not read
   // Built with the macOS 13 SDK (llvm-otool -l: sdk 13.0): no default fallbacks.
   CHECK(capture("llvm-otool-14 -l " + shell_quote(dir + "/env/bin/main13") + " | grep -c 'sdk 13.0'").out == "1\n");
   r = tree("main13", "--dyld-framework-path /fw1");
