@@ -91,10 +91,13 @@ int m_own(void) { return 1; }
 int renamed_fn(void) { return 0; }
 int r_other(void) { return 0; }
 int renamed_gone(void) { return 0; }
+int renamed_q(void) { return 0; }
 int pad_a_long_symbol_name_that_makes_the_trie_big_enough_0(void) { return 0; }
 int pad_a_long_symbol_name_that_makes_the_trie_big_enough_1(void) { return 0; }
 E
 printf 'int m_own(void);\nint renamed_fn(void);\nint r_other(void);\nint renamed_gone(void);\nint main(void) { return m_own() + renamed_fn() + r_other() + renamed_gone(); }\n' > o/nmain.c
+echo 'int q_fn(void) { return 1; }' > o/q.c
+printf 'int q_fn(void);\nint renamed_q(void);\nint main(void) { return q_fn() + renamed_q(); }\n' > o/nflat.c
 cat > o/n.c <<'E'
 int n_fn(void) { return 1; }
 int n_var = 2;
@@ -155,10 +158,14 @@ $L -dylib -install_name @rpath/libb.dylib o/rb.o rpath/lib/libc.dylib -o rpath/l
 $L -dylib -install_name @rpath/liba.dylib o/ra.o rpath/lib/libb.dylib -o rpath/lib/liba.dylib
 $L -execute $R o/rm.o rpath/lib/liba.dylib -o rpath/bin/main
 $L -execute o/rm.o rpath/lib/liba.dylib -o rpath/bin/main_norpath
-# rename: libm exports placeholders; the test rewrites its trie to re-export them from libr
-$L -dylib -install_name @rpath/libr.dylib o/nr.o -o rename/lib/libr.dylib
-$L -dylib -install_name @rpath/libm.dylib o/nm.o rename/lib/libr.dylib -o rename/lib/libm.dylib
+# rename: libm exports placeholders; the test rewrites its trie to re-export them from libr,
+# which re-exports libq; libqx defines _q_fn too, after libm in main_flat's (flat) load order
+$L -dylib -install_name @rpath/libq.dylib o/q.o -o rename/lib/libq.dylib
+$L -dylib -install_name @rpath/libqx.dylib o/q.o -o rename/lib/libqx.dylib
+$L -dylib -install_name @rpath/libr.dylib -rpath @loader_path/. o/nr.o -reexport_library rename/lib/libq.dylib -o rename/lib/libr.dylib
+$L -dylib -install_name @rpath/libm.dylib -rpath @loader_path/. o/nm.o rename/lib/libr.dylib -o rename/lib/libm.dylib
 $L -execute $R o/nmain.o rename/lib/libm.dylib -o rename/bin/main
+$L -execute -flat_namespace $R o/nflat.o rename/lib/libm.dylib rename/lib/libqx.dylib -o rename/bin/main_flat
 # nlist: the test removes libn's export trie after the link
 $L -dylib -install_name @rpath/libn.dylib o/n.o -o nlist/lib/libn.dylib
 $L -execute $R o/nmn.o nlist/lib/libn.dylib -o nlist/bin/main
@@ -728,7 +735,9 @@ TEST_CASE("dyld trie re-exports that rename", "[dyld][oracle]") {
   const std::string trie = make_trie({{"_m_own", regular(m_own)},
                                       {"_renamed_fn", reexport(libr, "_r_fn")},
                                       {"_r_other", reexport(libr, "")},
-                                      {"_renamed_gone", reexport(libr, "_r_gone")}});
+                                      {"_renamed_gone", reexport(libr, "_r_gone")},
+                                      {"_q_fn", reexport(libr, "")},
+                                      {"_renamed_q", reexport(libr, "_q_fn")}});
   std::string b = read_file(libm);
   const std::size_t info = dyld_info_command(b);
   const std::size_t off = get32(b, info + 40), size = get32(b, info + 44);
@@ -753,6 +762,31 @@ TEST_CASE("dyld trie re-exports that rename", "[dyld][oracle]") {
   REQUIRE(l.undefined.size() == 1);
   CHECK(l.undefined[0].from == 0);
   CHECK(l.undefined[0].symbol == "_renamed_gone");
+  // Flat (the mode dyld calls shallow): each image in load order is asked for
+  // its own exports. libm's _q_fn keeps its name, so libr is asked in the same
+  // mode and libr's LC_REEXPORT_DYLIB of libq is not followed: libm has no
+  // _q_fn and libqx, next in load order, has. A renaming entry is promoted to
+  // the two-level lookup that follows re-exports, so _renamed_q is libq's
+  // _q_fn (dyld-1378 dyld/Loader.cpp, Loader::hasExportedSymbol: "Explicitly
+  // promote to a ::staticLink resolution when looking for a reexported symbol
+  // in ::shallow mode", only when nameChanged).
+  CHECK(shown.find("[re-export] _q_fn (from libr)") != std::string::npos);
+  CHECK(shown.find("[re-export] _renamed_q (_q_fn from libr)") != std::string::npos);
+  CHECK(nm_definitions(dir + "/rename/lib/libr.dylib").count("_q_fn") == 0);
+  CHECK(nm_definitions(dir + "/rename/lib/libq.dylib").count("_q_fn") == 1);
+  CHECK(nm_definitions(dir + "/rename/lib/libqx.dylib").count("_q_fn") == 1);
+  CHECK(dylibs_used(dir + "/rename/lib/libr.dylib").back() == "@rpath/libq.dylib");
+  for (const auto& [dylib, symbol] : binds(dir + "/rename/bin/main_flat")) CHECK(dylib == "flat-namespace");
+  const dyld_link flat = run_dyld(dir + "/rename/bin/main_flat", dir + "/sdk");
+  CHECK(flat.errors.empty());
+  CHECK(flat.undefined.empty());
+  const auto fm = find_object(flat, "/rename/lib/libm.dylib"), fq = find_object(flat, "/rename/lib/libq.dylib"),
+             fqx = find_object(flat, "/rename/lib/libqx.dylib");
+  REQUIRE(fq != no_object);
+  REQUIRE(fqx != no_object);
+  CHECK(fm < fqx);
+  CHECK(targets(flat, 0, "_q_fn") == std::set<std::uint32_t>{fqx});
+  CHECK(targets(flat, 0, "_renamed_q") == std::set<std::uint32_t>{fq});
 }
 
 TEST_CASE("dyld nlist exports of a dylib without an export trie", "[dyld][oracle]") {

@@ -17,7 +17,9 @@
 // An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
 // An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
 // dependency of its own image by ordinal, and maybe another name (a rename);
-// a renamed lookup starts afresh (its own set of searched images).
+// the dependency is asked in the lookup's mode (a flat or coalescing lookup
+// stays in that image's own exports), but a renamed lookup follows
+// re-exports and starts afresh (its own set of searched images).
 // Entries of the weak-bind stream are coalescing, not imports: they bind
 // where coalescing finds the name and are never undefined.
 //
@@ -122,8 +124,13 @@ class dyld_binder {
       const std::uint32_t dep = deps[h.ordinal - 1].object;
       if (dep == no_object || !out_.objects[dep].found()) return {};  // re-exported from a missing weak dylib
       const std::string_view target = h.import_name.empty() ? name : h.import_name;
-      if (target != name) ++generation_;  // a rename searches afresh
-      return lookup(dep, target, true, depth + 1);
+      // The dependency is asked in the same mode, except that a rename
+      // promotes a shallow lookup (flat, coalescing) to the two-level one
+      // that follows re-exports, and searches afresh (dyld-1378
+      // dyld/Loader.cpp, Loader::hasExportedSymbol, nameChanged).
+      const bool renamed = target != name;
+      if (renamed) ++generation_;
+      return lookup(dep, target, deep || renamed, depth + 1);
     }
     if (!deep) return {};
     answer unchecked;
