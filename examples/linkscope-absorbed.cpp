@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if !defined(_WIN32)
@@ -32,7 +34,9 @@ constexpr cli::option_spec options[] = {
      "library names as a CMake config lists them (';'-separated); each is looked up under --prefix as find_library would"},
     {"cmake-package", 0, cli::arg::required, "NAME",
      "evaluate the installed CMake package NAME with cmake itself (find_package(NAME) in a generated probe project) "
-     "and judge every library of its resolved link interface as --cmake-libs does"},
+     "and judge every library of its resolved link interface as --cmake-libs does, and each entry of its imported "
+     "shared libraries' IMPORTED_LINK_DEPENDENT_LIBRARIES (needed when the link finds that DT_NEEDED library only "
+     "through it, or not at all)"},
     {"prefix", 0, cli::arg::required, "DIR",
      "install prefix for --cmake-libs (lib/, lib64/, lib/<multiarch>/); for --cmake-package, CMAKE_PREFIX_PATH"},
     {"allow-unevaluated", 0, cli::arg::none, nullptr,
@@ -101,8 +105,14 @@ std::string shell_quote(const std::string& s) {
 // entries come back as --cmake-libs entries: paths, -l and -Wl,... words
 // (a path inside -Wl,--no-as-needed,PATH is taken out as its own entry).
 // Errors (no cmake, a failing find_package) are messages for exit 2.
+// `dependents` gets the IMPORTED_LINK_DEPENDENT_LIBRARIES entries of the
+// package's imported shared libraries, once each: {FILE, ENTRY, ENTRY'S FILE
+// when CMake knows ENTRY as a target}.
+struct link_dependent {
+  std::string file, entry, location;
+};
 bool cmake_link_interface(const std::string& package, const std::string& prefix, std::vector<std::string>& entries,
-                          std::string& message) {
+                          std::vector<link_dependent>& dependents, std::string& message) {
   namespace fs = std::filesystem;
   for (char c : package)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
@@ -144,7 +154,30 @@ bool cmake_link_interface(const std::string& package, const std::string& prefix,
                  "    if(_type MATCHES \"LIBRARY$\")\n      list(APPEND _ls_libs ${_t})\n    endif()\n"
                  "  endforeach()\n"
                  "endif()\n"
-                 "target_link_libraries(linkscope_probe PRIVATE ${_ls_libs})\n",
+                 "target_link_libraries(linkscope_probe PRIVATE ${_ls_libs})\n"
+                 // Each imported shared library's IMPORTED_LINK_DEPENDENT_LIBRARIES
+                 // (every configuration): FILE<TAB>ENTRY<TAB>ENTRY'S FILE when a target.
+                 "file(WRITE ${CMAKE_BINARY_DIR}/dependent.txt \"\")\n"
+                 "get_directory_property(_ls_all IMPORTED_TARGETS)\n"
+                 "foreach(_t IN LISTS _ls_all)\n"
+                 "  get_target_property(_type ${_t} TYPE)\n"
+                 "  if(NOT _type STREQUAL \"SHARED_LIBRARY\")\n    continue()\n  endif()\n"
+                 "  get_target_property(_cfgs ${_t} IMPORTED_CONFIGURATIONS)\n"
+                 "  if(NOT _cfgs)\n    set(_cfgs \"\")\n  endif()\n"
+                 "  foreach(_c IN ITEMS NOCONFIG ${_cfgs})\n"
+                 "    set(_sfx \"_${_c}\")\n"
+                 "    if(_c STREQUAL \"NOCONFIG\")\n      set(_sfx \"\")\n    endif()\n"
+                 "    get_target_property(_loc ${_t} IMPORTED_LOCATION${_sfx})\n"
+                 "    if(NOT _loc)\n      get_target_property(_loc ${_t} IMPORTED_LOCATION)\n    endif()\n"
+                 "    get_target_property(_deps ${_t} IMPORTED_LINK_DEPENDENT_LIBRARIES${_sfx})\n"
+                 "    if(NOT _loc OR NOT _deps)\n      continue()\n    endif()\n"
+                 "    foreach(_d IN LISTS _deps)\n"
+                 "      set(_dloc \"\")\n"
+                 "      if(TARGET ${_d})\n        get_target_property(_dloc ${_d} LOCATION)\n      endif()\n"
+                 "      file(APPEND ${CMAKE_BINARY_DIR}/dependent.txt \"${_loc}\\t${_d}\\t${_dloc}\\n\")\n"
+                 "    endforeach()\n"
+                 "  endforeach()\n"
+                 "endforeach()\n",
                  package.c_str(), package.c_str(), package.c_str(), upper.c_str(), upper.c_str());
     std::fclose(f);
   }
@@ -170,6 +203,16 @@ bool cmake_link_interface(const std::string& package, const std::string& prefix,
     return false;
   }
   const bool linked = linkscope::resolve::link_command_libraries(link->bytes().chars(), entries);
+  if (auto dep = linkscope::mapped_file::open((build / "dependent.txt").string())) {
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const std::string& line : linkscope::resolve::split_cmake_list(dep->bytes().chars(), '\n')) {
+      const auto tab1 = line.find('\t'), tab2 = line.find('\t', tab1 == std::string::npos ? tab1 : tab1 + 1);
+      if (tab1 == std::string::npos || tab2 == std::string::npos) continue;
+      link_dependent d{line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1), line.substr(tab2 + 1)};
+      if (d.entry.empty() || !seen.emplace(d.file, d.entry).second) continue;
+      dependents.push_back(std::move(d));
+    }
+  }
   fs::remove_all(dir);
   if (!linked) {
     message = "--cmake-package " + package + ": no link command in " + link_txt;
@@ -205,12 +248,15 @@ int main(int argc, char** argv) {
   if (!cmake_package.empty()) {
     if (!cmake_libs.empty()) return cli::usage_error(tool, "--cmake-libs and --cmake-package exclude each other");
     std::vector<std::string> entries;
+    std::vector<link_dependent> dependents;
     std::string message;
-    if (!cmake_link_interface(cmake_package, prefix, entries, message)) {
+    if (!cmake_link_interface(cmake_package, prefix, entries, dependents, message)) {
       std::fprintf(stderr, "%s: %s\n", tool.data(), message.c_str());
       return cli::exit_error;
     }
     named = resolve::read_cmake_libs(entries, prefix, archives);
+    for (const link_dependent& d : dependents)
+      named.push_back(resolve::classify_link_dependent(d.entry, d.file, d.location));
   } else if (!cmake_libs.empty()) {
     if (prefix.empty()) return cli::usage_error(tool, "--cmake-libs needs --prefix");
     named = resolve::read_cmake_libs(resolve::split_cmake_list(cmake_libs), prefix, archives);
@@ -229,7 +275,9 @@ int main(int argc, char** argv) {
     }
     return cli::exit_error;
   }
-  const bool needed = result->any_needed();
+  bool needed = result->any_needed();
+  for (const auto& lib : named)
+    if (lib.note == "link-dependent" && std::string_view(resolve::dependent_verdict(lib)) == "needed") needed = true;
   std::size_t not_evaluated = 0;
   for (const auto& lib : named) not_evaluated += resolve::unevaluated(lib) ? 1 : 0;
   // An entry only CMake can evaluate is never a silent verdict (issue 15).
@@ -295,6 +343,22 @@ int main(int argc, char** argv) {
       std::printf("%s: a generator expression: only CMake can evaluate it (not evaluated)\n", lib.name.c_str());
     } else if (lib.note == "flag") {
       std::printf("%s: a linker flag, not a library: nothing to check\n", lib.name.c_str());
+    } else if (lib.note == "link-dependent") {
+      const std::string of = std::filesystem::path(lib.dependent_of).filename().string();
+      std::printf("%s: a dependent library of %s (IMPORTED_LINK_DEPENDENT_LIBRARIES", lib.name.c_str(), of.c_str());
+      if (lib.soname.empty() && sniff_file(lib.dependent_of) != file_format::elf)
+        std::printf("), and that is no ELF file: not-needed (only an ELF link looks up a shared library's own "
+                    "dependencies)\n");
+      else if (lib.soname.empty())
+        std::printf("), not among its DT_NEEDED: not-needed (the link never looks for it)\n");
+      else if (lib.found_by == "search")
+        std::printf("; DT_NEEDED %s, the linker finds %s by itself): not-needed\n", lib.soname.c_str(), lib.path.c_str());
+      else if (lib.found_by == "rpath-link")
+        std::printf("; DT_NEEDED %s, found only through this entry's -rpath-link to %s): needed\n", lib.soname.c_str(),
+                    lib.path.c_str());
+      else
+        std::printf("; DT_NEEDED %s, which the linker cannot find): needed (a consumer's link fails)\n",
+                    lib.soname.c_str());
     } else if (lib.note == "debug-only") {
       std::printf("%s: for the debug configuration only: a release consumer does not link it\n", lib.name.c_str());
     } else {

@@ -12010,6 +12010,22 @@ struct nm_object {
 // Does this archive hold Mach-O members (its first regular member is one)?
 bool is_macho_archive(byte_view bytes);
 
+// The listing of a thin or universal file, or of a darwin archive of Mach-O
+// objects; `display` names it in headers. Problems llvm-nm reports while it
+// goes on (-D, an --arch the file lacks) go to `problems` when given; a
+// malformed file is the error.
+// (Compiled once in src/ in compiled mode, core/config.hpp.)
+result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out,
+                     std::vector<nm_problem>* problems = nullptr);
+
+// The same objects and rows as data (--json): one nm_object per listed
+// image (a thin file, a slice, an archive member); the text-only options
+// (format, -A, -S, -C) do not apply.
+result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
+                             std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
+
+#if LINKSCOPE_DEFINITIONS
+// What follows is the implementation: compiled mode parses it only in src/.
 namespace detail {
 inline void append_hex(std::string& out, u64 value, int digits) {
   char buf[24];
@@ -12557,21 +12573,6 @@ class nm_lister {
 };
 }  // namespace detail
 
-// The listing of a thin or universal file, or of a darwin archive of Mach-O
-// objects; `display` names it in headers. Problems llvm-nm reports while it
-// goes on (-D, an --arch the file lacks) go to `problems` when given; a
-// malformed file is the error.
-// (Compiled once in src/ in compiled mode, core/config.hpp.)
-result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out,
-                     std::vector<nm_problem>* problems = nullptr);
-
-// The same objects and rows as data (--json): one nm_object per listed
-// image (a thin file, a slice, an archive member); the text-only options
-// (format, -A, -S, -C) do not apply.
-result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
-                             std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
-
-#if LINKSCOPE_DEFINITIONS
 // Cold: a program that lists ELF too (linkscope-nm) keeps its ELF listing
 // inlined as before (callgrind on nm -D libtorch_cpu: +2.7% without it).
 #if defined(__GNUC__)
@@ -14251,6 +14252,7 @@ struct dyld_image {
   bool applies = true;                 // tbd: the document lists the run's architecture
   std::uint32_t minos = 0, sdk = 0;    // Mach-O: of its first platform command
   std::vector<dyld_dependency_decl> dependencies;
+  std::vector<std::string_view> lazy_dylibs;  // LC_LAZY_LOAD_DYLIB: neither loaded nor counted (see read_macho)
   std::vector<std::string_view> rpaths;
   std::vector<macho::import_entry> imports;
   bool has_trie = false;
@@ -14287,6 +14289,7 @@ struct dyld_file {
   std::deque<std::string> storage;  // names built from a stub (objc)
   std::string error;                // why it cannot be used (empty: ok)
   const char* reason = "";          // a short static reason, for rejected candidates
+  bool absent = false;              // no such file (any other failure is a reason to refuse a candidate)
   std::uint64_t device = 0, inode = 0;
   bool ok() const noexcept { return error.empty(); }
 };
@@ -14317,7 +14320,17 @@ inline void read_macho(dyld_file& out, std::uint32_t cputype) {
   img.minos = l->minos;
   img.sdk = l->sdk;
   img.dependencies.reserve(l->dylibs.size());
-  for (const auto& d : l->dylibs) img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  // dyld neither loads an LC_LAZY_LOAD_DYLIB at launch nor counts it among
+  // the dependents a library ordinal names: dyld-1378 mach_o/UnsafeHeader.cpp,
+  // UnsafeHeader::forEachLinkedDylib (and dyld2's ImageLoaderMachO::
+  // doGetDependentLibraries, dyld-360) take LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB,
+  // LC_REEXPORT_DYLIB and LC_LOAD_UPWARD_DYLIB only.
+  for (const auto& d : l->dylibs) {
+    if (d.kind == macho::dylib_kind::lazy)
+      img.lazy_dylibs.push_back(d.install_name);
+    else
+      img.dependencies.push_back({d.install_name, d.kind, d.compatibility});
+  }
   img.rpaths = std::move(l->rpaths);
   img.imports = std::move(l->imports);
   img.has_trie = l->has_trie;
@@ -14399,7 +14412,9 @@ class dyld_cache {
     if (!mapped) {
       auto failed = std::make_shared<detail::dyld_file>();
       failed->error = std::string("cannot read: ") + mapped.error().message;
-      failed->reason = "no such file";
+      failed->absent = mapped.error().code == errc::not_found;
+      // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
+      failed->reason = failed->absent ? "no such file" : mapped.error().message;
       std::lock_guard<std::mutex> hold(lock_);
       return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
     }
@@ -14531,8 +14546,14 @@ class dyld_cache {
 // names host folders.
 //
 // Bad input is an error naming the image (dyld_link::errors): a dependency
-// cycle through load or re-export commands (upward links excepted), a
-// closure over dyld_options::max_images images.
+// cycle through re-export commands, a closure over dyld_options::max_images
+// images. A cycle of load commands is a warning (dyld_link::warnings): dyld
+// loads each image once and launches it; none when a link of the cycle is
+// upward. LC_LAZY_LOAD_DYLIB is neither loaded nor counted in the library
+// ordinals (dyld ignores it; image.hpp). A missing library's warning names
+// the image that holds its load command; a candidate that cannot be opened
+// for another reason than its absence (a symlink loop) is a rejected
+// candidate of that image, with the reason.
 
 #include <cstdint>
 #include <memory>
@@ -14650,6 +14671,7 @@ struct dyld_slot {
   bool under_root = true;          // its path is in the root's view
   bool deps_set = false;
   bool on_stack = false;
+  bool upward_edge = false;        // reached on the stack through an LC_LOAD_UPWARD_DYLIB
   std::uint32_t chain_parent = no_object;  // the image that loaded its dependencies' chain
   const dyld_image* image() const noexcept { return file && index < file->images.size() ? &file->images[index] : nullptr; }
 };
@@ -14759,6 +14781,9 @@ inline std::uint32_t dyld_state::add_object(std::shared_ptr<const dyld_file> fil
     o.compatibility_version = img->compatibility_version;
     o.filetype = img->kind == dyld_image_kind::macho ? img->filetype : 0;
     for (const auto& d : img->dependencies) o.dependencies.push_back({d.install_name, d.kind, no_object});
+    for (std::string_view lazy : img->lazy_dylibs)
+      o.warnings.push_back("LC_LAZY_LOAD_DYLIB " + std::string(lazy) +
+                           ": not loaded at launch and not counted in library ordinals, as dyld does");
     if (!img->install_name.empty()) by_name_.emplace(std::string(img->install_name), id);
     if (slot.file->mapped) by_file_.emplace(std::make_tuple(slot.file->device, slot.file->inode, index), id);
     // The other documents of a stub are libraries it re-exports (inlined).
@@ -14916,7 +14941,10 @@ inline std::uint32_t dyld_state::try_candidate(std::uint32_t requester, const dy
   for (auto& stub : stub_names(c.path)) files.push_back(host(stub, c.under_root));
   for (const std::string& file : files) {
     auto f = cache_.open(file, cputype_, arch_);
-    if (!f->mapped) continue;  // no such file
+    if (!f->mapped) {
+      if (!f->absent) out_.objects[requester].rejected.push_back({file, f->reason});  // e.g. a symlink loop
+      continue;
+    }
     if (!f->ok() || f->images.empty()) {
       out_.objects[requester].rejected.push_back({file, f->reason});
       continue;
@@ -15016,14 +15044,19 @@ inline void dyld_state::resolve_dependencies(std::uint32_t id) {
       o.name = std::string(dep.install_name);
       o.loader = id;
       o.weak = weak;
+      // The message names the image that holds the load command, as dyld's
+      // "Library not loaded: NAME / Referenced from: IMAGE" does.
+      const std::string from = " (load command of " + display(id) + ")";
       if (starts_with(dep.install_name, "@rpath/")) {
         bool any = false;
         for (std::uint32_t link = id; link != no_object && !any; link = slots_[link].chain_parent)
           if (const dyld_image* li = slots_[link].image()) any = !li->rpaths.empty();
-        o.warnings.push_back(any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
-                                 : "@rpath never resolves: no LC_RPATH in the load chain");
+        o.warnings.push_back((any ? "@rpath never resolves: no LC_RPATH of the load chain finds it"
+                                  : "@rpath never resolves: no LC_RPATH in the load chain") + from);
       } else if (starts_with(dep.install_name, "@executable_path") && executable_.empty()) {
-        o.warnings.push_back("@executable_path without a main executable (give --executable)");
+        o.warnings.push_back("@executable_path without a main executable (give --executable)" + from);
+      } else {
+        o.warnings.push_back("not found" + from);
       }
       target = add_object(nullptr, 0, true, std::move(o));
       by_name_.emplace(std::string(dep.install_name), target);
@@ -15032,14 +15065,24 @@ inline void dyld_state::resolve_dependencies(std::uint32_t id) {
     }
     out_.objects[id].dependencies[i].object = target;
     // A dependency on an image whose dependencies are being resolved up the
-    // chain (or on itself) is a cycle, unless the link is upward.
+    // chain (or on itself) is a cycle, unless a link of it is upward. dyld
+    // loads each image once (dyld-1378 dyld/JustInTimeLoader.cpp,
+    // JustInTimeLoader::loadDependents returns when dependentsSet), so a
+    // cycle of load commands launches: a warning. A cycle through re-exports
+    // is an error (ld64 refuses to link against one).
     if (slots_[target].on_stack && dep.kind != macho::dylib_kind::upward) {
-      if (target == id)
-        error(id, dep.kind == macho::dylib_kind::reexport ? "re-exports itself (" + std::string(dep.install_name) + ")"
-                                                          : "loads itself (" + std::string(dep.install_name) + ")");
-      else
-        error(id, std::string("dependency cycle: ") + (dep.kind == macho::dylib_kind::reexport ? "re-exports " : "loads ") +
-                      display(target) + ", which is loading it");
+      bool upward = false;
+      for (std::uint32_t link = id; link != target && link != no_object && !upward; link = slots_[link].chain_parent)
+        upward = slots_[link].upward_edge;
+      const bool reexport = dep.kind == macho::dylib_kind::reexport;
+      std::string message = target == id ? std::string(reexport ? "re-exports itself (" : "loads itself (") +
+                                               std::string(dep.install_name) + ")"
+                                         : std::string("dependency cycle: ") + (reexport ? "re-exports " : "loads ") +
+                                               display(target) + ", which is loading it";
+      if (reexport)
+        error(id, std::move(message));
+      else if (!upward)
+        out_.warnings.push_back(display(id) + ": " + message);
     }
   }
 }
@@ -15061,9 +15104,11 @@ inline void dyld_state::load_all() {
       stack.pop_back();
       continue;
     }
+    const bool upward = deps[top.next].kind == macho::dylib_kind::upward;
     const std::uint32_t dep = deps[top.next++].object;
     if (dep == no_object || slots_[dep].deps_set || !out_.objects[dep].checked()) continue;
     slots_[dep].chain_parent = top.id;
+    slots_[dep].upward_edge = upward;
     slots_[dep].on_stack = true;
     stack.push_back({dep, 0});  // `top` is invalid from here
     resolve_dependencies(dep);
@@ -17433,8 +17478,10 @@ LINKSCOPE_FUNC result<absorb_report, diagnostic> analyze_absorption(const std::s
 // resolve/link_line.hpp), and what only CMake can evaluate (a target, a
 // generator expression) is said so, never guessed.
 
+#include <cctype>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18191,8 +18238,47 @@ struct cmake_library {
   std::string name;  // as the list writes it
   std::string path;  // the file it names, when found
   std::string note;  // "" (an archive, to be judged), "shared", "not-found", "flag", "debug-only",
+                     // "link-dependent" (classify_link_dependent),
                      // or, which only CMake can evaluate: "cmake-target", "generator-expression"
+  // "link-dependent" only: the imported shared library whose
+  // IMPORTED_LINK_DEPENDENT_LIBRARIES names it, and the DT_NEEDED entry of
+  // that file the name stands for ("" when none does).
+  std::string dependent_of;
+  std::string soname;
+  std::string found_by;  // how the link finds soname: "search" (dependent_of's folder or the
+                         // linker's own folders), "rpath-link" (only through the -rpath-link
+                         // CMake adds for this entry, a target), "" (not at all)
 };
+
+// An entry of an imported shared library's IMPORTED_LINK_DEPENDENT_LIBRARIES
+// (Caffe2Targets' pthreadpool, cpuinfo, XNNPACK, ..., DNNL::dnnl for
+// torch_cpu). CMake never puts these on a consumer's link line: a name that
+// is a target gives the link an -rpath-link to its folder, any other name is
+// ignored. What the link needs of them is what GNU ld needs of
+// `dependent_of`'s own DT_NEEDED entries: it looks each one up to check the
+// shared library's undefined symbols, and an executable's link fails when
+// one is not found ("libX.so.1, needed by S, not found (try using -rpath or
+// -rpath-link)"). So the entry is matched to a DT_NEEDED name
+// lib<NAME>.so[.*] of `dependent_of` (NAME as written, the part after "::",
+// each also lower-cased), and that name is looked up where the link finds
+// it: `dependent_of`'s folder (CMake's build -rpath names the folder of every
+// shared library it links by path), then the linker's own folders
+// (gnu_ld_search_dirs), then the folder of `location` when CMake knows the
+// entry as a target. DT_RUNPATH and ld.so.conf are not read.
+cmake_library classify_link_dependent(const std::string& name, const std::string& dependent_of,
+                                      const std::string& location = {});
+
+// The verdict on a "link-dependent" entry, as a trial link that drops it from
+// the property says: "needed" when its DT_NEEDED name is found only through
+// the entry's -rpath-link, or not at all (the link fails either way); else
+// "not-needed" (no DT_NEEDED entry, or the linker finds it by itself).
+inline const char* dependent_verdict(const cmake_library& lib) {
+  return !lib.soname.empty() && lib.found_by != "search" ? "needed" : "not-needed";
+}
+
+// The DT_NEEDED names of an ELF file (none when it is no ELF file or has no
+// dynamic section).
+std::vector<std::string> elf_needed_names(const std::string& path);
 
 // find_library(NAME PATHS prefix/lib ...): lib<NAME>.so, lib<NAME>.a, then NAME.lib.
 inline std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
@@ -18250,7 +18336,8 @@ inline std::string find_dash_l(const std::string& prefix, std::string_view spec,
 // (The keyword "debug" before an entry makes it "debug-only"; see main.)
 inline cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
                                                        std::vector<std::string>& archives) {
-  cmake_library lib{name, {}, {}};
+  cmake_library lib;
+  lib.name = name;
   const std::string link_only = "$<LINK_ONLY:";
   if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
       name.find('$', 1) == std::string::npos)
@@ -18303,7 +18390,12 @@ inline std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>
       continue;
     }
     if (keyword == "debug")
-      out.push_back(cmake_library{name, {}, "debug-only"});
+      {
+      cmake_library lib;
+      lib.name = name;
+      lib.note = "debug-only";
+      out.push_back(std::move(lib));
+    }
     else
       out.push_back(classify_cmake_entry(prefix, name, archives));
     keyword.clear();
@@ -18359,6 +18451,65 @@ inline bool link_command_libraries(std::string_view text, std::vector<std::strin
   }
   return after_output;
 }
+
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::vector<std::string> elf_needed_names(const std::string& path) {
+  std::vector<std::string> out;
+  auto m = mapped_file::open(path);
+  if (!m || !elf::is_elf(m->bytes())) return out;
+  (void)elf::visit_elf(m->bytes(), [&](const auto& f) -> result<void> {
+    using file_type = std::decay_t<decltype(f)>;
+    LINKSCOPE_TRY(dyn, elf::dynamic_info<typename file_type::types>::read(f));
+    return dyn.for_each_needed([&](std::string_view n) { out.emplace_back(n); });
+  });
+  return out;
+}
+
+LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, const std::string& dependent_of,
+                                                     const std::string& location) {
+  cmake_library lib;
+  lib.name = name;
+  lib.note = "link-dependent";
+  lib.dependent_of = dependent_of;
+  std::vector<std::string> stems{name};
+  if (const auto colons = name.rfind("::"); colons != std::string::npos) stems.push_back(name.substr(colons + 2));
+  for (std::size_t i = 0, n = stems.size(); i < n; ++i) {
+    std::string lower = stems[i];
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != stems[i]) stems.push_back(lower);
+  }
+  const std::vector<std::string> needed = elf_needed_names(dependent_of);
+  for (const std::string& stem : stems) {
+    const std::string want = "lib" + stem + ".so";
+    for (const std::string& soname : needed)
+      if (soname.rfind(want, 0) == 0 && (soname.size() == want.size() || soname[want.size()] == '.')) {
+        lib.soname = soname;
+        break;
+      }
+    if (!lib.soname.empty()) break;
+  }
+  if (lib.soname.empty()) return lib;
+  const std::string beside = (std::filesystem::path(dependent_of).parent_path() / lib.soname).string();
+  bool is_static = false;
+  if (mapped_file::open(beside))
+    lib.path = beside;
+  else
+    lib.path = find_dash_l({}, "-l:" + lib.soname, is_static);
+  if (!lib.path.empty()) {
+    lib.found_by = "search";
+    return lib;
+  }
+  if (!location.empty()) {
+    const std::string via = (std::filesystem::path(location).parent_path() / lib.soname).string();
+    if (mapped_file::open(via)) {
+      lib.path = via;
+      lib.found_by = "rpath-link";
+    }
+  }
+  return lib;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -19776,6 +19927,12 @@ LINKSCOPE_FUNC std::vector<member_definitions> archive_definitions(const std::st
 // forwarders ("DLL.Name", "DLL.#N") are followed across DLLs and API sets,
 // loading the DLL they name, with cycle detection. Delay-load imports are
 // resolved the same way but reported apart: they fail only when called.
+// A managed image (a CLR header) is marked "managed"; an IL-only one
+// (COMIMAGE_FLAGS_ILONLY) stops there: its own import table is not
+// processed, it needs mscoree.dll and its _CorExeMain (a program) or
+// _CorDllMain (a DLL), as Wine's loader does (fixup_imports_ilonly) and as
+// Windows hands such images to the CLR. A mixed-mode image (C++/CLI: a CLR
+// header without ILONLY) has its native imports resolved as usual.
 //
 // The result reuses the ld.so emulator's shapes (ld_so/result.hpp): objects
 // in load order with their needed names and who loaded them, bindings
@@ -20061,6 +20218,8 @@ struct winload_object {
   bool delay_only = false;          // reached only through delay-load imports
   bool assumed = false;             // a system DLL not read (no Windows tree given)
   bool managed = false;             // has a CLR header
+  bool il_only = false;             // ... flagged COMIMAGE_FLAGS_ILONLY: its imports are not the loader's
+                                    // business; it needs mscoree.dll (_CorExeMain / _CorDllMain) only
   std::uint16_t machine = 0;
   std::vector<bool> needed_delay;   // per needed entry: a delay-load import
   std::vector<std::uint32_t> forwards_to;  // objects its exports forward to (loaded for them)
@@ -20094,7 +20253,8 @@ struct windows_link {
   std::vector<winload_object> info;       // per object
   std::vector<import_finding> findings;   // missing DLLs, exports, forwarder targets
   std::deque<std::string> strings;        // storage for "#N" binding names
-  bool root_managed = false;
+  bool root_managed = false;             // the root has a CLR header
+  bool root_il_only = false;             // ... and is IL-only: the loader stopped at mscoree.dll
 
   // A finding that stops the program from starting (delay-load ones do not;
   // a missing export becomes a stub that fails when called, as in Wine, but
@@ -20289,6 +20449,8 @@ struct pe_file {
   error dlls_failure[2]{};
   std::vector<std::string> assemblies;    // "NAME VERSION" per manifest dependentAssembly
   error manifest_failure{};
+  bool il_only = false;                   // a CLR header flagged ILONLY: the loader binds mscoree.dll only
+  error clr_failure{};                    // a CLR header that cannot be read (then: not IL-only)
 
   struct export_index {
     std::vector<pe::export_entry> exports;
@@ -20369,6 +20531,10 @@ LINKSCOPE_FUNC std::shared_ptr<const winload_detail::pe_file> winload_cache::ope
           f->assemblies.push_back(std::string(a.name).append(" ").append(a.version));
     } else {
       f->manifest_failure = manifests.error();
+    }
+    if (f->image.is_managed()) {
+      if (auto clr = f->image.clr()) f->il_only = clr->il_only();
+      else f->clr_failure = clr.error();
     }
   } else {
     f->failure = img.error();
@@ -20456,6 +20622,7 @@ class loader {
     info.machine = img->machine();
     info.managed = img->is_managed();
     out_.root_managed = info.managed;
+    out_.root_il_only = f->il_only;
     machine_ = img->machine();
     module_dir_ = std::filesystem::path(file).parent_path().string();
     if (module_dir_.empty()) module_dir_ = ".";
@@ -20470,6 +20637,7 @@ class loader {
   // them unreadable (an RVA outside every section, a table past the end).
   result<void> root_tables() const {
     const std::shared_ptr<const pe_file>& f = modules_.front().file;
+    if (f->il_only) return ok();  // never read: the loader stops at mscoree.dll
     for (int pass = 0; pass < 2; ++pass)
       if (const error* e = failed(f->dlls_failure[pass])) return *e;
     return ok();
@@ -20519,8 +20687,10 @@ class loader {
     // WinSxS is not part of a root given here).
     if (mod.file) {
       info.assemblies = mod.file->assemblies;
+      info.il_only = mod.file->il_only;
       if (const error* e = failed(mod.file->manifest_failure))
         obj.warnings.push_back(std::string("manifest: ") + e->message);
+      if (const error* e = failed(mod.file->clr_failure)) obj.warnings.push_back(std::string("CLR header: ") + describe(*e));
     }
     by_name_.emplace(key_of(obj.name), id);
     out_.link.objects.push_back(std::move(obj));
@@ -20664,6 +20834,15 @@ class loader {
     expanded_[id] = 1;
     const std::shared_ptr<const pe_file> file = modules_[id].file;
     if (!file) return;
+    if (file->il_only) {
+      // IL-only: the CLR, not the loader, binds what it needs; the loader
+      // loads mscoree.dll for its entry point and stops.
+      const std::uint32_t target = resolve_dll(mscoree, id);
+      out_.link.objects[id].needed.push_back(mscoree);
+      out_.link.objects[id].needed_objects.push_back(target);
+      out_.info[id].needed_delay.push_back(false);
+      return;
+    }
     for (int pass = 0; pass < 2; ++pass) {
       if (const error* e = failed(file->dlls_failure[pass])) {
         out_.link.objects[id].warnings.push_back(std::string(pass == 0 ? "imports: " : "delay imports: ") +
@@ -20781,10 +20960,46 @@ class loader {
     return out;
   }
 
+  // An IL-only image's one import: mscoree.dll's _CorExeMain (a program)
+  // or _CorDllMain (a DLL).
+  void check_il_only(std::uint32_t id, const pe_file& file) {
+    const std::uint32_t target =
+        out_.link.objects[id].needed_objects.empty() ? no_object : out_.link.objects[id].needed_objects[0];
+    const std::string_view entry = file.image.is_dll() ? std::string_view("_CorDllMain") : std::string_view("_CorExeMain");
+    import_finding f;
+    f.from = id;
+    f.dll = target;
+    f.dll_name = std::string(mscoree);
+    if (target == no_object || !out_.link.objects[target].found()) {
+      f.problem = import_problem::missing_dll;
+      out_.findings.push_back(std::move(f));
+      return;
+    }
+    lookup r = find_export(target, entry, std::nullopt, id, 0);
+    if (r.found) {
+      if (!r.unchecked && r.object != no_object) {
+        symbol_binding b;
+        b.from = id;
+        b.to = r.object;
+        b.symbol = entry;
+        out_.link.bindings.push_back(b);
+      }
+      return;
+    }
+    f.problem = r.problem;
+    f.symbol = std::string(entry);
+    f.detail = std::move(r.chain);
+    out_.findings.push_back(std::move(f));
+  }
+
   void check(std::uint32_t id) {
     const std::shared_ptr<const pe_file> file = modules_[id].file;
     if (checked_[id] || !file) return;
     checked_[id] = 1;
+    if (file->il_only) {
+      check_il_only(id, *file);
+      return;
+    }
     std::size_t k = 0;
     for (int pass = 0; pass < 2; ++pass) {
       if (failed(file->dlls_failure[pass])) continue;
@@ -20840,6 +21055,8 @@ class loader {
       }
     }
   }
+
+  static constexpr std::string_view mscoree = "mscoree.dll";
 
   const winload_options& options_;
   windows_link& out_;
@@ -25151,12 +25368,15 @@ inline void write_symbol_fields(json_writer& w, std::string_view name, std::stri
 //                               "symbols": [SYMBOL...],
 //                               ["demangled": {SYMBOL: DEMANGLED...}]}],   likewise for "symbols"
 //                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
-//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
+//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]
+//                    [, "dependent_of": FILE[, "soname": DT_NEEDED, "found_by": "search"|"rpath-link"|"none"]]}]   with --cmake-libs / --cmake-package only
 //   }
 //
-// The key "verdict" is on archives, and on a --cmake-libs name that was not
+// The key "verdict" is on archives, on a --cmake-libs name that was not
 // found (not-needed when S needs nothing outside its NEEDED closure, else
-// unknown). linkscope.absorbed(...).to_dict() in the Python module is this
+// unknown), and on a --cmake-package IMPORTED_LINK_DEPENDENT_LIBRARIES entry
+// (status "link-dependent": needed only when it is a DT_NEEDED entry of
+// dependent_of that the linker cannot find; resolve/cmake_libs.hpp). linkscope.absorbed(...).to_dict() in the Python module is this
 // document, parsed.
 //
 // The symbols of "evidence" and "symbols" are plain strings, so "demangled"
@@ -25242,6 +25462,11 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
       if (!lib.path.empty()) w.field("path", lib.path);
       std::string status = lib.note;
       if (status == "not-found") w.field("verdict", closed ? "not-needed" : "unknown");
+      if (status == "link-dependent") {
+        w.field("dependent_of", lib.dependent_of);
+        if (!lib.soname.empty()) w.field("soname", lib.soname).field("found_by", lib.found_by.empty() ? "none" : lib.found_by);
+        w.field("verdict", resolve::dependent_verdict(lib));
+      }
       if (status.empty())
         for (const auto& a : r.archives)
           if (a.path == lib.path) status = to_string(a.verdict);

@@ -270,6 +270,92 @@ TEST_CASE("linkscope-absorbed --cmake-package: CMake's own link interface, judge
   CHECK(both.status == 2);
 }
 
+namespace {
+
+// Package Bar under DIR/pkg: lib/libT.so (DT_NEEDED libdep.so.1, which it
+// calls) is the imported target Bar::T, whose IMPORTED_LINK_DEPENDENT_LIBRARIES
+// are `deps`; libdep.so.1 is the target Bar::dep, installed in lib/private/
+// (not a folder the linker searches) and, when `beside`, in lib/ as well.
+void install_dependent_package(const std::string& dir, const std::string& deps, bool beside) {
+  const std::string prefix = dir + "/pkg";
+  REQUIRE(lt::run_in(dir, "rm -rf pkg && mkdir -p pkg/lib/private pkg/lib/cmake/Bar && cp libT.so pkg/lib/ && "
+                          "cp libdep.so.1 pkg/lib/private/" + std::string(beside ? " && cp libdep.so.1 pkg/lib/" : "")) == 0);
+  lt::write_file(prefix + "/lib/cmake/Bar/BarConfig.cmake",
+                 "get_filename_component(_bar_lib \"${CMAKE_CURRENT_LIST_DIR}/../..\" ABSOLUTE)\n"
+                 "add_library(Bar::dep SHARED IMPORTED)\n"
+                 "set_target_properties(Bar::dep PROPERTIES IMPORTED_LOCATION \"${_bar_lib}/private/libdep.so.1\"\n"
+                 "  IMPORTED_SONAME libdep.so.1)\n"
+                 "add_library(Bar::T SHARED IMPORTED)\n"
+                 "set_target_properties(Bar::T PROPERTIES IMPORTED_LOCATION \"${_bar_lib}/libT.so\"\n"
+                 "  IMPORTED_LINK_DEPENDENT_LIBRARIES \"" + deps + "\")\n");
+}
+
+// The issue's oracle: a consumer of Bar::T that CMake builds.
+bool bar_consumer_links(const std::string& dir) {
+  lt::write_file(dir + "/app/CMakeLists.txt",
+                 "cmake_minimum_required(VERSION 3.21)\nproject(app C)\nfind_package(Bar REQUIRED)\n"
+                 "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE Bar::T)\n");
+  lt::write_file(dir + "/app/main.c", "int t_fn(void);\nint main(void) { return t_fn(); }\n");
+  return lt::run_in(dir + "/app", "rm -rf build && cmake -S . -B build -DCMAKE_PREFIX_PATH=" +
+                                      lt::shell_quote(dir + "/pkg") +
+                                      " >/dev/null 2>&1 && cmake --build build >build.log 2>&1") == 0;
+}
+
+}  // namespace
+
+TEST_CASE("linkscope-absorbed --cmake-package: IMPORTED_LINK_DEPENDENT_LIBRARIES, each judged as a trial link without it says",
+          "[absorb][cli]") {
+  if (!lt::have_tool("cmake")) {
+    WARN("cmake missing: skipped");
+    return;
+  }
+  const std::string tool = lt::tool_path("linkscope-absorbed");
+  const std::string dir = lt::scratch_dir("absorb_link_dependent");
+  lt::write_file(dir + "/dep.c", "int dep_fn(void) { return 0; }\n");
+  lt::write_file(dir + "/t.c", "int dep_fn(void);\nint t_fn(void) { return dep_fn(); }\n");
+  REQUIRE(lt::run_in(dir, "cc -shared -fPIC -Wl,-soname,libdep.so.1 dep.c -o libdep.so.1 && "
+                          "cc -shared -fPIC t.c ./libdep.so.1 -o libT.so && mkdir -p app") == 0);
+  REQUIRE(lt::capture("readelf -d " + lt::shell_quote(dir + "/libT.so")).out.find("[libdep.so.1]") != std::string::npos);
+  struct trial {
+    bool beside;           // libdep.so.1 also beside libT.so
+    const char* entry;     // the entry judged
+    const char* verdict;   // ours
+    const char* found_by;  // ours, or "" when there is no soname
+  };
+  const trial trials[] = {
+      {false, "Bar::dep", "needed", "rpath-link"},  // only the target's -rpath-link finds libdep.so.1
+      {false, "absent", "not-needed", ""},          // no DT_NEEDED entry of libT.so
+      {true, "Bar::dep", "not-needed", "search"},   // beside libT.so: CMake's -rpath to lib/ finds it
+  };
+  const std::string libT = dir + "/pkg/lib/libT.so";
+  for (const trial& t : trials) {
+    INFO(std::string(t.entry) + (t.beside ? ", libdep.so.1 beside libT.so" : ", libdep.so.1 in lib/private only"));
+    // The package as shipped links; without the entry it links exactly when
+    // the entry is not needed.
+    install_dependent_package(dir, "Bar::dep;absent", t.beside);
+    REQUIRE(bar_consumer_links(dir));
+    auto r = lt::capture(tool + " --json --cmake-package Bar --prefix " + lt::shell_quote(dir + "/pkg") + " " +
+                         lt::shell_quote(libT));
+    install_dependent_package(dir, std::string(t.entry) == "absent" ? "Bar::dep" : "absent", t.beside);
+    const bool links_without = bar_consumer_links(dir);
+    if (!links_without)
+      CHECK(lt::read_file(dir + "/app/build.log").find("libdep.so.1, needed by " + libT + ", not found") !=
+            std::string::npos);
+    CHECK(links_without == (std::string(t.verdict) == "not-needed"));
+    INFO(r.out);
+    std::string row = "{\"name\":\"" + std::string(t.entry) + "\",";
+    if (*t.found_by != 0)
+      row += "\"path\":\"" + dir + (std::string(t.found_by) == "search" ? "/pkg/lib/libdep.so.1" : "/pkg/lib/private/libdep.so.1") +
+             "\",";
+    row += "\"dependent_of\":\"" + libT + "\",";
+    if (*t.found_by != 0) row += "\"soname\":\"libdep.so.1\",\"found_by\":\"" + std::string(t.found_by) + "\",";
+    row += "\"verdict\":\"" + std::string(t.verdict) + "\",\"status\":\"link-dependent\"}";
+    CHECK(r.out.find(row) != std::string::npos);
+    // A needed dependent library is a finding (exit 1).
+    CHECK(r.status == (t.beside ? 0 : 1));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Mach-O: S is a dylib linked by ld64.lld-14 (-force_load A.a is its
 // --whole-archive), for x86_64 and arm64. The oracles are the consumer's

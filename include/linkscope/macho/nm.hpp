@@ -108,6 +108,22 @@ struct nm_object {
 // Does this archive hold Mach-O members (its first regular member is one)?
 bool is_macho_archive(byte_view bytes);
 
+// The listing of a thin or universal file, or of a darwin archive of Mach-O
+// objects; `display` names it in headers. Problems llvm-nm reports while it
+// goes on (-D, an --arch the file lacks) go to `problems` when given; a
+// malformed file is the error.
+// (Compiled once in src/ in compiled mode, core/config.hpp.)
+result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out,
+                     std::vector<nm_problem>* problems = nullptr);
+
+// The same objects and rows as data (--json): one nm_object per listed
+// image (a thin file, a slice, an archive member); the text-only options
+// (format, -A, -S, -C) do not apply.
+result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
+                             std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
+
+#if LINKSCOPE_DEFINITIONS
+// What follows is the implementation: compiled mode parses it only in src/.
 namespace detail {
 inline void append_hex(std::string& out, u64 value, int digits) {
   char buf[24];
@@ -655,21 +671,6 @@ class nm_lister {
 };
 }  // namespace detail
 
-// The listing of a thin or universal file, or of a darwin archive of Mach-O
-// objects; `display` names it in headers. Problems llvm-nm reports while it
-// goes on (-D, an --arch the file lacks) go to `problems` when given; a
-// malformed file is the error.
-// (Compiled once in src/ in compiled mode, core/config.hpp.)
-result<void> nm_file(byte_view bytes, std::string_view display, const nm_options& options, std::string& out,
-                     std::vector<nm_problem>* problems = nullptr);
-
-// The same objects and rows as data (--json): one nm_object per listed
-// image (a thin file, a slice, an archive member); the text-only options
-// (format, -A, -S, -C) do not apply.
-result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
-                             std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
-
-#if LINKSCOPE_DEFINITIONS
 // Cold: a program that lists ELF too (linkscope-nm) keeps its ELF listing
 // inlined as before (callgrind on nm -D libtorch_cpu: +2.7% without it).
 #if defined(__GNUC__)

@@ -13,12 +13,15 @@
 //                               "symbols": [SYMBOL...],
 //                               ["demangled": {SYMBOL: DEMANGLED...}]}],   likewise for "symbols"
 //                  "skipped": [{"member": "A(x)", "name": "x", "error": MESSAGE[, "offset": N]}]}],
-//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]}]   with --cmake-libs only
+//    "cmake_libs": [{"name": NAME[, "path": FOUND], "status": ...[, "verdict": ...]
+//                    [, "dependent_of": FILE[, "soname": DT_NEEDED, "found_by": "search"|"rpath-link"|"none"]]}]   with --cmake-libs / --cmake-package only
 //   }
 //
-// The key "verdict" is on archives, and on a --cmake-libs name that was not
+// The key "verdict" is on archives, on a --cmake-libs name that was not
 // found (not-needed when S needs nothing outside its NEEDED closure, else
-// unknown). linkscope.absorbed(...).to_dict() in the Python module is this
+// unknown), and on a --cmake-package IMPORTED_LINK_DEPENDENT_LIBRARIES entry
+// (status "link-dependent": needed only when it is a DT_NEEDED entry of
+// dependent_of that the linker cannot find; resolve/cmake_libs.hpp). linkscope.absorbed(...).to_dict() in the Python module is this
 // document, parsed.
 //
 // The symbols of "evidence" and "symbols" are plain strings, so "demangled"
@@ -109,6 +112,11 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
       if (!lib.path.empty()) w.field("path", lib.path);
       std::string status = lib.note;
       if (status == "not-found") w.field("verdict", closed ? "not-needed" : "unknown");
+      if (status == "link-dependent") {
+        w.field("dependent_of", lib.dependent_of);
+        if (!lib.soname.empty()) w.field("soname", lib.soname).field("found_by", lib.found_by.empty() ? "none" : lib.found_by);
+        w.field("verdict", resolve::dependent_verdict(lib));
+      }
       if (status.empty())
         for (const auto& a : r.archives)
           if (a.path == lib.path) status = to_string(a.verdict);

@@ -8,13 +8,18 @@
 // generator expression) is said so, never guessed.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/mapped_file.hpp"
+#include "linkscope/elf/dynamic.hpp"
+#include "linkscope/elf/file.hpp"
 #include "linkscope/resolve/file_format.hpp"
 #include "linkscope/resolve/link_line.hpp"
 
@@ -27,8 +32,47 @@ struct cmake_library {
   std::string name;  // as the list writes it
   std::string path;  // the file it names, when found
   std::string note;  // "" (an archive, to be judged), "shared", "not-found", "flag", "debug-only",
+                     // "link-dependent" (classify_link_dependent),
                      // or, which only CMake can evaluate: "cmake-target", "generator-expression"
+  // "link-dependent" only: the imported shared library whose
+  // IMPORTED_LINK_DEPENDENT_LIBRARIES names it, and the DT_NEEDED entry of
+  // that file the name stands for ("" when none does).
+  std::string dependent_of;
+  std::string soname;
+  std::string found_by;  // how the link finds soname: "search" (dependent_of's folder or the
+                         // linker's own folders), "rpath-link" (only through the -rpath-link
+                         // CMake adds for this entry, a target), "" (not at all)
 };
+
+// An entry of an imported shared library's IMPORTED_LINK_DEPENDENT_LIBRARIES
+// (Caffe2Targets' pthreadpool, cpuinfo, XNNPACK, ..., DNNL::dnnl for
+// torch_cpu). CMake never puts these on a consumer's link line: a name that
+// is a target gives the link an -rpath-link to its folder, any other name is
+// ignored. What the link needs of them is what GNU ld needs of
+// `dependent_of`'s own DT_NEEDED entries: it looks each one up to check the
+// shared library's undefined symbols, and an executable's link fails when
+// one is not found ("libX.so.1, needed by S, not found (try using -rpath or
+// -rpath-link)"). So the entry is matched to a DT_NEEDED name
+// lib<NAME>.so[.*] of `dependent_of` (NAME as written, the part after "::",
+// each also lower-cased), and that name is looked up where the link finds
+// it: `dependent_of`'s folder (CMake's build -rpath names the folder of every
+// shared library it links by path), then the linker's own folders
+// (gnu_ld_search_dirs), then the folder of `location` when CMake knows the
+// entry as a target. DT_RUNPATH and ld.so.conf are not read.
+cmake_library classify_link_dependent(const std::string& name, const std::string& dependent_of,
+                                      const std::string& location = {});
+
+// The verdict on a "link-dependent" entry, as a trial link that drops it from
+// the property says: "needed" when its DT_NEEDED name is found only through
+// the entry's -rpath-link, or not at all (the link fails either way); else
+// "not-needed" (no DT_NEEDED entry, or the linker finds it by itself).
+inline const char* dependent_verdict(const cmake_library& lib) {
+  return !lib.soname.empty() && lib.found_by != "search" ? "needed" : "not-needed";
+}
+
+// The DT_NEEDED names of an ELF file (none when it is no ELF file or has no
+// dynamic section).
+std::vector<std::string> elf_needed_names(const std::string& path);
 
 // find_library(NAME PATHS prefix/lib ...): lib<NAME>.so, lib<NAME>.a, then NAME.lib.
 inline std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
@@ -86,7 +130,8 @@ inline std::string find_dash_l(const std::string& prefix, std::string_view spec,
 // (The keyword "debug" before an entry makes it "debug-only"; see main.)
 inline cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
                                                        std::vector<std::string>& archives) {
-  cmake_library lib{name, {}, {}};
+  cmake_library lib;
+  lib.name = name;
   const std::string link_only = "$<LINK_ONLY:";
   if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
       name.find('$', 1) == std::string::npos)
@@ -139,7 +184,12 @@ inline std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>
       continue;
     }
     if (keyword == "debug")
-      out.push_back(cmake_library{name, {}, "debug-only"});
+      {
+      cmake_library lib;
+      lib.name = name;
+      lib.note = "debug-only";
+      out.push_back(std::move(lib));
+    }
     else
       out.push_back(classify_cmake_entry(prefix, name, archives));
     keyword.clear();
@@ -195,6 +245,65 @@ inline bool link_command_libraries(std::string_view text, std::vector<std::strin
   }
   return after_output;
 }
+
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::vector<std::string> elf_needed_names(const std::string& path) {
+  std::vector<std::string> out;
+  auto m = mapped_file::open(path);
+  if (!m || !elf::is_elf(m->bytes())) return out;
+  (void)elf::visit_elf(m->bytes(), [&](const auto& f) -> result<void> {
+    using file_type = std::decay_t<decltype(f)>;
+    LINKSCOPE_TRY(dyn, elf::dynamic_info<typename file_type::types>::read(f));
+    return dyn.for_each_needed([&](std::string_view n) { out.emplace_back(n); });
+  });
+  return out;
+}
+
+LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, const std::string& dependent_of,
+                                                     const std::string& location) {
+  cmake_library lib;
+  lib.name = name;
+  lib.note = "link-dependent";
+  lib.dependent_of = dependent_of;
+  std::vector<std::string> stems{name};
+  if (const auto colons = name.rfind("::"); colons != std::string::npos) stems.push_back(name.substr(colons + 2));
+  for (std::size_t i = 0, n = stems.size(); i < n; ++i) {
+    std::string lower = stems[i];
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != stems[i]) stems.push_back(lower);
+  }
+  const std::vector<std::string> needed = elf_needed_names(dependent_of);
+  for (const std::string& stem : stems) {
+    const std::string want = "lib" + stem + ".so";
+    for (const std::string& soname : needed)
+      if (soname.rfind(want, 0) == 0 && (soname.size() == want.size() || soname[want.size()] == '.')) {
+        lib.soname = soname;
+        break;
+      }
+    if (!lib.soname.empty()) break;
+  }
+  if (lib.soname.empty()) return lib;
+  const std::string beside = (std::filesystem::path(dependent_of).parent_path() / lib.soname).string();
+  bool is_static = false;
+  if (mapped_file::open(beside))
+    lib.path = beside;
+  else
+    lib.path = find_dash_l({}, "-l:" + lib.soname, is_static);
+  if (!lib.path.empty()) {
+    lib.found_by = "search";
+    return lib;
+  }
+  if (!location.empty()) {
+    const std::string via = (std::filesystem::path(location).parent_path() / lib.soname).string();
+    if (mapped_file::open(via)) {
+      lib.path = via;
+      lib.found_by = "rpath-link";
+    }
+  }
+  return lib;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
