@@ -145,6 +145,7 @@ RUNS = [
     ("linkscope-ldd", ["./use", "./noexist", "truncated.so", "missing-file"], {2}),
     ("linkscope-ldd", ["truncated.so"], {2}),
     ("linkscope-ldd", ["notes.txt"], {2}),
+    ("linkscope-ldd", ["--windows-root", str(WINE_DLL.parent), str(WINE_DLL)], {0, 1}),
     ("linkscope-why", ["main.o", "liba.a", "libb.a"], {1}),
     ("linkscope-why", ["--semantics=bfd", "main.o", "liba.a", "libb.a"], {1}),
     ("linkscope-why", ["main.o", "libb.a"], {0}),

@@ -742,6 +742,22 @@ TEST_CASE("CLR images: an IL-only one stops at mscoree.dll, a mixed-mode one loa
   CHECK(tree.out.rfind(d + "/clr/il.dll [main main, managed IL-only]\n  mscoree.dll => " + w.system32 + "/mscoree.dll [", 0) == 0);
   CHECK(tree.out.find("ghost.dll") == std::string::npos);
   CHECK(tree.out.find("rc=0") != std::string::npos);
+  // --json says the same: "managed" and "il_only" as the CLR header's flags
+  // (objdump -p above; the fixture wrote ILONLY into il.*, 0 into mixed.dll,
+  // no header into plain.dll), for each file of one run.
+  auto json = capture(shell_quote(tool_path("linkscope-ldd")) + " --json --windows-root " + shell_quote(w.system32) + " " +
+                      shell_quote(d + "/clr/il.dll") + " " + shell_quote(d + "/clr/mixed.dll") + " " +
+                      shell_quote(d + "/clr/plain.dll") + " " + shell_quote(d + "/clr/il.exe"));
+  std::vector<std::string> flags;
+  for (std::size_t at = json.out.find("\"format\":"); at != std::string::npos; at = json.out.find("\"format\":", at + 1)) {
+    const std::size_t end = json.out.find("\"assemblies\"", at);
+    REQUIRE(end != std::string::npos);
+    flags.push_back(json.out.substr(at, end - at));
+  }
+  CHECK(flags == std::vector<std::string>{"\"format\":\"pe\",\"managed\":true,\"il_only\":true,",
+                                          "\"format\":\"pe\",\"managed\":true,\"il_only\":false,",
+                                          "\"format\":\"pe\",\"managed\":false,\"il_only\":false,",
+                                          "\"format\":\"pe\",\"managed\":true,\"il_only\":true,"});
 }
 
 TEST_CASE("bound imports are read, never used to resolve: wine and we load bound.dll as m_mod.dll", "[winload][wine]") {

@@ -3,7 +3,7 @@
 // the rules are docs/JSON.md's), over the Windows loader's answer
 // (resolve/pe_load.hpp).
 //
-//   {"version": 1, "file": FILE, "format": "pe", "managed", "assemblies": [NAME VERSION...],
+//   {"version": 1, "file": FILE, "format": "pe", "managed", "il_only", "assemblies": [NAME VERSION...],
 //    "needed": [{"name", "delay_load"}],
 //    "libs": [{"name", "path", "found_via", "class", "api_set_host", "found", "optional",
 //              "delay_load_only", "checked", "loaded_by", "needed": [{"name", "delay_load"}],
@@ -13,6 +13,9 @@
 //    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"}],
 //    "warnings":  [MESSAGE...]}
 //
+// "managed": the root has a CLR header; "il_only": it is also flagged
+// COMIMAGE_FLAGS_ILONLY, so the loader binds mscoree.dll (_CorDllMain or
+// _CorExeMain) and nothing else: its other imports are the runtime's.
 // A DLL is named by the path it was found at, or by its name when it was not
 // found. "path" is "" for a DLL not found and for a system DLL assumed (no
 // Windows tree given); "checked" says its exports were read. A binding by
@@ -65,6 +68,7 @@ inline void write_needed(json_writer& out, const resolve::windows_link& w, std::
 inline void write_json(json_writer& out, std::string_view file, const resolve::windows_link& w,
                        const ldd_pe_json_options& o = {}) {
   out.begin_object().field("version", 1).field("file", file).field("format", "pe").field("managed", w.root_managed);
+  out.field("il_only", w.root_il_only);
   out.key("assemblies").begin_array();
   for (const auto& a : w.info[0].assemblies) out.value(a);
   out.end_array();
