@@ -4,13 +4,15 @@
 // nlist exports of a dylib without a trie, LC_LOAD_UPWARD_DYLIB and
 // LC_LAZY_LOAD_DYLIB, the DYLD_* path options of linkscope-ldd, and bad input.
 //
-// One scratch folder, one shell script (about a second): clang-14 -target
-// {x86_64,arm64}-apple-macos11, ld64.lld-14 (bind opcodes) and ld64.lld-16
-// -fixup_chains (arm64). There is no dyld here, so the expected answers come
-// from the tools — llvm-objdump --weak-bind/--bind/--lazy-bind/--chained-fixups/
-// --exports-trie/--dylibs-used, llvm-otool -hv/-l, llvm-nm -m — and, where
-// only dyld's run-time rule decides, from dyld's source (dyld-1378, cited at
-// each use). What lld cannot write is patched into its output at test time,
+// One scratch folder, one shell script (two compiler runs, about 40 links):
+// clang-14 -target {x86_64,arm64}-apple-macos11, ld64.lld-14 (bind opcodes)
+// and ld64.lld-16 -fixup_chains (arm64). There is no dyld here, so the
+// expected answers come from the tools — llvm-objdump --weak-bind/--bind/
+// --lazy-bind/--exports-trie/--private-header(s) (what llvm-otool -hv / -l
+// print), llvm-objdump-16 --chained-fixups, llvm-otool -l, llvm-nm -m — and,
+// where only dyld's run-time rule decides, from dyld's source (dyld-1378,
+// cited at each use). Each tool runs once over all the weak/ and chained/
+// files (prefetch), as each process start costs tens of milliseconds. What lld cannot write is patched into its output at test time,
 // and each patch is checked with llvm-otool / llvm-objdump before use:
 // LC_LOAD_UPWARD_DYLIB and LC_LAZY_LOAD_DYLIB (lld 14 and 16 ignore
 // -upward_library / -upward-l, and -lazy_library is an alias of a plain link),
