@@ -9,10 +9,10 @@
 //   - its own install name and versions (LC_ID_DYLIB);
 //   - the dylibs it links (LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB,
 //     LC_REEXPORT_DYLIB, LC_LOAD_UPWARD_DYLIB, LC_LAZY_LOAD_DYLIB, in
-//     command order: entry i has library ordinal i + 1, as ld64 and
-//     llvm-objdump number them) with the compatibility version each asks
-//     for; dyld itself skips LC_LAZY_LOAD_DYLIB, neither loading nor counting
-//     it (resolve/dyld/image.hpp);
+//     command order: entry i has library ordinal i + 1, as llvm-objdump
+//     numbers them) with the compatibility version each asks for; dyld
+//     itself skips LC_LAZY_LOAD_DYLIB, neither loading nor counting it
+//     (resolve/dyld/image.hpp);
 //   - its LC_RPATH entries, in command order;
 //   - the minimum OS and SDK of its first platform (LC_BUILD_VERSION or
 //     LC_VERSION_MIN_*);
