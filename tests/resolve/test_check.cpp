@@ -710,6 +710,54 @@ TEST_CASE("jobs: the report is the same on every number of threads", "[check][jo
   }
 }
 
+// Memory follows the roots in flight: an image (its mapping, its parsed
+// tables) is let go as soon as no remaining root loads it. Six independent
+// chains libkC_2 -> libkC_1 -> libkC_0, every library also needing libhub:
+// the walk's order takes the chains one after the other, so on one thread
+// the cache never holds more than one chain, the hub, libc and ld.so, and
+// every image is let go by the end. The report is the same on any -j.
+TEST_CASE("memory: an image is released when no remaining root needs it", "[check][jobs][memory]") {
+  if (!lt::have_tool("gcc")) {
+    WARN("gcc not found");
+    return;
+  }
+  const std::string dir = lt::scratch_dir("check_release");
+  lt::write_file(dir + "/hub.c", "int hub_func(void) { return 1; }\n");
+  lt::write_file(dir + "/k.c", "int hub_func(void); int k_func(void) { return hub_func(); }\n");
+  std::string script = "set -e; rm -rf env; mkdir -p env/lib; gcc -shared -fPIC -o env/lib/libhub.so hub.c;";
+  constexpr int chains = 6;
+  for (int c = 0; c < chains; ++c)
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = "k" + std::to_string(c) + "_" + std::to_string(i);
+      script += "gcc -shared -fPIC -o env/lib/lib" + name + ".so k.c -Lenv/lib -Wl,--no-as-needed -lhub" +
+                (i > 0 ? " -lk" + std::to_string(c) + "_" + std::to_string(i - 1) : std::string()) +
+                " -Wl,-rpath,'$ORIGIN';";
+    }
+  REQUIRE(lt::run_in(dir, script) == 0);
+  resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.use_conda = false;
+  options.jobs = 1;
+  auto one = resolve::check_prefix(dir + "/env", options);
+  REQUIRE(one);
+  REQUIRE(one->files.size() == chains * 3 + 1);
+  // The chains, the hub, libc and ld.so (at least): each parsed once.
+  CHECK(one->objects_parsed >= chains * 3 + 3);
+  INFO("parsed " << one->objects_parsed << ", peak " << one->images_peak << ", released " << one->images_released);
+  CHECK(one->images_peak <= 3 + 3 + 1);  // one chain + hub + libc + ld.so (+ libc's own needs)
+  CHECK(one->images_released == one->objects_parsed);  // nothing is kept past its last root
+  for (unsigned jobs : {2u, 4u}) {
+    options.jobs = jobs;
+    auto many = resolve::check_prefix(dir + "/env", options);
+    REQUIRE(many);
+    INFO("jobs " << jobs);
+    CHECK(report_document(*many) == report_document(*one));
+    CHECK(many->objects_parsed == one->objects_parsed);
+    CHECK(many->images_released == many->objects_parsed);
+    CHECK(many->images_peak < one->objects_parsed);
+  }
+}
+
 TEST_CASE("linkscope-check -j and the progress line", "[check][jobs]") {
   const std::string tool = lt::tool_path("linkscope-check");
   if (!std::filesystem::exists(tool) || !lt::have_tool("gcc")) {

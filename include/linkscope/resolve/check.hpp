@@ -8,6 +8,10 @@
 //   walk     the dynamically linked ELF files under the prefix (or the files
 //            given, or those a conda package lists), each file once however
 //            many symlinks name it;
+//   plan     each ELF file's closure alone (the load phase on images without
+//            mappings), so that the cache knows how many pending roots need
+//            each file and lets it go after the last (ld_so/image.hpp):
+//            memory follows the roots in flight, not the size of the prefix;
 //   link     each file F as the root of resolve/dynamic.hpp's ld.so emulation
 //            (ldd F: F, the breadth-first DT_NEEDED closure, PT_INTERP; every
 //            relocation of F bound as under LD_BIND_NOW);
@@ -153,6 +157,25 @@ inline walk_kind sniff_elf_file(const std::string& path, std::string* error_mess
     return walk_kind::not_elf;
   }
   return kind(elf::identify(mapped->bytes()));
+}
+
+// fn(i) for every i < n, on `jobs` threads (this one included), each taking
+// the next i not yet taken.
+template <class F>
+void run_parallel(unsigned jobs, std::size_t n, F fn) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) fn(i);
+  };
+  if (jobs <= 1 || n <= 1) {
+    work();
+    return;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(jobs - 1);
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
 }
 
 // The device and inode of a file (its identity, as ld.so sees it).
@@ -593,6 +616,9 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // choice of a dependency can change what the root binds to.
   link_options.bind_dependencies = false;
   link_options.interposition = false;
+  // Nor do they read the version check's rows (ld.so's "version ... not
+  // found" errors): only the bindings' own version matching counts.
+  link_options.versions = false;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
@@ -609,6 +635,34 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
+  // Plan: which files each ELF root loads, from closure-only links (the load
+  // phase on images that keep only the dynamic section's strings, without
+  // their mappings; the search's file system answers are kept for the links
+  // below). Each file's use count is the number of roots that load it; a
+  // root's link below ends its uses, and a file no pending root needs is let
+  // go, so memory follows the roots in flight, not the prefix.
+  std::vector<detail::walk_kind> kinds(files.size(), detail::walk_kind::not_elf);
+  std::vector<std::vector<object_cache::file_id>> uses(files.size());
+  {
+    object_cache plan;
+    plan.set_closure_only(true);
+    plan.share_lookups_with(cache);
+    dynamic_options plan_options = link_options;
+    plan_options.bindings = false;
+    detail::run_parallel(jobs, files.size(), [&](std::size_t i) {
+      kinds[i] = detail::sniff_elf_file(files[i], nullptr);
+      if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
+      auto link = link_dynamic(files[i], plan_options, plan);
+      if (!link) return;
+      auto& ids = uses[i];
+      ids = std::move(link->file_ids);
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    });
+  }
+  for (const auto& ids : uses) cache.expect_use(ids);
   std::atomic<std::size_t> next{0};
   std::mutex progress_lock;
   std::size_t done = 0;
@@ -619,7 +673,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       const std::string& f = files[i];
       file_report& fr = report.files[i];
       fr.path = f;
-      const detail::walk_kind kind = detail::sniff_elf_file(f, nullptr);
+      const detail::walk_kind kind = kinds[i];
       if (kind == detail::walk_kind::macho) {
         auto link = link_dyld(f, options.dyld, dyld_files);
         if (!link) fr.failure = link.error();
@@ -636,14 +690,19 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else {
-        auto link = link_dynamic(f, link_options, cache);
-        if (!link) {
-          fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
-        } else {
-          verdicts.judge(f, *link, fr);
-          lookups[i] = link->lookups;
-          if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+        {
+          auto link = link_dynamic(f, link_options, cache);
+          if (!link) {
+            fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+          } else {
+            verdicts.judge(f, *link, fr);
+            lookups[i] = link->lookups;
+          }
         }
+        // No pending root needs what only this one loaded.
+        cache.end_use(uses[i]);
+        std::vector<object_cache::file_id>().swap(uses[i]);
+        if (!fr.failed() && !options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
       }
       fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
       if (options.progress) {
@@ -652,8 +711,6 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       }
     }
   };
-  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   if (jobs <= 1) {
     work();
   } else {
@@ -669,6 +726,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   }
   report.objects_parsed = cache.files() + dyld_files.files() + windows_files.files();
   report.cache_flushes = cache.flushes();
+  report.images_released = cache.released();
+  report.images_peak = cache.peak_images();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.

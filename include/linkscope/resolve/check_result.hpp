@@ -169,7 +169,12 @@ struct prefix_report {
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
-  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  // Distinct files parsed (the caches): each counts once, also when the
+  // ELF cache let it go after its last root and it was not needed again.
+  std::size_t objects_parsed = 0;
+  // The ELF cache's images: how many it let go once no pending root needed
+  // them, and the most it held at once (neither is in the JSON).
+  std::size_t images_released = 0, images_peak = 0;
   std::size_t cache_flushes = 0;              // times the cache reached prefix_options::cache_limit (not in the JSON)
   std::size_t lookups = 0;
   std::size_t findings = 0;

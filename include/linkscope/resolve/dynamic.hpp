@@ -40,14 +40,15 @@ namespace detail {
 // The pipeline for one root of ELF variant ET.
 template <class ET>
 result<void> link_with(const std::string& program, const dynamic_options& options, object_cache& cache,
-                       dynamic_link& out) {
+                       dynamic_link& out, mapped_file* preopened) {
   loaded_object main;
   main.name = program;
   main.file = options.search.root.empty() || program.empty() || program[0] != '/' ? program
                                                                                   : options.search.root + program;
-  auto img = cache.template open<ET>(main.file);
+  auto img = cache.template open<ET>(main.file, preopened);
   if (!img->ok) {
-    if (!img->mapped) return make_error(errc::not_found, no_offset, "cannot read the program");
+    if (!img->readable) return make_error(errc::not_found, no_offset, "cannot read the program");
+
     auto f = elf::file<ET>::open(img->mapped->bytes());
     if (!f) return f.error();
     auto d = elf::dynamic_info<ET>::read(*f);
@@ -56,12 +57,12 @@ result<void> link_with(const std::string& program, const dynamic_options& option
   dynamic_options opts = options;
   opts.search.target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
   opts.search.target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
-  opts.search.target.machine = img->elf.machine();
+  opts.search.target.machine = img->machine;
   binder<ET> l(opts, out, cache);
   // The closure: main, preloads, then breadth-first over DT_NEEDED.
   l.load(program, std::move(img), std::move(main));
   // dl-version.c: every needed version is defined where it is needed from.
-  l.check_versions();
+  if (options.versions) l.check_versions();
   // Every relocation's symbol, as under LD_BIND_NOW.
   if (options.bindings) l.bind();
   // Objects in load order; the mappings stay with the result.
@@ -86,18 +87,32 @@ LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program_arg,
   std::string program = program_arg;
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
+  dynamic_link out;
+  result<void> r = ok();
+  // A program the cache already holds, parsed: no need to open it again.
+  const int known = cache.parsed_class_of(file);
+  if (known >= 0) {
+    switch (known) {
+      case 0: r = detail::link_with<elf::elf64le>(program, options, cache, out, nullptr); break;
+      case 1: r = detail::link_with<elf::elf64be>(program, options, cache, out, nullptr); break;
+      case 2: r = detail::link_with<elf::elf32le>(program, options, cache, out, nullptr); break;
+      default: r = detail::link_with<elf::elf32be>(program, options, cache, out, nullptr); break;
+    }
+    if (!r) return r.error();
+    return out;
+  }
   auto mapped = mapped_file::open(file);
   if (!mapped) return mapped.error();
   auto kind = elf::identify(mapped->bytes());
   if (!kind) return kind.error();
-  dynamic_link out;
-  result<void> r = ok();
+  // The cache takes this mapping when it does not know the file yet.
+  mapped_file* pre = &*mapped;
   if (kind->is64())
-    r = kind->big_endian() ? detail::link_with<elf::elf64be>(program, options, cache, out)
-                           : detail::link_with<elf::elf64le>(program, options, cache, out);
+    r = kind->big_endian() ? detail::link_with<elf::elf64be>(program, options, cache, out, pre)
+                           : detail::link_with<elf::elf64le>(program, options, cache, out, pre);
   else
-    r = kind->big_endian() ? detail::link_with<elf::elf32be>(program, options, cache, out)
-                           : detail::link_with<elf::elf32le>(program, options, cache, out);
+    r = kind->big_endian() ? detail::link_with<elf::elf32be>(program, options, cache, out, pre)
+                           : detail::link_with<elf::elf32le>(program, options, cache, out, pre);
   if (!r) return r.error();
   return out;
 }

@@ -26,9 +26,12 @@
 // the cache file included, but paths are reported as ld.so inside the root spells them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -210,6 +213,48 @@ struct found_library {
 
 enum class candidate_status : std::uint8_t { ok, absent, other_class, other_machine, bad_file, loop };
 
+// What the file system answered to the library search, shared by every root
+// of a run (object_cache holds one; library_search::share_probes): whether a
+// folder exists, and what a candidate file is (open_verify's verdict). ld.so
+// asks the same folders and candidates for every program, so a run of many
+// roots would otherwise stat and open them once per root. The file system is
+// taken not to change during a run (as object_cache takes the files it maps).
+// Thread-safe: sixteen shards, each behind its own lock.
+class search_probes {
+ public:
+  std::optional<candidate_status> file(const std::string& host) const { return find(host, false); }
+  void set_file(const std::string& host, candidate_status status) { store(host, false, static_cast<std::uint8_t>(status)); }
+  std::optional<bool> directory(const std::string& host) const {
+    auto v = find(host, true);
+    if (!v) return std::nullopt;
+    return *v != candidate_status::absent;
+  }
+  void set_directory(const std::string& host, bool exists) {
+    store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
+  }
+
+ private:
+  struct shard {
+    mutable std::mutex lock;
+    std::unordered_map<std::string, std::uint8_t> files, dirs;
+  };
+  const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
+  std::optional<candidate_status> find(const std::string& key, bool dir) const {
+    const shard& s = at(key);
+    std::lock_guard<std::mutex> hold(s.lock);
+    const auto& map = dir ? s.dirs : s.files;
+    auto it = map.find(key);
+    if (it == map.end()) return std::nullopt;
+    return static_cast<candidate_status>(it->second);
+  }
+  void store(const std::string& key, bool dir, std::uint8_t value) {
+    shard& s = const_cast<shard&>(at(key));
+    std::lock_guard<std::mutex> hold(s.lock);
+    (dir ? s.dirs : s.files).emplace(key, value);
+  }
+  std::array<shard, 16> shards_;
+};
+
 namespace detail {
 inline std::string getcwd_string() {
 #if !defined(_WIN32)
@@ -386,8 +431,29 @@ class library_search {
   // of loading it again: a run of many roots shares one.
   void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
 
+  // Answer the file system questions from `probes` (shared with other
+  // searches of the run) and record new answers there.
+  void share_probes(search_probes* probes) noexcept { probes_ = probes; }
+
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
+    if (probes_ == nullptr) return verify_uncached(file);
+    // The verdict depends on the target (class, data, machine): part of the key.
+    std::string key = file;
+    const auto& t = options_.target;
+    key.push_back('\0');
+    key.push_back(static_cast<char>(t.elf_class));
+    key.push_back(static_cast<char>(t.elf_data));
+    key.push_back(static_cast<char>(t.machine & 0xff));
+    key.push_back(static_cast<char>(t.machine >> 8));
+    if (auto known = probes_->file(key)) return *known;
+    const candidate_status status = verify_uncached(file);
+    probes_->set_file(key, status);
+    return status;
+  }
+
+ private:
+  candidate_status verify_uncached(const std::string& file) const {
 #if defined(_WIN32)
     auto mapped = mapped_file::open(file);
     if (!mapped) return mapped.error().code == errc::not_found ? candidate_status::absent : candidate_status::bad_file;
@@ -407,6 +473,7 @@ class library_search {
 #endif
   }
 
+ public:
   // Find `name` for `loader` (nullptr for preloads of a program without one).
   found_library find(std::string_view name, const search_object* loader, const search_object& main) {
     found_library out;
@@ -519,9 +586,16 @@ class library_search {
     if (it != dir_exists_.end()) return it->second;
     bool exists = true;
 #if !defined(_WIN32)
-    struct ::stat st {};
     const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
-    exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    // "." (an empty element) depends on the search's cwd: never shared.
+    const bool shared = probes_ != nullptr && !dir.empty() && host[0] == '/';
+    if (auto known = shared ? probes_->directory(host) : std::nullopt) {
+      exists = *known;
+    } else {
+      struct ::stat st {};
+      exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      if (shared) probes_->set_directory(host, exists);
+    }
 #endif
     dir_exists_.emplace(dir, exists);
     return exists;
@@ -590,6 +664,7 @@ class library_search {
   std::shared_ptr<const ld_so_cache_file> cache_file_;
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
+  search_probes* probes_ = nullptr;
 };
 
 }  // namespace resolve

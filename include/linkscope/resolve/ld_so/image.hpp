@@ -26,16 +26,28 @@
 // is the same). `files()` counts the distinct files parsed, `hits()` the
 // opens answered from the cache.
 //
-// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
-// files it holds come to more than that, it lets them all go (a result or
-// a link in progress keeps what it uses alive) and fills again from there;
-// a file parsed again after that does not count twice in `files()`.
-// `flushes()` says how often. No limit by default.
+// Memory, exactly: a run that knows which files each root loads says so
+// with expect_use(files) per root, and end_use(files) once the root is
+// linked; the cache then lets go of a file (its mapping and its image) as
+// soon as no pending root needs it, so it holds only what the roots in
+// flight and those still to come share. resolve/check.hpp learns the files
+// from a first pass of closure-only links: set_closure_only(true) gives
+// images that keep just what the load phase reads (the dynamic section's
+// strings, PT_INTERP) and no mapping, and share_lookups_with() lets that
+// pass leave its file system answers (search_path.hpp's search_probes) and
+// its ld.so.cache to the real one. `released()` and `peak_images()` say
+// what it let go and the most it held.
+// As a backstop, `set_limit(bytes)` bounds the mappings the cache keeps.
+// When the files it holds come to more than that, it lets them all go (a
+// result or a link in progress keeps what it uses alive) and fills again
+// from there; a file parsed again after that does not count twice in
+// `files()`. `flushes()` says how often. No limit by default.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +73,7 @@
 #include "linkscope/elf/types.hpp"
 #include "linkscope/elf/versions.hpp"
 #include "linkscope/resolve/ld_so_cache.hpp"
+#include "linkscope/resolve/search_path.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -107,7 +120,13 @@ struct object_image {
   std::string interpreter;            // PT_INTERP; empty when none
   std::vector<std::string> warnings;  // malformed parts, with the reason
   std::uint64_t device = 0, inode = 0;
+  std::uint16_t machine = 0;  // e_machine
+  bool readable = false;      // the file could be read: device and inode are its identity
   bool ok = false;
+  // A closure-only image (object_cache::set_closure_only) owns the strings
+  // above (soname, rpath, runpath, needed) here, and has no mapping, views,
+  // symbols nor versions.
+  std::deque<std::string> owned;
 
   bool has_versym() const noexcept { return !versym.empty(); }
   std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
@@ -178,12 +197,15 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 }
 
 // Open and parse one object; errors become warnings on the image.
+// `closure_only`: keep what the load phase reads (a copy of the dynamic
+// section's strings, PT_INTERP, the machine) and let the mapping go.
 template <class ET>
-std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped, bool closure_only = false) {
   auto img = std::make_unique<object_image<ET>>();
   img->mapped = std::move(mapped);
   img->device = img->mapped->device();
   img->inode = img->mapped->inode();
+  img->readable = true;
   auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
   auto f = elf::file<ET>::open(img->mapped->bytes());
   if (!f) {
@@ -191,6 +213,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
     return img;
   }
   img->elf = *f;
+  img->machine = img->elf.machine();
   img->classes = elf::reloc_classifier::of(img->elf);
   img->interpreter = std::string(img->elf.interpreter());
   auto dyn = elf::dynamic_info<ET>::read(img->elf);
@@ -212,6 +235,18 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   img->needed.reserve(d.needed_count());
   auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
   if (!needed) note(needed.error());
+  if (closure_only) {
+    auto own = [&](std::string_view& v) { v = img->owned.emplace_back(v); };
+    own(img->soname);
+    own(img->rpath);
+    own(img->runpath);
+    for (auto& n : img->needed) own(n);
+    img->elf = {};
+    img->dyn = {};
+    img->dynstr = {};
+    img->mapped.reset();
+    return img;
+  }
   if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
   if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
     note(v.error());
@@ -247,46 +282,91 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
 
 class object_cache {
  public:
+  // A file's identity: device and inode.
+  using file_id = std::pair<std::uint64_t, std::uint64_t>;
+
   object_cache() = default;
   object_cache(const object_cache&) = delete;
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
-  object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
-        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
-        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
+  object_cache(object_cache&& other) noexcept { take(other); }
   object_cache& operator=(object_cache&& other) noexcept {
-    stores_ = std::move(other.stores_);
-    parsed_ = std::move(other.parsed_);
-    ld_so_caches_ = std::move(other.ld_so_caches_);
-    limit_ = other.limit_;
-    bytes_ = other.bytes_;
-    flushes_ = other.flushes_;
-    hits_ = other.hits_;
+    take(other);
     return *this;
   }
 
   // The ld.so.cache at host path `path`, read and parsed once per run: every
   // root's library search shares it.
   std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
-    std::lock_guard<std::mutex> hold(lock_);
-    auto& slot = ld_so_caches_[path];
+    std::lock_guard<std::mutex> hold(shared_->lock);
+    auto& slot = shared_->ld_so_caches[path];
     if (!slot) slot = ld_so_cache_file::load(path);
     return slot;
   }
+  // The file system answers of the library search (search_path.hpp), shared
+  // by every root of the run.
+  search_probes& probes() noexcept { return shared_->probes; }
+  // Share `other`'s ld.so.cache files and search probes (a closure-only cache
+  // that plans the roots of the run `other` links).
+  void share_lookups_with(object_cache& other) { shared_ = other.shared_; }
 
-  // Distinct files mapped and parsed, and opens answered from the cache.
+  // Images that keep only what the load phase reads (the closure: DT_NEEDED,
+  // SONAME, RPATH, RUNPATH, flags, PT_INTERP), without mappings; enough to
+  // compute which files each root loads before linking any. The results of
+  // such a cache point into its images: keep it alive while they are read.
+  void set_closure_only(bool on) noexcept { closure_only_ = on; }
+
+  // Distinct files mapped and parsed (each counts once, even when it was let
+  // go and parsed again), and opens answered from the cache.
   std::size_t files() const noexcept { return parsed_.size(); }
   std::size_t hits() const noexcept { return hits_; }
   // The most bytes of mappings kept (0: no limit), and how often it was reached.
   void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
   std::size_t flushes() const noexcept { return flushes_; }
 
+  // Release by use count. A run that knows which files each of its roots
+  // loads (a closure-only pass) says so up front: expect_use(files) once per
+  // root. After a root is linked, end_use(the same files) lets go of every
+  // file no pending root still needs (a file no root announced goes at the
+  // first end_use that names it). Results keep what they point into.
+  void expect_use(const std::vector<file_id>& ids) {
+    std::lock_guard<std::mutex> hold(lock_);
+    for (const file_id& id : ids) ++pending_[id];
+  }
+  void end_use(const std::vector<file_id>& ids) {
+    std::lock_guard<std::mutex> hold(lock_);
+    for (const file_id& id : ids) {
+      auto it = pending_.find(id);
+      if (it != pending_.end() && --it->second != 0) continue;
+      if (it != pending_.end()) pending_.erase(it);
+      std::apply([&](auto&... each) { (release(each, id), ...); }, stores_);
+    }
+  }
+  // Images held now, the most held at once, and how many were let go by end_use.
+  std::size_t images() const noexcept { return held_; }
+  std::size_t peak_images() const noexcept { return peak_held_; }
+  std::size_t released() const noexcept { return released_; }
+
+  // Which ELF variant the cache holds host path `file` as, parsed without
+  // error (0 elf64le, 1 elf64be, 2 elf32le, 3 elf32be), or -1.
+  int parsed_class_of(const std::string& file) {
+    std::lock_guard<std::mutex> hold(lock_);
+    int found = -1, index = 0;
+    std::apply(
+        [&](auto&... each) {
+          ((found = found < 0 && held_ok(each, file) ? index : found, ++index), ...);
+        },
+        stores_);
+    return found;
+  }
+
   // The image of the file at host path `file` (parsed on first use). An
   // unreadable file gives an image with ok == false, no mapping and the
   // reason in its warnings (also cached). The image never changes.
+  // `preopened`, when given, is the file's mapping, used instead of opening
+  // it again when the cache does not know the file yet.
   template <class ET>
-  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file, mapped_file* preopened = nullptr) {
     using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
     store<ET>& s = std::get<store<ET>>(stores_);
     {
@@ -297,56 +377,107 @@ class object_cache {
         return it->second;
       }
     }
-    auto mapped = mapped_file::open(file);
+    auto mapped = preopened != nullptr ? result<mapped_file>(std::move(*preopened)) : mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::object_image<ET>>();
       failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
       std::lock_guard<std::mutex> hold(lock_);
       return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
     }
-    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    const file_id key{mapped->device(), mapped->inode()};
     {
       std::lock_guard<std::mutex> hold(lock_);
       auto same = s.by_file.find(key);
       if (same != s.by_file.end()) {
         ++hits_;
-        return s.by_path.emplace(file, same->second).first->second;
+        same->second.paths.push_back(file);
+        return s.by_path.emplace(file, same->second.image).first->second;
       }
     }
     const std::size_t size = mapped->size();
-    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_);
     std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    auto [same, fresh] = s.by_file.emplace(key, entry<ET>{std::move(img), {}});
     if (!fresh) {
       ++hits_;  // another thread parsed it meanwhile: keep the first
-      return s.by_path.emplace(file, same->second).first->second;
+      same->second.paths.push_back(file);
+      return s.by_path.emplace(file, same->second.image).first->second;
     }
-    parsed_.insert(key);
-    image_ptr out = same->second;
-    bytes_ += size;
+    if (!closure_only_) parsed_.insert(key);
+    image_ptr out = same->second.image;
+    if (++held_ > peak_held_) peak_held_ = held_;
+    bytes_ += closure_only_ ? 0 : size;
     if (limit_ != 0 && bytes_ > limit_) {
       // Over the limit: let every file go; the caller keeps this one.
       std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
       bytes_ = 0;
+      held_ = 0;
       ++flushes_;
       return out;
     }
+    same->second.paths.push_back(file);
     s.by_path.emplace(file, out);
     return out;
   }
 
  private:
   template <class ET>
+  struct entry {
+    std::shared_ptr<const detail::object_image<ET>> image;
+    std::vector<std::string> paths;  // the by_path keys that name it
+  };
+  template <class ET>
   struct store {
     std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+    std::map<file_id, entry<ET>> by_file;
   };
+  // What a closure-only cache shares with the cache of the run it plans.
+  struct shared_lookups {
+    search_probes probes;
+    std::mutex lock;
+    std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches;
+  };
+
+  template <class ET>
+  static bool held_ok(const store<ET>& s, const std::string& file) {  // lock_ held
+    auto it = s.by_path.find(file);
+    return it != s.by_path.end() && it->second->ok;
+  }
+  template <class ET>
+  void release(store<ET>& s, const file_id& id) {  // lock_ held
+    auto it = s.by_file.find(id);
+    if (it == s.by_file.end()) return;
+    for (const std::string& path : it->second.paths) s.by_path.erase(path);
+    if (it->second.image->mapped) bytes_ -= std::min(bytes_, it->second.image->mapped->size());
+    s.by_file.erase(it);
+    --held_;
+    ++released_;
+  }
+
+  void take(object_cache& other) noexcept {
+    stores_ = std::move(other.stores_);
+    parsed_ = std::move(other.parsed_);
+    shared_ = std::move(other.shared_);
+    pending_ = std::move(other.pending_);
+    closure_only_ = other.closure_only_;
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
+    hits_ = other.hits_;
+    held_ = other.held_;
+    peak_held_ = other.peak_held_;
+    released_ = other.released_;
+  }
+
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
-  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
+  std::set<file_id> parsed_;  // every file parsed, by device and inode
+  std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
+  std::map<file_id, std::uint32_t> pending_;  // expect_use - end_use, per file
+  bool closure_only_ = false;
   std::mutex lock_;
   std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;
+  std::size_t held_ = 0, peak_held_ = 0, released_ = 0;
 };
 
 }  // namespace resolve

@@ -62,6 +62,7 @@ class loader {
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
       : options_(options), out_(out), cache_(cache), search_(options.search) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
+    search_.share_probes(&cache_.probes());
   }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
@@ -186,9 +187,13 @@ class loader {
     for (auto& ip : out_.interposed)
       for (auto& d : ip.definers) fix(d);
     out_.objects = std::move(ordered);
-    for (const auto& img : images_)
+    for (const auto& img : images_) {
       if (img && img->mapped) out_.files.push_back(img->mapped);
+      if (img && img->readable) out_.file_ids.emplace_back(img->device, img->inode);
+    }
     if (interpreter_image_ && interpreter_image_->mapped) out_.files.push_back(interpreter_image_->mapped);
+    if (interpreter_image_ && interpreter_image_->readable)
+      out_.file_ids.emplace_back(interpreter_image_->device, interpreter_image_->inode);
   }
 
  protected:
@@ -220,7 +225,7 @@ class loader {
     if (!path.empty()) by_name_.emplace(path, id);
     if (!obj.name.empty()) by_name_.emplace(obj.name, id);
     if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
-    if (img->mapped) by_file_.emplace(file_key(*img), id);
+    if (img->readable) by_file_.emplace(file_key(*img), id);
     objects_.push_back(std::move(obj));
     images_.push_back(std::move(img));
     in_list_.push_back(0);
@@ -279,7 +284,7 @@ class loader {
     obj.where = std::move(found.where);
     obj.file = found.file;
     image_ptr img = cache_.template open<ET>(found.file);
-    if (img->mapped) {
+    if (img->readable) {
       auto same = by_file_.find(file_key(*img));
       if (same != by_file_.end()) {
         const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;

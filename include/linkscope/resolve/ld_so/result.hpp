@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "linkscope/core/mapped_file.hpp"
@@ -32,6 +33,7 @@ struct dynamic_options {
   bool bind_dependencies = true;    // relocate every object (ld.so); false: only the main program's
                                     // relocations (what a package check asks of each root)
   bool interposition = true;        // fill dynamic_link::interposed
+  bool versions = true;             // dl-version.c's check: fill version_needs and missing_versions
 };
 
 // One object of the closure (a link_map).
@@ -114,6 +116,9 @@ struct dynamic_link {
   // The bytes that the string_views above point into (shared with the
   // object_cache, if one was given).
   std::vector<std::shared_ptr<const mapped_file>> files;
+  // The device and inode of every file the link read (the program, the
+  // closure, the interpreter): what object_cache::end_use takes.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> file_ids;
 
   bool any_missing() const noexcept {
     for (const auto& o : objects)
