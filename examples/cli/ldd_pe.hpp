@@ -17,8 +17,12 @@
 //   --unused     nothing: every DLL a PE image imports is bound by name
 //   --undefined  the findings, one a line, as Wine's loader would complain:
 //                `missing DLL: X\t(FROM)`, `missing export: X.NAME\t(FROM)`,
-//                `forwarder target missing: X.NAME -> T\t(FROM)`, with
-//                ` [delay-load]` for delay-load imports
+//                `forwarder target missing: X.NAME -> T\t(FROM)`,
+//                `forwarder cycle: X.NAME -> T -> ...; FILE: export address
+//                table entry starts a forwarder cycle (offset 0x...)\t(FROM)`
+//                (FILE holds the export that starts the cycle; stderr gets
+//                the same as a warning), with ` [delay-load]` for delay-load
+//                imports
 //   --format=dot, --json
 // Exit status: 2 for an unreadable or non-PE file, 1 for a finding (a DLL not
 // found outside delay-loads; any finding with --undefined), else 0.
@@ -142,6 +146,8 @@ inline std::string finding_text(const windows_link& w, const linkscope::resolve:
           .append(".")
           .append(shown_symbol(f.symbol, demangle));
       if (!f.detail.empty()) line.append(" -> ").append(f.detail);
+      if (f.cycle_at != linkscope::resolve::no_object)
+        line.append("; ").append(f.cycle.file).append(": ").append(linkscope::describe(f.cycle.err));
       break;
   }
   if (f.delay) line.append(" [delay-load]");
@@ -251,6 +257,8 @@ inline int ldd_pe(std::string_view tool, const std::string& file, ldd_output wha
     for (const auto& r : o.rejected) warn(tool, file, r.path + ": skipped: " + r.reason);
     for (const auto& s : o.warnings) warn(tool, file, (o.path.empty() ? o.name : o.path) + ": " + s);
   }
+  for (const auto& f : w->findings)
+    if (f.cycle_at != linkscope::resolve::no_object) warn(tool, f.cycle);
   for (const auto& f : w->findings)
     if (f.problem == linkscope::resolve::import_problem::missing_dll && !f.delay) {
       warn(tool, file, f.dll_name + ": not found (needed by " + pe_detail::shown(*w, f.from) + ")");

@@ -695,7 +695,7 @@ TEST_CASE("PE fields equal objdump -p; the C runtime of every imported DLL", "[f
   const std::vector<std::pair<std::string, std::string>> crts = {
       {"ucrtbase", "ucrt"},     {"api-ms-win-crt-runtime-l1-1-0", "ucrt"}, {"vcruntime140", "vcredist"},
       {"msvcp140d", "debug"},   {"msvcr120", "vcredist"},                  {"msvcrt", "msvcrt"},
-      {"libwinpthread-1", "mingw"}, {"kernel32", ""}};
+      {"libwinpthread-1", "mingw"}, {"kernel32", ""}, {"msvcr100", "vcredist"}, {"vcruntime140_1d", "debug"}};
   std::string source, libs;
   for (std::size_t i = 0; i < crts.size(); ++i) {
     const std::string fn = "crt_fn" + std::to_string(i);

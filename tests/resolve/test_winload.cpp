@@ -13,9 +13,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <initializer_list>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -102,6 +105,14 @@ const fixture& build() {
                "extern __declspec(dllimport) int x2(int); extern __declspec(dllimport) int loop(int);\n"
                "extern __declspec(dllimport) int gone(int);\n"
                "int y(int a) { return x2(a) + loop(a) + gone(a); }\nint x(int a) { return a + 1; }\n");
+    // A cycle across two DLLs, entered from outside it: cyc/use.dll imports
+    // p.dll's pz = p.pf; pf = q.qf and q.dll's qf = p.pf.
+    write_file(d + "/p.def", "LIBRARY p.dll\nEXPORTS\n  pz = p.pf\n  pf = q.qf\n  pown\n");
+    write_file(d + "/p.c", "int pown(void) { return 1; }\n");
+    write_file(d + "/q.def", "LIBRARY q.dll\nEXPORTS\n  qf = p.pf\n  qown\n");
+    write_file(d + "/q.c", "int qown(void) { return 2; }\n");
+    write_file(d + "/pimp.def", "LIBRARY p.dll\nEXPORTS\n  pz\n");
+    write_file(d + "/use.c", "extern int pz(void);\nint use(void) { return pz(); }\n");
     const std::string cc = "x86_64-w64-mingw32-gcc";
     const std::string dt = "x86_64-w64-mingw32-dlltool";
     x.ok = have_tool(cc) && have_tool(dt) &&
@@ -120,7 +131,9 @@ const fixture& build() {
                          " host.c -o host/host.exe -Wl,--out-implib,libhost.a && " + cc +
                          " -shared plugin.c -L. -lhost -o plug/plugin.dll && " + dt +
                          " -d selfimp.def -l libselfimp.a -D self.dll && " + cc +
-                         " -shared self.c self.def -L. -lselfimp -o cyc/self.dll") == 0;
+                         " -shared self.c self.def -L. -lselfimp -o cyc/self.dll && " + cc +
+                         " -shared p.c p.def -o cyc/p.dll && " + cc + " -shared q.c q.def -o cyc/q.dll && " + dt +
+                         " -d pimp.def -l libpimp.a -D p.dll && " + cc + " -shared use.c -L. -lpimp -o cyc/use.dll") == 0;
     x.delay = x.ok && have_tool("lld-link-14") && have_tool("llvm-dlltool-14") &&
               run_in(d, "llvm-dlltool-14 -m i386:x86-64 -d bar.def -l bar.lib && "
                         "llvm-dlltool-14 -m i386:x86-64 -d ghost.def -l ghost.lib && "
@@ -201,13 +214,47 @@ TEST_CASE("classification and built-in tables", "[winload]") {
   CHECK(classify_dll("api-ms-win-crt-runtime-l1-1-0.dll", dll_rule::api_set) == dll_class::ucrt);
   CHECK(classify_dll("api-ms-win-core-synch-l1-2-0.dll", dll_rule::api_set) == dll_class::api_set);
   CHECK(classify_dll("msvcrt.dll", dll_rule::known_dlls) == dll_class::msvcrt);
-  CHECK(classify_dll("MSVCR120.dll", dll_rule::app_dir) == dll_class::msvcrt);
   CHECK(classify_dll("kernel32.dll", dll_rule::known_dlls) == dll_class::system);
   CHECK(classify_dll("libfoo.dll", dll_rule::path) == dll_class::application);
   CHECK(builtin_known_dll("KERNEL32.DLL"));
   CHECK(!builtin_known_dll("ucrtbase.dll"));
   CHECK(builtin_apiset_host("api-ms-win-crt-heap-l1-1-0.dll") == "ucrtbase.dll");
   CHECK(builtin_apiset_host("api-ms-win-core-synch-l1-2-0.dll") == "kernelbase.dll");
+  // The loader's class and the floors' CRT flavour come from one classifier
+  // (windows.hpp's classify_crt) and agree. The expected classes are
+  // Microsoft's: msvcrt.dll is a Windows component (a KnownDLL); msvcrNN.dll
+  // (msvcr100 = VS 2010, msvcr120 = VS 2013) is the C runtime of that Visual
+  // Studio's Visual C++ Redistributable, not part of Windows (R. Chen, The
+  // Old New Thing, 2014-04-11; Microsoft Learn, "Deployment in Visual C++");
+  // d-suffixed builds are debug.
+  struct crt_case {
+    const char* dll;
+    dll_class loader;
+    crt_flavour floors;
+  };
+  for (const crt_case c : {crt_case{"msvcr120.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"MSVCR120.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"msvcr100.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"msvcp120.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"msvcr120d.dll", dll_class::debug_crt, crt_flavour::debug},
+                           crt_case{"msvcrt.dll", dll_class::msvcrt, crt_flavour::msvcrt},
+                           crt_case{"vcruntime140.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"vcruntime140_1d.dll", dll_class::debug_crt, crt_flavour::debug},
+                           crt_case{"msvcp140d.dll", dll_class::debug_crt, crt_flavour::debug},
+                           crt_case{"msvcp140d_codecvt_ids.dll", dll_class::debug_crt, crt_flavour::debug},
+                           crt_case{"msvcp140_atomic_wait.dll", dll_class::vc_redist, crt_flavour::vcredist},
+                           crt_case{"ucrtbase.dll", dll_class::ucrt, crt_flavour::ucrt}}) {
+    INFO(c.dll);
+    CHECK(classify_dll(c.dll, dll_rule::app_dir) == c.loader);
+    CHECK(classify_dll(c.dll, dll_rule::system32) == c.loader);
+    const auto crt = classify_crt(c.dll);
+    REQUIRE(crt);
+    CHECK(crt->flavour == c.floors);
+  }
+  CHECK(classify_dll("msvcrt20.dll", dll_rule::system32) == dll_class::system);
+  CHECK(!classify_crt("msvcrt20.dll"));
+  CHECK(classify_dll("libwinpthread-1.dll", dll_rule::app_dir) == dll_class::application);
+  CHECK(classify_crt("libwinpthread-1.dll")->flavour == crt_flavour::mingw);
 }
 
 TEST_CASE("closure and import check of a mingw program, against wine", "[winload]") {
@@ -583,6 +630,43 @@ TEST_CASE("--executable: a DLL that imports its host program binds to it", "[win
   CHECK(findings(*hosted).empty());
 }
 
+namespace {
+
+// The file offset of the export address table entry whose forwarder is
+// `forwarder`, from x86_64-w64-mingw32-objdump alone: -p's ImageBase, "Export
+// Address Table" RVA and "[ i] ... Forwarder RVA -- forwarder" row; -h's
+// section VMA and file offset. 0 when objdump does not show it.
+std::uint64_t objdump_eat_entry(const std::string& dll, const std::string& forwarder) {
+  const auto p = lines(capture("x86_64-w64-mingw32-objdump -p " + shell_quote(dll)).out);
+  std::uint64_t image_base = 0, eat = 0, index = ~std::uint64_t{0};
+  for (const std::string& l : p) {
+    if (l.rfind("ImageBase", 0) == 0) image_base = std::stoull(l.substr(l.find_last_of('\t') + 1), nullptr, 16);
+    if (l.find("\tExport Address Table \t") != std::string::npos) eat = std::stoull(l.substr(l.find_last_of('\t') + 1), nullptr, 16);
+    const std::string tail = "Forwarder RVA -- " + forwarder;
+    if (l.size() > tail.size() && l.compare(l.size() - tail.size(), tail.size(), tail) == 0 && l.find('[') != std::string::npos)
+      index = std::stoull(l.substr(l.find('[') + 1));
+  }
+  if (image_base == 0 || eat == 0 || index == ~std::uint64_t{0}) return 0;
+  const std::uint64_t entry = eat + 4 * index;
+  for (const std::string& l : lines(capture("x86_64-w64-mingw32-objdump -h " + shell_quote(dll)).out)) {
+    std::istringstream in(l);
+    std::string idx, name, size, vma, lma, off;
+    if (!(in >> idx >> name >> size >> vma >> lma >> off) || idx.empty() || !std::isdigit(static_cast<unsigned char>(idx[0])))
+      continue;
+    const std::uint64_t va = std::stoull(vma, nullptr, 16) - image_base, n = std::stoull(size, nullptr, 16);
+    if (entry >= va && entry - va < n) return std::stoull(off, nullptr, 16) + (entry - va);
+  }
+  return 0;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
 TEST_CASE("forwarders to the DLL itself: resolved, a cycle, a missing target", "[winload]") {
   const fixture& f = build();
   if (!f.ok) return;
@@ -590,11 +674,59 @@ TEST_CASE("forwarders to the DLL itself: resolved, a cycle, a missing target", "
   auto w = load_windows(f.dir + "/cyc/self.dll", opts);
   REQUIRE(w);
   CHECK(findings(*w) == std::set<std::string>{"forwarder-cycle self.dll.loop", "forwarder-target-missing self.dll.gone"});
-  for (const auto& fi : w->findings)
-    if (fi.problem == import_problem::forwarder_cycle) CHECK(fi.detail == "self.loop -> self.loop");
+  // The cycle names the file and the export address table entry of `loop`
+  // (objdump -p: its forwarder row; -h: where its section lies in the file).
+  const std::uint64_t loop_at = objdump_eat_entry(f.dir + "/cyc/self.dll", "self.loop");
+  REQUIRE(loop_at != 0);
+  for (const auto& fi : w->findings) {
+    if (fi.problem == import_problem::forwarder_cycle) {
+      CHECK(fi.detail == "self.loop -> self.loop");
+      CHECK(fi.cycle_at == 0);
+      CHECK(fi.cycle.file == f.dir + "/cyc/self.dll");
+      CHECK(fi.cycle.offset() == loop_at);
+    } else {
+      CHECK(fi.cycle_at == no_object);
+    }
+  }
   bool x2 = false;
   for (const auto& b : w->link.bindings) x2 = x2 || (b.symbol == "x2" && b.from == 0 && b.to == 0);
   CHECK(x2);
+}
+
+TEST_CASE("a forwarder cycle across two DLLs is blamed on the export that starts it, with its file and offset",
+          "[winload]") {
+  const fixture& f = build();
+  if (!f.ok) return;
+  const std::string use = f.dir + "/cyc/use.dll", p = f.dir + "/cyc/p.dll";
+  // objdump -p: p.dll forwards pz to p.pf and pf to q.qf; q.dll qf to p.pf.
+  const std::uint64_t pf_at = objdump_eat_entry(p, "q.qf");
+  REQUIRE(pf_at != 0);
+  REQUIRE(objdump_eat_entry(p, "p.pf") != 0);
+  REQUIRE(objdump_eat_entry(f.dir + "/cyc/q.dll", "p.pf") != 0);
+  auto w = load_windows(use, winload_options{});
+  REQUIRE(w);
+  CHECK(findings(*w) == std::set<std::string>{"forwarder-cycle p.dll.pz"});
+  REQUIRE(w->findings.size() == 1);
+  const import_finding& fi = w->findings[0];
+  // pz enters the cycle; pf (p.dll) is the first export on it.
+  CHECK(fi.detail == "p.pf -> q.qf -> p.pf");
+  REQUIRE(fi.cycle_at == find_object(*w, "p.dll"));
+  CHECK(fi.cycle.file == p);
+  CHECK(fi.cycle.code() == linkscope::errc::malformed);
+  CHECK(fi.cycle.offset() == pf_at);
+  // The CLI: the -r line and a warning (stderr) as every diagnostic is
+  // printed, and the JSON row's cycle_file and offset.
+  const std::string ldd = shell_quote(tool_path("linkscope-ldd"));
+  const std::string blame = p + ": export address table entry starts a forwarder cycle (offset " + hex(pf_at) + ")";
+  auto r = capture(ldd + " -r " + shell_quote(use) + " 2>/dev/null; echo rc=$?");
+  CHECK(r.out == "forwarder cycle: p.dll.pz -> p.pf -> q.qf -> p.pf; " + blame + "\t(" + use + ")\nrc=1\n");
+  auto err = capture(ldd + " " + shell_quote(use) + " 2>&1 >/dev/null");
+  CHECK(err.out.find("linkscope-ldd: " + p + ": warning: export address table entry starts a forwarder cycle (offset " +
+                     hex(pf_at) + ")\n") != std::string::npos);
+  auto json = capture(ldd + " --json " + shell_quote(use) + " 2>/dev/null");
+  CHECK(json.out.find("\"problem\":\"forwarder-cycle\",\"dll\":\"p.dll\",\"symbol\":\"pz\",\"delay_load\":false,"
+                      "\"forwarder\":\"p.pf -> q.qf -> p.pf\",\"cycle_file\":\"" +
+                      p + "\",\"offset\":" + std::to_string(pf_at) + "}") != std::string::npos);
 }
 
 TEST_CASE("a DLL of another machine in the application folder is skipped, as wine does", "[winload]") {
@@ -713,6 +845,41 @@ TEST_CASE("bad input at loader level: an error or warning with file and offset, 
   const auto fo = find_object(*w, "foo.dll");
   REQUIRE(fo != no_object);
   REQUIRE(w->link.objects[fo].warnings.size() == 1);
-  CHECK(w->link.objects[fo].warnings[0].find("exports: export name ordinal out of range (offset 0x") == 0);
+  CHECK(w->link.objects[fo].warnings[0] ==
+        "exports: export name ordinal out of range (offset " + hex(ordinals) + "); imports from it are not checked");
   for (const std::string& finding : findings(*w)) CHECK(finding.find("foo.dll") == std::string::npos);
+  // The CLI names the file: "linkscope-ldd: APP: warning: FOO: exports: ... (offset 0x...)".
+  auto warned = capture(shell_quote(tool_path("linkscope-ldd")) + " " + shell_quote(dir + "/app.exe") + " 2>&1 >/dev/null");
+  CHECK(warned.out.find(": warning: " + dir + "/foo.dll: exports: export name ordinal out of range (offset " +
+                        hex(ordinals) + ")") != std::string::npos);
+
+  // The name pointer table past the end of its section (NumberOfNames
+  // 0x100000), and outside every section (AddressOfNames 0x7ff00000): each a
+  // warning on foo.dll (its path) at the offset of its AddressOfNames field.
+  // llvm-readobj-14 --coff-exports rejects both.
+  struct variant {
+    const char* sub;
+    std::size_t field;  // into the export directory
+    linkscope::u32 value;
+    const char* message;
+  };
+  for (const variant v : {variant{"names_long", 24, 0x100000, "RVA range past the section's raw data"},
+                          variant{"names_out", 32, 0x7ff00000, "export name table RVA outside every section"}}) {
+    const std::string sub = dir + "/" + v.sub;
+    std::filesystem::create_directories(sub);
+    std::filesystem::copy_file(f.dir + "/app/app.exe", sub + "/app.exe", std::filesystem::copy_options::overwrite_existing);
+    std::string bad_foo = read_file(f.dir + "/app/foo.dll");
+    for (int i = 0; i < 4; ++i) bad_foo[exports + v.field + static_cast<std::size_t>(i)] = static_cast<char>((v.value >> (8 * i)) & 0xff);
+    write_file(sub + "/foo.dll", bad_foo);
+    CHECK(capture("llvm-readobj-14 --coff-exports " + shell_quote(sub + "/foo.dll") + " >/dev/null 2>&1; echo $?").out != "0\n");
+    auto vw = load_windows(sub + "/app.exe", winload_options{});
+    REQUIRE(vw);
+    const auto vo = find_object(*vw, "foo.dll");
+    REQUIRE(vo != no_object);
+    CHECK(vw->link.objects[vo].path == sub + "/foo.dll");
+    REQUIRE(vw->link.objects[vo].warnings.size() == 1);
+    CHECK(vw->link.objects[vo].warnings[0] ==
+          std::string("exports: ") + v.message + " (offset " + hex(exports + 32) + "); imports from it are not checked");
+    for (const std::string& finding : findings(*vw)) CHECK(finding.find("foo.dll") == std::string::npos);
+  }
 }

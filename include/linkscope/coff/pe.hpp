@@ -65,6 +65,7 @@ struct export_entry {
   std::string_view forwarder;  // "DLL.name" or "DLL.#ord"; empty otherwise
   u32 hint = 0;                // index in the name pointer table (named exports)
   bool data = false;           // not a forwarder, and not in a code section (DATA exports)
+  u64 address_offset = 0;      // file offset of its export address table entry
 };
 
 // A forwarder string split as the loader splits it.
@@ -618,6 +619,7 @@ class image {
   result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
     const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
     e.rva = rva;
+    e.address_offset = funcs.base() + index * 4;
     if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
       LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
       e.forwarder = fwd;

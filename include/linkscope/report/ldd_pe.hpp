@@ -10,7 +10,8 @@
 //              "assemblies", "skipped": [{"path", "reason"}], "warnings"}],
 //    "bindings":  [{"from", "to", "symbol", "name", "version": null}],
 //    "unused":    [],                  every DLL a PE image imports is bound by name
-//    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"}],
+//    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"
+//                   [, "cycle_file", "offset"]}],
 //    "warnings":  [MESSAGE...]}
 //
 // "managed": the root has a CLR header; "il_only": it is also flagged
@@ -21,7 +22,9 @@
 // Windows tree given); "checked" says its exports were read. A binding by
 // ordinal names the symbol "#N". "problem" is missing-dll, missing-export,
 // forwarder-target-missing or forwarder-cycle, as Wine's loader complains.
-// With `demangle`, "demangled" is an Itanium name (a mingw import) as c++filt
+// A forwarder-cycle row names the DLL whose export starts the cycle
+// ("cycle_file") and the file offset of that export's address table entry
+// ("offset"). With `demangle`, "demangled" is an Itanium name (a mingw import) as c++filt
 // prints it.
 // linkscope.ldd(...).to_dict() in the Python module is this document, parsed.
 #pragma once
@@ -106,7 +109,10 @@ inline void write_json(json_writer& out, std::string_view file, const resolve::w
     out.begin_object().field("from", windows_shown_path(w, f.from)).field("problem", resolve::to_string(f.problem));
     out.field("dll", f.dll_name).field("symbol", f.symbol);
     write_demangled(out, f.symbol, o.demangle);
-    out.field("delay_load", f.delay).field("forwarder", f.detail).end_object();
+    out.field("delay_load", f.delay).field("forwarder", f.detail);
+    if (f.cycle_at != resolve::no_object)
+      out.field("cycle_file", windows_shown_path(w, f.cycle_at)).field("offset", f.cycle.offset());
+    out.end_object();
   }
   out.end_array();
   out.key("warnings").begin_array();

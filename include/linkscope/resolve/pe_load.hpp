@@ -55,6 +55,7 @@
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
+#include "linkscope/resolve/windows.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -165,6 +166,11 @@ struct import_finding {
   std::string symbol;                // the name, or "#N"
   bool delay = false;                // a delay-load import: fails only when called
   std::string detail;                // the forwarder chain, for forwarder findings
+  // forwarder-cycle: the object whose export starts the cycle, and that
+  // export as an error naming its file and the file offset of its export
+  // address table entry (errc::malformed); errc::ok otherwise.
+  std::uint32_t cycle_at = no_object;
+  diagnostic cycle;
 };
 
 struct windows_link {

@@ -16,10 +16,13 @@
 // For a PE image, each imported DLL (normal and delay-load) is matched
 // case-insensitively against the DLLs the import libraries describe, and each
 // imported function against their records (by name, or by ordinal).
+// Also the one classifier of C runtime DLL names (classify_crt, at the end).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -191,6 +194,120 @@ LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
   return out;
 }
 #endif
+
+// ---------------------------------------------------------------------------
+// The C runtime a DLL name stands for: the one classifier of CRT DLLs, used
+// by the Windows loader's classes (pe_load.hpp: ucrt, vc-redist, debug-crt,
+// msvcrt) and by the floors (floors_pe.hpp: --forbid-crt). Case-insensitive.
+//   ucrt       ucrtbase.dll and the api-ms-win-crt-*.dll API sets (the
+//              Universal CRT, part of Windows 10, an update on 7/8.1)
+//   msvcrt     msvcrt.dll only: a Windows component (a KnownDLL), "intended
+//              for use only by system-level components", which MinGW links
+//              by default
+//   vcredist   the Visual C++ redistributable of its Visual Studio:
+//              vcruntime140*.dll, msvcp140*.dll, concrt140.dll, vcomp140.dll
+//              (2015-2022, version 14), and the versioned CRTs of older ones,
+//              msvcrNN.dll / msvcpNN.dll / vcompNN.dll (msvcr100 = VS 2010,
+//              msvcr120 = VS 2013), which the "Visual C++ Redistributable
+//              Packages" install and which are not part of Windows ("the
+//              Visual C/C++ Run-Time libraries go by names like MSVCR71.DLL
+//              ... MSVCR100.DLL", R. Chen, Microsoft, The Old New Thing
+//              2014-04-11; Microsoft Learn, "Deployment in Visual C++": "version
+//              11 of the CRT DLL is msvcr110.dll", deployed by VCRedist). A
+//              mingw program built for msvcr120 (-mcrtdll) needs that same
+//              redistributable; `version` is the NN ("14" for 140)
+//   debug      the debug builds (ucrtbased.dll, vcruntime140d.dll,
+//              vcruntime140_1d.dll, msvcp140d.dll, msvcp140d_atomic_wait.dll,
+//              msvcrNNd.dll ...): never redistributable
+//   mingw      MinGW's runtime DLLs: libgcc_s_*.dll, libstdc++-6.dll,
+//              libwinpthread-1.dll
+enum class crt_flavour : u8 { ucrt, msvcrt, vcredist, debug, mingw };
+
+constexpr const char* to_string(crt_flavour f) noexcept {
+  switch (f) {
+    case crt_flavour::ucrt: return "ucrt";
+    case crt_flavour::msvcrt: return "msvcrt";
+    case crt_flavour::vcredist: return "vcredist";
+    case crt_flavour::debug: return "debug";
+    case crt_flavour::mingw: return "mingw";
+  }
+  return "?";
+}
+
+// A flavour's name as to_string spells it (--forbid-crt's values).
+constexpr bool is_crt_flavour_name(std::string_view name) noexcept {
+  for (auto f : {crt_flavour::ucrt, crt_flavour::msvcrt, crt_flavour::vcredist, crt_flavour::debug, crt_flavour::mingw})
+    if (name == to_string(f)) return true;
+  return false;
+}
+
+struct crt_dependency {
+  std::string dll;  // as imported
+  crt_flavour flavour = crt_flavour::msvcrt;
+  std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
+};
+
+namespace crt_detail {
+inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+inline bool all_digits(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+}  // namespace crt_detail
+
+// The C runtime a DLL name stands for; nullopt for any other DLL.
+inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
+  std::string name(dll);
+  for (char& c : name)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
+  const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
+  crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
+  if (stem == "ucrtbase" || crt_detail::starts_with(stem, "api-ms-win-crt-")) {
+    out.flavour = crt_flavour::ucrt;
+    return out;
+  }
+  if (stem == "ucrtbased") {
+    out.flavour = crt_flavour::debug;
+    return out;
+  }
+  if (stem == "msvcrt") return out;
+  if (crt_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
+    out.flavour = crt_flavour::mingw;
+    return out;
+  }
+  // PREFIX NN [d] [_SUFFIX [d]]: vcruntime140, vcruntime140_1(d),
+  // vcruntime140_threads(d), msvcp140(d), msvcp140_1, msvcp140(d)_atomic_wait,
+  // msvcp140(d)_codecvt_ids, concrt140(d), vcomp140(d); msvcrNN(d), msvcpNN(d),
+  // vcompNN(d).
+  for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
+    if (!crt_detail::starts_with(stem, prefix)) continue;
+    std::string_view rest = stem.substr(prefix.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits < 2) continue;
+    const std::string_view number = rest.substr(0, digits);
+    std::string_view tail = rest.substr(digits);
+    bool debug = !tail.empty() && tail[0] == 'd';
+    if (debug) tail.remove_prefix(1);
+    if (!tail.empty()) {
+      if (tail[0] != '_') continue;
+      std::string_view suffix = tail.substr(1);
+      if (!debug && !suffix.empty() && suffix.back() == 'd') {
+        debug = true;
+        suffix.remove_suffix(1);
+      }
+      if (!crt_detail::all_digits(suffix) && suffix != "atomic_wait" && suffix != "codecvt_ids" && suffix != "threads")
+        continue;
+    }
+    out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
+    out.version = number == "140" ? "14" : std::string(number);
+    return out;
+  }
+  return std::nullopt;
+}
 
 }  // namespace resolve
 }  // namespace v0

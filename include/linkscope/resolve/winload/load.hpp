@@ -86,17 +86,19 @@ LINKSCOPE_FUNC std::string builtin_apiset_host(std::string_view contract) {
 }
 
 LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
-  using winload_detail::starts_with;
   const std::string l = winload_detail::lower(name);
   if (rule == dll_rule::main) return dll_class::main;
-  if (l == "msvcp140d.dll" || l == "vcruntime140d.dll" || l == "vcruntime140_1d.dll" || l == "ucrtbased.dll" ||
-      l == "concrt140d.dll" || l == "msvcp140d_atomic_wait.dll" || l == "vcomp140d.dll")
-    return dll_class::debug_crt;
-  if (l == "ucrtbase.dll" || starts_with(l, "api-ms-win-crt-")) return dll_class::ucrt;
-  if (starts_with(l, "vcruntime140") || starts_with(l, "msvcp140") || l == "concrt140.dll" || l == "vcomp140.dll")
-    return dll_class::vc_redist;
-  if (l == "msvcrt.dll" || (starts_with(l, "msvcr") && l.size() > 9 && l[5] >= '0' && l[5] <= '9'))
-    return dll_class::msvcrt;
+  // The C runtimes as windows.hpp's classify_crt names them (the floors use
+  // it too); MinGW's runtime DLLs are classed by where they were found.
+  if (const auto crt = classify_crt(l)) {
+    switch (crt->flavour) {
+      case crt_flavour::ucrt: return dll_class::ucrt;
+      case crt_flavour::vcredist: return dll_class::vc_redist;
+      case crt_flavour::debug: return dll_class::debug_crt;
+      case crt_flavour::msvcrt: return dll_class::msvcrt;
+      case crt_flavour::mingw: break;
+    }
+  }
   if (pe::is_apiset_name(l)) return dll_class::api_set;
   if (rule == dll_rule::known_dlls || rule == dll_rule::system32 || rule == dll_rule::windows_dir ||
       rule == dll_rule::system_list)
@@ -545,6 +547,8 @@ class loader {
     bool unchecked = false;        // an assumed system DLL
     std::uint32_t object = no_object;
     std::string chain;             // forwarders followed
+    std::uint32_t cycle_object = no_object;  // forwarder-cycle: the object whose export starts the cycle
+    u64 cycle_offset = 0;                    // ... the file offset of its export address table entry
   };
 
   // Find `name` (or `ordinal`) in object `id`, following API sets and forwarders.
@@ -589,15 +593,25 @@ class loader {
       r.found = true;
       return r;
     }
-    if (depth >= 16) {
+    // An export already on this lookup's path starts a cycle (the chain then
+    // shows its forwarder once more; first_loop trims it); a path too long
+    // to follow is blamed on the export where it stops.
+    if (depth == 0) visiting_.clear();
+    const bool again = std::find(visiting_.begin(), visiting_.end(), std::pair<std::uint32_t, std::size_t>(id, index)) !=
+                       visiting_.end();
+    if (again || depth >= 64) {
       r.problem = import_problem::forwarder_cycle;
       r.chain = std::string(e.forwarder);
+      r.cycle_object = id;
+      r.cycle_offset = e.address_offset;
       return r;
     }
+    visiting_.emplace_back(id, index);
     auto target = pe::split_forwarder(e.forwarder);
     if (!target) {
       r.problem = import_problem::forwarder_missing;
       r.chain = std::string(e.forwarder);
+      visiting_.pop_back();
       return r;
     }
     const std::uint32_t next = resolve_dll(target->module, id);
@@ -607,6 +621,7 @@ class loader {
     lookup inner = find_export(next, target->name, target->ordinal, from, depth + 1);
     inner.chain = std::string(e.forwarder) + (inner.chain.empty() ? "" : " -> " + inner.chain);
     if (!inner.found && inner.problem == import_problem::missing_dll) inner.problem = import_problem::forwarder_missing;
+    if (!visiting_.empty()) visiting_.pop_back();
     return inner;
   }
 
@@ -625,6 +640,17 @@ class loader {
     std::string out;
     for (std::size_t i = 0; i < hops.size(); ++i) out.append(i ? " -> " : "").append(hops[i]);
     return out;
+  }
+
+  // A forwarder cycle: its chain up to the first repeated hop, and the file
+  // and export address table entry of the export that starts it.
+  void blame_cycle(import_finding& f, const lookup& r) const {
+    if (f.problem != import_problem::forwarder_cycle) return;
+    f.detail = first_loop(f.detail);
+    if (r.cycle_object == no_object) return;
+    f.cycle_at = r.cycle_object;
+    f.cycle = diagnostic(error{errc::malformed, r.cycle_offset, "export address table entry starts a forwarder cycle"},
+                         out_.link.objects[r.cycle_object].path);
   }
 
   // An IL-only image's one import: mscoree.dll's _CorExeMain (a program)
@@ -656,6 +682,7 @@ class loader {
     f.problem = r.problem;
     f.symbol = std::string(entry);
     f.detail = std::move(r.chain);
+    blame_cycle(f, r);
     out_.findings.push_back(std::move(f));
   }
 
@@ -716,7 +743,7 @@ class loader {
           f.symbol = std::move(symbol);
           f.delay = dll.delay_load;
           f.detail = std::move(r.chain);
-          if (f.problem == import_problem::forwarder_cycle) f.detail = first_loop(f.detail);
+          blame_cycle(f, r);
           out_.findings.push_back(std::move(f));
         }
       }
@@ -735,6 +762,7 @@ class loader {
   std::unordered_map<std::string, std::uint32_t> by_name_;
   std::deque<module> modules_;
   std::vector<char> expanded_, checked_;
+  std::vector<std::pair<std::uint32_t, std::size_t>> visiting_;  // (object, export) on find_export's path
 };
 
 }  // namespace winload_detail
