@@ -590,16 +590,23 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF, Mach-O or PE file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
   }
+  const unsigned threads = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (!explicit_files.empty()) {
+    // Each file once, by device and inode (stat on every thread; the first name wins).
+    std::vector<std::string> absolute_paths(explicit_files.size());
+    std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> ids(explicit_files.size());
+    detail::run_parallel(std::min<unsigned>(threads, 64), explicit_files.size(), [&](std::size_t i) {
+      std::error_code e2;
+      absolute_paths[i] = fs::absolute(explicit_files[i], e2).lexically_normal().string();
+      ids[i] = detail::file_identity(absolute_paths[i]);
+    });
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-    for (const auto& f : explicit_files) {
-      const std::string p = fs::absolute(f, ec).lexically_normal().string();
-      const auto id = detail::file_identity(p);
-      if (id && !seen.insert(*id).second) {
+    for (std::size_t i = 0; i < explicit_files.size(); ++i) {
+      if (ids[i] && !seen.insert(*ids[i]).second) {
         ++report.skipped_symlinks;
         continue;
       }
-      files.push_back(p);
+      files.push_back(std::move(absolute_paths[i]));
     }
   } else {
     files = detail::walk_prefix(prefix, report);
@@ -635,7 +642,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
-  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs = threads;
   if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   // Plan: which files each ELF root loads, from closure-only links (the load
   // phase on images that keep only the dynamic section's strings, without
@@ -649,6 +656,9 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     object_cache plan;
     plan.set_closure_only(true);
     plan.share_lookups_with(cache);
+    // The plan's images only spare re-reading a file for the next root that
+    // loads it: about 4096 of them at a time are plenty (each counts 4 KiB).
+    plan.set_limit(std::size_t{16} << 20);
     dynamic_options plan_options = link_options;
     plan_options.bindings = false;
     detail::run_parallel(jobs, files.size(), [&](std::size_t i) {
@@ -833,10 +843,18 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
     report.packages.push_back(u);
   }
-  // The files as package_findings.hpp takes them.
-  std::vector<checked_file> checked;
-  for (const auto& fr : report.files)
-    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
+  // The files as package_findings.hpp takes them (a copy of every closure:
+  // made only when a question needs it).
+  std::vector<checked_file> checked_storage;
+  bool checked_made = false;
+  auto checked_files = [&]() -> const std::vector<checked_file>& {
+    if (!checked_made) {
+      checked_made = true;
+      for (const auto& fr : report.files)
+        if (!fr.failed()) checked_storage.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
+    }
+    return checked_storage;
+  };
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
@@ -854,7 +872,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (files_of_d.empty())
         files_of_d = package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string());
       for (auto& f : files_of_d) libraries.push_back({f, display(f), d});
-      declared_unused verdict{d, find_static_copies(checked, libraries)};
+      declared_unused verdict{d, find_static_copies(checked_files(), libraries)};
       if (verdict.statically_linked())
         report.statically_linked.push_back(std::move(verdict));
       else
@@ -882,7 +900,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       for (const auto& n : fr.needed)
         if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
     }
-    report.duplicates = find_package_duplicates(libraries, checked);
+    // A duplicate needs two libraries.
+    if (libraries.size() >= 2) report.duplicates = find_package_duplicates(libraries, checked_files());
   }
 
   // Findings.

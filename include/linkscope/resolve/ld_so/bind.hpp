@@ -293,62 +293,64 @@ class binder : public loader<ET> {
   found_def lookup(std::string_view name, std::uint32_t hash, const version_entry* want, int type_class,
                    std::uint32_t self, bool symbolic) {
     ++out_.lookups;
-    const definition_index::entry* first = nullptr;
-    const definition_index::entry* last = nullptr;
-    if (probe_scope_) {
-      // The group the index would hold: each object's definitions of `name`,
-      // objects in scope order, each in .dynsym order.
-      candidates_.clear();
-      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos) {
-        const auto& own = *scope_defs_[pos];
-        if (!own.may_define(hash)) continue;
-        const auto& img = *images_[out_.search_list[pos]];
-        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
-        for (; it != own.entries.end() && it->first == hash; ++it)
-          if (img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+    // One object's candidates [c, end) as do_lookup_x takes them: true when
+    // the lookup ends there (a global, weak or unique definition).
+    auto try_object = [&](const definition_index::entry* c, const definition_index::entry* end,
+                          found_def& result) -> bool {
+      const std::uint32_t id = out_.search_list[c->object];
+      if ((type_class & elf::rtype_class_copy) && objects_[id].is_main) return false;
+      const std::uint32_t symidx = match_in_object(c, end, want, type_class);
+      if (symidx == 0) return false;
+      const Sym s = images_[id]->dynsym[symidx];
+      const unsigned bind = s.st_bind();
+      if (s.binds_locally()) return false;
+      if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
+        result = {id, symidx};
+        return true;
       }
-      if (candidates_.empty()) return {};
-      first = candidates_.data();
-      last = first + candidates_.size();
-    } else {
-      const std::uint32_t g = index_.find(name, hash);
-      if (g == no_object) return {};
-      first = index_.entries.data() + index_.group_start[g];
-      last = index_.entries.data() + index_.group_start[g + 1];
-    }
-    auto scan = [&](std::uint32_t only_pos, found_def& result) -> bool {
-      for (const auto* c = first; c != last;) {
-        const auto* end = c;
-        while (end != last && end->object == c->object) ++end;
-        const std::uint32_t pos = c->object;
-        const std::uint32_t id = out_.search_list[pos];
-        if ((only_pos == no_object || pos == only_pos) &&
-            !((type_class & elf::rtype_class_copy) && objects_[id].is_main)) {
-          const std::uint32_t symidx = match_in_object(c, end, want, type_class);
-          if (symidx != 0) {
-            const Sym s = images_[id]->dynsym[symidx];
-            const unsigned bind = s.st_bind();
-            if (!s.binds_locally()) {
-              if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
-                result = {id, symidx};
-                return true;
-              }
-              if (bind == elf::STB_GNU_UNIQUE) {
-                auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
-                result = (type_class & elf::rtype_class_copy) ? found_def{id, symidx} : it->second;
-                (void)fresh;
-                return true;
-              }
-            }
-          }
-        }
-        c = end;
+      if (bind == elf::STB_GNU_UNIQUE) {
+        auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
+        result = (type_class & elf::rtype_class_copy) ? found_def{id, symidx} : it->second;
+        (void)fresh;
+        return true;
       }
       return false;
     };
     found_def result;
-    if (symbolic && scope_pos_[self] != no_object && scan(scope_pos_[self], result)) return result;
-    if (scan(no_object, result)) return result;
+    if (probe_scope_) {
+      // Object by object in scope order, each through its own definitions,
+      // stopping at the first that defines the name: the group the index
+      // would hold, taken lazily (most names are found in the first few).
+      auto probe = [&](std::uint32_t pos) -> bool {
+        const auto& own = *scope_defs_[pos];
+        if (!own.may_define(hash)) return false;
+        const auto& img = *images_[out_.search_list[pos]];
+        candidates_.clear();
+        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
+        for (; it != own.entries.end() && it->first == hash; ++it)
+          if (!name.empty() && img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+        return !candidates_.empty() && try_object(candidates_.data(), candidates_.data() + candidates_.size(), result);
+      };
+      if (symbolic && scope_pos_[self] != no_object && probe(scope_pos_[self])) return result;
+      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos)
+        if (probe(pos)) return result;
+      return {};
+    }
+    const std::uint32_t g = index_.find(name, hash);
+    if (g == no_object) return {};
+    const definition_index::entry* first = index_.entries.data() + index_.group_start[g];
+    const definition_index::entry* last = index_.entries.data() + index_.group_start[g + 1];
+    auto scan = [&](std::uint32_t only_pos) -> bool {
+      for (const auto* c = first; c != last;) {
+        const auto* end = c;
+        while (end != last && end->object == c->object) ++end;
+        if ((only_pos == no_object || c->object == only_pos) && try_object(c, end, result)) return true;
+        c = end;
+      }
+      return false;
+    };
+    if (symbolic && scope_pos_[self] != no_object && scan(scope_pos_[self])) return result;
+    if (scan(no_object)) return result;
     return {};
   }
 
@@ -394,10 +396,11 @@ class binder : public loader<ET> {
         }
         reference& r = refs_[k];
         r.name = img.name_of(img.dynsym[r.symidx]);
-        r.hash = index_hash(r.name);
+        // Probing each object's own definitions takes their key; the index its hash.
+        r.hash = probe_scope_ ? object_image<ET>::definitions::key(r.name) : index_hash(r.name);
       }
       for (std::size_t k = 0; k < n; ++k) {
-        if (k + ahead < n) index_.prefetch(refs_[k + ahead].hash);
+        if (!probe_scope_ && k + ahead < n) index_.prefetch(refs_[k + ahead].hash);
         const reference& r = refs_[k];
         const u32 symidx = r.symidx;
         const int type_class = static_cast<int>(r.type_class);

@@ -68,6 +68,7 @@
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/file.hpp"
+#include "linkscope/elf/hash_table.hpp"
 #include "linkscope/elf/relocations.hpp"
 #include "linkscope/elf/symbols.hpp"
 #include "linkscope/elf/types.hpp"
@@ -109,6 +110,7 @@ struct object_image {
   record_array<Sym> dynsym;
   byte_view dynstr;
   record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  elf::hash_table<ET> hashes;                   // DT_GNU_HASH / DT_HASH (for the GNU chain's hashes)
   std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
   std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
   std::vector<version_entry> defined_versions;  // every verdef, the base included
@@ -139,18 +141,25 @@ struct object_image {
   // name): what a lookup probes object by object when no index of a whole
   // closure is built (dynamic_options::bind_dependencies and interposition
   // false: a package check). Built on first use, once per run however many
-  // roots load the object, by whichever thread asks first.
+  // roots load the object, by whichever thread asks first. Keyed by the GNU
+  // hash of the name without its bit 0 (definitions::key), read from the
+  // DT_GNU_HASH chain where the symbol has an entry there: the names of a
+  // big library's tens of thousands of symbols are then never read, only
+  // those of the few candidates a lookup compares.
   struct definitions {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (key, symidx), sorted
     std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
     std::uint32_t bloom_mask = 0;
 
-    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
-    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
-      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
+    static std::uint32_t key(std::string_view name) noexcept { return gnu_hash(name) & ~1u; }
+    // The two bloom bits of key `k` (in the word at (m >> 6) & bloom_mask, m = k mixed).
+    static std::uint32_t mix(std::uint32_t k) noexcept { return k * 0x9E3779B1u; }
+    static std::uint64_t bloom_bits(std::uint32_t m) noexcept {
+      return (std::uint64_t{1} << (m & 63)) | (std::uint64_t{1} << ((m >> 26) & 63));
     }
-    bool may_define(std::uint32_t h) const noexcept {
-      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
+    bool may_define(std::uint32_t k) const noexcept {
+      const std::uint32_t m = mix(k);
+      return (bloom[(m >> 6) & bloom_mask] & bloom_bits(m)) == bloom_bits(m);
     }
   };
   const definitions& own_definitions() const {
@@ -159,16 +168,24 @@ struct object_image {
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
         const Sym s = dynsym[i];
         if (!ld_so_can_match(s)) continue;
+        std::uint32_t chained = 0;
+        if (s.st_name != 0 && hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
+          // An empty name here is never a candidate: lookups compare names.
+          e.emplace_back(chained & ~1u, static_cast<std::uint32_t>(i));
+          continue;
+        }
         const std::string_view name = name_of(s);
-        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
+        if (!name.empty()) e.emplace_back(definitions::key(name), static_cast<std::uint32_t>(i));
       }
       std::sort(e.begin(), e.end());
       std::size_t words = 1;
       while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
       own_.bloom.assign(words, 0);
       own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
-      for (const auto& [h, symidx] : e)
-        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
+      for (const auto& [k, symidx] : e) {
+        const std::uint32_t m = definitions::mix(k);
+        own_.bloom[(m >> 6) & own_.bloom_mask] |= definitions::bloom_bits(m);
+      }
     });
     return own_;
   }
@@ -247,7 +264,15 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
     img->mapped.reset();
     return img;
   }
-  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) {
+    img->dynsym = syms->records();
+    // Only the GNU chain's hashes are read from it (no lookup goes through
+    // it, so the version tables it would consult are none).
+    static const elf::version_tables<ET> no_versions;
+    if (auto h = elf::hash_table<ET>::open(d, *syms, no_versions)) img->hashes = *h;
+  } else {
+    note(syms.error());
+  }
   if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
     note(v.error());
   } else if (v->present()) {
@@ -314,6 +339,8 @@ class object_cache {
   // SONAME, RPATH, RUNPATH, flags, PT_INTERP), without mappings; enough to
   // compute which files each root loads before linking any. The results of
   // such a cache point into its images: keep it alive while they are read.
+  // Each such image counts closure_only_cost bytes against set_limit.
+  static constexpr std::size_t closure_only_cost = 4096;
   void set_closure_only(bool on) noexcept { closure_only_ = on; }
 
   // Distinct files mapped and parsed (each counts once, even when it was let
@@ -406,7 +433,7 @@ class object_cache {
     if (!closure_only_) parsed_.insert(key);
     image_ptr out = same->second.image;
     if (++held_ > peak_held_) peak_held_ = held_;
-    bytes_ += closure_only_ ? 0 : size;
+    bytes_ += closure_only_ ? closure_only_cost : size;
     if (limit_ != 0 && bytes_ > limit_) {
       // Over the limit: let every file go; the caller keeps this one.
       std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
@@ -448,7 +475,8 @@ class object_cache {
     auto it = s.by_file.find(id);
     if (it == s.by_file.end()) return;
     for (const std::string& path : it->second.paths) s.by_path.erase(path);
-    if (it->second.image->mapped) bytes_ -= std::min(bytes_, it->second.image->mapped->size());
+    bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
+                                                        : closure_only_ ? closure_only_cost : std::size_t{0});
     s.by_file.erase(it);
     --held_;
     ++released_;
