@@ -75,6 +75,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -597,7 +598,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> ids(explicit_files.size());
     detail::run_parallel(std::min<unsigned>(threads, 64), explicit_files.size(), [&](std::size_t i) {
       std::error_code e2;
-      absolute_paths[i] = fs::absolute(explicit_files[i], e2).lexically_normal().string();
+      const std::string& f = explicit_files[i];
+      absolute_paths[i] = (!f.empty() && f[0] == '/' ? fs::path(f) : fs::absolute(f, e2)).lexically_normal().string();
       ids[i] = detail::file_identity(absolute_paths[i]);
     });
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
@@ -627,10 +629,12 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // found" errors): only the bindings' own version matching counts.
   link_options.versions = false;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
+  link_options.search.cwd = cwd;  // what every root's search would ask getcwd for
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
   cache.set_limit(options.cache_limit);
+  cache.set_roots_only(true);
   dyld_cache dyld_files;        // the same for Mach-O files
   winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
@@ -662,9 +666,22 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     dynamic_options plan_options = link_options;
     plan_options.bindings = false;
     detail::run_parallel(jobs, files.size(), [&](std::size_t i) {
-      kinds[i] = detail::sniff_elf_file(files[i], nullptr);
-      if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
-      auto link = link_dynamic(files[i], plan_options, plan);
+      // An ELF file (the plan's cache holds it, or its magic says so) is
+      // linked from the bytes read here; anything else is sniffed.
+      result<dynamic_link> link = make_error(errc::not_found, no_offset, "");
+      if (plan.parsed_class_of(files[i]) >= 0) {
+        kinds[i] = detail::walk_kind::dynamic;
+        link = link_dynamic(files[i], plan_options, plan);
+      } else if (auto mapped = link_options.search.root.empty() ? mapped_file::open(files[i])
+                                                                : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+                 mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
+        kinds[i] = detail::walk_kind::dynamic;
+        link = link_dynamic(files[i], plan_options, plan, &*mapped);
+      } else {
+        kinds[i] = detail::sniff_elf_file(files[i], nullptr);
+        if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
+        link = link_dynamic(files[i], plan_options, plan);
+      }
       if (!link) return;
       auto& ids = uses[i];
       ids = std::move(link->file_ids);

@@ -79,11 +79,15 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 // With `cache`, the objects come from (and stay in) it: one cache for all the
 // roots of a run reads each file once.
 result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options = {});
-result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options, object_cache& cache);
+// `opened`, when given, is the program's file already open (its host path
+// as link_dynamic would spell it: the root + the program, with "./" before a
+// bare name); the cache takes it unless it holds the program already.
+result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options, object_cache& cache,
+                                  mapped_file* opened = nullptr);
 
 #if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program_arg, const dynamic_options& options,
-                                                 object_cache& cache) {
+                                                 object_cache& cache, mapped_file* opened) {
   std::string program = program_arg;
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
@@ -101,7 +105,7 @@ LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program_arg,
     if (!r) return r.error();
     return out;
   }
-  auto mapped = mapped_file::open(file);
+  auto mapped = opened != nullptr ? result<mapped_file>(std::move(*opened)) : mapped_file::open(file);
   if (!mapped) return mapped.error();
   auto kind = elf::identify(mapped->bytes());
   if (!kind) return kind.error();

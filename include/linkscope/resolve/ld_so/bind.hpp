@@ -323,12 +323,14 @@ class binder : public loader<ET> {
       // would hold, taken lazily (most names are found in the first few).
       auto probe = [&](std::uint32_t pos) -> bool {
         const auto& own = *scope_defs_[pos];
-        if (!own.may_define(hash)) return false;
+        const std::uint32_t mixed = object_image<ET>::definitions::mix(hash);
+        const auto [begin, end] = own.bucket_of(mixed);
+        if (begin == end) return false;
         const auto& img = *images_[out_.search_list[pos]];
         candidates_.clear();
-        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
-        for (; it != own.entries.end() && it->first == hash; ++it)
-          if (!name.empty() && img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+        for (auto it = begin; it != end; ++it)
+          if (it->first == mixed && !name.empty() && img.name_of(img.dynsym[it->second]) == name)
+            candidates_.push_back({pos, it->second});
         return !candidates_.empty() && try_object(candidates_.data(), candidates_.data() + candidates_.size(), result);
       };
       if (symbolic && scope_pos_[self] != no_object && probe(scope_pos_[self])) return result;
@@ -361,6 +363,7 @@ class binder : public loader<ET> {
 
   void relocate(std::uint32_t id) {
     const auto& img = *images_[id];
+    if (!options_.bind_dependencies) prefault_relocated(img);  // not done when it was parsed (set_roots_only)
     const auto& d = img.dyn;
     const bool symbolic = objects_[id].symbolic;
     elf::reloc_class_cache classes(img.classes);

@@ -147,45 +147,48 @@ struct object_image {
   // big library's tens of thousands of symbols are then never read, only
   // those of the few candidates a lookup compares.
   struct definitions {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (key, symidx), sorted
-    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
-    std::uint32_t bloom_mask = 0;
+    // (mix(key), symidx), grouped by the top `bits` of mix(key) (the bucket),
+    // each bucket in .dynsym order; bucket b is [buckets[b], buckets[b + 1]).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;
+    std::vector<std::uint32_t> buckets;
+    unsigned shift = 31;
 
     static std::uint32_t key(std::string_view name) noexcept { return gnu_hash(name) & ~1u; }
-    // The two bloom bits of key `k` (in the word at (m >> 6) & bloom_mask, m = k mixed).
+    // A bijection of the key that spreads its bits (the bucket is its top bits).
     static std::uint32_t mix(std::uint32_t k) noexcept { return k * 0x9E3779B1u; }
-    static std::uint64_t bloom_bits(std::uint32_t m) noexcept {
-      return (std::uint64_t{1} << (m & 63)) | (std::uint64_t{1} << ((m >> 26) & 63));
-    }
-    bool may_define(std::uint32_t k) const noexcept {
-      const std::uint32_t m = mix(k);
-      return (bloom[(m >> 6) & bloom_mask] & bloom_bits(m)) == bloom_bits(m);
+    // The entries of key `k` are those of its bucket with first == mix(k):
+    // most names not defined here stop at an empty bucket (one cache line).
+    std::pair<const std::pair<std::uint32_t, std::uint32_t>*, const std::pair<std::uint32_t, std::uint32_t>*>
+    bucket_of(std::uint32_t m) const noexcept {
+      const std::uint32_t b = m >> shift;
+      return {entries.data() + buckets[b], entries.data() + buckets[b + 1]};
     }
   };
   const definitions& own_definitions() const {
     std::call_once(own_once_, [this] {
-      auto& e = own_.entries;
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> found;  // in .dynsym order
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
         const Sym s = dynsym[i];
         if (!ld_so_can_match(s)) continue;
         std::uint32_t chained = 0;
         if (s.st_name != 0 && hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
           // An empty name here is never a candidate: lookups compare names.
-          e.emplace_back(chained & ~1u, static_cast<std::uint32_t>(i));
+          found.emplace_back(definitions::mix(chained & ~1u), static_cast<std::uint32_t>(i));
           continue;
         }
         const std::string_view name = name_of(s);
-        if (!name.empty()) e.emplace_back(definitions::key(name), static_cast<std::uint32_t>(i));
+        if (!name.empty()) found.emplace_back(definitions::mix(definitions::key(name)), static_cast<std::uint32_t>(i));
       }
-      std::sort(e.begin(), e.end());
-      std::size_t words = 1;
-      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
-      own_.bloom.assign(words, 0);
-      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
-      for (const auto& [k, symidx] : e) {
-        const std::uint32_t m = definitions::mix(k);
-        own_.bloom[(m >> 6) & own_.bloom_mask] |= definitions::bloom_bits(m);
-      }
+      // A counting sort by bucket (about one entry per bucket), stable.
+      unsigned bits = 1;
+      while (bits < 31 && (std::size_t{1} << bits) < found.size()) ++bits;
+      own_.shift = 32 - bits;
+      own_.buckets.assign((std::size_t{1} << bits) + 1, 0);
+      for (const auto& e : found) ++own_.buckets[(e.first >> own_.shift) + 1];
+      for (std::size_t b = 1; b < own_.buckets.size(); ++b) own_.buckets[b] += own_.buckets[b - 1];
+      std::vector<std::uint32_t> fill(own_.buckets.begin(), own_.buckets.end() - 1);
+      own_.entries.resize(found.size());
+      for (const auto& e : found) own_.entries[fill[e.first >> own_.shift]++] = e;
     });
     return own_;
   }
@@ -213,11 +216,26 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
+// Pre-fault what relocating `img` reads in full: .dynstr and the relocation tables.
+template <class ET>
+void prefault_relocated(const object_image<ET>& img) noexcept {
+  if (!img.mapped || !img.ok) return;
+  const mapped_file& m = *img.mapped;
+  const auto& d = img.dyn;
+  const unsigned char* base = img.elf.bytes().data();
+  prefault(m, img.dynstr.data(), img.dynstr.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+}
+
 // Open and parse one object; errors become warnings on the image.
 // `closure_only`: keep what the load phase reads (a copy of the dynamic
 // section's strings, PT_INTERP, the machine) and let the mapping go.
 template <class ET>
-std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped, bool closure_only = false) {
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped, bool closure_only = false,
+                                             bool relocated = true) {
   auto img = std::make_unique<object_image<ET>>();
   img->mapped = std::move(mapped);
   img->device = img->mapped->device();
@@ -289,17 +307,16 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
       if (!e.base()) img->versions[i] = entry;
     }
   }
-  // Everything below is read in full by the resolver.
+  // Everything below is read in full by the resolver: .dynsym and the
+  // version indices always (an object's own definitions walk them); the
+  // names and the relocations only when every object is relocated
+  // (`relocated`), else relocating a root pre-faults its own (prefault_relocated).
   const mapped_file& m = *img->mapped;
   const unsigned char* base = img->elf.bytes().data();
-  prefault(m, img->dynstr.data(), img->dynstr.size());
   if (!img->dynsym.empty())
     prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
   if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
-  for (auto table : {d.rela_table(), d.rel_table()})
-    if (table && table->present) prefault(m, base + table->offset, table->size);
-  bool rela = true;
-  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  if (relocated) prefault_relocated(*img);
   return img;
 }
 
@@ -342,6 +359,10 @@ class object_cache {
   // Each such image counts closure_only_cost bytes against set_limit.
   static constexpr std::size_t closure_only_cost = 4096;
   void set_closure_only(bool on) noexcept { closure_only_ = on; }
+  // Links through this cache relocate their roots only (dynamic_options::
+  // bind_dependencies false): an image's names and relocation tables are not
+  // pre-faulted when it is parsed, only when it is relocated as a root.
+  void set_roots_only(bool on) noexcept { roots_only_ = on; }
 
   // Distinct files mapped and parsed (each counts once, even when it was let
   // go and parsed again), and opens answered from the cache.
@@ -422,7 +443,8 @@ class object_cache {
       }
     }
     const std::size_t size = mapped->size();
-    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_);
+    image_ptr img =
+        detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_, !roots_only_);
     std::lock_guard<std::mutex> hold(lock_);
     auto [same, fresh] = s.by_file.emplace(key, entry<ET>{std::move(img), {}});
     if (!fresh) {
@@ -488,6 +510,7 @@ class object_cache {
     shared_ = std::move(other.shared_);
     pending_ = std::move(other.pending_);
     closure_only_ = other.closure_only_;
+    roots_only_ = other.roots_only_;
     limit_ = other.limit_;
     bytes_ = other.bytes_;
     flushes_ = other.flushes_;
@@ -502,6 +525,7 @@ class object_cache {
   std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
   std::map<file_id, std::uint32_t> pending_;  // expect_use - end_use, per file
   bool closure_only_ = false;
+  bool roots_only_ = false;
   std::mutex lock_;
   std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;
