@@ -601,13 +601,24 @@ class library_search {
     return exists;
   }
 
+  // The subdirectories of `dir` that exist (indices into subdirs_, best
+  // first): asked once per folder per search, not once per name.
+  const std::vector<std::uint32_t>& existing_subdirs(const std::string& dir) {
+    auto it = existing_.find(dir);
+    if (it != existing_.end()) return it->second;
+    std::vector<std::uint32_t> found;
+    for (std::size_t k = 0; k < subdirs_.size(); ++k)
+      if (directory_exists(dir + subdirs_[k])) found.push_back(static_cast<std::uint32_t>(k));
+    return existing_.emplace(dir, std::move(found)).first->second;
+  }
+
   bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
     for (const auto& dir : dirs) {
-      for (const auto& sub : subdirs_) {
-        std::string base = dir + sub;
-        if (!directory_exists(base)) continue;
-        std::string path = base;
-        path.append(name);
+      for (const std::uint32_t k : existing_subdirs(dir)) {
+        const std::string& sub = subdirs_[k];
+        std::string path;
+        path.reserve(dir.size() + sub.size() + name.size());
+        path.append(dir).append(sub).append(name);
         if (try_file(path, out)) {
           out.subdir = sub;
           return true;
@@ -664,6 +675,7 @@ class library_search {
   std::shared_ptr<const ld_so_cache_file> cache_file_;
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> existing_;
   search_probes* probes_ = nullptr;
 };
 
