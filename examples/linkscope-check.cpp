@@ -1,11 +1,15 @@
 // linkscope-check — overlinking, overdepending and package ownership for every
 // ELF, Mach-O and PE file under a prefix (conda-build's and auditwheel's question).
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <linkscope/report/check.hpp>
@@ -276,14 +280,29 @@ int main(int argc, char** argv) {
   for (const auto& a : extra_allow) options.add_allow(a);
   options.files.assign(positional.begin() + 1, positional.end());
   // A FILE operand that cannot be opened is an input error of the run (exit 2),
-  // named in the one diagnostic format, not a warning in the report.
-  for (const auto& f : options.files) {
-    auto opened = mapped_file::open(f);
-    if (!opened) {
-      cli::report(tool, f, opened.error());
-      if (json) write_error_json(linkscope::diagnostic(opened.error(), f));
-      return cli::exit_error;
-    }
+  // named in the one diagnostic format, not a warning in the report. Each is
+  // checked as mapped_file::open would open it, without reading it, on the
+  // run's threads; the first in the order given is reported.
+  {
+    const std::vector<std::string>& files = options.files;
+    std::vector<std::optional<linkscope::error>> problems(files.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t i = next++; i < files.size(); i = next++)
+        if (auto probed = mapped_file::probe(files[i]); !probed) problems[i] = probed.error();
+    };
+    const unsigned cores = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(cores, (files.size() + 63) / 64));
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+    for (auto& t : helpers) t.join();
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (problems[i]) {
+        cli::report(tool, files[i], *problems[i]);
+        if (json) write_error_json(linkscope::diagnostic(*problems[i], files[i]));
+        return cli::exit_error;
+      }
   }
   cli::progress_line progress(tool, p.has("quiet"));
   if (progress.on()) options.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };

@@ -63,6 +63,10 @@ class mapped_file {
   // Open `path` read-only. `force_read` never maps (used by tests and for
   // files that may change underneath).
   static result<mapped_file> open(const std::string& path, bool force_read = false);
+  // What open(path) would say of the file (the same errors: missing,
+  // unreadable, a directory, not regular, empty, too large) without reading
+  // or mapping it: a cheap check of many paths.
+  static result<void> probe(const std::string& path);
 
   const unsigned char* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
@@ -101,6 +105,12 @@ inline void mapped_file::reset() noexcept {
   size_ = 0;
   mapped_ = false;
   buffer_.clear();
+}
+
+inline result<void> mapped_file::probe(const std::string& path) {
+  auto opened = open(path);
+  if (!opened) return opened.error();
+  return ok();
 }
 
 inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
@@ -156,7 +166,10 @@ inline void mapped_file::reset() noexcept {
   buffer_.shrink_to_fit();
 }
 
-inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
+namespace detail {
+// open(2) and fstat(2) of `path` as mapped_file::open checks them: the open
+// descriptor and its status, or the error open() gives.
+inline result<int> open_regular(const std::string& path, struct ::stat& st) {
   if (path.empty()) return make_error(errc::not_found, no_offset, "empty path");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
@@ -167,7 +180,6 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
     if (err == ENXIO) return make_error(errc::not_regular, no_offset, "not a regular file");
     return make_error(errc::io_error, no_offset, "cannot open file");
   }
-  struct ::stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     return make_error(errc::io_error, no_offset, "cannot stat file");
@@ -188,6 +200,23 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
     ::close(fd);
     return make_error(errc::too_large, no_offset, "file larger than the address space");
   }
+  return fd;
+}
+}  // namespace detail
+
+inline result<void> mapped_file::probe(const std::string& path) {
+  struct ::stat st {};
+  auto fd = detail::open_regular(path, st);
+  if (!fd) return fd.error();
+  ::close(*fd);
+  return ok();
+}
+
+inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
+  struct ::stat st {};
+  auto opened = detail::open_regular(path, st);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   mapped_file out;
   out.device_ = static_cast<std::uint64_t>(st.st_dev);
   out.inode_ = static_cast<std::uint64_t>(st.st_ino);
