@@ -1270,6 +1270,10 @@ class mapped_file {
   // Open `path` read-only. `force_read` never maps (used by tests and for
   // files that may change underneath).
   static result<mapped_file> open(const std::string& path, bool force_read = false);
+  // What open(path) would say of the file (the same errors: missing,
+  // unreadable, a directory, not regular, empty, too large) without reading
+  // or mapping it: a cheap check of many paths.
+  static result<void> probe(const std::string& path);
 
   const unsigned char* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
@@ -1308,6 +1312,12 @@ inline void mapped_file::reset() noexcept {
   size_ = 0;
   mapped_ = false;
   buffer_.clear();
+}
+
+inline result<void> mapped_file::probe(const std::string& path) {
+  auto opened = open(path);
+  if (!opened) return opened.error();
+  return ok();
 }
 
 inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
@@ -1363,7 +1373,10 @@ inline void mapped_file::reset() noexcept {
   buffer_.shrink_to_fit();
 }
 
-inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
+namespace detail {
+// open(2) and fstat(2) of `path` as mapped_file::open checks them: the open
+// descriptor and its status, or the error open() gives.
+inline result<int> open_regular(const std::string& path, struct ::stat& st) {
   if (path.empty()) return make_error(errc::not_found, no_offset, "empty path");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
@@ -1374,7 +1387,6 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
     if (err == ENXIO) return make_error(errc::not_regular, no_offset, "not a regular file");
     return make_error(errc::io_error, no_offset, "cannot open file");
   }
-  struct ::stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     return make_error(errc::io_error, no_offset, "cannot stat file");
@@ -1395,6 +1407,23 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
     ::close(fd);
     return make_error(errc::too_large, no_offset, "file larger than the address space");
   }
+  return fd;
+}
+}  // namespace detail
+
+inline result<void> mapped_file::probe(const std::string& path) {
+  struct ::stat st {};
+  auto fd = detail::open_regular(path, st);
+  if (!fd) return fd.error();
+  ::close(*fd);
+  return ok();
+}
+
+inline result<mapped_file> mapped_file::open(const std::string& path, bool force_read) {
+  struct ::stat st {};
+  auto opened = detail::open_regular(path, st);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   mapped_file out;
   out.device_ = static_cast<std::uint64_t>(st.st_dev);
   out.inode_ = static_cast<std::uint64_t>(st.st_ino);
@@ -2584,8 +2613,133 @@ struct thin_options {
   bool confine_to_archive_dir = false;
 };
 
-inline result<std::string> thin_member_path(std::string_view archive_path, const member& m,
-                                            thin_options options = {}) {
+result<std::string> thin_member_path(std::string_view archive_path, const member& m,
+                                            thin_options options = {});
+
+// Open a thin archive's member file. Errors (at the member's header offset):
+// not_found when it is missing, malformed when it is the archive itself.
+inline result<mapped_file> open_thin_member(std::string_view archive_path, const mapped_file& archive_file,
+                                            const member& m, thin_options options = {}) {
+  LINKSCOPE_TRY(path, thin_member_path(archive_path, m, options));
+  auto file = mapped_file::open(path);
+  if (!file) {
+    error e = file.error();
+    if (e.code == errc::not_found) return error{errc::not_found, m.header_offset, "thin archive member file is missing"};
+    return error{e.code, m.header_offset, e.message};
+  }
+  if (file->device() == archive_file.device() && file->inode() == archive_file.inode())
+    return error{errc::malformed, m.header_offset, "thin archive member points back at the archive itself"};
+  return file;
+}
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+
+inline result<std::string_view> archive::long_name(std::uint64_t name_offset, std::uint64_t field_offset) const {
+  if (long_names_.data() == nullptr)
+    return error{errc::malformed, field_offset, "long name reference but the archive has no // member"};
+  if (name_offset >= long_names_.size())
+    return error{errc::out_of_range, field_offset, "long name offset past the end of the // member"};
+  const char* begin = reinterpret_cast<const char*>(long_names_.data()) + name_offset;
+  const char* end = reinterpret_cast<const char*>(long_names_.data()) + long_names_.size();
+  const char* p = begin;
+  while (p != end && *p != '\n' && *p != '\0') ++p;
+  std::string_view name(begin, static_cast<std::size_t>(p - begin));
+  // GNU ends entries with "/\n"; COFF with NUL.
+  if (p != end && *p == '\n' && !name.empty() && name.back() == '/') name.remove_suffix(1);
+  return name;
+}
+
+
+
+inline result<member> archive::member_at(std::uint64_t header_offset) const {
+  if (format_ == format::aix_big) {
+    if (header_offset == 0 || header_offset >= bytes_.size())
+      return error{errc::out_of_range, no_offset, "member offset past end of file"};
+    LINKSCOPE_TRY(m, parse_big(header_offset));
+    for (std::size_t i = 0; i < table_count_; ++i)
+      if (tables_[i].header_offset == header_offset) m.kind = member_kind::symbol_table;
+    return m;
+  }
+  if (header_offset < 8 || header_offset >= bytes_.size())
+    return error{errc::out_of_range, no_offset, "member offset past end of file"};
+  const bool first = header_offset == 8;
+  return parse_gnu(header_offset, first);
+}
+
+inline member_range::iterator member_range::begin() const {
+  iterator it(archive_, archive_->first_member_);
+  it.done_ = archive_->first_member_ == 0;
+  if (!it.done_) it.load();
+  return it;
+}
+
+inline void member_range::iterator::load() {
+  // Parse at offset_, skipping special members; bounded by the file size so
+  // that a loop in an AIX member chain ends with an error.
+  for (;;) {
+    if (++steps_ > archive_->max_steps()) {
+      current_ = error{errc::malformed, archive_->bytes_.base() + offset_, "member chain loops"};
+      return;
+    }
+    if (archive_->format_ == format::aix_big) {
+      current_ = archive_->parse_big(offset_);
+    } else {
+      current_ = archive_->parse_gnu(offset_, offset_ == 8);
+    }
+    if (!current_ || current_->kind == member_kind::regular) return;
+    if (current_->next_offset == 0) {
+      done_ = true;
+      return;
+    }
+    offset_ = current_->next_offset;
+  }
+}
+
+inline member_range::iterator& member_range::iterator::operator++() {
+  if (done_) return *this;
+  if (!current_) {
+    done_ = true;
+    return *this;
+  }
+  std::uint64_t next = current_->next_offset;
+  if (archive_->format_ == format::aix_big) {
+    if (offset_ == archive_->last_member_) next = 0;
+    if (next != 0 && next >= archive_->bytes_.size()) {
+      current_ = error{errc::out_of_range, archive_->bytes_.base() + offset_ + 20, "next member offset past end of file"};
+      offset_ = next;
+      return *this;
+    }
+  }
+  if (next == 0) {
+    done_ = true;
+    return *this;
+  }
+  offset_ = next;
+  load();
+  return *this;
+}
+
+// Whether an archive's first regular member (a thin archive's external
+// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
+// that reads an archive (a Mach-O or a COFF archive). False for bytes that
+// are no archive or whose first member header is bad.
+template <class IsKind>
+bool first_member_is(byte_view bytes, IsKind&& is_kind) {
+  auto a = archive::open(bytes);
+  if (!a) return false;
+  bool kind = false;
+  auto r = a->for_each_member([&](const member& m) -> bool {
+    kind = !m.external && is_kind(m.data);
+    return false;
+  });
+  return r && kind;
+}
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::string> thin_member_path(std::string_view archive_path, const member& m,
+                                            thin_options options) {
   std::string_view name = m.name;
   if (name.empty()) return error{errc::malformed, m.header_offset, "thin archive member has an empty name"};
   if (options.confine_to_archive_dir) {
@@ -2614,26 +2768,7 @@ inline result<std::string> thin_member_path(std::string_view archive_path, const
   return path;
 }
 
-// Open a thin archive's member file. Errors (at the member's header offset):
-// not_found when it is missing, malformed when it is the archive itself.
-inline result<mapped_file> open_thin_member(std::string_view archive_path, const mapped_file& archive_file,
-                                            const member& m, thin_options options = {}) {
-  LINKSCOPE_TRY(path, thin_member_path(archive_path, m, options));
-  auto file = mapped_file::open(path);
-  if (!file) {
-    error e = file.error();
-    if (e.code == errc::not_found) return error{errc::not_found, m.header_offset, "thin archive member file is missing"};
-    return error{e.code, m.header_offset, e.message};
-  }
-  if (file->device() == archive_file.device() && file->inode() == archive_file.inode())
-    return error{errc::malformed, m.header_offset, "thin archive member points back at the archive itself"};
-  return file;
-}
-
-// ---------------------------------------------------------------------------
-// Implementation.
-
-inline result<archive> archive::open(byte_view bytes) {
+LINKSCOPE_FUNC result<archive> archive::open(byte_view bytes) {
   archive a;
   a.bytes_ = bytes;
   if (bytes.size() < 8) {
@@ -2739,22 +2874,7 @@ inline result<archive> archive::open(byte_view bytes) {
   return a;
 }
 
-inline result<std::string_view> archive::long_name(std::uint64_t name_offset, std::uint64_t field_offset) const {
-  if (long_names_.data() == nullptr)
-    return error{errc::malformed, field_offset, "long name reference but the archive has no // member"};
-  if (name_offset >= long_names_.size())
-    return error{errc::out_of_range, field_offset, "long name offset past the end of the // member"};
-  const char* begin = reinterpret_cast<const char*>(long_names_.data()) + name_offset;
-  const char* end = reinterpret_cast<const char*>(long_names_.data()) + long_names_.size();
-  const char* p = begin;
-  while (p != end && *p != '\n' && *p != '\0') ++p;
-  std::string_view name(begin, static_cast<std::size_t>(p - begin));
-  // GNU ends entries with "/\n"; COFF with NUL.
-  if (p != end && *p == '\n' && !name.empty() && name.back() == '/') name.remove_suffix(1);
-  return name;
-}
-
-inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const {
+LINKSCOPE_FUNC result<member> archive::parse_gnu(std::uint64_t offset, bool first) const {
   const byte_view& b = bytes_;
   LINKSCOPE_TRY(h, b.read<detail::gnu_header>(offset, "truncated member header"));
   if (h.fmag[0] != '`' || h.fmag[1] != '\n')
@@ -2857,7 +2977,7 @@ inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const
   return m;
 }
 
-inline result<member> archive::parse_big(std::uint64_t offset) const {
+LINKSCOPE_FUNC result<member> archive::parse_big(std::uint64_t offset) const {
   const byte_view& b = bytes_;
   LINKSCOPE_TRY(h, b.read<detail::big_member_header>(offset, "truncated AIX big member header"));
   const std::uint64_t base = b.base() + offset;
@@ -2891,90 +3011,7 @@ inline result<member> archive::parse_big(std::uint64_t offset) const {
   m.next_offset = next;
   return m;
 }
-
-inline result<member> archive::member_at(std::uint64_t header_offset) const {
-  if (format_ == format::aix_big) {
-    if (header_offset == 0 || header_offset >= bytes_.size())
-      return error{errc::out_of_range, no_offset, "member offset past end of file"};
-    LINKSCOPE_TRY(m, parse_big(header_offset));
-    for (std::size_t i = 0; i < table_count_; ++i)
-      if (tables_[i].header_offset == header_offset) m.kind = member_kind::symbol_table;
-    return m;
-  }
-  if (header_offset < 8 || header_offset >= bytes_.size())
-    return error{errc::out_of_range, no_offset, "member offset past end of file"};
-  const bool first = header_offset == 8;
-  return parse_gnu(header_offset, first);
-}
-
-inline member_range::iterator member_range::begin() const {
-  iterator it(archive_, archive_->first_member_);
-  it.done_ = archive_->first_member_ == 0;
-  if (!it.done_) it.load();
-  return it;
-}
-
-inline void member_range::iterator::load() {
-  // Parse at offset_, skipping special members; bounded by the file size so
-  // that a loop in an AIX member chain ends with an error.
-  for (;;) {
-    if (++steps_ > archive_->max_steps()) {
-      current_ = error{errc::malformed, archive_->bytes_.base() + offset_, "member chain loops"};
-      return;
-    }
-    if (archive_->format_ == format::aix_big) {
-      current_ = archive_->parse_big(offset_);
-    } else {
-      current_ = archive_->parse_gnu(offset_, offset_ == 8);
-    }
-    if (!current_ || current_->kind == member_kind::regular) return;
-    if (current_->next_offset == 0) {
-      done_ = true;
-      return;
-    }
-    offset_ = current_->next_offset;
-  }
-}
-
-inline member_range::iterator& member_range::iterator::operator++() {
-  if (done_) return *this;
-  if (!current_) {
-    done_ = true;
-    return *this;
-  }
-  std::uint64_t next = current_->next_offset;
-  if (archive_->format_ == format::aix_big) {
-    if (offset_ == archive_->last_member_) next = 0;
-    if (next != 0 && next >= archive_->bytes_.size()) {
-      current_ = error{errc::out_of_range, archive_->bytes_.base() + offset_ + 20, "next member offset past end of file"};
-      offset_ = next;
-      return *this;
-    }
-  }
-  if (next == 0) {
-    done_ = true;
-    return *this;
-  }
-  offset_ = next;
-  load();
-  return *this;
-}
-
-// Whether an archive's first regular member (a thin archive's external
-// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
-// that reads an archive (a Mach-O or a COFF archive). False for bytes that
-// are no archive or whose first member header is bad.
-template <class IsKind>
-bool first_member_is(byte_view bytes, IsKind&& is_kind) {
-  auto a = archive::open(bytes);
-  if (!a) return false;
-  bool kind = false;
-  auto r = a->for_each_member([&](const member& m) -> bool {
-    kind = !m.external && is_kind(m.data);
-    return false;
-  });
-  return r && kind;
-}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace ar
 }  // namespace v0
@@ -3110,7 +3147,77 @@ class armap {
 
 static_assert(symbol_source<armap>);
 
-inline result<armap::part> armap::parse_part(const symbol_table_member& t) {
+
+template <class F>
+result<void> armap::visit_part(const part& p, std::uint32_t& index, F&& f) {
+  const byte_view& d = p.data;
+  const unsigned char* data = d.data();
+  const char* strings = reinterpret_cast<const char*>(data + p.strings_offset);
+  const std::size_t strings_size = static_cast<std::size_t>(p.strings_size);
+  if (p.kind == table_kind::bsd32 || p.kind == table_kind::bsd64) {
+    const std::uint64_t w = p.width;
+    for (std::uint64_t i = 0; i < p.count; ++i) {
+      const unsigned char* entry = data + p.table_offset + i * 2 * w;
+      const std::uint64_t strx = load_word(entry, w, p.big_endian);
+      const std::uint64_t offset = load_word(entry + w, w, p.big_endian);
+      if (strx >= strings_size)
+        return d.fail(errc::out_of_range, p.table_offset + i * 2 * w, "__.SYMDEF string index past the string table");
+      const void* nul = std::memchr(strings + strx, 0, strings_size - static_cast<std::size_t>(strx));
+      const std::size_t len = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + strx))
+                                             : strings_size - static_cast<std::size_t>(strx);
+      if (!f(armap_entry{std::string_view(strings + strx, len), offset, index++})) return {};
+    }
+    return {};
+  }
+  // Sequential names.
+  std::size_t pos = 0;
+  for (std::uint64_t i = 0; i < p.count; ++i) {
+    if (pos >= strings_size)
+      return d.fail(errc::truncated, p.strings_offset + pos, "armap names end before its symbol count");
+    const void* nul = std::memchr(strings + pos, 0, strings_size - pos);
+    if (nul == nullptr) return d.fail(errc::malformed, p.strings_offset + pos, "armap name not terminated");
+    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + pos));
+    std::uint64_t offset = 0;
+    if (p.kind == table_kind::coff_second) {
+      const std::uint16_t member_index = load<std::uint16_t, std::endian::little>(data + p.indices_offset + i * 2);
+      if (member_index == 0 || member_index > p.member_count)
+        return d.fail(errc::out_of_range, p.indices_offset + i * 2, "second linker member index out of range");
+      offset = load<std::uint32_t, std::endian::little>(data + p.table_offset + (member_index - 1u) * 4u);
+    } else {
+      offset = load_word(data + p.table_offset + i * p.width, p.width, true);
+    }
+    if (!f(armap_entry{std::string_view(strings + pos, len), offset, index++})) return {};
+    pos += len + 1;
+  }
+  return {};
+}
+
+inline result<armap> armap::read(const archive& a) {
+  armap map;
+  if (!a.has_symbol_table()) return map;
+  const bool both = a.kind() == format::aix_big;
+  for (std::size_t i = 0; i < a.symbol_table_count() && (i == 0 || both); ++i) {
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ += p.count;
+    map.parts_[map.part_count_++] = p;
+  }
+  return map;
+}
+
+inline result<armap> armap::read(const archive& a, table_kind which) {
+  armap map;
+  for (std::size_t i = 0; i < a.symbol_table_count(); ++i) {
+    if (a.symbol_table(i).kind != which) continue;
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ = p.count;
+    map.parts_[map.part_count_++] = p;
+    return map;
+  }
+  return error{errc::not_found, no_offset, "the archive has no symbol table of that kind"};
+}
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<armap::part> armap::parse_part(const symbol_table_member& t) {
   part p;
   p.kind = t.kind;
   p.header_offset = t.header_offset;
@@ -3191,74 +3298,7 @@ inline result<armap::part> armap::parse_part(const symbol_table_member& t) {
   }
   return error{errc::unsupported, t.header_offset, "unknown symbol table kind"};
 }
-
-template <class F>
-result<void> armap::visit_part(const part& p, std::uint32_t& index, F&& f) {
-  const byte_view& d = p.data;
-  const unsigned char* data = d.data();
-  const char* strings = reinterpret_cast<const char*>(data + p.strings_offset);
-  const std::size_t strings_size = static_cast<std::size_t>(p.strings_size);
-  if (p.kind == table_kind::bsd32 || p.kind == table_kind::bsd64) {
-    const std::uint64_t w = p.width;
-    for (std::uint64_t i = 0; i < p.count; ++i) {
-      const unsigned char* entry = data + p.table_offset + i * 2 * w;
-      const std::uint64_t strx = load_word(entry, w, p.big_endian);
-      const std::uint64_t offset = load_word(entry + w, w, p.big_endian);
-      if (strx >= strings_size)
-        return d.fail(errc::out_of_range, p.table_offset + i * 2 * w, "__.SYMDEF string index past the string table");
-      const void* nul = std::memchr(strings + strx, 0, strings_size - static_cast<std::size_t>(strx));
-      const std::size_t len = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + strx))
-                                             : strings_size - static_cast<std::size_t>(strx);
-      if (!f(armap_entry{std::string_view(strings + strx, len), offset, index++})) return {};
-    }
-    return {};
-  }
-  // Sequential names.
-  std::size_t pos = 0;
-  for (std::uint64_t i = 0; i < p.count; ++i) {
-    if (pos >= strings_size)
-      return d.fail(errc::truncated, p.strings_offset + pos, "armap names end before its symbol count");
-    const void* nul = std::memchr(strings + pos, 0, strings_size - pos);
-    if (nul == nullptr) return d.fail(errc::malformed, p.strings_offset + pos, "armap name not terminated");
-    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + pos));
-    std::uint64_t offset = 0;
-    if (p.kind == table_kind::coff_second) {
-      const std::uint16_t member_index = load<std::uint16_t, std::endian::little>(data + p.indices_offset + i * 2);
-      if (member_index == 0 || member_index > p.member_count)
-        return d.fail(errc::out_of_range, p.indices_offset + i * 2, "second linker member index out of range");
-      offset = load<std::uint32_t, std::endian::little>(data + p.table_offset + (member_index - 1u) * 4u);
-    } else {
-      offset = load_word(data + p.table_offset + i * p.width, p.width, true);
-    }
-    if (!f(armap_entry{std::string_view(strings + pos, len), offset, index++})) return {};
-    pos += len + 1;
-  }
-  return {};
-}
-
-inline result<armap> armap::read(const archive& a) {
-  armap map;
-  if (!a.has_symbol_table()) return map;
-  const bool both = a.kind() == format::aix_big;
-  for (std::size_t i = 0; i < a.symbol_table_count() && (i == 0 || both); ++i) {
-    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
-    map.total_ += p.count;
-    map.parts_[map.part_count_++] = p;
-  }
-  return map;
-}
-
-inline result<armap> armap::read(const archive& a, table_kind which) {
-  armap map;
-  for (std::size_t i = 0; i < a.symbol_table_count(); ++i) {
-    if (a.symbol_table(i).kind != which) continue;
-    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
-    map.total_ = p.count;
-    map.parts_[map.part_count_++] = p;
-    return map;
-  }
-  return error{errc::not_found, no_offset, "the archive has no symbol table of that kind"};
-}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace ar
 }  // namespace v0
@@ -7484,6 +7524,7 @@ struct export_entry {
   std::string_view forwarder;  // "DLL.name" or "DLL.#ord"; empty otherwise
   u32 hint = 0;                // index in the name pointer table (named exports)
   bool data = false;           // not a forwarder, and not in a code section (DATA exports)
+  u64 address_offset = 0;      // file offset of its export address table entry
 };
 
 // A forwarder string split as the loader splits it.
@@ -8037,6 +8078,7 @@ class image {
   result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
     const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
     e.rva = rva;
+    e.address_offset = funcs.base() + index * 4;
     if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
       LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
       e.forwarder = fwd;
@@ -12619,8 +12661,10 @@ LINKSCOPE_FUNC bool is_macho_archive(byte_view bytes) {
 //   - its own install name and versions (LC_ID_DYLIB);
 //   - the dylibs it links (LC_LOAD_DYLIB, LC_LOAD_WEAK_DYLIB,
 //     LC_REEXPORT_DYLIB, LC_LOAD_UPWARD_DYLIB, LC_LAZY_LOAD_DYLIB, in
-//     command order: entry i has library ordinal i + 1) with the
-//     compatibility version each asks for;
+//     command order: entry i has library ordinal i + 1, as llvm-objdump
+//     numbers them) with the compatibility version each asks for; dyld
+//     itself skips LC_LAZY_LOAD_DYLIB, neither loading nor counting it
+//     (resolve/dyld/image.hpp);
 //   - its LC_RPATH entries, in command order;
 //   - the minimum OS and SDK of its first platform (LC_BUILD_VERSION or
 //     LC_VERSION_MIN_*);
@@ -12935,6 +12979,7 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 // ---- begin linkscope/resolve/search_path.hpp ----
@@ -12965,9 +13010,12 @@ LINKSCOPE_FUNC result<linkage> read_linkage_slice(byte_view bytes, u32 cputype) 
 // An unknown $FOO stays literal. A sysroot (--root) is prepended to every file opened,
 // the cache file included, but paths are reported as ld.so inside the root spells them.
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13594,6 +13642,48 @@ struct found_library {
 
 enum class candidate_status : std::uint8_t { ok, absent, other_class, other_machine, bad_file, loop };
 
+// What the file system answered to the library search, shared by every root
+// of a run (object_cache holds one; library_search::share_probes): whether a
+// folder exists, and what a candidate file is (open_verify's verdict). ld.so
+// asks the same folders and candidates for every program, so a run of many
+// roots would otherwise stat and open them once per root. The file system is
+// taken not to change during a run (as object_cache takes the files it maps).
+// Thread-safe: sixteen shards, each behind its own lock.
+class search_probes {
+ public:
+  std::optional<candidate_status> file(const std::string& host) const { return find(host, false); }
+  void set_file(const std::string& host, candidate_status status) { store(host, false, static_cast<std::uint8_t>(status)); }
+  std::optional<bool> directory(const std::string& host) const {
+    auto v = find(host, true);
+    if (!v) return std::nullopt;
+    return *v != candidate_status::absent;
+  }
+  void set_directory(const std::string& host, bool exists) {
+    store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
+  }
+
+ private:
+  struct shard {
+    mutable std::mutex lock;
+    std::unordered_map<std::string, std::uint8_t> files, dirs;
+  };
+  const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
+  std::optional<candidate_status> find(const std::string& key, bool dir) const {
+    const shard& s = at(key);
+    std::lock_guard<std::mutex> hold(s.lock);
+    const auto& map = dir ? s.dirs : s.files;
+    auto it = map.find(key);
+    if (it == map.end()) return std::nullopt;
+    return static_cast<candidate_status>(it->second);
+  }
+  void store(const std::string& key, bool dir, std::uint8_t value) {
+    shard& s = const_cast<shard&>(at(key));
+    std::lock_guard<std::mutex> hold(s.lock);
+    (dir ? s.dirs : s.files).emplace(key, value);
+  }
+  std::array<shard, 16> shards_;
+};
+
 namespace detail {
 inline std::string getcwd_string() {
 #if !defined(_WIN32)
@@ -13770,8 +13860,29 @@ class library_search {
   // of loading it again: a run of many roots shares one.
   void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
 
+  // Answer the file system questions from `probes` (shared with other
+  // searches of the run) and record new answers there.
+  void share_probes(search_probes* probes) noexcept { probes_ = probes; }
+
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
+    if (probes_ == nullptr) return verify_uncached(file);
+    // The verdict depends on the target (class, data, machine): part of the key.
+    std::string key = file;
+    const auto& t = options_.target;
+    key.push_back('\0');
+    key.push_back(static_cast<char>(t.elf_class));
+    key.push_back(static_cast<char>(t.elf_data));
+    key.push_back(static_cast<char>(t.machine & 0xff));
+    key.push_back(static_cast<char>(t.machine >> 8));
+    if (auto known = probes_->file(key)) return *known;
+    const candidate_status status = verify_uncached(file);
+    probes_->set_file(key, status);
+    return status;
+  }
+
+ private:
+  candidate_status verify_uncached(const std::string& file) const {
 #if defined(_WIN32)
     auto mapped = mapped_file::open(file);
     if (!mapped) return mapped.error().code == errc::not_found ? candidate_status::absent : candidate_status::bad_file;
@@ -13791,6 +13902,7 @@ class library_search {
 #endif
   }
 
+ public:
   // Find `name` for `loader` (nullptr for preloads of a program without one).
   found_library find(std::string_view name, const search_object* loader, const search_object& main) {
     found_library out;
@@ -13903,21 +14015,39 @@ class library_search {
     if (it != dir_exists_.end()) return it->second;
     bool exists = true;
 #if !defined(_WIN32)
-    struct ::stat st {};
     const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
-    exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    // "." (an empty element) depends on the search's cwd: never shared.
+    const bool shared = probes_ != nullptr && !dir.empty() && host[0] == '/';
+    if (auto known = shared ? probes_->directory(host) : std::nullopt) {
+      exists = *known;
+    } else {
+      struct ::stat st {};
+      exists = ::stat(host.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      if (shared) probes_->set_directory(host, exists);
+    }
 #endif
     dir_exists_.emplace(dir, exists);
     return exists;
   }
 
+  // The subdirectories of `dir` that exist (indices into subdirs_, best
+  // first): asked once per folder per search, not once per name.
+  const std::vector<std::uint32_t>& existing_subdirs(const std::string& dir) {
+    auto it = existing_.find(dir);
+    if (it != existing_.end()) return it->second;
+    std::vector<std::uint32_t> found;
+    for (std::size_t k = 0; k < subdirs_.size(); ++k)
+      if (directory_exists(dir + subdirs_[k])) found.push_back(static_cast<std::uint32_t>(k));
+    return existing_.emplace(dir, std::move(found)).first->second;
+  }
+
   bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
     for (const auto& dir : dirs) {
-      for (const auto& sub : subdirs_) {
-        std::string base = dir + sub;
-        if (!directory_exists(base)) continue;
-        std::string path = base;
-        path.append(name);
+      for (const std::uint32_t k : existing_subdirs(dir)) {
+        const std::string& sub = subdirs_[k];
+        std::string path;
+        path.reserve(dir.size() + sub.size() + name.size());
+        path.append(dir).append(sub).append(name);
         if (try_file(path, out)) {
           out.subdir = sub;
           return true;
@@ -13974,6 +14104,8 @@ class library_search {
   std::shared_ptr<const ld_so_cache_file> cache_file_;
   cache_lookup_options lookup_;
   std::unordered_map<std::string, bool> dir_exists_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> existing_;
+  search_probes* probes_ = nullptr;
 };
 
 }  // namespace resolve
@@ -13995,6 +14127,7 @@ struct dynamic_options {
   bool bind_dependencies = true;    // relocate every object (ld.so); false: only the main program's
                                     // relocations (what a package check asks of each root)
   bool interposition = true;        // fill dynamic_link::interposed
+  bool versions = true;             // dl-version.c's check: fill version_needs and missing_versions
 };
 
 // One object of the closure (a link_map).
@@ -14077,6 +14210,9 @@ struct dynamic_link {
   // The bytes that the string_views above point into (shared with the
   // object_cache, if one was given).
   std::vector<std::shared_ptr<const mapped_file>> files;
+  // The device and inode of every file the link read (the program, the
+  // closure, the interpreter): what object_cache::end_use takes.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> file_ids;
 
   bool any_missing() const noexcept {
     for (const auto& o : objects)
@@ -14482,7 +14618,9 @@ class dyld_cache {
 // An image without MH_TWOLEVEL (flat namespace) looks every import up flat.
 // An export-trie entry that re-exports (EXPORT_SYMBOL_FLAGS_REEXPORT) names a
 // dependency of its own image by ordinal, and maybe another name (a rename);
-// a renamed lookup starts afresh (its own set of searched images).
+// the dependency is asked in the lookup's mode (a flat or coalescing lookup
+// stays in that image's own exports), but a renamed lookup follows
+// re-exports and starts afresh (its own set of searched images).
 // Entries of the weak-bind stream are coalescing, not imports: they bind
 // where coalescing finds the name and are never undefined.
 //
@@ -15204,8 +15342,13 @@ class dyld_binder {
       const std::uint32_t dep = deps[h.ordinal - 1].object;
       if (dep == no_object || !out_.objects[dep].found()) return {};  // re-exported from a missing weak dylib
       const std::string_view target = h.import_name.empty() ? name : h.import_name;
-      if (target != name) ++generation_;  // a rename searches afresh
-      return lookup(dep, target, true, depth + 1);
+      // The dependency is asked in the same mode, except that a rename
+      // promotes a shallow lookup (flat, coalescing) to the two-level one
+      // that follows re-exports, and searches afresh (dyld-1378
+      // dyld/Loader.cpp, Loader::hasExportedSymbol, nameChanged).
+      const bool renamed = target != name;
+      if (renamed) ++generation_;
+      return lookup(dep, target, deep || renamed, depth + 1);
     }
     if (!deep) return {};
     answer unchecked;
@@ -15420,15 +15563,27 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 // is the same). `files()` counts the distinct files parsed, `hits()` the
 // opens answered from the cache.
 //
-// Memory: `set_limit(bytes)` bounds the mappings the cache keeps. When the
-// files it holds come to more than that, it lets them all go (a result or
-// a link in progress keeps what it uses alive) and fills again from there;
-// a file parsed again after that does not count twice in `files()`.
-// `flushes()` says how often. No limit by default.
+// Memory, exactly: a run that knows which files each root loads says so
+// with expect_use(files) per root, and end_use(files) once the root is
+// linked; the cache then lets go of a file (its mapping and its image) as
+// soon as no pending root needs it, so it holds only what the roots in
+// flight and those still to come share. resolve/check.hpp learns the files
+// from a first pass of closure-only links: set_closure_only(true) gives
+// images that keep just what the load phase reads (the dynamic section's
+// strings, PT_INTERP) and no mapping, and share_lookups_with() lets that
+// pass leave its file system answers (search_path.hpp's search_probes) and
+// its ld.so.cache to the real one. `released()` and `peak_images()` say
+// what it let go and the most it held.
+// As a backstop, `set_limit(bytes)` bounds the mappings the cache keeps.
+// When the files it holds come to more than that, it lets them all go (a
+// result or a link in progress keeps what it uses alive) and fills again
+// from there; a file parsed again after that does not count twice in
+// `files()`. `flushes()` says how often. No limit by default.
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15478,6 +15633,7 @@ struct object_image {
   record_array<Sym> dynsym;
   byte_view dynstr;
   record_array<typename ET::Versym> versym;     // one per dynsym entry; empty when none
+  elf::hash_table<ET> hashes;                   // DT_GNU_HASH / DT_HASH (for the GNU chain's hashes)
   std::vector<version_entry> versions;          // l_versions: by versym index (the base excluded)
   std::vector<u16> needed_order;                // the verneed entries' indices, in verneed chain order
   std::vector<version_entry> defined_versions;  // every verdef, the base included
@@ -15489,7 +15645,13 @@ struct object_image {
   std::string interpreter;            // PT_INTERP; empty when none
   std::vector<std::string> warnings;  // malformed parts, with the reason
   std::uint64_t device = 0, inode = 0;
+  std::uint16_t machine = 0;  // e_machine
+  bool readable = false;      // the file could be read: device and inode are its identity
   bool ok = false;
+  // A closure-only image (object_cache::set_closure_only) owns the strings
+  // above (soname, rpath, runpath, needed) here, and has no mapping, views,
+  // symbols nor versions.
+  std::deque<std::string> owned;
 
   bool has_versym() const noexcept { return !versym.empty(); }
   std::uint16_t versym_at(std::size_t i) const noexcept { return static_cast<std::uint16_t>(versym[i]); }
@@ -15502,36 +15664,54 @@ struct object_image {
   // name): what a lookup probes object by object when no index of a whole
   // closure is built (dynamic_options::bind_dependencies and interposition
   // false: a package check). Built on first use, once per run however many
-  // roots load the object, by whichever thread asks first.
+  // roots load the object, by whichever thread asks first. Keyed by the GNU
+  // hash of the name without its bit 0 (definitions::key), read from the
+  // DT_GNU_HASH chain where the symbol has an entry there: the names of a
+  // big library's tens of thousands of symbols are then never read, only
+  // those of the few candidates a lookup compares.
   struct definitions {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;  // (index_hash(name), symidx), sorted
-    std::vector<std::uint64_t> bloom;  // two bits per entry: most names not defined here stop at one word
-    std::uint32_t bloom_mask = 0;
+    // (mix(key), symidx), grouped by the top `bits` of mix(key) (the bucket),
+    // each bucket in .dynsym order; bucket b is [buckets[b], buckets[b + 1]).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;
+    std::vector<std::uint32_t> buckets;
+    unsigned shift = 31;
 
-    // The two bloom bits of hash `h` (in the word at (h >> 6) & bloom_mask).
-    static std::uint64_t bloom_bits(std::uint32_t h) noexcept {
-      return (std::uint64_t{1} << (h & 63)) | (std::uint64_t{1} << ((h >> 26) & 63));
-    }
-    bool may_define(std::uint32_t h) const noexcept {
-      return (bloom[(h >> 6) & bloom_mask] & bloom_bits(h)) == bloom_bits(h);
+    static std::uint32_t key(std::string_view name) noexcept { return gnu_hash(name) & ~1u; }
+    // A bijection of the key that spreads its bits (the bucket is its top bits).
+    static std::uint32_t mix(std::uint32_t k) noexcept { return k * 0x9E3779B1u; }
+    // The entries of key `k` are those of its bucket with first == mix(k):
+    // most names not defined here stop at an empty bucket (one cache line).
+    std::pair<const std::pair<std::uint32_t, std::uint32_t>*, const std::pair<std::uint32_t, std::uint32_t>*>
+    bucket_of(std::uint32_t m) const noexcept {
+      const std::uint32_t b = m >> shift;
+      return {entries.data() + buckets[b], entries.data() + buckets[b + 1]};
     }
   };
   const definitions& own_definitions() const {
     std::call_once(own_once_, [this] {
-      auto& e = own_.entries;
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> found;  // in .dynsym order
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
         const Sym s = dynsym[i];
         if (!ld_so_can_match(s)) continue;
+        std::uint32_t chained = 0;
+        if (s.st_name != 0 && hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
+          // An empty name here is never a candidate: lookups compare names.
+          found.emplace_back(definitions::mix(chained & ~1u), static_cast<std::uint32_t>(i));
+          continue;
+        }
         const std::string_view name = name_of(s);
-        if (!name.empty()) e.emplace_back(index_hash(name), static_cast<std::uint32_t>(i));
+        if (!name.empty()) found.emplace_back(definitions::mix(definitions::key(name)), static_cast<std::uint32_t>(i));
       }
-      std::sort(e.begin(), e.end());
-      std::size_t words = 1;
-      while (words * 8 < e.size()) words *= 2;  // about 16 bits per entry
-      own_.bloom.assign(words, 0);
-      own_.bloom_mask = static_cast<std::uint32_t>(words - 1);
-      for (const auto& [h, symidx] : e)
-        own_.bloom[(h >> 6) & own_.bloom_mask] |= definitions::bloom_bits(h);
+      // A counting sort by bucket (about one entry per bucket), stable.
+      unsigned bits = 1;
+      while (bits < 31 && (std::size_t{1} << bits) < found.size()) ++bits;
+      own_.shift = 32 - bits;
+      own_.buckets.assign((std::size_t{1} << bits) + 1, 0);
+      for (const auto& e : found) ++own_.buckets[(e.first >> own_.shift) + 1];
+      for (std::size_t b = 1; b < own_.buckets.size(); ++b) own_.buckets[b] += own_.buckets[b - 1];
+      std::vector<std::uint32_t> fill(own_.buckets.begin(), own_.buckets.end() - 1);
+      own_.entries.resize(found.size());
+      for (const auto& e : found) own_.entries[fill[e.first >> own_.shift]++] = e;
     });
     return own_;
   }
@@ -15559,13 +15739,31 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
-// Open and parse one object; errors become warnings on the image.
+// Pre-fault what relocating `img` reads in full: .dynstr and the relocation tables.
 template <class ET>
-std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped) {
+void prefault_relocated(const object_image<ET>& img) noexcept {
+  if (!img.mapped || !img.ok) return;
+  const mapped_file& m = *img.mapped;
+  const auto& d = img.dyn;
+  const unsigned char* base = img.elf.bytes().data();
+  prefault(m, img.dynstr.data(), img.dynstr.size());
+  for (auto table : {d.rela_table(), d.rel_table()})
+    if (table && table->present) prefault(m, base + table->offset, table->size);
+  bool rela = true;
+  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+}
+
+// Open and parse one object; errors become warnings on the image.
+// `closure_only`: keep what the load phase reads (a copy of the dynamic
+// section's strings, PT_INTERP, the machine) and let the mapping go.
+template <class ET>
+std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> mapped, bool closure_only = false,
+                                             bool relocated = true) {
   auto img = std::make_unique<object_image<ET>>();
   img->mapped = std::move(mapped);
   img->device = img->mapped->device();
   img->inode = img->mapped->inode();
+  img->readable = true;
   auto note = [&](const error& e) { img->warnings.push_back(describe(e)); };
   auto f = elf::file<ET>::open(img->mapped->bytes());
   if (!f) {
@@ -15573,6 +15771,7 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
     return img;
   }
   img->elf = *f;
+  img->machine = img->elf.machine();
   img->classes = elf::reloc_classifier::of(img->elf);
   img->interpreter = std::string(img->elf.interpreter());
   auto dyn = elf::dynamic_info<ET>::read(img->elf);
@@ -15594,7 +15793,27 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   img->needed.reserve(d.needed_count());
   auto needed = d.for_each_needed([&](std::string_view n) { img->needed.push_back(n); });
   if (!needed) note(needed.error());
-  if (auto syms = elf::read_dynsym_from_dynamic(d)) img->dynsym = syms->records(); else note(syms.error());
+  if (closure_only) {
+    auto own = [&](std::string_view& v) { v = img->owned.emplace_back(v); };
+    own(img->soname);
+    own(img->rpath);
+    own(img->runpath);
+    for (auto& n : img->needed) own(n);
+    img->elf = {};
+    img->dyn = {};
+    img->dynstr = {};
+    img->mapped.reset();
+    return img;
+  }
+  if (auto syms = elf::read_dynsym_from_dynamic(d)) {
+    img->dynsym = syms->records();
+    // Only the GNU chain's hashes are read from it (no lookup goes through
+    // it, so the version tables it would consult are none).
+    static const elf::version_tables<ET> no_versions;
+    if (auto h = elf::hash_table<ET>::open(d, *syms, no_versions)) img->hashes = *h;
+  } else {
+    note(syms.error());
+  }
   if (auto v = elf::version_tables<ET>::read_dynamic(d, img->dynsym.size()); !v) {
     note(v.error());
   } else if (v->present()) {
@@ -15611,17 +15830,16 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
       if (!e.base()) img->versions[i] = entry;
     }
   }
-  // Everything below is read in full by the resolver.
+  // Everything below is read in full by the resolver: .dynsym and the
+  // version indices always (an object's own definitions walk them); the
+  // names and the relocations only when every object is relocated
+  // (`relocated`), else relocating a root pre-faults its own (prefault_relocated).
   const mapped_file& m = *img->mapped;
   const unsigned char* base = img->elf.bytes().data();
-  prefault(m, img->dynstr.data(), img->dynstr.size());
   if (!img->dynsym.empty())
     prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
   if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
-  for (auto table : {d.rela_table(), d.rel_table()})
-    if (table && table->present) prefault(m, base + table->offset, table->size);
-  bool rela = true;
-  if (auto table = d.jmprel_table(rela); table && table->present) prefault(m, base + table->offset, table->size);
+  if (relocated) prefault_relocated(*img);
   return img;
 }
 
@@ -15629,46 +15847,97 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
 
 class object_cache {
  public:
+  // A file's identity: device and inode.
+  using file_id = std::pair<std::uint64_t, std::uint64_t>;
+
   object_cache() = default;
   object_cache(const object_cache&) = delete;
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
-  object_cache(object_cache&& other) noexcept
-      : stores_(std::move(other.stores_)), parsed_(std::move(other.parsed_)),
-        ld_so_caches_(std::move(other.ld_so_caches_)), limit_(other.limit_),
-        bytes_(other.bytes_), flushes_(other.flushes_), hits_(other.hits_) {}
+  object_cache(object_cache&& other) noexcept { take(other); }
   object_cache& operator=(object_cache&& other) noexcept {
-    stores_ = std::move(other.stores_);
-    parsed_ = std::move(other.parsed_);
-    ld_so_caches_ = std::move(other.ld_so_caches_);
-    limit_ = other.limit_;
-    bytes_ = other.bytes_;
-    flushes_ = other.flushes_;
-    hits_ = other.hits_;
+    take(other);
     return *this;
   }
 
   // The ld.so.cache at host path `path`, read and parsed once per run: every
   // root's library search shares it.
   std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
-    std::lock_guard<std::mutex> hold(lock_);
-    auto& slot = ld_so_caches_[path];
+    std::lock_guard<std::mutex> hold(shared_->lock);
+    auto& slot = shared_->ld_so_caches[path];
     if (!slot) slot = ld_so_cache_file::load(path);
     return slot;
   }
+  // The file system answers of the library search (search_path.hpp), shared
+  // by every root of the run.
+  search_probes& probes() noexcept { return shared_->probes; }
+  // Share `other`'s ld.so.cache files and search probes (a closure-only cache
+  // that plans the roots of the run `other` links).
+  void share_lookups_with(object_cache& other) { shared_ = other.shared_; }
 
-  // Distinct files mapped and parsed, and opens answered from the cache.
+  // Images that keep only what the load phase reads (the closure: DT_NEEDED,
+  // SONAME, RPATH, RUNPATH, flags, PT_INTERP), without mappings; enough to
+  // compute which files each root loads before linking any. The results of
+  // such a cache point into its images: keep it alive while they are read.
+  // Each such image counts closure_only_cost bytes against set_limit.
+  static constexpr std::size_t closure_only_cost = 4096;
+  void set_closure_only(bool on) noexcept { closure_only_ = on; }
+  // Links through this cache relocate their roots only (dynamic_options::
+  // bind_dependencies false): an image's names and relocation tables are not
+  // pre-faulted when it is parsed, only when it is relocated as a root.
+  void set_roots_only(bool on) noexcept { roots_only_ = on; }
+
+  // Distinct files mapped and parsed (each counts once, even when it was let
+  // go and parsed again), and opens answered from the cache.
   std::size_t files() const noexcept { return parsed_.size(); }
   std::size_t hits() const noexcept { return hits_; }
   // The most bytes of mappings kept (0: no limit), and how often it was reached.
   void set_limit(std::size_t bytes) noexcept { limit_ = bytes; }
   std::size_t flushes() const noexcept { return flushes_; }
 
+  // Release by use count. A run that knows which files each of its roots
+  // loads (a closure-only pass) says so up front: expect_use(files) once per
+  // root. After a root is linked, end_use(the same files) lets go of every
+  // file no pending root still needs (a file no root announced goes at the
+  // first end_use that names it). Results keep what they point into.
+  void expect_use(const std::vector<file_id>& ids) {
+    std::lock_guard<std::mutex> hold(lock_);
+    for (const file_id& id : ids) ++pending_[id];
+  }
+  void end_use(const std::vector<file_id>& ids) {
+    std::lock_guard<std::mutex> hold(lock_);
+    for (const file_id& id : ids) {
+      auto it = pending_.find(id);
+      if (it != pending_.end() && --it->second != 0) continue;
+      if (it != pending_.end()) pending_.erase(it);
+      std::apply([&](auto&... each) { (release(each, id), ...); }, stores_);
+    }
+  }
+  // Images held now, the most held at once, and how many were let go by end_use.
+  std::size_t images() const noexcept { return held_; }
+  std::size_t peak_images() const noexcept { return peak_held_; }
+  std::size_t released() const noexcept { return released_; }
+
+  // Which ELF variant the cache holds host path `file` as, parsed without
+  // error (0 elf64le, 1 elf64be, 2 elf32le, 3 elf32be), or -1.
+  int parsed_class_of(const std::string& file) {
+    std::lock_guard<std::mutex> hold(lock_);
+    int found = -1, index = 0;
+    std::apply(
+        [&](auto&... each) {
+          ((found = found < 0 && held_ok(each, file) ? index : found, ++index), ...);
+        },
+        stores_);
+    return found;
+  }
+
   // The image of the file at host path `file` (parsed on first use). An
   // unreadable file gives an image with ok == false, no mapping and the
   // reason in its warnings (also cached). The image never changes.
+  // `preopened`, when given, is the file's mapping, used instead of opening
+  // it again when the cache does not know the file yet.
   template <class ET>
-  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file) {
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file, mapped_file* preopened = nullptr) {
     using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
     store<ET>& s = std::get<store<ET>>(stores_);
     {
@@ -15679,56 +15948,111 @@ class object_cache {
         return it->second;
       }
     }
-    auto mapped = mapped_file::open(file);
+    auto mapped = preopened != nullptr ? result<mapped_file>(std::move(*preopened)) : mapped_file::open(file);
     if (!mapped) {
       auto failed = std::make_shared<detail::object_image<ET>>();
       failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
       std::lock_guard<std::mutex> hold(lock_);
       return s.by_path.emplace(file, image_ptr(std::move(failed))).first->second;
     }
-    const std::pair<std::uint64_t, std::uint64_t> key{mapped->device(), mapped->inode()};
+    const file_id key{mapped->device(), mapped->inode()};
     {
       std::lock_guard<std::mutex> hold(lock_);
       auto same = s.by_file.find(key);
       if (same != s.by_file.end()) {
         ++hits_;
-        return s.by_path.emplace(file, same->second).first->second;
+        same->second.paths.push_back(file);
+        return s.by_path.emplace(file, same->second.image).first->second;
       }
     }
     const std::size_t size = mapped->size();
-    image_ptr img = detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)));
+    image_ptr img =
+        detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_, !roots_only_);
     std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = s.by_file.emplace(key, std::move(img));
+    auto [same, fresh] = s.by_file.emplace(key, entry<ET>{std::move(img), {}});
     if (!fresh) {
       ++hits_;  // another thread parsed it meanwhile: keep the first
-      return s.by_path.emplace(file, same->second).first->second;
+      same->second.paths.push_back(file);
+      return s.by_path.emplace(file, same->second.image).first->second;
     }
-    parsed_.insert(key);
-    image_ptr out = same->second;
-    bytes_ += size;
+    if (!closure_only_) parsed_.insert(key);
+    image_ptr out = same->second.image;
+    if (++held_ > peak_held_) peak_held_ = held_;
+    bytes_ += closure_only_ ? closure_only_cost : size;
     if (limit_ != 0 && bytes_ > limit_) {
       // Over the limit: let every file go; the caller keeps this one.
       std::apply([](auto&... each) { ((each.by_path.clear(), each.by_file.clear()), ...); }, stores_);
       bytes_ = 0;
+      held_ = 0;
       ++flushes_;
       return out;
     }
+    same->second.paths.push_back(file);
     s.by_path.emplace(file, out);
     return out;
   }
 
  private:
   template <class ET>
+  struct entry {
+    std::shared_ptr<const detail::object_image<ET>> image;
+    std::vector<std::string> paths;  // the by_path keys that name it
+  };
+  template <class ET>
   struct store {
     std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const detail::object_image<ET>>> by_file;
+    std::map<file_id, entry<ET>> by_file;
   };
+  // What a closure-only cache shares with the cache of the run it plans.
+  struct shared_lookups {
+    search_probes probes;
+    std::mutex lock;
+    std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches;
+  };
+
+  template <class ET>
+  static bool held_ok(const store<ET>& s, const std::string& file) {  // lock_ held
+    auto it = s.by_path.find(file);
+    return it != s.by_path.end() && it->second->ok;
+  }
+  template <class ET>
+  void release(store<ET>& s, const file_id& id) {  // lock_ held
+    auto it = s.by_file.find(id);
+    if (it == s.by_file.end()) return;
+    for (const std::string& path : it->second.paths) s.by_path.erase(path);
+    bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
+                                                        : closure_only_ ? closure_only_cost : std::size_t{0});
+    s.by_file.erase(it);
+    --held_;
+    ++released_;
+  }
+
+  void take(object_cache& other) noexcept {
+    stores_ = std::move(other.stores_);
+    parsed_ = std::move(other.parsed_);
+    shared_ = std::move(other.shared_);
+    pending_ = std::move(other.pending_);
+    closure_only_ = other.closure_only_;
+    roots_only_ = other.roots_only_;
+    limit_ = other.limit_;
+    bytes_ = other.bytes_;
+    flushes_ = other.flushes_;
+    hits_ = other.hits_;
+    held_ = other.held_;
+    peak_held_ = other.peak_held_;
+    released_ = other.released_;
+  }
+
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> parsed_;  // every file parsed, by device and inode
-  std::unordered_map<std::string, std::shared_ptr<const ld_so_cache_file>> ld_so_caches_;
+  std::set<file_id> parsed_;  // every file parsed, by device and inode
+  std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
+  std::map<file_id, std::uint32_t> pending_;  // expect_use - end_use, per file
+  bool closure_only_ = false;
+  bool roots_only_ = false;
   std::mutex lock_;
   std::size_t limit_ = 0, bytes_ = 0, flushes_ = 0;
   std::size_t hits_ = 0;
+  std::size_t held_ = 0, peak_held_ = 0, released_ = 0;
 };
 
 }  // namespace resolve
@@ -15836,6 +16160,7 @@ class loader {
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
       : options_(options), out_(out), cache_(cache), search_(options.search) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
+    search_.share_probes(&cache_.probes());
   }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
@@ -15960,9 +16285,13 @@ class loader {
     for (auto& ip : out_.interposed)
       for (auto& d : ip.definers) fix(d);
     out_.objects = std::move(ordered);
-    for (const auto& img : images_)
+    for (const auto& img : images_) {
       if (img && img->mapped) out_.files.push_back(img->mapped);
+      if (img && img->readable) out_.file_ids.emplace_back(img->device, img->inode);
+    }
     if (interpreter_image_ && interpreter_image_->mapped) out_.files.push_back(interpreter_image_->mapped);
+    if (interpreter_image_ && interpreter_image_->readable)
+      out_.file_ids.emplace_back(interpreter_image_->device, interpreter_image_->inode);
   }
 
  protected:
@@ -15994,7 +16323,7 @@ class loader {
     if (!path.empty()) by_name_.emplace(path, id);
     if (!obj.name.empty()) by_name_.emplace(obj.name, id);
     if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
-    if (img->mapped) by_file_.emplace(file_key(*img), id);
+    if (img->readable) by_file_.emplace(file_key(*img), id);
     objects_.push_back(std::move(obj));
     images_.push_back(std::move(img));
     in_list_.push_back(0);
@@ -16053,7 +16382,7 @@ class loader {
     obj.where = std::move(found.where);
     obj.file = found.file;
     image_ptr img = cache_.template open<ET>(found.file);
-    if (img->mapped) {
+    if (img->readable) {
       auto same = by_file_.find(file_key(*img));
       if (same != by_file_.end()) {
         const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
@@ -16337,62 +16666,66 @@ class binder : public loader<ET> {
   found_def lookup(std::string_view name, std::uint32_t hash, const version_entry* want, int type_class,
                    std::uint32_t self, bool symbolic) {
     ++out_.lookups;
-    const definition_index::entry* first = nullptr;
-    const definition_index::entry* last = nullptr;
-    if (probe_scope_) {
-      // The group the index would hold: each object's definitions of `name`,
-      // objects in scope order, each in .dynsym order.
-      candidates_.clear();
-      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos) {
-        const auto& own = *scope_defs_[pos];
-        if (!own.may_define(hash)) continue;
-        const auto& img = *images_[out_.search_list[pos]];
-        auto it = std::lower_bound(own.entries.begin(), own.entries.end(), std::pair<std::uint32_t, std::uint32_t>{hash, 0});
-        for (; it != own.entries.end() && it->first == hash; ++it)
-          if (img.name_of(img.dynsym[it->second]) == name) candidates_.push_back({pos, it->second});
+    // One object's candidates [c, end) as do_lookup_x takes them: true when
+    // the lookup ends there (a global, weak or unique definition).
+    auto try_object = [&](const definition_index::entry* c, const definition_index::entry* end,
+                          found_def& result) -> bool {
+      const std::uint32_t id = out_.search_list[c->object];
+      if ((type_class & elf::rtype_class_copy) && objects_[id].is_main) return false;
+      const std::uint32_t symidx = match_in_object(c, end, want, type_class);
+      if (symidx == 0) return false;
+      const Sym s = images_[id]->dynsym[symidx];
+      const unsigned bind = s.st_bind();
+      if (s.binds_locally()) return false;
+      if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
+        result = {id, symidx};
+        return true;
       }
-      if (candidates_.empty()) return {};
-      first = candidates_.data();
-      last = first + candidates_.size();
-    } else {
-      const std::uint32_t g = index_.find(name, hash);
-      if (g == no_object) return {};
-      first = index_.entries.data() + index_.group_start[g];
-      last = index_.entries.data() + index_.group_start[g + 1];
-    }
-    auto scan = [&](std::uint32_t only_pos, found_def& result) -> bool {
-      for (const auto* c = first; c != last;) {
-        const auto* end = c;
-        while (end != last && end->object == c->object) ++end;
-        const std::uint32_t pos = c->object;
-        const std::uint32_t id = out_.search_list[pos];
-        if ((only_pos == no_object || pos == only_pos) &&
-            !((type_class & elf::rtype_class_copy) && objects_[id].is_main)) {
-          const std::uint32_t symidx = match_in_object(c, end, want, type_class);
-          if (symidx != 0) {
-            const Sym s = images_[id]->dynsym[symidx];
-            const unsigned bind = s.st_bind();
-            if (!s.binds_locally()) {
-              if (bind == elf::STB_GLOBAL || bind == elf::STB_WEAK) {
-                result = {id, symidx};
-                return true;
-              }
-              if (bind == elf::STB_GNU_UNIQUE) {
-                auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
-                result = (type_class & elf::rtype_class_copy) ? found_def{id, symidx} : it->second;
-                (void)fresh;
-                return true;
-              }
-            }
-          }
-        }
-        c = end;
+      if (bind == elf::STB_GNU_UNIQUE) {
+        auto [it, fresh] = unique_.emplace(name, found_def{id, symidx});
+        result = (type_class & elf::rtype_class_copy) ? found_def{id, symidx} : it->second;
+        (void)fresh;
+        return true;
       }
       return false;
     };
     found_def result;
-    if (symbolic && scope_pos_[self] != no_object && scan(scope_pos_[self], result)) return result;
-    if (scan(no_object, result)) return result;
+    if (probe_scope_) {
+      // Object by object in scope order, each through its own definitions,
+      // stopping at the first that defines the name: the group the index
+      // would hold, taken lazily (most names are found in the first few).
+      auto probe = [&](std::uint32_t pos) -> bool {
+        const auto& own = *scope_defs_[pos];
+        const std::uint32_t mixed = object_image<ET>::definitions::mix(hash);
+        const auto [begin, end] = own.bucket_of(mixed);
+        if (begin == end) return false;
+        const auto& img = *images_[out_.search_list[pos]];
+        candidates_.clear();
+        for (auto it = begin; it != end; ++it)
+          if (it->first == mixed && !name.empty() && img.name_of(img.dynsym[it->second]) == name)
+            candidates_.push_back({pos, it->second});
+        return !candidates_.empty() && try_object(candidates_.data(), candidates_.data() + candidates_.size(), result);
+      };
+      if (symbolic && scope_pos_[self] != no_object && probe(scope_pos_[self])) return result;
+      for (std::uint32_t pos = 0; pos < scope_defs_.size(); ++pos)
+        if (probe(pos)) return result;
+      return {};
+    }
+    const std::uint32_t g = index_.find(name, hash);
+    if (g == no_object) return {};
+    const definition_index::entry* first = index_.entries.data() + index_.group_start[g];
+    const definition_index::entry* last = index_.entries.data() + index_.group_start[g + 1];
+    auto scan = [&](std::uint32_t only_pos) -> bool {
+      for (const auto* c = first; c != last;) {
+        const auto* end = c;
+        while (end != last && end->object == c->object) ++end;
+        if ((only_pos == no_object || c->object == only_pos) && try_object(c, end, result)) return true;
+        c = end;
+      }
+      return false;
+    };
+    if (symbolic && scope_pos_[self] != no_object && scan(scope_pos_[self])) return result;
+    if (scan(no_object)) return result;
     return {};
   }
 
@@ -16403,6 +16736,7 @@ class binder : public loader<ET> {
 
   void relocate(std::uint32_t id) {
     const auto& img = *images_[id];
+    if (!options_.bind_dependencies) prefault_relocated(img);  // not done when it was parsed (set_roots_only)
     const auto& d = img.dyn;
     const bool symbolic = objects_[id].symbolic;
     elf::reloc_class_cache classes(img.classes);
@@ -16438,10 +16772,11 @@ class binder : public loader<ET> {
         }
         reference& r = refs_[k];
         r.name = img.name_of(img.dynsym[r.symidx]);
-        r.hash = index_hash(r.name);
+        // Probing each object's own definitions takes their key; the index its hash.
+        r.hash = probe_scope_ ? object_image<ET>::definitions::key(r.name) : index_hash(r.name);
       }
       for (std::size_t k = 0; k < n; ++k) {
-        if (k + ahead < n) index_.prefetch(refs_[k + ahead].hash);
+        if (!probe_scope_ && k + ahead < n) index_.prefetch(refs_[k + ahead].hash);
         const reference& r = refs_[k];
         const u32 symidx = r.symidx;
         const int type_class = static_cast<int>(r.type_class);
@@ -16537,14 +16872,15 @@ namespace detail {
 // The pipeline for one root of ELF variant ET.
 template <class ET>
 result<void> link_with(const std::string& program, const dynamic_options& options, object_cache& cache,
-                       dynamic_link& out) {
+                       dynamic_link& out, mapped_file* preopened) {
   loaded_object main;
   main.name = program;
   main.file = options.search.root.empty() || program.empty() || program[0] != '/' ? program
                                                                                   : options.search.root + program;
-  auto img = cache.template open<ET>(main.file);
+  auto img = cache.template open<ET>(main.file, preopened);
   if (!img->ok) {
-    if (!img->mapped) return make_error(errc::not_found, no_offset, "cannot read the program");
+    if (!img->readable) return make_error(errc::not_found, no_offset, "cannot read the program");
+
     auto f = elf::file<ET>::open(img->mapped->bytes());
     if (!f) return f.error();
     auto d = elf::dynamic_info<ET>::read(*f);
@@ -16553,12 +16889,12 @@ result<void> link_with(const std::string& program, const dynamic_options& option
   dynamic_options opts = options;
   opts.search.target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
   opts.search.target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
-  opts.search.target.machine = img->elf.machine();
+  opts.search.target.machine = img->machine;
   binder<ET> l(opts, out, cache);
   // The closure: main, preloads, then breadth-first over DT_NEEDED.
   l.load(program, std::move(img), std::move(main));
   // dl-version.c: every needed version is defined where it is needed from.
-  l.check_versions();
+  if (options.versions) l.check_versions();
   // Every relocation's symbol, as under LD_BIND_NOW.
   if (options.bindings) l.bind();
   // Objects in load order; the mappings stay with the result.
@@ -16575,26 +16911,44 @@ result<void> link_with(const std::string& program, const dynamic_options& option
 // With `cache`, the objects come from (and stay in) it: one cache for all the
 // roots of a run reads each file once.
 result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options = {});
-result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options, object_cache& cache);
+// `opened`, when given, is the program's file already open (its host path
+// as link_dynamic would spell it: the root + the program, with "./" before a
+// bare name); the cache takes it unless it holds the program already.
+result<dynamic_link> link_dynamic(const std::string& program, const dynamic_options& options, object_cache& cache,
+                                  mapped_file* opened = nullptr);
 
 #if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC result<dynamic_link> link_dynamic(const std::string& program_arg, const dynamic_options& options,
-                                                 object_cache& cache) {
+                                                 object_cache& cache, mapped_file* opened) {
   std::string program = program_arg;
   if (program.find('/') == std::string::npos) program = "./" + program;
   const std::string file = options.search.root.empty() || program[0] != '/' ? program : options.search.root + program;
-  auto mapped = mapped_file::open(file);
+  dynamic_link out;
+  result<void> r = ok();
+  // A program the cache already holds, parsed: no need to open it again.
+  const int known = cache.parsed_class_of(file);
+  if (known >= 0) {
+    switch (known) {
+      case 0: r = detail::link_with<elf::elf64le>(program, options, cache, out, nullptr); break;
+      case 1: r = detail::link_with<elf::elf64be>(program, options, cache, out, nullptr); break;
+      case 2: r = detail::link_with<elf::elf32le>(program, options, cache, out, nullptr); break;
+      default: r = detail::link_with<elf::elf32be>(program, options, cache, out, nullptr); break;
+    }
+    if (!r) return r.error();
+    return out;
+  }
+  auto mapped = opened != nullptr ? result<mapped_file>(std::move(*opened)) : mapped_file::open(file);
   if (!mapped) return mapped.error();
   auto kind = elf::identify(mapped->bytes());
   if (!kind) return kind.error();
-  dynamic_link out;
-  result<void> r = ok();
+  // The cache takes this mapping when it does not know the file yet.
+  mapped_file* pre = &*mapped;
   if (kind->is64())
-    r = kind->big_endian() ? detail::link_with<elf::elf64be>(program, options, cache, out)
-                           : detail::link_with<elf::elf64le>(program, options, cache, out);
+    r = kind->big_endian() ? detail::link_with<elf::elf64be>(program, options, cache, out, pre)
+                           : detail::link_with<elf::elf64le>(program, options, cache, out, pre);
   else
-    r = kind->big_endian() ? detail::link_with<elf::elf32be>(program, options, cache, out)
-                           : detail::link_with<elf::elf32le>(program, options, cache, out);
+    r = kind->big_endian() ? detail::link_with<elf::elf32be>(program, options, cache, out, pre)
+                           : detail::link_with<elf::elf32le>(program, options, cache, out, pre);
   if (!r) return r.error();
   return out;
 }
@@ -17616,73 +17970,11 @@ inline bool is_rsp_space(char c) noexcept { return c == ' ' || c == '\t' || c ==
 
 // Split the text of a response file the way GNU tools do. Returns false (an
 // unterminated quote) with `bad_offset` set.
-inline bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset) {
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    while (i < n && detail::is_rsp_space(text[i])) ++i;
-    if (i >= n) break;
-    std::string token;
-    while (i < n && !detail::is_rsp_space(text[i])) {
-      const char c = text[i];
-      if (c == '\\') {
-        if (i + 1 < n) token.push_back(text[i + 1]);
-        i += 2;
-        continue;
-      }
-      if (c == '\'' || c == '"') {
-        const std::size_t open = i;
-        ++i;
-        while (i < n && text[i] != c) {
-          if (text[i] == '\\' && i + 1 < n) ++i;
-          token.push_back(text[i]);
-          ++i;
-        }
-        if (i >= n) {
-          bad_offset = open;
-          return false;
-        }
-        ++i;  // closing quote
-        continue;
-      }
-      token.push_back(c);
-      ++i;
-    }
-    out.push_back(std::move(token));
-  }
-  return true;
-}
+bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset);
 
 namespace detail {
-inline bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
-                        std::vector<std::string>& stack, link_diagnostic& diag) {
-  for (const std::string& arg : args) {
-    if (arg.size() < 2 || arg[0] != '@') {
-      out.push_back(arg);
-      continue;
-    }
-    const std::string path = arg.substr(1);
-    if (std::find(stack.begin(), stack.end(), path) != stack.end() || stack.size() >= 64) {
-      std::string chain;
-      for (const auto& s : stack) chain.append(s).append(" -> ");
-      chain.append(path);
-      diag = {make_error(errc::malformed, no_offset, "response file includes itself"), arg, chain};
-      return false;
-    }
-    std::string text;
-    if (!read_whole_file(path, text, diag, arg)) return false;
-    std::vector<std::string> tokens;
-    std::size_t bad = 0;
-    if (!tokenize_gnu(text, tokens, bad)) {
-      diag = {make_error(errc::malformed, bad, "unterminated quote in response file"), arg, {}};
-      return false;
-    }
-    stack.push_back(path);
-    if (!expand_into(tokens, out, stack, diag)) return false;
-    stack.pop_back();
-  }
-  return true;
-}
+bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
+                        std::vector<std::string>& stack, link_diagnostic& diag);
 }  // namespace detail
 
 // Replace every @file by its arguments (recursively). Paths of nested files
@@ -17702,38 +17994,7 @@ inline result<std::vector<std::string>> expand_response_files(std::span<const st
 // members are extracted. `=` in a name means the option takes a value (which
 // may also be the next argument); the rest are flags. Both -x and --x forms are
 // accepted for multi-letter names.
-inline std::span<const char* const> ignored_options() {
-  static constexpr const char* names[] = {
-      // output and its form
-      "o=", "O=", "m=", "-oformat=", "-output=", "-hash-style=", "-build-id", "-build-id=", "-eh-frame-hdr",
-      "-no-eh-frame-hdr", "pie", "-pie", "-pic-executable", "no-pie", "-no-pie", "-no-pic-executable",
-      "dynamic-linker=", "-dynamic-linker=", "-no-dynamic-linker", "z=", "plugin=", "plugin-opt=",
-      "-plugin-opt=", "soname=", "h=", "-soname=", "rpath=", "-rpath=", "R=", "rpath-link=", "-rpath-link=",
-      "-enable-new-dtags", "-disable-new-dtags", "-export-dynamic", "E", "-no-export-dynamic",
-      "-dynamic-list=", "-version-script=", "-compress-debug-sections=", "-gc-sections", "-no-gc-sections",
-      "-print-gc-sections", "-icf=", "-strip-all", "s", "-strip-debug", "S", "g", "-discard-all", "x",
-      "-discard-locals", "X", "-sort-common", "-sort-section=", "-relax", "-no-relax", "-fatal-warnings",
-      "-no-fatal-warnings", "-warn-common", "-no-warn-common", "-warn-backrefs", "-no-warn-backrefs",
-      "-warn-once", "-warn-shared-textrel", "-color-diagnostics", "-color-diagnostics=",
-      "-no-color-diagnostics", "-verbose", "v", "-version", "-threads=", "-Map=", "Map=", "M",
-      "-print-map", "-cref", "-trace", "t", "y=", "-trace-symbol=", "-why-extract=", "-no-demangle",
-      "-demangle", "-error-limit=", "-time-trace", "-time-trace-file=", "-lto-O=", "-thinlto-jobs=",
-      "-thinlto-cache-dir=", "-allow-shlib-undefined", "-no-allow-shlib-undefined", "-no-undefined",
-      "-allow-multiple-definition", "-unresolved-symbols=", "-noinhibit-exec", "-fix-cortex-a53-843419",
-      "-pack-dyn-relocs=", "-use-android-relr-tags", "-apply-dynamic-relocs", "-nostdlib", "nostdlib",
-      "-no-undefined-version", "-undefined-version", "-emit-relocs", "q", "-Bsymbolic", "Bsymbolic",
-      "Bsymbolic-functions", "-Bsymbolic-functions", "-gdb-index", "-no-gdb-index", "-icf-data", "-no-rosegment",
-      "-image-base=", "-section-start=", "Ttext=", "Tdata=", "Tbss=", "-Ttext=", "-Tdata=", "-Tbss=",
-      "-Ttext-segment=", "-no-omagic", "-omagic", "N", "n", "-nmagic", "-omagic", "-ld-path=", "-eh-frame-hdr",
-      "-exclude-libs=", "-reproduce=", "-stats", "-print-memory-usage", "-no-copy-dt-needed-entries",
-      "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
-      "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
-      "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
-      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
-      "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
-  };
-  return std::span<const char* const>(names);
-}
+std::span<const char* const> ignored_options();
 
 namespace detail {
 
@@ -17747,164 +18008,14 @@ struct option_match {
 
 // Split "-x", "--x", "-x=v", "--x=v", "-xv" (single letter, joined) or "-x v".
 // `single_joined` allows "-lfoo" style joining (only one-letter options).
-inline option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
-                                 bool takes_value) {
-  option_match m;
-  std::string_view arg = args[i];
-  if (arg.size() < 2 || arg[0] != '-') return m;
-  std::string_view body = arg.substr(1);
-  const bool double_dash = !body.empty() && body[0] == '-';
-  if (double_dash) body.remove_prefix(1);
-  if (body.substr(0, name.size()) != name) return m;
-  std::string_view rest = body.substr(name.size());
-  if (rest.empty()) {
-    m.matched = true;
-    if (takes_value) {
-      if (i + 1 >= args.size()) return m;  // matched, value missing: caller reports
-      m.has_value = true;
-      m.value = args[++i];
-    }
-    return m;
-  }
-  if (!takes_value) return m;
-  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
-    m.matched = m.has_value = true;
-    m.value = std::string(rest);
-    return m;
-  }
-  if (rest[0] == '=') {
-    m.matched = m.has_value = true;
-    m.value = std::string(rest.substr(1));
-  }
-  return m;
-}
+option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
+                                 bool takes_value);
 
 }  // namespace detail
 
 // Parse linker arguments (already expanded: see expand_response_files).
 // Inputs are recorded in order; nothing is opened here.
-inline result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag) {
-  link_line line;
-  bool static_only = false;
-  bool whole_archive = false;
-  bool as_needed = false;
-  int group = -1;
-  bool any_input = false;
-
-  auto add_input = [&](std::string spec, bool is_library) {
-    link_input in;
-    in.spec = std::move(spec);
-    in.is_library = is_library;
-    in.static_only = static_only;
-    in.whole_archive = whole_archive;
-    in.as_needed = as_needed;
-    in.group = group;
-    line.inputs.push_back(std::move(in));
-    any_input = true;
-  };
-  auto fail = [&](errc code, const char* message, const std::string& arg) -> error {
-    diag = {make_error(code, no_offset, message), arg, {}};
-    return diag.err;
-  };
-
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.empty()) continue;
-    if (arg[0] != '-' || arg == "-") {
-      add_input(arg, false);
-      continue;
-    }
-    if (arg == "-(" || arg == "--start-group" || arg == "-start-group") {
-      if (group >= 0) return fail(errc::usage, "nested --start-group", arg);
-      group = line.group_count++;
-      continue;
-    }
-    if (arg == "-)" || arg == "--end-group" || arg == "-end-group") {
-      if (group < 0) return fail(errc::usage, "--end-group without --start-group", arg);
-      group = -1;
-      continue;
-    }
-    // Options with a value that matter.
-    struct valued {
-      const char* name;
-      int what;
-    };
-    static constexpr valued valued_options[] = {
-        {"library", 0}, {"l", 0},  {"library-path", 1}, {"L", 1},     {"undefined", 2}, {"u", 2},
-        {"entry", 3},   {"e", 3},  {"defsym", 4},       {"wrap", 5},  {"sysroot", 6},   {"o", 7},
-        {"output", 7},  {"T", 8},  {"script", 8},       {"dT", 8},    {"default-script", 8},
-    };
-    bool handled = false;
-    for (const valued& option : valued_options) {
-      std::size_t j = i;
-      auto m = detail::match_option(args, j, option.name, true);
-      if (!m.matched) continue;
-      if (!m.has_value) return fail(errc::usage, "option requires an argument", arg);
-      i = j;
-      handled = true;
-      switch (option.what) {
-        case 0: add_input("-l" + m.value, true); break;
-        case 1: line.search_dirs.push_back(m.value); break;
-        case 2: line.undefined.push_back(m.value); break;
-        case 3: line.entry = m.value; break;
-        case 4: {
-          const auto eq = m.value.find('=');
-          if (eq == std::string::npos || eq == 0) return fail(errc::usage, "--defsym needs SYMBOL=EXPRESSION", arg);
-          line.defsyms.push_back({m.value.substr(0, eq), m.value.substr(eq + 1)});
-          break;
-        }
-        case 5: line.wraps.push_back(m.value); break;
-        case 6: line.sysroot = m.value; break;
-        case 7: line.output = m.value; break;
-        default:
-          return fail(errc::unsupported, "linker scripts given with -T are not supported (only GROUP/INPUT scripts as inputs)",
-                      arg);
-      }
-      break;
-    }
-    if (handled) continue;
-    // Flags that matter.
-    std::string_view flag = std::string_view(arg).substr(1);
-    if (!flag.empty() && flag[0] == '-') flag.remove_prefix(1);
-    if (flag == "Bstatic" || flag == "dn" || flag == "non_shared" || flag == "static") {
-      static_only = true;
-      if (!any_input) line.static_link = true;
-      continue;
-    }
-    if (flag == "Bdynamic" || flag == "dy" || flag == "call_shared") {
-      static_only = false;
-      continue;
-    }
-    if (flag == "whole-archive") { whole_archive = true; continue; }
-    if (flag == "no-whole-archive") { whole_archive = false; continue; }
-    if (flag == "as-needed") { as_needed = true; continue; }
-    if (flag == "no-as-needed") { as_needed = false; continue; }
-    if (flag == "shared" || flag == "Bshareable") { line.shared = true; continue; }
-    if (flag == "r" || flag == "relocatable" || flag == "i") { line.relocatable = true; continue; }
-    // Ignored options.
-    for (const char* spelled : ignored_options()) {
-      std::string_view name = spelled;
-      const bool takes_value = name.back() == '=';
-      if (takes_value) name.remove_suffix(1);
-      if (!name.empty() && name[0] == '-') name.remove_prefix(1);  // listed as "--x": same matching
-      std::size_t j = i;
-      auto m = detail::match_option(args, j, name, takes_value);
-      if (!m.matched) continue;
-      if (takes_value && !m.has_value) {
-        // "--build-id" is listed both ways: a flag spelling may follow.
-        continue;
-      }
-      for (std::size_t k = i; k <= j; ++k) line.ignored.push_back(args[k]);
-      i = j;
-      handled = true;
-      break;
-    }
-    if (handled) continue;
-    return fail(errc::usage, "unknown option", arg);
-  }
-  if (group >= 0) return fail(errc::usage, "--start-group without --end-group", "--start-group");
-  return line;
-}
+result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag);
 
 // ---------------------------------------------------------------------------
 // Locating inputs and reading GROUP/INPUT scripts
@@ -18224,6 +18335,265 @@ inline result<link_line> read_link_line(std::span<const std::string> args, link_
   return result_line;
 }
 
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
+                        std::vector<std::string>& stack, link_diagnostic& diag) {
+  for (const std::string& arg : args) {
+    if (arg.size() < 2 || arg[0] != '@') {
+      out.push_back(arg);
+      continue;
+    }
+    const std::string path = arg.substr(1);
+    if (std::find(stack.begin(), stack.end(), path) != stack.end() || stack.size() >= 64) {
+      std::string chain;
+      for (const auto& s : stack) chain.append(s).append(" -> ");
+      chain.append(path);
+      diag = {make_error(errc::malformed, no_offset, "response file includes itself"), arg, chain};
+      return false;
+    }
+    std::string text;
+    if (!read_whole_file(path, text, diag, arg)) return false;
+    std::vector<std::string> tokens;
+    std::size_t bad = 0;
+    if (!tokenize_gnu(text, tokens, bad)) {
+      diag = {make_error(errc::malformed, bad, "unterminated quote in response file"), arg, {}};
+      return false;
+    }
+    stack.push_back(path);
+    if (!expand_into(tokens, out, stack, diag)) return false;
+    stack.pop_back();
+  }
+  return true;
+}
+
+LINKSCOPE_FUNC option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
+                                 bool takes_value) {
+  option_match m;
+  std::string_view arg = args[i];
+  if (arg.size() < 2 || arg[0] != '-') return m;
+  std::string_view body = arg.substr(1);
+  const bool double_dash = !body.empty() && body[0] == '-';
+  if (double_dash) body.remove_prefix(1);
+  if (body.substr(0, name.size()) != name) return m;
+  std::string_view rest = body.substr(name.size());
+  if (rest.empty()) {
+    m.matched = true;
+    if (takes_value) {
+      if (i + 1 >= args.size()) return m;  // matched, value missing: caller reports
+      m.has_value = true;
+      m.value = args[++i];
+    }
+    return m;
+  }
+  if (!takes_value) return m;
+  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
+    m.matched = m.has_value = true;
+    m.value = std::string(rest);
+    return m;
+  }
+  if (rest[0] == '=') {
+    m.matched = m.has_value = true;
+    m.value = std::string(rest.substr(1));
+  }
+  return m;
+}
+}  // namespace detail
+
+LINKSCOPE_FUNC bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    while (i < n && detail::is_rsp_space(text[i])) ++i;
+    if (i >= n) break;
+    std::string token;
+    while (i < n && !detail::is_rsp_space(text[i])) {
+      const char c = text[i];
+      if (c == '\\') {
+        if (i + 1 < n) token.push_back(text[i + 1]);
+        i += 2;
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        const std::size_t open = i;
+        ++i;
+        while (i < n && text[i] != c) {
+          if (text[i] == '\\' && i + 1 < n) ++i;
+          token.push_back(text[i]);
+          ++i;
+        }
+        if (i >= n) {
+          bad_offset = open;
+          return false;
+        }
+        ++i;  // closing quote
+        continue;
+      }
+      token.push_back(c);
+      ++i;
+    }
+    out.push_back(std::move(token));
+  }
+  return true;
+}
+
+LINKSCOPE_FUNC std::span<const char* const> ignored_options() {
+  static constexpr const char* names[] = {
+      // output and its form
+      "o=", "O=", "m=", "-oformat=", "-output=", "-hash-style=", "-build-id", "-build-id=", "-eh-frame-hdr",
+      "-no-eh-frame-hdr", "pie", "-pie", "-pic-executable", "no-pie", "-no-pie", "-no-pic-executable",
+      "dynamic-linker=", "-dynamic-linker=", "-no-dynamic-linker", "z=", "plugin=", "plugin-opt=",
+      "-plugin-opt=", "soname=", "h=", "-soname=", "rpath=", "-rpath=", "R=", "rpath-link=", "-rpath-link=",
+      "-enable-new-dtags", "-disable-new-dtags", "-export-dynamic", "E", "-no-export-dynamic",
+      "-dynamic-list=", "-version-script=", "-compress-debug-sections=", "-gc-sections", "-no-gc-sections",
+      "-print-gc-sections", "-icf=", "-strip-all", "s", "-strip-debug", "S", "g", "-discard-all", "x",
+      "-discard-locals", "X", "-sort-common", "-sort-section=", "-relax", "-no-relax", "-fatal-warnings",
+      "-no-fatal-warnings", "-warn-common", "-no-warn-common", "-warn-backrefs", "-no-warn-backrefs",
+      "-warn-once", "-warn-shared-textrel", "-color-diagnostics", "-color-diagnostics=",
+      "-no-color-diagnostics", "-verbose", "v", "-version", "-threads=", "-Map=", "Map=", "M",
+      "-print-map", "-cref", "-trace", "t", "y=", "-trace-symbol=", "-why-extract=", "-no-demangle",
+      "-demangle", "-error-limit=", "-time-trace", "-time-trace-file=", "-lto-O=", "-thinlto-jobs=",
+      "-thinlto-cache-dir=", "-allow-shlib-undefined", "-no-allow-shlib-undefined", "-no-undefined",
+      "-allow-multiple-definition", "-unresolved-symbols=", "-noinhibit-exec", "-fix-cortex-a53-843419",
+      "-pack-dyn-relocs=", "-use-android-relr-tags", "-apply-dynamic-relocs", "-nostdlib", "nostdlib",
+      "-no-undefined-version", "-undefined-version", "-emit-relocs", "q", "-Bsymbolic", "Bsymbolic",
+      "Bsymbolic-functions", "-Bsymbolic-functions", "-gdb-index", "-no-gdb-index", "-icf-data", "-no-rosegment",
+      "-image-base=", "-section-start=", "Ttext=", "Tdata=", "Tbss=", "-Ttext=", "-Tdata=", "-Tbss=",
+      "-Ttext-segment=", "-no-omagic", "-omagic", "N", "n", "-nmagic", "-omagic", "-ld-path=", "-eh-frame-hdr",
+      "-exclude-libs=", "-reproduce=", "-stats", "-print-memory-usage", "-no-copy-dt-needed-entries",
+      "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
+      "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
+      "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
+      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
+      "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
+  };
+  return std::span<const char* const>(names);
+}
+
+LINKSCOPE_FUNC result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag) {
+  link_line line;
+  bool static_only = false;
+  bool whole_archive = false;
+  bool as_needed = false;
+  int group = -1;
+  bool any_input = false;
+
+  auto add_input = [&](std::string spec, bool is_library) {
+    link_input in;
+    in.spec = std::move(spec);
+    in.is_library = is_library;
+    in.static_only = static_only;
+    in.whole_archive = whole_archive;
+    in.as_needed = as_needed;
+    in.group = group;
+    line.inputs.push_back(std::move(in));
+    any_input = true;
+  };
+  auto fail = [&](errc code, const char* message, const std::string& arg) -> error {
+    diag = {make_error(code, no_offset, message), arg, {}};
+    return diag.err;
+  };
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.empty()) continue;
+    if (arg[0] != '-' || arg == "-") {
+      add_input(arg, false);
+      continue;
+    }
+    if (arg == "-(" || arg == "--start-group" || arg == "-start-group") {
+      if (group >= 0) return fail(errc::usage, "nested --start-group", arg);
+      group = line.group_count++;
+      continue;
+    }
+    if (arg == "-)" || arg == "--end-group" || arg == "-end-group") {
+      if (group < 0) return fail(errc::usage, "--end-group without --start-group", arg);
+      group = -1;
+      continue;
+    }
+    // Options with a value that matter.
+    struct valued {
+      const char* name;
+      int what;
+    };
+    static constexpr valued valued_options[] = {
+        {"library", 0}, {"l", 0},  {"library-path", 1}, {"L", 1},     {"undefined", 2}, {"u", 2},
+        {"entry", 3},   {"e", 3},  {"defsym", 4},       {"wrap", 5},  {"sysroot", 6},   {"o", 7},
+        {"output", 7},  {"T", 8},  {"script", 8},       {"dT", 8},    {"default-script", 8},
+    };
+    bool handled = false;
+    for (const valued& option : valued_options) {
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, option.name, true);
+      if (!m.matched) continue;
+      if (!m.has_value) return fail(errc::usage, "option requires an argument", arg);
+      i = j;
+      handled = true;
+      switch (option.what) {
+        case 0: add_input("-l" + m.value, true); break;
+        case 1: line.search_dirs.push_back(m.value); break;
+        case 2: line.undefined.push_back(m.value); break;
+        case 3: line.entry = m.value; break;
+        case 4: {
+          const auto eq = m.value.find('=');
+          if (eq == std::string::npos || eq == 0) return fail(errc::usage, "--defsym needs SYMBOL=EXPRESSION", arg);
+          line.defsyms.push_back({m.value.substr(0, eq), m.value.substr(eq + 1)});
+          break;
+        }
+        case 5: line.wraps.push_back(m.value); break;
+        case 6: line.sysroot = m.value; break;
+        case 7: line.output = m.value; break;
+        default:
+          return fail(errc::unsupported, "linker scripts given with -T are not supported (only GROUP/INPUT scripts as inputs)",
+                      arg);
+      }
+      break;
+    }
+    if (handled) continue;
+    // Flags that matter.
+    std::string_view flag = std::string_view(arg).substr(1);
+    if (!flag.empty() && flag[0] == '-') flag.remove_prefix(1);
+    if (flag == "Bstatic" || flag == "dn" || flag == "non_shared" || flag == "static") {
+      static_only = true;
+      if (!any_input) line.static_link = true;
+      continue;
+    }
+    if (flag == "Bdynamic" || flag == "dy" || flag == "call_shared") {
+      static_only = false;
+      continue;
+    }
+    if (flag == "whole-archive") { whole_archive = true; continue; }
+    if (flag == "no-whole-archive") { whole_archive = false; continue; }
+    if (flag == "as-needed") { as_needed = true; continue; }
+    if (flag == "no-as-needed") { as_needed = false; continue; }
+    if (flag == "shared" || flag == "Bshareable") { line.shared = true; continue; }
+    if (flag == "r" || flag == "relocatable" || flag == "i") { line.relocatable = true; continue; }
+    // Ignored options.
+    for (const char* spelled : ignored_options()) {
+      std::string_view name = spelled;
+      const bool takes_value = name.back() == '=';
+      if (takes_value) name.remove_suffix(1);
+      if (!name.empty() && name[0] == '-') name.remove_prefix(1);  // listed as "--x": same matching
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, name, takes_value);
+      if (!m.matched) continue;
+      if (takes_value && !m.has_value) {
+        // "--build-id" is listed both ways: a flag spelling may follow.
+        continue;
+      }
+      for (std::size_t k = i; k <= j; ++k) line.ignored.push_back(args[k]);
+      i = j;
+      handled = true;
+      break;
+    }
+    if (handled) continue;
+    return fail(errc::usage, "unknown option", arg);
+  }
+  if (group >= 0) return fail(errc::usage, "--start-group without --end-group", "--start-group");
+  return line;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
@@ -18281,48 +18651,12 @@ inline const char* dependent_verdict(const cmake_library& lib) {
 std::vector<std::string> elf_needed_names(const std::string& path);
 
 // find_library(NAME PATHS prefix/lib ...): lib<NAME>.so, lib<NAME>.a, then NAME.lib.
-inline std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
-  const char* dirs[] = {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/"};
-  for (const char* dir : dirs) {
-    for (const char* suffix : {".so", ".a"}) {
-      std::string path = prefix + dir + "lib" + name + suffix;
-      if (auto f = mapped_file::open(path)) {
-        is_static = std::strcmp(suffix, ".a") == 0;
-        return path;
-      }
-    }
-    std::string lib = prefix + dir + name + ".lib";
-    if (auto f = mapped_file::open(lib)) {
-      is_static = true;
-      return lib;
-    }
-  }
-  return {};
-}
+std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static);
 
 // What the linker takes for -lNAME (or -l:FILE): the prefix's library folders
 // as find_library searches them, then GNU ld's built-in directories; in each,
 // libNAME.so before libNAME.a (-Bdynamic, the default).
-inline std::string find_dash_l(const std::string& prefix, std::string_view spec, bool& is_static) {
-  const std::string name(spec.substr(2));
-  if (name.empty()) return {};
-  if (name[0] != ':') {
-    std::string found = find_cmake_library(prefix, name, is_static);
-    if (!found.empty()) return found;
-  }
-  const std::vector<std::string> names =
-      name[0] == ':' ? std::vector<std::string>{name.substr(1)}
-                     : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
-  for (const std::string& dir : gnu_ld_search_dirs()) {
-    const std::string base = detail::sysroot_dir(dir, {}) + "/";
-    for (const std::string& n : names)
-      if (mapped_file::open(base + n)) {
-        is_static = sniff_file(base + n) == file_format::archive;
-        return base + n;
-      }
-  }
-  return {};
-}
+std::string find_dash_l(const std::string& prefix, std::string_view spec, bool& is_static);
 
 // One entry of a CMake library list, as a consumer's link takes it:
 //   lib.a / lib.so (a path)      the file, judged (an archive) or "shared"
@@ -18334,43 +18668,8 @@ inline std::string find_dash_l(const std::string& prefix, std::string_view spec,
 //                                CMake can evaluate them (exit 2 unless --allow-unevaluated)
 //   X-NOTFOUND, a missing file   "not-found"
 // (The keyword "debug" before an entry makes it "debug-only"; see main.)
-inline cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
-                                                       std::vector<std::string>& archives) {
-  cmake_library lib;
-  lib.name = name;
-  const std::string link_only = "$<LINK_ONLY:";
-  if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
-      name.find('$', 1) == std::string::npos)
-    name = name.substr(link_only.size(), name.size() - link_only.size() - 1);
-  bool is_static = false;
-  if (name.find("$<") != std::string::npos) {
-    lib.note = "generator-expression";
-  } else if (name.find("::") != std::string::npos) {
-    lib.note = "cmake-target";
-  } else if (name.find("-NOTFOUND") != std::string::npos) {
-    lib.note = "not-found";
-  } else if (name.rfind("-l", 0) == 0 && name.size() > 2) {
-    lib.path = find_dash_l(prefix, name, is_static);
-  } else if (!name.empty() && name[0] == '-') {
-    lib.note = "flag";
-  } else if (name.find('/') != std::string::npos) {
-    if (mapped_file::open(name)) {
-      lib.path = name;
-      is_static = sniff_file(name) == file_format::archive;
-    }
-  } else {
-    lib.path = find_cmake_library(prefix, name, is_static);
-  }
-  if (lib.note.empty()) {
-    if (lib.path.empty())
-      lib.note = "not-found";
-    else if (!is_static)
-      lib.note = "shared";
-    else
-      archives.push_back(lib.path);
-  }
-  return lib;
-}
+cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
+                                                       std::vector<std::string>& archives);
 
 inline bool unevaluated(const cmake_library& lib) {
   return lib.note == "cmake-target" || lib.note == "generator-expression";
@@ -18379,78 +18678,19 @@ inline bool unevaluated(const cmake_library& lib) {
 // A CMake library list's entries, each classified (classify_cmake_entry):
 // the keyword debug makes the next entry "debug-only", optimized and general
 // are dropped. The archives found are appended to `archives`.
-inline std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>& entries, const std::string& prefix,
-                                                  std::vector<std::string>& archives) {
-  std::vector<cmake_library> out;
-  std::string keyword;
-  for (const std::string& name : entries) {
-    if (name.empty()) continue;
-    if (name == "debug" || name == "optimized" || name == "general") {
-      keyword = name;
-      continue;
-    }
-    if (keyword == "debug")
-      {
-      cmake_library lib;
-      lib.name = name;
-      lib.note = "debug-only";
-      out.push_back(std::move(lib));
-    }
-    else
-      out.push_back(classify_cmake_entry(prefix, name, archives));
-    keyword.clear();
-  }
-  return out;
-}
+std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>& entries, const std::string& prefix,
+                                                  std::vector<std::string>& archives);
 
 // The entries of a ';'-separated CMake list (empty ones dropped); `separator`
 // ',' splits the arguments of a -Wl, word the same way.
-inline std::vector<std::string> split_cmake_list(std::string_view list, char separator = ';') {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(separator, start);
-    if (end == std::string_view::npos) end = list.size();
-    if (end > start) out.emplace_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_cmake_list(std::string_view list, char separator = ';');
 
 // The library entries of a link command CMake wrote (CMakeFiles/<t>.dir/
 // link.txt), split as the shell would (tokenize_gnu): every word after
 // "-o OUTPUT"; a path inside -Wl,a,PATH,b is an entry of its own, the rest of
 // that word stays a -Wl flag. False when the text is no link command (no
 // "-o", or a quote that does not close).
-inline bool link_command_libraries(std::string_view text, std::vector<std::string>& entries) {
-  std::vector<std::string> words;
-  std::size_t bad = 0;
-  if (!tokenize_gnu(text, words, bad)) return false;
-  bool after_output = false;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (!after_output) {
-      if (w == "-o") {
-        ++i;
-        after_output = true;
-      }
-      continue;
-    }
-    if (w.rfind("-Wl,", 0) != 0) {
-      entries.push_back(w);
-      continue;
-    }
-    std::string flags;
-    for (const std::string& part : split_cmake_list(std::string_view(w).substr(4), ',')) {
-      if (part[0] == '/')
-        entries.push_back(part);
-      else
-        flags += (flags.empty() ? "-Wl," : ",") + part;
-    }
-    if (!flags.empty()) entries.push_back(flags);
-  }
-  return after_output;
-}
+bool link_command_libraries(std::string_view text, std::vector<std::string>& entries);
 
 
 #if LINKSCOPE_DEFINITIONS
@@ -18511,6 +18751,152 @@ LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, co
 }
 #endif  // LINKSCOPE_DEFINITIONS
 
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::string find_cmake_library(const std::string& prefix, const std::string& name, bool& is_static) {
+  const char* dirs[] = {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/"};
+  for (const char* dir : dirs) {
+    for (const char* suffix : {".so", ".a"}) {
+      std::string path = prefix + dir + "lib" + name + suffix;
+      if (auto f = mapped_file::open(path)) {
+        is_static = std::strcmp(suffix, ".a") == 0;
+        return path;
+      }
+    }
+    std::string lib = prefix + dir + name + ".lib";
+    if (auto f = mapped_file::open(lib)) {
+      is_static = true;
+      return lib;
+    }
+  }
+  return {};
+}
+
+LINKSCOPE_FUNC std::string find_dash_l(const std::string& prefix, std::string_view spec, bool& is_static) {
+  const std::string name(spec.substr(2));
+  if (name.empty()) return {};
+  if (name[0] != ':') {
+    std::string found = find_cmake_library(prefix, name, is_static);
+    if (!found.empty()) return found;
+  }
+  const std::vector<std::string> names =
+      name[0] == ':' ? std::vector<std::string>{name.substr(1)}
+                     : std::vector<std::string>{"lib" + name + ".so", "lib" + name + ".a"};
+  for (const std::string& dir : gnu_ld_search_dirs()) {
+    const std::string base = detail::sysroot_dir(dir, {}) + "/";
+    for (const std::string& n : names)
+      if (mapped_file::open(base + n)) {
+        is_static = sniff_file(base + n) == file_format::archive;
+        return base + n;
+      }
+  }
+  return {};
+}
+
+LINKSCOPE_FUNC cmake_library classify_cmake_entry(const std::string& prefix, std::string name,
+                                                       std::vector<std::string>& archives) {
+  cmake_library lib;
+  lib.name = name;
+  const std::string link_only = "$<LINK_ONLY:";
+  if (name.rfind(link_only, 0) == 0 && name.size() > link_only.size() + 1 && name.back() == '>' &&
+      name.find('$', 1) == std::string::npos)
+    name = name.substr(link_only.size(), name.size() - link_only.size() - 1);
+  bool is_static = false;
+  if (name.find("$<") != std::string::npos) {
+    lib.note = "generator-expression";
+  } else if (name.find("::") != std::string::npos) {
+    lib.note = "cmake-target";
+  } else if (name.find("-NOTFOUND") != std::string::npos) {
+    lib.note = "not-found";
+  } else if (name.rfind("-l", 0) == 0 && name.size() > 2) {
+    lib.path = find_dash_l(prefix, name, is_static);
+  } else if (!name.empty() && name[0] == '-') {
+    lib.note = "flag";
+  } else if (name.find('/') != std::string::npos) {
+    if (mapped_file::open(name)) {
+      lib.path = name;
+      is_static = sniff_file(name) == file_format::archive;
+    }
+  } else {
+    lib.path = find_cmake_library(prefix, name, is_static);
+  }
+  if (lib.note.empty()) {
+    if (lib.path.empty())
+      lib.note = "not-found";
+    else if (!is_static)
+      lib.note = "shared";
+    else
+      archives.push_back(lib.path);
+  }
+  return lib;
+}
+
+LINKSCOPE_FUNC std::vector<cmake_library> read_cmake_libs(const std::vector<std::string>& entries, const std::string& prefix,
+                                                  std::vector<std::string>& archives) {
+  std::vector<cmake_library> out;
+  std::string keyword;
+  for (const std::string& name : entries) {
+    if (name.empty()) continue;
+    if (name == "debug" || name == "optimized" || name == "general") {
+      keyword = name;
+      continue;
+    }
+    if (keyword == "debug")
+      {
+      cmake_library lib;
+      lib.name = name;
+      lib.note = "debug-only";
+      out.push_back(std::move(lib));
+    }
+    else
+      out.push_back(classify_cmake_entry(prefix, name, archives));
+    keyword.clear();
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC std::vector<std::string> split_cmake_list(std::string_view list, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(separator, start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) out.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC bool link_command_libraries(std::string_view text, std::vector<std::string>& entries) {
+  std::vector<std::string> words;
+  std::size_t bad = 0;
+  if (!tokenize_gnu(text, words, bad)) return false;
+  bool after_output = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (!after_output) {
+      if (w == "-o") {
+        ++i;
+        after_output = true;
+      }
+      continue;
+    }
+    if (w.rfind("-Wl,", 0) != 0) {
+      entries.push_back(w);
+      continue;
+    }
+    std::string flags;
+    for (const std::string& part : split_cmake_list(std::string_view(w).substr(4), ',')) {
+      if (part[0] == '/')
+        entries.push_back(part);
+      else
+        flags += (flags.empty() ? "-Wl," : ",") + part;
+    }
+    if (!flags.empty()) entries.push_back(flags);
+  }
+  return after_output;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
@@ -18526,6 +18912,10 @@ LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, co
 //   walk     the dynamically linked ELF files under the prefix (or the files
 //            given, or those a conda package lists), each file once however
 //            many symlinks name it;
+//   plan     each ELF file's closure alone (the load phase on images without
+//            mappings), so that the cache knows how many pending roots need
+//            each file and lets it go after the last (ld_so/image.hpp):
+//            memory follows the roots in flight, not the size of the prefix;
 //   link     each file F as the root of resolve/dynamic.hpp's ld.so emulation
 //            (ldd F: F, the breadth-first DT_NEEDED closure, PT_INTERP; every
 //            relocation of F bound as under LD_BIND_NOW);
@@ -18969,62 +19359,13 @@ struct elf_floors {
 };
 
 namespace floors_detail {
-inline void sort_unique(std::vector<std::string>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
+void sort_unique(std::vector<std::string>& v);
 
 // Fill highest/unordered/private_ of one library and order its versions.
-inline void summarise_library(library_floor& lib) {
-  for (auto& v : lib.versions) sort_unique(v.symbols);
-  std::stable_sort(lib.versions.begin(), lib.versions.end(), [](const version_need& a, const version_need& b) {
-    const version_name va = parse_version_name(a.name), vb = parse_version_name(b.name);
-    if (va.family != vb.family) return va.family < vb.family;
-    return version_less(a.name, b.name);
-  });
-  for (const auto& v : lib.versions) {
-    const version_name name = parse_version_name(v.name);
-    if (name.scheme == version_scheme::unknown) {
-      lib.unordered.push_back(v.name);
-      continue;
-    }
-    if (name.scheme == version_scheme::private_) {
-      lib.private_.push_back(v.name);
-      continue;
-    }
-    auto it = std::find_if(lib.highest.begin(), lib.highest.end(),
-                           [&](const family_floor& f) { return f.family == name.family; });
-    if (it == lib.highest.end()) {
-      lib.highest.push_back(family_floor{std::string(name.family), v.name, v.symbols});
-    } else if (compare_version_numbers(parse_version_name(it->highest), name) < 0) {
-      it->highest = v.name;
-      it->symbols = v.symbols;
-    }
-  }
-}
+void summarise_library(library_floor& lib);
 
 // The per-family maximum over the libraries.
-inline std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries) {
-  std::vector<family_floor> out;
-  for (const auto& lib : libraries) {
-    for (const auto& f : lib.highest) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const family_floor& g) { return g.family == f.family; });
-      if (it == out.end()) {
-        out.push_back(f);
-        continue;
-      }
-      const int c = compare_version_numbers(parse_version_name(it->highest), parse_version_name(f.highest));
-      if (c < 0) {
-        *it = f;
-      } else if (c == 0) {
-        it->symbols.insert(it->symbols.end(), f.symbols.begin(), f.symbols.end());
-        sort_unique(it->symbols);
-      }
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const family_floor& a, const family_floor& b) { return a.family < b.family; });
-  return out;
-}
+std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries);
 
 }  // namespace floors_detail
 
@@ -19115,7 +19456,91 @@ struct limit_violation {
 
 // A limit as given on the command line: "2.17" for family GLIBC becomes
 // GLIBC_2.17; a full name is kept. Fails (nullopt) when it is not numbered.
-inline std::optional<version_limit> make_limit(std::string_view family, std::string_view value) {
+std::optional<version_limit> make_limit(std::string_view family, std::string_view value);
+
+// The families of `floors` above their limits. A FAMILY_PRIVATE version of a
+// limited family is always a violation (no release provides it portably).
+std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits);
+
+// ---------------------------------------------------------------------------
+// A set of files (a package): the highest version of each family over all
+// files, and which files need it.
+
+struct set_family_floor {
+  std::string family;
+  std::string highest;
+  std::vector<std::size_t> files;  // indexes into the caller's list, of the files that need `highest`
+};
+
+struct set_floors {
+  std::vector<set_family_floor> families;  // by family name
+  int x86_isa_level = 0;                   // the highest level over the files
+  std::vector<std::size_t> isa_files;      // the files at that level
+  std::vector<std::size_t> private_files;  // files that need a FAMILY_PRIVATE version
+};
+
+// `files[i]` may be null (a file that is not ELF, or that failed).
+set_floors merge_set(const std::vector<const elf_floors*>& files);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+LINKSCOPE_FUNC void summarise_library(library_floor& lib) {
+  for (auto& v : lib.versions) sort_unique(v.symbols);
+  std::stable_sort(lib.versions.begin(), lib.versions.end(), [](const version_need& a, const version_need& b) {
+    const version_name va = parse_version_name(a.name), vb = parse_version_name(b.name);
+    if (va.family != vb.family) return va.family < vb.family;
+    return version_less(a.name, b.name);
+  });
+  for (const auto& v : lib.versions) {
+    const version_name name = parse_version_name(v.name);
+    if (name.scheme == version_scheme::unknown) {
+      lib.unordered.push_back(v.name);
+      continue;
+    }
+    if (name.scheme == version_scheme::private_) {
+      lib.private_.push_back(v.name);
+      continue;
+    }
+    auto it = std::find_if(lib.highest.begin(), lib.highest.end(),
+                           [&](const family_floor& f) { return f.family == name.family; });
+    if (it == lib.highest.end()) {
+      lib.highest.push_back(family_floor{std::string(name.family), v.name, v.symbols});
+    } else if (compare_version_numbers(parse_version_name(it->highest), name) < 0) {
+      it->highest = v.name;
+      it->symbols = v.symbols;
+    }
+  }
+}
+
+LINKSCOPE_FUNC std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries) {
+  std::vector<family_floor> out;
+  for (const auto& lib : libraries) {
+    for (const auto& f : lib.highest) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const family_floor& g) { return g.family == f.family; });
+      if (it == out.end()) {
+        out.push_back(f);
+        continue;
+      }
+      const int c = compare_version_numbers(parse_version_name(it->highest), parse_version_name(f.highest));
+      if (c < 0) {
+        *it = f;
+      } else if (c == 0) {
+        it->symbols.insert(it->symbols.end(), f.symbols.begin(), f.symbols.end());
+        sort_unique(it->symbols);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const family_floor& a, const family_floor& b) { return a.family < b.family; });
+  return out;
+}
+}  // namespace floors_detail
+
+LINKSCOPE_FUNC std::optional<version_limit> make_limit(std::string_view family, std::string_view value) {
   std::string name;
   if (value.substr(0, family.size()) == family && value.size() > family.size() && value[family.size()] == '_')
     name = std::string(value);
@@ -19126,9 +19551,7 @@ inline std::optional<version_limit> make_limit(std::string_view family, std::str
   return version_limit{std::string(family), name};
 }
 
-// The families of `floors` above their limits. A FAMILY_PRIVATE version of a
-// limited family is always a violation (no release provides it portably).
-inline std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits) {
+LINKSCOPE_FUNC std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits) {
   std::vector<limit_violation> out;
   for (const auto& limit : limits) {
     const version_name max = parse_version_name(limit.max);
@@ -19154,25 +19577,7 @@ inline std::vector<limit_violation> check_limits(const elf_floors& floors, const
   return out;
 }
 
-// ---------------------------------------------------------------------------
-// A set of files (a package): the highest version of each family over all
-// files, and which files need it.
-
-struct set_family_floor {
-  std::string family;
-  std::string highest;
-  std::vector<std::size_t> files;  // indexes into the caller's list, of the files that need `highest`
-};
-
-struct set_floors {
-  std::vector<set_family_floor> families;  // by family name
-  int x86_isa_level = 0;                   // the highest level over the files
-  std::vector<std::size_t> isa_files;      // the files at that level
-  std::vector<std::size_t> private_files;  // files that need a FAMILY_PRIVATE version
-};
-
-// `files[i]` may be null (a file that is not ELF, or that failed).
-inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
+LINKSCOPE_FUNC set_floors merge_set(const std::vector<const elf_floors*>& files) {
   set_floors out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const elf_floors* f = files[i];
@@ -19204,6 +19609,7 @@ inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
             [](const set_family_floor& a, const set_family_floor& b) { return a.family < b.family; });
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -19400,19 +19806,9 @@ inline macho_violations check_macho(const macho_floors& f, std::optional<macho::
 // Vista, 6.1 Windows 7, 6.2 Windows 8, 10.0 Windows 10). The machine and the
 // subsystem (GUI, console, native, EFI ...) say what can load it at all.
 //
-// The C runtime is read from the imported DLL names (case-insensitive):
-//   ucrt       ucrtbase.dll and the api-ms-win-crt-*.dll API sets (the
-//              Universal CRT, part of Windows 10, an update on 7/8.1)
-//   msvcrt     msvcrt.dll (the system's own CRT; what MinGW links by default)
-//   vcredist   the Visual C++ redistributable: vcruntime140*.dll, msvcp140*.dll,
-//              concrt140.dll, vcomp140.dll (2015-2022, version 14), and the
-//              versioned CRTs of older Visual Studios msvcrNN.dll / msvcpNN.dll
-//              (msvcr120 = VS 2013 ...); `version` is the NN
-//   debug      the debug CRTs (ucrtbased.dll, vcruntime140d.dll, msvcp140d.dll,
-//              msvcrNNd.dll ...): not redistributable, a build mistake in a
-//              package
-//   mingw      MinGW's runtime DLLs: libgcc_s_*.dll, libstdc++-6.dll,
-//              libwinpthread-1.dll
+// The C runtime is read from the imported DLL names by resolve/windows.hpp's
+// classify_crt (ucrt, msvcrt, vcredist, debug, mingw; the Windows loader
+// classifies with the same function).
 // Everything is read through coff/pe.hpp (namespace pe); this file reads no record itself.
 
 #include <algorithm>
@@ -19423,11 +19819,225 @@ inline macho_violations check_macho(const macho_floors& f, std::optional<macho::
 #include <string_view>
 #include <vector>
 
+// ---- begin linkscope/resolve/windows.hpp ----
+// linkscope/resolve/windows.hpp — what a Windows link needs from import
+// libraries, and whether an image's imports are covered by them.
+//
+// The model follows the PE linkers (link.exe, lld-link, GNU ld for PE):
+//   - a consumer (COFF objects, or the members of a .lib/.a of objects)
+//     leaves some external symbols undefined: X (a call through the import
+//     thunk) or __imp_X (a dllimport reference through the IAT slot);
+//   - import libraries are searched in command-line order and the first one
+//     that defines the name wins. A CODE (or CONST) import defines both X and
+//     __imp_X, a DATA import only __imp_X. An import library may also carry
+//     ordinary object members (mingw's libmsvcrt.a does); those satisfy a
+//     symbol statically, with no DLL;
+//   - the libraries a link needs are exactly those that satisfied at least
+//     one undefined symbol: only the DLLs the consumer imports directly, never
+//     the DLLs those DLLs depend on (the loader resolves those at run time).
+// For a PE image, each imported DLL (normal and delay-load) is matched
+// case-insensitively against the DLLs the import libraries describe, and each
+// imported function against their records (by name, or by ordinal).
+// Also the one classifier of C runtime DLL names (classify_crt, at the end).
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
 
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 
+inline constexpr std::size_t no_library = ~std::size_t{0};
+
+// The consumer's side of the link: its external references and definitions.
+struct windows_consumer {
+  std::vector<std::string_view> undefined;       // strong undefined externals
+  std::vector<std::string_view> weak_undefined;  // weak externals (never "unresolved")
+  std::vector<std::string_view> defined;         // external definitions
+
+  // Collect from any symbol_source (a coff::object, an archive's objects ...).
+  template <class Source>
+  result<void> add(const Source& source) {
+    return source.for_each_symbol([&](const symbol& s) {
+      if (s.bind == binding::local) return;
+      if (s.defined) defined.push_back(s.name);
+      else if (s.bind == binding::weak) weak_undefined.push_back(s.name);
+      else undefined.push_back(s.name);
+    });
+  }
+};
+
+struct symbol_resolution {
+  std::string_view symbol;
+  std::size_t library = no_library;               // index into the libraries given
+  const coff::import_record* record = nullptr;    // null for a static definition
+  std::string_view dll;                           // empty for a static definition
+  std::string_view member_name;                   // the member that satisfies it
+};
+
+struct windows_needs {
+  std::vector<symbol_resolution> resolved;  // in the consumer's reference order
+  std::vector<std::string_view> unresolved;
+  std::vector<std::size_t> needed_libraries;  // ascending library indices
+  std::vector<std::string_view> dlls;         // directly imported DLLs, first-use order
+  bool ok() const noexcept { return unresolved.empty(); }
+};
+
+// Resolve the consumer's undefined symbols against `libraries` (in order).
+// (Declared here, defined below: compiled once in src/ in compiled mode.)
+windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                   const std::vector<const coff::import_library*>& libraries);
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC windows_needs resolve_windows_link(const windows_consumer& consumer,
+                                                  const std::vector<const coff::import_library*>& libraries) {
+  struct provider {
+    std::size_t library;
+    const coff::import_record* record;
+    std::string_view member_name;
+  };
+  std::unordered_map<std::string_view, provider> providers;
+  for (std::size_t l = 0; l < libraries.size(); ++l) {
+    const coff::import_library& lib = *libraries[l];
+    for (const coff::import_record& r : lib.records()) {
+      providers.try_emplace(r.imp_symbol, provider{l, &r, r.member_name});
+      if (r.defines_thunk()) providers.try_emplace(r.symbol, provider{l, &r, r.member_name});
+    }
+    for (const auto& s : lib.static_symbols()) providers.try_emplace(s.name, provider{l, nullptr, s.member_name});
+  }
+  std::unordered_set<std::string_view> defined(consumer.defined.begin(), consumer.defined.end());
+  std::unordered_set<std::string_view> seen;
+  std::vector<bool> needed(libraries.size(), false);
+  windows_needs out;
+  for (std::string_view name : consumer.undefined) {
+    if (defined.count(name) != 0 || !seen.insert(name).second) continue;
+    auto it = providers.find(name);
+    if (it == providers.end()) {
+      out.unresolved.push_back(name);
+      continue;
+    }
+    symbol_resolution res;
+    res.symbol = name;
+    res.library = it->second.library;
+    res.record = it->second.record;
+    res.member_name = it->second.member_name;
+    if (res.record != nullptr) res.dll = res.record->dll;
+    needed[res.library] = true;
+    if (!res.dll.empty()) {
+      bool known = false;
+      for (std::string_view d : out.dlls) known = known || d == res.dll;
+      if (!known) out.dlls.push_back(res.dll);
+    }
+    out.resolved.push_back(res);
+  }
+  for (std::size_t l = 0; l < needed.size(); ++l)
+    if (needed[l]) out.needed_libraries.push_back(l);
+  return out;
+}
+#endif
+
+namespace detail {
+inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+struct image_dll_check {
+  std::string_view dll;
+  bool delay_load = false;
+  std::vector<std::size_t> libraries;           // import libraries that describe this DLL
+  std::vector<std::string> missing_functions;   // imported but in no record ("name" or "#ordinal")
+  std::size_t function_count = 0;
+  bool covered() const noexcept { return !libraries.empty() && missing_functions.empty(); }
+};
+
+// For each DLL a PE image imports, which of `libraries` describe it and which
+// imported functions none of their records provide.
+result<std::vector<image_dll_check>> check_image_imports(const pe::image& image,
+                                                         const std::vector<const coff::import_library*>& libraries);
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
+    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
+  std::vector<image_dll_check> out;
+  for (int pass = 0; pass < 2; ++pass) {
+    LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
+    for (const pe::imported_dll& dll : dlls) {
+      image_dll_check check;
+      check.dll = dll.name;
+      check.delay_load = dll.delay_load;
+      check.function_count = dll.functions.size();
+      std::vector<const coff::import_record*> records;
+      for (std::size_t l = 0; l < libraries.size(); ++l) {
+        bool uses = false;
+        for (const coff::import_record& r : libraries[l]->records()) {
+          if (!detail::dll_name_equals(r.dll, dll.name)) continue;
+          uses = true;
+          records.push_back(&r);
+        }
+        if (uses) check.libraries.push_back(l);
+      }
+      for (const pe::imported_function& fn : dll.functions) {
+        bool found = false;
+        for (const coff::import_record* r : records) {
+          if (fn.ordinal ? (r->ordinal && *r->ordinal == *fn.ordinal) : r->import_name == fn.name) {
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          // (built with append: g++ 12 -O3 warns falsely on "#" + to_string)
+          std::string missing(fn.ordinal ? std::string_view("#") : fn.name);
+          if (fn.ordinal) missing.append(std::to_string(*fn.ordinal));
+          check.missing_functions.push_back(std::move(missing));
+        }
+      }
+      out.push_back(std::move(check));
+    }
+  }
+  return out;
+}
+#endif
+
+// ---------------------------------------------------------------------------
+// The C runtime a DLL name stands for: the one classifier of CRT DLLs, used
+// by the Windows loader's classes (pe_load.hpp: ucrt, vc-redist, debug-crt,
+// msvcrt) and by the floors (floors_pe.hpp: --forbid-crt). Case-insensitive.
+//   ucrt       ucrtbase.dll and the api-ms-win-crt-*.dll API sets (the
+//              Universal CRT, part of Windows 10, an update on 7/8.1)
+//   msvcrt     msvcrt.dll only: a Windows component (a KnownDLL), "intended
+//              for use only by system-level components", which MinGW links
+//              by default
+//   vcredist   the Visual C++ redistributable of its Visual Studio:
+//              vcruntime140*.dll, msvcp140*.dll, concrt140.dll, vcomp140.dll
+//              (2015-2022, version 14), and the versioned CRTs of older ones,
+//              msvcrNN.dll / msvcpNN.dll / vcompNN.dll (msvcr100 = VS 2010,
+//              msvcr120 = VS 2013), which the "Visual C++ Redistributable
+//              Packages" install and which are not part of Windows ("the
+//              Visual C/C++ Run-Time libraries go by names like MSVCR71.DLL
+//              ... MSVCR100.DLL", R. Chen, Microsoft, The Old New Thing
+//              2014-04-11; Microsoft Learn, "Deployment in Visual C++": "version
+//              11 of the CRT DLL is msvcr110.dll", deployed by VCRedist). A
+//              mingw program built for msvcr120 (-mcrtdll) needs that same
+//              redistributable; `version` is the NN ("14" for 140)
+//   debug      the debug builds (ucrtbased.dll, vcruntime140d.dll,
+//              vcruntime140_1d.dll, msvcp140d.dll, msvcp140d_atomic_wait.dll,
+//              msvcrNNd.dll ...): never redistributable
+//   mingw      MinGW's runtime DLLs: libgcc_s_*.dll, libstdc++-6.dll,
+//              libwinpthread-1.dll
 enum class crt_flavour : u8 { ucrt, msvcrt, vcredist, debug, mingw };
 
 constexpr const char* to_string(crt_flavour f) noexcept {
@@ -19454,25 +20064,25 @@ struct crt_dependency {
   std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
 };
 
-namespace floors_detail {
-inline std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+namespace crt_detail {
 inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
 inline bool all_digits(std::string_view s) noexcept {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
 }
-}  // namespace floors_detail
+}  // namespace crt_detail
 
 // The C runtime a DLL name stands for; nullopt for any other DLL.
 inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
-  const std::string name = floors_detail::lower(dll);
+  std::string name(dll);
+  for (char& c : name)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   if (name.size() < 5 || name.substr(name.size() - 4) != ".dll") return std::nullopt;
   const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
   crt_dependency out{std::string(dll), crt_flavour::msvcrt, {}};
-  if (stem == "ucrtbase" || floors_detail::starts_with(stem, "api-ms-win-crt-")) {
+  if (stem == "ucrtbase" || crt_detail::starts_with(stem, "api-ms-win-crt-")) {
     out.flavour = crt_flavour::ucrt;
     return out;
   }
@@ -19481,30 +20091,55 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
     return out;
   }
   if (stem == "msvcrt") return out;
-  if (floors_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
+  if (crt_detail::starts_with(stem, "libgcc_s_") || stem == "libstdc++-6" || stem == "libwinpthread-1") {
     out.flavour = crt_flavour::mingw;
     return out;
   }
-  // vcruntime140, vcruntime140_1, msvcp140, msvcp140_1, msvcp140_atomic_wait,
-  // concrt140, vcomp140 (and their d-suffixed debug builds); msvcrNN / msvcpNN.
+  // PREFIX NN [d] [_SUFFIX [d]]: vcruntime140, vcruntime140_1(d),
+  // vcruntime140_threads(d), msvcp140(d), msvcp140_1, msvcp140(d)_atomic_wait,
+  // msvcp140(d)_codecvt_ids, concrt140(d), vcomp140(d); msvcrNN(d), msvcpNN(d),
+  // vcompNN(d).
   for (std::string_view prefix : {"vcruntime", "msvcp", "msvcr", "concrt", "vcomp"}) {
-    if (!floors_detail::starts_with(stem, prefix)) continue;
+    if (!crt_detail::starts_with(stem, prefix)) continue;
     std::string_view rest = stem.substr(prefix.size());
     std::size_t digits = 0;
     while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
     if (digits < 2) continue;
     const std::string_view number = rest.substr(0, digits);
     std::string_view tail = rest.substr(digits);
-    const bool debug = !tail.empty() && tail[0] == 'd';
+    bool debug = !tail.empty() && tail[0] == 'd';
     if (debug) tail.remove_prefix(1);
-    if (!tail.empty() && tail[0] != '_') continue;
-    if (!tail.empty() && !floors_detail::all_digits(tail.substr(1)) && tail != "_atomic_wait" && tail != "_codecvt_ids") continue;
+    if (!tail.empty()) {
+      if (tail[0] != '_') continue;
+      std::string_view suffix = tail.substr(1);
+      if (!debug && !suffix.empty() && suffix.back() == 'd') {
+        debug = true;
+        suffix.remove_suffix(1);
+      }
+      if (!crt_detail::all_digits(suffix) && suffix != "atomic_wait" && suffix != "codecvt_ids" && suffix != "threads")
+        continue;
+    }
     out.flavour = debug ? crt_flavour::debug : crt_flavour::vcredist;
     out.version = number == "140" ? "14" : std::string(number);
     return out;
   }
   return std::nullopt;
 }
+
+}  // namespace resolve
+}  // namespace v0
+}  // namespace linkscope
+// ---- end linkscope/resolve/windows.hpp ----
+
+namespace linkscope {
+inline namespace v0 {
+namespace resolve {
+
+namespace floors_detail {
+inline bool all_digits(std::string_view s) noexcept {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace floors_detail
 
 struct pe_floors {
   u16 machine = 0;
@@ -20246,6 +20881,11 @@ struct import_finding {
   std::string symbol;                // the name, or "#N"
   bool delay = false;                // a delay-load import: fails only when called
   std::string detail;                // the forwarder chain, for forwarder findings
+  // forwarder-cycle: the object whose export starts the cycle, and that
+  // export as an error naming its file and the file offset of its export
+  // address table entry (errc::malformed); errc::ok otherwise.
+  std::uint32_t cycle_at = no_object;
+  diagnostic cycle;
 };
 
 struct windows_link {
@@ -20419,17 +21059,19 @@ LINKSCOPE_FUNC std::string builtin_apiset_host(std::string_view contract) {
 }
 
 LINKSCOPE_FUNC dll_class classify_dll(std::string_view name, dll_rule rule) {
-  using winload_detail::starts_with;
   const std::string l = winload_detail::lower(name);
   if (rule == dll_rule::main) return dll_class::main;
-  if (l == "msvcp140d.dll" || l == "vcruntime140d.dll" || l == "vcruntime140_1d.dll" || l == "ucrtbased.dll" ||
-      l == "concrt140d.dll" || l == "msvcp140d_atomic_wait.dll" || l == "vcomp140d.dll")
-    return dll_class::debug_crt;
-  if (l == "ucrtbase.dll" || starts_with(l, "api-ms-win-crt-")) return dll_class::ucrt;
-  if (starts_with(l, "vcruntime140") || starts_with(l, "msvcp140") || l == "concrt140.dll" || l == "vcomp140.dll")
-    return dll_class::vc_redist;
-  if (l == "msvcrt.dll" || (starts_with(l, "msvcr") && l.size() > 9 && l[5] >= '0' && l[5] <= '9'))
-    return dll_class::msvcrt;
+  // The C runtimes as windows.hpp's classify_crt names them (the floors use
+  // it too); MinGW's runtime DLLs are classed by where they were found.
+  if (const auto crt = classify_crt(l)) {
+    switch (crt->flavour) {
+      case crt_flavour::ucrt: return dll_class::ucrt;
+      case crt_flavour::vcredist: return dll_class::vc_redist;
+      case crt_flavour::debug: return dll_class::debug_crt;
+      case crt_flavour::msvcrt: return dll_class::msvcrt;
+      case crt_flavour::mingw: break;
+    }
+  }
   if (pe::is_apiset_name(l)) return dll_class::api_set;
   if (rule == dll_rule::known_dlls || rule == dll_rule::system32 || rule == dll_rule::windows_dir ||
       rule == dll_rule::system_list)
@@ -20878,6 +21520,8 @@ class loader {
     bool unchecked = false;        // an assumed system DLL
     std::uint32_t object = no_object;
     std::string chain;             // forwarders followed
+    std::uint32_t cycle_object = no_object;  // forwarder-cycle: the object whose export starts the cycle
+    u64 cycle_offset = 0;                    // ... the file offset of its export address table entry
   };
 
   // Find `name` (or `ordinal`) in object `id`, following API sets and forwarders.
@@ -20922,15 +21566,25 @@ class loader {
       r.found = true;
       return r;
     }
-    if (depth >= 16) {
+    // An export already on this lookup's path starts a cycle (the chain then
+    // shows its forwarder once more; first_loop trims it); a path too long
+    // to follow is blamed on the export where it stops.
+    if (depth == 0) visiting_.clear();
+    const bool again = std::find(visiting_.begin(), visiting_.end(), std::pair<std::uint32_t, std::size_t>(id, index)) !=
+                       visiting_.end();
+    if (again || depth >= 64) {
       r.problem = import_problem::forwarder_cycle;
       r.chain = std::string(e.forwarder);
+      r.cycle_object = id;
+      r.cycle_offset = e.address_offset;
       return r;
     }
+    visiting_.emplace_back(id, index);
     auto target = pe::split_forwarder(e.forwarder);
     if (!target) {
       r.problem = import_problem::forwarder_missing;
       r.chain = std::string(e.forwarder);
+      visiting_.pop_back();
       return r;
     }
     const std::uint32_t next = resolve_dll(target->module, id);
@@ -20940,6 +21594,7 @@ class loader {
     lookup inner = find_export(next, target->name, target->ordinal, from, depth + 1);
     inner.chain = std::string(e.forwarder) + (inner.chain.empty() ? "" : " -> " + inner.chain);
     if (!inner.found && inner.problem == import_problem::missing_dll) inner.problem = import_problem::forwarder_missing;
+    if (!visiting_.empty()) visiting_.pop_back();
     return inner;
   }
 
@@ -20958,6 +21613,17 @@ class loader {
     std::string out;
     for (std::size_t i = 0; i < hops.size(); ++i) out.append(i ? " -> " : "").append(hops[i]);
     return out;
+  }
+
+  // A forwarder cycle: its chain up to the first repeated hop, and the file
+  // and export address table entry of the export that starts it.
+  void blame_cycle(import_finding& f, const lookup& r) const {
+    if (f.problem != import_problem::forwarder_cycle) return;
+    f.detail = first_loop(f.detail);
+    if (r.cycle_object == no_object) return;
+    f.cycle_at = r.cycle_object;
+    f.cycle = diagnostic(error{errc::malformed, r.cycle_offset, "export address table entry starts a forwarder cycle"},
+                         out_.link.objects[r.cycle_object].path);
   }
 
   // An IL-only image's one import: mscoree.dll's _CorExeMain (a program)
@@ -20989,6 +21655,7 @@ class loader {
     f.problem = r.problem;
     f.symbol = std::string(entry);
     f.detail = std::move(r.chain);
+    blame_cycle(f, r);
     out_.findings.push_back(std::move(f));
   }
 
@@ -21049,7 +21716,7 @@ class loader {
           f.symbol = std::move(symbol);
           f.delay = dll.delay_load;
           f.detail = std::move(r.chain);
-          if (f.problem == import_problem::forwarder_cycle) f.detail = first_loop(f.detail);
+          blame_cycle(f, r);
           out_.findings.push_back(std::move(f));
         }
       }
@@ -21068,6 +21735,7 @@ class loader {
   std::unordered_map<std::string, std::uint32_t> by_name_;
   std::deque<module> modules_;
   std::vector<char> expanded_, checked_;
+  std::vector<std::pair<std::uint32_t, std::size_t>> visiting_;  // (object, export) on find_export's path
 };
 
 }  // namespace winload_detail
@@ -22210,7 +22878,12 @@ struct prefix_report {
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
-  std::size_t objects_parsed = 0;             // distinct files parsed (the cache)
+  // Distinct files parsed (the caches): each counts once, also when the
+  // ELF cache let it go after its last root and it was not needed again.
+  std::size_t objects_parsed = 0;
+  // The ELF cache's images: how many it let go once no pending root needed
+  // them, and the most it held at once (neither is in the JSON).
+  std::size_t images_released = 0, images_peak = 0;
   std::size_t cache_flushes = 0;              // times the cache reached prefix_options::cache_limit (not in the JSON)
   std::size_t lookups = 0;
   std::size_t findings = 0;
@@ -22303,6 +22976,7 @@ inline void judge_floors(const std::string& path, const std::vector<version_limi
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -22376,6 +23050,25 @@ inline walk_kind sniff_elf_file(const std::string& path, std::string* error_mess
     return walk_kind::not_elf;
   }
   return kind(elf::identify(mapped->bytes()));
+}
+
+// fn(i) for every i < n, on `jobs` threads (this one included), each taking
+// the next i not yet taken.
+template <class F>
+void run_parallel(unsigned jobs, std::size_t n, F fn) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) fn(i);
+  };
+  if (jobs <= 1 || n <= 1) {
+    work();
+    return;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(jobs - 1);
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
 }
 
 // The device and inode of a file (its identity, as ld.so sees it).
@@ -22790,16 +23483,24 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (explicit_files.empty()) return make_error(errc::not_found, no_offset, "conda-meta lists no ELF, Mach-O or PE file of that package");
     std::sort(explicit_files.begin(), explicit_files.end());
   }
+  const unsigned threads = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (!explicit_files.empty()) {
+    // Each file once, by device and inode (stat on every thread; the first name wins).
+    std::vector<std::string> absolute_paths(explicit_files.size());
+    std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> ids(explicit_files.size());
+    detail::run_parallel(std::min<unsigned>(threads, 64), explicit_files.size(), [&](std::size_t i) {
+      std::error_code e2;
+      const std::string& f = explicit_files[i];
+      absolute_paths[i] = (!f.empty() && f[0] == '/' ? fs::path(f) : fs::absolute(f, e2)).lexically_normal().string();
+      ids[i] = detail::file_identity(absolute_paths[i]);
+    });
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-    for (const auto& f : explicit_files) {
-      const std::string p = fs::absolute(f, ec).lexically_normal().string();
-      const auto id = detail::file_identity(p);
-      if (id && !seen.insert(*id).second) {
+    for (std::size_t i = 0; i < explicit_files.size(); ++i) {
+      if (ids[i] && !seen.insert(*ids[i]).second) {
         ++report.skipped_symlinks;
         continue;
       }
-      files.push_back(p);
+      files.push_back(std::move(absolute_paths[i]));
     }
   } else {
     files = detail::walk_prefix(prefix, report);
@@ -22816,11 +23517,16 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   // choice of a dependency can change what the root binds to.
   link_options.bind_dependencies = false;
   link_options.interposition = false;
+  // Nor do they read the version check's rows (ld.so's "version ... not
+  // found" errors): only the bindings' own version matching counts.
+  link_options.versions = false;
   const std::string cwd = options.search.cwd.empty() ? detail::getcwd_string() : options.search.cwd;
+  link_options.search.cwd = cwd;  // what every root's search would ask getcwd for
   // One cache for every root: each DSO is mapped, parsed and indexed once per
   // run, however many roots load it (ld_so/image.hpp, "Loader cache API").
   object_cache cache;
   cache.set_limit(options.cache_limit);
+  cache.set_roots_only(true);
   dyld_cache dyld_files;        // the same for Mach-O files
   winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
@@ -22832,6 +23538,50 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
+  unsigned jobs = threads;
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
+  // Plan: which files each ELF root loads, from closure-only links (the load
+  // phase on images that keep only the dynamic section's strings, without
+  // their mappings; the search's file system answers are kept for the links
+  // below). Each file's use count is the number of roots that load it; a
+  // root's link below ends its uses, and a file no pending root needs is let
+  // go, so memory follows the roots in flight, not the prefix.
+  std::vector<detail::walk_kind> kinds(files.size(), detail::walk_kind::not_elf);
+  std::vector<std::vector<object_cache::file_id>> uses(files.size());
+  {
+    object_cache plan;
+    plan.set_closure_only(true);
+    plan.share_lookups_with(cache);
+    // The plan's images only spare re-reading a file for the next root that
+    // loads it: about 4096 of them at a time are plenty (each counts 4 KiB).
+    plan.set_limit(std::size_t{16} << 20);
+    dynamic_options plan_options = link_options;
+    plan_options.bindings = false;
+    detail::run_parallel(jobs, files.size(), [&](std::size_t i) {
+      // An ELF file (the plan's cache holds it, or its magic says so) is
+      // linked from the bytes read here; anything else is sniffed.
+      result<dynamic_link> link = make_error(errc::not_found, no_offset, "");
+      if (plan.parsed_class_of(files[i]) >= 0) {
+        kinds[i] = detail::walk_kind::dynamic;
+        link = link_dynamic(files[i], plan_options, plan);
+      } else if (auto mapped = link_options.search.root.empty() ? mapped_file::open(files[i])
+                                                                : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+                 mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
+        kinds[i] = detail::walk_kind::dynamic;
+        link = link_dynamic(files[i], plan_options, plan, &*mapped);
+      } else {
+        kinds[i] = detail::sniff_elf_file(files[i], nullptr);
+        if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
+        link = link_dynamic(files[i], plan_options, plan);
+      }
+      if (!link) return;
+      auto& ids = uses[i];
+      ids = std::move(link->file_ids);
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    });
+  }
+  for (const auto& ids : uses) cache.expect_use(ids);
   std::atomic<std::size_t> next{0};
   std::mutex progress_lock;
   std::size_t done = 0;
@@ -22842,7 +23592,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       const std::string& f = files[i];
       file_report& fr = report.files[i];
       fr.path = f;
-      const detail::walk_kind kind = detail::sniff_elf_file(f, nullptr);
+      const detail::walk_kind kind = kinds[i];
       if (kind == detail::walk_kind::macho) {
         auto link = link_dyld(f, options.dyld, dyld_files);
         if (!link) fr.failure = link.error();
@@ -22859,14 +23609,19 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else {
-        auto link = link_dynamic(f, link_options, cache);
-        if (!link) {
-          fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
-        } else {
-          verdicts.judge(f, *link, fr);
-          lookups[i] = link->lookups;
-          if (!options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
+        {
+          auto link = link_dynamic(f, link_options, cache);
+          if (!link) {
+            fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+          } else {
+            verdicts.judge(f, *link, fr);
+            lookups[i] = link->lookups;
+          }
         }
+        // No pending root needs what only this one loaded.
+        cache.end_use(uses[i]);
+        std::vector<object_cache::file_id>().swap(uses[i]);
+        if (!fr.failed() && !options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
       }
       fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
       if (options.progress) {
@@ -22875,8 +23630,6 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       }
     }
   };
-  unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   if (jobs <= 1) {
     work();
   } else {
@@ -22892,6 +23645,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   }
   report.objects_parsed = cache.files() + dyld_files.files() + windows_files.files();
   report.cache_flushes = cache.flushes();
+  report.images_released = cache.released();
+  report.images_peak = cache.peak_images();
   const detail::file_verdicts allow_list(options, prefix_canonical, cwd);
 
   // Ownership of every needed DSO and of the analysed files.
@@ -22997,10 +23752,18 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     if (options.check_declared && !u.declared && !u.self && !u.allowed_only) report.undeclared.push_back(name);
     report.packages.push_back(u);
   }
-  // The files as package_findings.hpp takes them.
-  std::vector<checked_file> checked;
-  for (const auto& fr : report.files)
-    if (!fr.failed()) checked.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
+  // The files as package_findings.hpp takes them (a copy of every closure:
+  // made only when a question needs it).
+  std::vector<checked_file> checked_storage;
+  bool checked_made = false;
+  auto checked_files = [&]() -> const std::vector<checked_file>& {
+    if (!checked_made) {
+      checked_made = true;
+      for (const auto& fr : report.files)
+        if (!fr.failed()) checked_storage.push_back({fr.path, fr.relative, fr.closure, fr.format == "elf"});
+    }
+    return checked_storage;
+  };
   if (options.check_declared) {
     for (const auto& d : options.declared) {
       bool hit = false;
@@ -23018,7 +23781,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (files_of_d.empty())
         files_of_d = package_files(d, prefix, conda, report.have_dpkg ? options.dpkg_info_dir : std::string());
       for (auto& f : files_of_d) libraries.push_back({f, display(f), d});
-      declared_unused verdict{d, find_static_copies(checked, libraries)};
+      declared_unused verdict{d, find_static_copies(checked_files(), libraries)};
       if (verdict.statically_linked())
         report.statically_linked.push_back(std::move(verdict));
       else
@@ -23046,7 +23809,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       for (const auto& n : fr.needed)
         if (!n.path.empty() && n.in_prefix) add(n.file, n.owner);
     }
-    report.duplicates = find_package_duplicates(libraries, checked);
+    // A duplicate needs two libraries.
+    if (libraries.size() >= 2) report.duplicates = find_package_duplicates(libraries, checked_files());
   }
 
   // Findings.
@@ -23147,78 +23911,15 @@ struct floor_policy {
 };
 
 namespace floors_detail {
-inline error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
+error policy_error(const json_value& v, const char* message);
 
-inline result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
-  if (!v.is_array()) return policy_error(v, message);
-  std::vector<std::string> out;
-  for (const auto& item : v.items) {
-    if (!item.is_string()) return policy_error(item, message);
-    out.push_back(item.text);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+result<std::vector<std::string>> string_list(const json_value& v, const char* message);
 
-inline result<long long> integer(const json_value& v, const char* message) {
-  if (!v.is_number() || v.text.empty() || v.text.size() > 18) return policy_error(v, message);
-  long long n = 0;
-  std::size_t i = v.text[0] == '-' ? 1 : 0;
-  if (i == v.text.size()) return policy_error(v, message);
-  for (; i < v.text.size(); ++i) {
-    if (v.text[i] < '0' || v.text[i] > '9') return policy_error(v, message);
-    n = n * 10 + (v.text[i] - '0');
-  }
-  return v.text[0] == '-' ? -n : n;
-}
+result<long long> integer(const json_value& v, const char* message);
 }  // namespace floors_detail
 
 // Read a policy file. Errors name the offset of the offending value.
-inline result<std::vector<floor_policy>> read_policies(std::string_view text) {
-  LINKSCOPE_TRY(doc, read_json(text));
-  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
-  std::vector<floor_policy> out;
-  for (const auto& p : doc.items) {
-    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
-    floor_policy policy;
-    const json_value* name = p.find("name");
-    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
-    policy.name = name->text;
-    const json_value* priority = p.find("priority");
-    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
-    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
-    policy.priority = prio;
-    if (const json_value* aliases = p.find("aliases")) {
-      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
-      policy.aliases = std::move(list);
-    }
-    if (const json_value* versions = p.find("symbol_versions")) {
-      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
-      for (const auto& [arch, families] : versions->members) {
-        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
-        floor_policy::arch_versions entry{arch, {}};
-        for (const auto& [family, list] : families.members) {
-          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
-          entry.families.push_back({family, std::move(names)});
-        }
-        policy.symbol_versions.push_back(std::move(entry));
-      }
-    }
-    if (const json_value* whitelist = p.find("lib_whitelist")) {
-      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
-      policy.lib_whitelist = std::move(list);
-    }
-    if (const json_value* blacklist = p.find("blacklist")) {
-      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
-      for (const auto& [library, list] : blacklist->members) {
-        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
-        policy.blacklist.push_back({library, std::move(names)});
-      }
-    }
-    out.push_back(std::move(policy));
-  }
-  return out;
-}
+result<std::vector<floor_policy>> read_policies(std::string_view text);
 
 // The architecture name auditwheel uses for an ELF machine ("" when none).
 inline std::string_view policy_arch(const elf_floors& f) noexcept {
@@ -23266,7 +23967,88 @@ struct policy_report {
 };
 
 // Evaluate one file against the policies (see the header comment).
-inline policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies) {
+policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies);
+
+// The best tag of a set: the lowest best priority among the files (files
+// without an applicable policy are left out). Returns the index of that
+// file's report, or -1.
+long long set_best_policy(const std::vector<const policy_report*>& reports);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
+
+LINKSCOPE_FUNC result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
+  if (!v.is_array()) return policy_error(v, message);
+  std::vector<std::string> out;
+  for (const auto& item : v.items) {
+    if (!item.is_string()) return policy_error(item, message);
+    out.push_back(item.text);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LINKSCOPE_FUNC result<long long> integer(const json_value& v, const char* message) {
+  if (!v.is_number() || v.text.empty() || v.text.size() > 18) return policy_error(v, message);
+  long long n = 0;
+  std::size_t i = v.text[0] == '-' ? 1 : 0;
+  if (i == v.text.size()) return policy_error(v, message);
+  for (; i < v.text.size(); ++i) {
+    if (v.text[i] < '0' || v.text[i] > '9') return policy_error(v, message);
+    n = n * 10 + (v.text[i] - '0');
+  }
+  return v.text[0] == '-' ? -n : n;
+}
+}  // namespace floors_detail
+
+LINKSCOPE_FUNC result<std::vector<floor_policy>> read_policies(std::string_view text) {
+  LINKSCOPE_TRY(doc, read_json(text));
+  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
+  std::vector<floor_policy> out;
+  for (const auto& p : doc.items) {
+    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
+    floor_policy policy;
+    const json_value* name = p.find("name");
+    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
+    policy.name = name->text;
+    const json_value* priority = p.find("priority");
+    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
+    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
+    policy.priority = prio;
+    if (const json_value* aliases = p.find("aliases")) {
+      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
+      policy.aliases = std::move(list);
+    }
+    if (const json_value* versions = p.find("symbol_versions")) {
+      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
+      for (const auto& [arch, families] : versions->members) {
+        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
+        floor_policy::arch_versions entry{arch, {}};
+        for (const auto& [family, list] : families.members) {
+          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
+          entry.families.push_back({family, std::move(names)});
+        }
+        policy.symbol_versions.push_back(std::move(entry));
+      }
+    }
+    if (const json_value* whitelist = p.find("lib_whitelist")) {
+      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
+      policy.lib_whitelist = std::move(list);
+    }
+    if (const json_value* blacklist = p.find("blacklist")) {
+      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
+      for (const auto& [library, list] : blacklist->members) {
+        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
+        policy.blacklist.push_back({library, std::move(names)});
+      }
+    }
+    out.push_back(std::move(policy));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies) {
   policy_report out;
   out.arch = std::string(policy_arch(f));
   std::vector<const floor_policy*> order;
@@ -23317,10 +24099,7 @@ inline policy_report evaluate_policies(const elf_floors& f, const std::vector<fl
   return out;
 }
 
-// The best tag of a set: the lowest best priority among the files (files
-// without an applicable policy are left out). Returns the index of that
-// file's report, or -1.
-inline long long set_best_policy(const std::vector<const policy_report*>& reports) {
+LINKSCOPE_FUNC long long set_best_policy(const std::vector<const policy_report*>& reports) {
   long long chosen = -1;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (reports[i] == nullptr || reports[i]->best.empty()) continue;
@@ -23329,6 +24108,7 @@ inline long long set_best_policy(const std::vector<const policy_report*>& report
   }
   return chosen;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -23410,29 +24190,20 @@ struct floors_set_report {
 
 // Regular files under `dir` that start with an ELF, Mach-O, universal or MZ
 // magic, appended to `out` in path order.
-inline void find_binaries(const std::string& dir, std::vector<std::string>& out) {
-  std::error_code ec;
-  std::vector<std::string> found;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
-    std::FILE* f = std::fopen(it->path().c_str(), "rb");
-    if (f == nullptr) continue;
-    unsigned char magic[8] = {};
-    const std::size_t got = std::fread(magic, 1, sizeof magic, f);
-    std::fclose(f);
-    const byte_view head(magic, got);
-    if (elf::is_elf(head) || macho::is_macho(head) || macho::is_fat(head) || (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
-      found.push_back(it->path().string());
-  }
-  std::sort(found.begin(), found.end());
-  out.insert(out.end(), found.begin(), found.end());
-}
+void find_binaries(const std::string& dir, std::vector<std::string>& out);
 
 namespace floors_set_detail {
 
-inline result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits) {
+result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits);
+
+}  // namespace floors_set_detail
+
+// The floors of `operands` (files, and directories searched for binaries).
+floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_set_detail {
+LINKSCOPE_FUNC result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits) {
   file_floors f;
   f.path = path;
   if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
@@ -23467,11 +24238,29 @@ inline result<file_floors> read_one(const std::string& path, byte_view bytes, co
   }
   return f;
 }
-
 }  // namespace floors_set_detail
 
-// The floors of `operands` (files, and directories searched for binaries).
-inline floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits) {
+LINKSCOPE_FUNC void find_binaries(const std::string& dir, std::vector<std::string>& out) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
+    std::FILE* f = std::fopen(it->path().c_str(), "rb");
+    if (f == nullptr) continue;
+    unsigned char magic[8] = {};
+    const std::size_t got = std::fread(magic, 1, sizeof magic, f);
+    std::fclose(f);
+    const byte_view head(magic, got);
+    if (elf::is_elf(head) || macho::is_macho(head) || macho::is_fat(head) || (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
+      found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+LINKSCOPE_FUNC floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits) {
   floors_set_report out;
   std::vector<std::string> paths;
   for (const auto& operand : operands) {
@@ -23519,6 +24308,7 @@ inline floors_set_report floors_of_set(const std::vector<std::string>& operands,
   out.policy_file = set_best_policy(reports);
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -24782,200 +25572,6 @@ LINKSCOPE_FUNC result<static_link_result> resolve_static(const link_line& line, 
 }  // namespace linkscope
 // ---- end linkscope/resolve/static_extract.hpp ----
 // ---- end linkscope/resolve/static.hpp ----
-// ---- begin linkscope/resolve/windows.hpp ----
-// linkscope/resolve/windows.hpp — what a Windows link needs from import
-// libraries, and whether an image's imports are covered by them.
-//
-// The model follows the PE linkers (link.exe, lld-link, GNU ld for PE):
-//   - a consumer (COFF objects, or the members of a .lib/.a of objects)
-//     leaves some external symbols undefined: X (a call through the import
-//     thunk) or __imp_X (a dllimport reference through the IAT slot);
-//   - import libraries are searched in command-line order and the first one
-//     that defines the name wins. A CODE (or CONST) import defines both X and
-//     __imp_X, a DATA import only __imp_X. An import library may also carry
-//     ordinary object members (mingw's libmsvcrt.a does); those satisfy a
-//     symbol statically, with no DLL;
-//   - the libraries a link needs are exactly those that satisfied at least
-//     one undefined symbol: only the DLLs the consumer imports directly, never
-//     the DLLs those DLLs depend on (the loader resolves those at run time).
-// For a PE image, each imported DLL (normal and delay-load) is matched
-// case-insensitively against the DLLs the import libraries describe, and each
-// imported function against their records (by name, or by ordinal).
-
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
-
-
-namespace linkscope {
-inline namespace v0 {
-namespace resolve {
-
-inline constexpr std::size_t no_library = ~std::size_t{0};
-
-// The consumer's side of the link: its external references and definitions.
-struct windows_consumer {
-  std::vector<std::string_view> undefined;       // strong undefined externals
-  std::vector<std::string_view> weak_undefined;  // weak externals (never "unresolved")
-  std::vector<std::string_view> defined;         // external definitions
-
-  // Collect from any symbol_source (a coff::object, an archive's objects ...).
-  template <class Source>
-  result<void> add(const Source& source) {
-    return source.for_each_symbol([&](const symbol& s) {
-      if (s.bind == binding::local) return;
-      if (s.defined) defined.push_back(s.name);
-      else if (s.bind == binding::weak) weak_undefined.push_back(s.name);
-      else undefined.push_back(s.name);
-    });
-  }
-};
-
-struct symbol_resolution {
-  std::string_view symbol;
-  std::size_t library = no_library;               // index into the libraries given
-  const coff::import_record* record = nullptr;    // null for a static definition
-  std::string_view dll;                           // empty for a static definition
-  std::string_view member_name;                   // the member that satisfies it
-};
-
-struct windows_needs {
-  std::vector<symbol_resolution> resolved;  // in the consumer's reference order
-  std::vector<std::string_view> unresolved;
-  std::vector<std::size_t> needed_libraries;  // ascending library indices
-  std::vector<std::string_view> dlls;         // directly imported DLLs, first-use order
-  bool ok() const noexcept { return unresolved.empty(); }
-};
-
-// Resolve the consumer's undefined symbols against `libraries` (in order).
-// (Declared here, defined below: compiled once in src/ in compiled mode.)
-windows_needs resolve_windows_link(const windows_consumer& consumer,
-                                   const std::vector<const coff::import_library*>& libraries);
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC windows_needs resolve_windows_link(const windows_consumer& consumer,
-                                                  const std::vector<const coff::import_library*>& libraries) {
-  struct provider {
-    std::size_t library;
-    const coff::import_record* record;
-    std::string_view member_name;
-  };
-  std::unordered_map<std::string_view, provider> providers;
-  for (std::size_t l = 0; l < libraries.size(); ++l) {
-    const coff::import_library& lib = *libraries[l];
-    for (const coff::import_record& r : lib.records()) {
-      providers.try_emplace(r.imp_symbol, provider{l, &r, r.member_name});
-      if (r.defines_thunk()) providers.try_emplace(r.symbol, provider{l, &r, r.member_name});
-    }
-    for (const auto& s : lib.static_symbols()) providers.try_emplace(s.name, provider{l, nullptr, s.member_name});
-  }
-  std::unordered_set<std::string_view> defined(consumer.defined.begin(), consumer.defined.end());
-  std::unordered_set<std::string_view> seen;
-  std::vector<bool> needed(libraries.size(), false);
-  windows_needs out;
-  for (std::string_view name : consumer.undefined) {
-    if (defined.count(name) != 0 || !seen.insert(name).second) continue;
-    auto it = providers.find(name);
-    if (it == providers.end()) {
-      out.unresolved.push_back(name);
-      continue;
-    }
-    symbol_resolution res;
-    res.symbol = name;
-    res.library = it->second.library;
-    res.record = it->second.record;
-    res.member_name = it->second.member_name;
-    if (res.record != nullptr) res.dll = res.record->dll;
-    needed[res.library] = true;
-    if (!res.dll.empty()) {
-      bool known = false;
-      for (std::string_view d : out.dlls) known = known || d == res.dll;
-      if (!known) out.dlls.push_back(res.dll);
-    }
-    out.resolved.push_back(res);
-  }
-  for (std::size_t l = 0; l < needed.size(); ++l)
-    if (needed[l]) out.needed_libraries.push_back(l);
-  return out;
-}
-#endif
-
-namespace detail {
-inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-}  // namespace detail
-
-struct image_dll_check {
-  std::string_view dll;
-  bool delay_load = false;
-  std::vector<std::size_t> libraries;           // import libraries that describe this DLL
-  std::vector<std::string> missing_functions;   // imported but in no record ("name" or "#ordinal")
-  std::size_t function_count = 0;
-  bool covered() const noexcept { return !libraries.empty() && missing_functions.empty(); }
-};
-
-// For each DLL a PE image imports, which of `libraries` describe it and which
-// imported functions none of their records provide.
-result<std::vector<image_dll_check>> check_image_imports(const pe::image& image,
-                                                         const std::vector<const coff::import_library*>& libraries);
-#if LINKSCOPE_DEFINITIONS
-LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
-    const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
-  std::vector<image_dll_check> out;
-  for (int pass = 0; pass < 2; ++pass) {
-    LINKSCOPE_TRY(dlls, pass == 0 ? image.imports() : image.delay_imports());
-    for (const pe::imported_dll& dll : dlls) {
-      image_dll_check check;
-      check.dll = dll.name;
-      check.delay_load = dll.delay_load;
-      check.function_count = dll.functions.size();
-      std::vector<const coff::import_record*> records;
-      for (std::size_t l = 0; l < libraries.size(); ++l) {
-        bool uses = false;
-        for (const coff::import_record& r : libraries[l]->records()) {
-          if (!detail::dll_name_equals(r.dll, dll.name)) continue;
-          uses = true;
-          records.push_back(&r);
-        }
-        if (uses) check.libraries.push_back(l);
-      }
-      for (const pe::imported_function& fn : dll.functions) {
-        bool found = false;
-        for (const coff::import_record* r : records) {
-          if (fn.ordinal ? (r->ordinal && *r->ordinal == *fn.ordinal) : r->import_name == fn.name) {
-            found = true;
-            break;
-          }
-        }
-        if (!found) {
-          // (built with append: g++ 12 -O3 warns falsely on "#" + to_string)
-          std::string missing(fn.ordinal ? std::string_view("#") : fn.name);
-          if (fn.ordinal) missing.append(std::to_string(*fn.ordinal));
-          check.missing_functions.push_back(std::move(missing));
-        }
-      }
-      out.push_back(std::move(check));
-    }
-  }
-  return out;
-}
-#endif
-
-}  // namespace resolve
-}  // namespace v0
-}  // namespace linkscope
-// ---- end linkscope/resolve/windows.hpp ----
 
 // The ld.so emulator's phases: implementation, parsed only where the
 // definitions are (header-only mode, and src/ in compiled mode).
@@ -25418,7 +26014,10 @@ inline void write_demangled_map(json_writer& w, const std::vector<std::string>& 
   if (open) w.end_object();
 }
 
-inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o) {
   w.begin_object().field("version", 1).field("file", r.shared).field("format", r.format);
   if (!r.arch.empty()) w.field("arch", r.arch);
   w.field("shared_has_symtab", r.shared_has_symtab);
@@ -25476,6 +26075,7 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
   }
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0
@@ -25646,7 +26246,10 @@ inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
   w.end_object();
 }
 
-inline void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o) {
   w.begin_object();
   w.field("version", 1);
   w.field("prefix", r.prefix);
@@ -25790,6 +26393,7 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
   w.field("findings", r.findings);
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0
@@ -25938,7 +26542,20 @@ inline void write_families(json_writer& w, std::string_view key, const std::vect
   w.end_array();
 }
 
-inline void write_macho(json_writer& w, const resolve::file_floors& in) {
+void write_macho(json_writer& w, const resolve::file_floors& in);
+
+void write_pe(json_writer& w, const resolve::file_floors& in);
+
+void write_file(json_writer& w, const resolve::file_floors& in, int max_isa);
+
+}  // namespace floors_detail
+
+// The whole document; `limits` are the ones the report was made with.
+void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC void write_macho(json_writer& w, const resolve::file_floors& in) {
   const resolve::macho_floors& m = *in.macho;
   w.begin_object();
   w.field("file", in.path);
@@ -25969,7 +26586,7 @@ inline void write_macho(json_writer& w, const resolve::file_floors& in) {
   w.end_object();
 }
 
-inline void write_pe(json_writer& w, const resolve::file_floors& in) {
+LINKSCOPE_FUNC void write_pe(json_writer& w, const resolve::file_floors& in) {
   const resolve::pe_floors& f = *in.pe;
   w.begin_object();
   w.field("file", in.path);
@@ -25997,7 +26614,7 @@ inline void write_pe(json_writer& w, const resolve::file_floors& in) {
   w.end_object();
 }
 
-inline void write_file(json_writer& w, const resolve::file_floors& in, int max_isa) {
+LINKSCOPE_FUNC void write_file(json_writer& w, const resolve::file_floors& in, int max_isa) {
   if (in.macho) return write_macho(w, in);
   if (in.pe) return write_pe(w, in);
   const resolve::elf_floors& f = *in.elf;
@@ -26079,11 +26696,9 @@ inline void write_file(json_writer& w, const resolve::file_floors& in, int max_i
   }
   w.end_object();
 }
-
 }  // namespace floors_detail
 
-// The whole document; `limits` are the ones the report was made with.
-inline void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits) {
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits) {
   w.begin_object();
   w.field("version", 1);
   w.key("files").begin_array();
@@ -26139,6 +26754,7 @@ inline void write_json(json_writer& w, const resolve::floors_set_report& r, cons
   w.field("exceeded", r.exceeded);
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0
@@ -26209,8 +26825,12 @@ inline void write_skipped_and_warnings(json_writer& w, const std::vector<resolve
   w.end_array();
 }
 
-inline void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
-                       const ldd_json_options& o = {}) {
+void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
+                       const ldd_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
+                       const ldd_json_options& o) {
   const resolve::loaded_object& main = link.objects[0];
   w.begin_object().field("version", 1).field("file", file);
   std::string_view interp;
@@ -26266,6 +26886,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyn
   w.end_array();
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0
@@ -26337,8 +26958,12 @@ inline void write_symbol(json_writer& w, std::string_view name, std::string_view
 
 }  // namespace ldd_macho_detail
 
-inline void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
-                       const ldd_macho_json_options& o = {}) {
+void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
+                       const ldd_macho_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
+                       const ldd_macho_json_options& o) {
   w.begin_object().field("version", 1).field("file", file).field("format", "mach-o");
   w.key("libs").begin_array();
   for (std::size_t i = 1; i < link.objects.size(); ++i) {
@@ -26387,6 +27012,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyl
   w.end_array();
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0
@@ -26398,22 +27024,28 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyl
 // the rules are docs/JSON.md's), over the Windows loader's answer
 // (resolve/pe_load.hpp).
 //
-//   {"version": 1, "file": FILE, "format": "pe", "managed", "assemblies": [NAME VERSION...],
+//   {"version": 1, "file": FILE, "format": "pe", "managed", "il_only", "assemblies": [NAME VERSION...],
 //    "needed": [{"name", "delay_load"}],
 //    "libs": [{"name", "path", "found_via", "class", "api_set_host", "found", "optional",
 //              "delay_load_only", "checked", "loaded_by", "needed": [{"name", "delay_load"}],
 //              "assemblies", "skipped": [{"path", "reason"}], "warnings"}],
 //    "bindings":  [{"from", "to", "symbol", "name", "version": null}],
 //    "unused":    [],                  every DLL a PE image imports is bound by name
-//    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"}],
+//    "undefined": [{"from", "problem", "dll", "symbol"[, "demangled"], "delay_load", "forwarder"
+//                   [, "cycle_file", "offset"]}],
 //    "warnings":  [MESSAGE...]}
 //
+// "managed": the root has a CLR header; "il_only": it is also flagged
+// COMIMAGE_FLAGS_ILONLY, so the loader binds mscoree.dll (_CorDllMain or
+// _CorExeMain) and nothing else: its other imports are the runtime's.
 // A DLL is named by the path it was found at, or by its name when it was not
 // found. "path" is "" for a DLL not found and for a system DLL assumed (no
 // Windows tree given); "checked" says its exports were read. A binding by
 // ordinal names the symbol "#N". "problem" is missing-dll, missing-export,
 // forwarder-target-missing or forwarder-cycle, as Wine's loader complains.
-// With `demangle`, "demangled" is an Itanium name (a mingw import) as c++filt
+// A forwarder-cycle row names the DLL whose export starts the cycle
+// ("cycle_file") and the file offset of that export's address table entry
+// ("offset"). With `demangle`, "demangled" is an Itanium name (a mingw import) as c++filt
 // prints it.
 // linkscope.ldd(...).to_dict() in the Python module is this document, parsed.
 
@@ -26455,6 +27087,7 @@ inline void write_needed(json_writer& out, const resolve::windows_link& w, std::
 inline void write_json(json_writer& out, std::string_view file, const resolve::windows_link& w,
                        const ldd_pe_json_options& o = {}) {
   out.begin_object().field("version", 1).field("file", file).field("format", "pe").field("managed", w.root_managed);
+  out.field("il_only", w.root_il_only);
   out.key("assemblies").begin_array();
   for (const auto& a : w.info[0].assemblies) out.value(a);
   out.end_array();
@@ -26492,7 +27125,10 @@ inline void write_json(json_writer& out, std::string_view file, const resolve::w
     out.begin_object().field("from", windows_shown_path(w, f.from)).field("problem", resolve::to_string(f.problem));
     out.field("dll", f.dll_name).field("symbol", f.symbol);
     write_demangled(out, f.symbol, o.demangle);
-    out.field("delay_load", f.delay).field("forwarder", f.detail).end_object();
+    out.field("delay_load", f.delay).field("forwarder", f.detail);
+    if (f.cycle_at != resolve::no_object)
+      out.field("cycle_file", windows_shown_path(w, f.cycle_at)).field("offset", f.cycle.offset());
+    out.end_object();
   }
   out.end_array();
   out.key("warnings").begin_array();

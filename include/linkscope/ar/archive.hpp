@@ -52,6 +52,7 @@
 #include <utility>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 
@@ -322,8 +323,133 @@ struct thin_options {
   bool confine_to_archive_dir = false;
 };
 
-inline result<std::string> thin_member_path(std::string_view archive_path, const member& m,
-                                            thin_options options = {}) {
+result<std::string> thin_member_path(std::string_view archive_path, const member& m,
+                                            thin_options options = {});
+
+// Open a thin archive's member file. Errors (at the member's header offset):
+// not_found when it is missing, malformed when it is the archive itself.
+inline result<mapped_file> open_thin_member(std::string_view archive_path, const mapped_file& archive_file,
+                                            const member& m, thin_options options = {}) {
+  LINKSCOPE_TRY(path, thin_member_path(archive_path, m, options));
+  auto file = mapped_file::open(path);
+  if (!file) {
+    error e = file.error();
+    if (e.code == errc::not_found) return error{errc::not_found, m.header_offset, "thin archive member file is missing"};
+    return error{e.code, m.header_offset, e.message};
+  }
+  if (file->device() == archive_file.device() && file->inode() == archive_file.inode())
+    return error{errc::malformed, m.header_offset, "thin archive member points back at the archive itself"};
+  return file;
+}
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+
+inline result<std::string_view> archive::long_name(std::uint64_t name_offset, std::uint64_t field_offset) const {
+  if (long_names_.data() == nullptr)
+    return error{errc::malformed, field_offset, "long name reference but the archive has no // member"};
+  if (name_offset >= long_names_.size())
+    return error{errc::out_of_range, field_offset, "long name offset past the end of the // member"};
+  const char* begin = reinterpret_cast<const char*>(long_names_.data()) + name_offset;
+  const char* end = reinterpret_cast<const char*>(long_names_.data()) + long_names_.size();
+  const char* p = begin;
+  while (p != end && *p != '\n' && *p != '\0') ++p;
+  std::string_view name(begin, static_cast<std::size_t>(p - begin));
+  // GNU ends entries with "/\n"; COFF with NUL.
+  if (p != end && *p == '\n' && !name.empty() && name.back() == '/') name.remove_suffix(1);
+  return name;
+}
+
+
+
+inline result<member> archive::member_at(std::uint64_t header_offset) const {
+  if (format_ == format::aix_big) {
+    if (header_offset == 0 || header_offset >= bytes_.size())
+      return error{errc::out_of_range, no_offset, "member offset past end of file"};
+    LINKSCOPE_TRY(m, parse_big(header_offset));
+    for (std::size_t i = 0; i < table_count_; ++i)
+      if (tables_[i].header_offset == header_offset) m.kind = member_kind::symbol_table;
+    return m;
+  }
+  if (header_offset < 8 || header_offset >= bytes_.size())
+    return error{errc::out_of_range, no_offset, "member offset past end of file"};
+  const bool first = header_offset == 8;
+  return parse_gnu(header_offset, first);
+}
+
+inline member_range::iterator member_range::begin() const {
+  iterator it(archive_, archive_->first_member_);
+  it.done_ = archive_->first_member_ == 0;
+  if (!it.done_) it.load();
+  return it;
+}
+
+inline void member_range::iterator::load() {
+  // Parse at offset_, skipping special members; bounded by the file size so
+  // that a loop in an AIX member chain ends with an error.
+  for (;;) {
+    if (++steps_ > archive_->max_steps()) {
+      current_ = error{errc::malformed, archive_->bytes_.base() + offset_, "member chain loops"};
+      return;
+    }
+    if (archive_->format_ == format::aix_big) {
+      current_ = archive_->parse_big(offset_);
+    } else {
+      current_ = archive_->parse_gnu(offset_, offset_ == 8);
+    }
+    if (!current_ || current_->kind == member_kind::regular) return;
+    if (current_->next_offset == 0) {
+      done_ = true;
+      return;
+    }
+    offset_ = current_->next_offset;
+  }
+}
+
+inline member_range::iterator& member_range::iterator::operator++() {
+  if (done_) return *this;
+  if (!current_) {
+    done_ = true;
+    return *this;
+  }
+  std::uint64_t next = current_->next_offset;
+  if (archive_->format_ == format::aix_big) {
+    if (offset_ == archive_->last_member_) next = 0;
+    if (next != 0 && next >= archive_->bytes_.size()) {
+      current_ = error{errc::out_of_range, archive_->bytes_.base() + offset_ + 20, "next member offset past end of file"};
+      offset_ = next;
+      return *this;
+    }
+  }
+  if (next == 0) {
+    done_ = true;
+    return *this;
+  }
+  offset_ = next;
+  load();
+  return *this;
+}
+
+// Whether an archive's first regular member (a thin archive's external
+// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
+// that reads an archive (a Mach-O or a COFF archive). False for bytes that
+// are no archive or whose first member header is bad.
+template <class IsKind>
+bool first_member_is(byte_view bytes, IsKind&& is_kind) {
+  auto a = archive::open(bytes);
+  if (!a) return false;
+  bool kind = false;
+  auto r = a->for_each_member([&](const member& m) -> bool {
+    kind = !m.external && is_kind(m.data);
+    return false;
+  });
+  return r && kind;
+}
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::string> thin_member_path(std::string_view archive_path, const member& m,
+                                            thin_options options) {
   std::string_view name = m.name;
   if (name.empty()) return error{errc::malformed, m.header_offset, "thin archive member has an empty name"};
   if (options.confine_to_archive_dir) {
@@ -352,26 +478,7 @@ inline result<std::string> thin_member_path(std::string_view archive_path, const
   return path;
 }
 
-// Open a thin archive's member file. Errors (at the member's header offset):
-// not_found when it is missing, malformed when it is the archive itself.
-inline result<mapped_file> open_thin_member(std::string_view archive_path, const mapped_file& archive_file,
-                                            const member& m, thin_options options = {}) {
-  LINKSCOPE_TRY(path, thin_member_path(archive_path, m, options));
-  auto file = mapped_file::open(path);
-  if (!file) {
-    error e = file.error();
-    if (e.code == errc::not_found) return error{errc::not_found, m.header_offset, "thin archive member file is missing"};
-    return error{e.code, m.header_offset, e.message};
-  }
-  if (file->device() == archive_file.device() && file->inode() == archive_file.inode())
-    return error{errc::malformed, m.header_offset, "thin archive member points back at the archive itself"};
-  return file;
-}
-
-// ---------------------------------------------------------------------------
-// Implementation.
-
-inline result<archive> archive::open(byte_view bytes) {
+LINKSCOPE_FUNC result<archive> archive::open(byte_view bytes) {
   archive a;
   a.bytes_ = bytes;
   if (bytes.size() < 8) {
@@ -477,22 +584,7 @@ inline result<archive> archive::open(byte_view bytes) {
   return a;
 }
 
-inline result<std::string_view> archive::long_name(std::uint64_t name_offset, std::uint64_t field_offset) const {
-  if (long_names_.data() == nullptr)
-    return error{errc::malformed, field_offset, "long name reference but the archive has no // member"};
-  if (name_offset >= long_names_.size())
-    return error{errc::out_of_range, field_offset, "long name offset past the end of the // member"};
-  const char* begin = reinterpret_cast<const char*>(long_names_.data()) + name_offset;
-  const char* end = reinterpret_cast<const char*>(long_names_.data()) + long_names_.size();
-  const char* p = begin;
-  while (p != end && *p != '\n' && *p != '\0') ++p;
-  std::string_view name(begin, static_cast<std::size_t>(p - begin));
-  // GNU ends entries with "/\n"; COFF with NUL.
-  if (p != end && *p == '\n' && !name.empty() && name.back() == '/') name.remove_suffix(1);
-  return name;
-}
-
-inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const {
+LINKSCOPE_FUNC result<member> archive::parse_gnu(std::uint64_t offset, bool first) const {
   const byte_view& b = bytes_;
   LINKSCOPE_TRY(h, b.read<detail::gnu_header>(offset, "truncated member header"));
   if (h.fmag[0] != '`' || h.fmag[1] != '\n')
@@ -595,7 +687,7 @@ inline result<member> archive::parse_gnu(std::uint64_t offset, bool first) const
   return m;
 }
 
-inline result<member> archive::parse_big(std::uint64_t offset) const {
+LINKSCOPE_FUNC result<member> archive::parse_big(std::uint64_t offset) const {
   const byte_view& b = bytes_;
   LINKSCOPE_TRY(h, b.read<detail::big_member_header>(offset, "truncated AIX big member header"));
   const std::uint64_t base = b.base() + offset;
@@ -629,90 +721,7 @@ inline result<member> archive::parse_big(std::uint64_t offset) const {
   m.next_offset = next;
   return m;
 }
-
-inline result<member> archive::member_at(std::uint64_t header_offset) const {
-  if (format_ == format::aix_big) {
-    if (header_offset == 0 || header_offset >= bytes_.size())
-      return error{errc::out_of_range, no_offset, "member offset past end of file"};
-    LINKSCOPE_TRY(m, parse_big(header_offset));
-    for (std::size_t i = 0; i < table_count_; ++i)
-      if (tables_[i].header_offset == header_offset) m.kind = member_kind::symbol_table;
-    return m;
-  }
-  if (header_offset < 8 || header_offset >= bytes_.size())
-    return error{errc::out_of_range, no_offset, "member offset past end of file"};
-  const bool first = header_offset == 8;
-  return parse_gnu(header_offset, first);
-}
-
-inline member_range::iterator member_range::begin() const {
-  iterator it(archive_, archive_->first_member_);
-  it.done_ = archive_->first_member_ == 0;
-  if (!it.done_) it.load();
-  return it;
-}
-
-inline void member_range::iterator::load() {
-  // Parse at offset_, skipping special members; bounded by the file size so
-  // that a loop in an AIX member chain ends with an error.
-  for (;;) {
-    if (++steps_ > archive_->max_steps()) {
-      current_ = error{errc::malformed, archive_->bytes_.base() + offset_, "member chain loops"};
-      return;
-    }
-    if (archive_->format_ == format::aix_big) {
-      current_ = archive_->parse_big(offset_);
-    } else {
-      current_ = archive_->parse_gnu(offset_, offset_ == 8);
-    }
-    if (!current_ || current_->kind == member_kind::regular) return;
-    if (current_->next_offset == 0) {
-      done_ = true;
-      return;
-    }
-    offset_ = current_->next_offset;
-  }
-}
-
-inline member_range::iterator& member_range::iterator::operator++() {
-  if (done_) return *this;
-  if (!current_) {
-    done_ = true;
-    return *this;
-  }
-  std::uint64_t next = current_->next_offset;
-  if (archive_->format_ == format::aix_big) {
-    if (offset_ == archive_->last_member_) next = 0;
-    if (next != 0 && next >= archive_->bytes_.size()) {
-      current_ = error{errc::out_of_range, archive_->bytes_.base() + offset_ + 20, "next member offset past end of file"};
-      offset_ = next;
-      return *this;
-    }
-  }
-  if (next == 0) {
-    done_ = true;
-    return *this;
-  }
-  offset_ = next;
-  load();
-  return *this;
-}
-
-// Whether an archive's first regular member (a thin archive's external
-// member aside) is of a kind, `is_kind(byte_view)`: how nm picks the backend
-// that reads an archive (a Mach-O or a COFF archive). False for bytes that
-// are no archive or whose first member header is bad.
-template <class IsKind>
-bool first_member_is(byte_view bytes, IsKind&& is_kind) {
-  auto a = archive::open(bytes);
-  if (!a) return false;
-  bool kind = false;
-  auto r = a->for_each_member([&](const member& m) -> bool {
-    kind = !m.external && is_kind(m.data);
-    return false;
-  });
-  return r && kind;
-}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace ar
 }  // namespace v0

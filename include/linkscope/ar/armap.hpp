@@ -32,6 +32,7 @@
 
 #include "linkscope/ar/archive.hpp"
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/symbols/symbol.hpp"
 #include "linkscope/symbols/table.hpp"
@@ -133,7 +134,77 @@ class armap {
 
 static_assert(symbol_source<armap>);
 
-inline result<armap::part> armap::parse_part(const symbol_table_member& t) {
+
+template <class F>
+result<void> armap::visit_part(const part& p, std::uint32_t& index, F&& f) {
+  const byte_view& d = p.data;
+  const unsigned char* data = d.data();
+  const char* strings = reinterpret_cast<const char*>(data + p.strings_offset);
+  const std::size_t strings_size = static_cast<std::size_t>(p.strings_size);
+  if (p.kind == table_kind::bsd32 || p.kind == table_kind::bsd64) {
+    const std::uint64_t w = p.width;
+    for (std::uint64_t i = 0; i < p.count; ++i) {
+      const unsigned char* entry = data + p.table_offset + i * 2 * w;
+      const std::uint64_t strx = load_word(entry, w, p.big_endian);
+      const std::uint64_t offset = load_word(entry + w, w, p.big_endian);
+      if (strx >= strings_size)
+        return d.fail(errc::out_of_range, p.table_offset + i * 2 * w, "__.SYMDEF string index past the string table");
+      const void* nul = std::memchr(strings + strx, 0, strings_size - static_cast<std::size_t>(strx));
+      const std::size_t len = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + strx))
+                                             : strings_size - static_cast<std::size_t>(strx);
+      if (!f(armap_entry{std::string_view(strings + strx, len), offset, index++})) return {};
+    }
+    return {};
+  }
+  // Sequential names.
+  std::size_t pos = 0;
+  for (std::uint64_t i = 0; i < p.count; ++i) {
+    if (pos >= strings_size)
+      return d.fail(errc::truncated, p.strings_offset + pos, "armap names end before its symbol count");
+    const void* nul = std::memchr(strings + pos, 0, strings_size - pos);
+    if (nul == nullptr) return d.fail(errc::malformed, p.strings_offset + pos, "armap name not terminated");
+    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + pos));
+    std::uint64_t offset = 0;
+    if (p.kind == table_kind::coff_second) {
+      const std::uint16_t member_index = load<std::uint16_t, std::endian::little>(data + p.indices_offset + i * 2);
+      if (member_index == 0 || member_index > p.member_count)
+        return d.fail(errc::out_of_range, p.indices_offset + i * 2, "second linker member index out of range");
+      offset = load<std::uint32_t, std::endian::little>(data + p.table_offset + (member_index - 1u) * 4u);
+    } else {
+      offset = load_word(data + p.table_offset + i * p.width, p.width, true);
+    }
+    if (!f(armap_entry{std::string_view(strings + pos, len), offset, index++})) return {};
+    pos += len + 1;
+  }
+  return {};
+}
+
+inline result<armap> armap::read(const archive& a) {
+  armap map;
+  if (!a.has_symbol_table()) return map;
+  const bool both = a.kind() == format::aix_big;
+  for (std::size_t i = 0; i < a.symbol_table_count() && (i == 0 || both); ++i) {
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ += p.count;
+    map.parts_[map.part_count_++] = p;
+  }
+  return map;
+}
+
+inline result<armap> armap::read(const archive& a, table_kind which) {
+  armap map;
+  for (std::size_t i = 0; i < a.symbol_table_count(); ++i) {
+    if (a.symbol_table(i).kind != which) continue;
+    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
+    map.total_ = p.count;
+    map.parts_[map.part_count_++] = p;
+    return map;
+  }
+  return error{errc::not_found, no_offset, "the archive has no symbol table of that kind"};
+}
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<armap::part> armap::parse_part(const symbol_table_member& t) {
   part p;
   p.kind = t.kind;
   p.header_offset = t.header_offset;
@@ -214,74 +285,7 @@ inline result<armap::part> armap::parse_part(const symbol_table_member& t) {
   }
   return error{errc::unsupported, t.header_offset, "unknown symbol table kind"};
 }
-
-template <class F>
-result<void> armap::visit_part(const part& p, std::uint32_t& index, F&& f) {
-  const byte_view& d = p.data;
-  const unsigned char* data = d.data();
-  const char* strings = reinterpret_cast<const char*>(data + p.strings_offset);
-  const std::size_t strings_size = static_cast<std::size_t>(p.strings_size);
-  if (p.kind == table_kind::bsd32 || p.kind == table_kind::bsd64) {
-    const std::uint64_t w = p.width;
-    for (std::uint64_t i = 0; i < p.count; ++i) {
-      const unsigned char* entry = data + p.table_offset + i * 2 * w;
-      const std::uint64_t strx = load_word(entry, w, p.big_endian);
-      const std::uint64_t offset = load_word(entry + w, w, p.big_endian);
-      if (strx >= strings_size)
-        return d.fail(errc::out_of_range, p.table_offset + i * 2 * w, "__.SYMDEF string index past the string table");
-      const void* nul = std::memchr(strings + strx, 0, strings_size - static_cast<std::size_t>(strx));
-      const std::size_t len = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + strx))
-                                             : strings_size - static_cast<std::size_t>(strx);
-      if (!f(armap_entry{std::string_view(strings + strx, len), offset, index++})) return {};
-    }
-    return {};
-  }
-  // Sequential names.
-  std::size_t pos = 0;
-  for (std::uint64_t i = 0; i < p.count; ++i) {
-    if (pos >= strings_size)
-      return d.fail(errc::truncated, p.strings_offset + pos, "armap names end before its symbol count");
-    const void* nul = std::memchr(strings + pos, 0, strings_size - pos);
-    if (nul == nullptr) return d.fail(errc::malformed, p.strings_offset + pos, "armap name not terminated");
-    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - (strings + pos));
-    std::uint64_t offset = 0;
-    if (p.kind == table_kind::coff_second) {
-      const std::uint16_t member_index = load<std::uint16_t, std::endian::little>(data + p.indices_offset + i * 2);
-      if (member_index == 0 || member_index > p.member_count)
-        return d.fail(errc::out_of_range, p.indices_offset + i * 2, "second linker member index out of range");
-      offset = load<std::uint32_t, std::endian::little>(data + p.table_offset + (member_index - 1u) * 4u);
-    } else {
-      offset = load_word(data + p.table_offset + i * p.width, p.width, true);
-    }
-    if (!f(armap_entry{std::string_view(strings + pos, len), offset, index++})) return {};
-    pos += len + 1;
-  }
-  return {};
-}
-
-inline result<armap> armap::read(const archive& a) {
-  armap map;
-  if (!a.has_symbol_table()) return map;
-  const bool both = a.kind() == format::aix_big;
-  for (std::size_t i = 0; i < a.symbol_table_count() && (i == 0 || both); ++i) {
-    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
-    map.total_ += p.count;
-    map.parts_[map.part_count_++] = p;
-  }
-  return map;
-}
-
-inline result<armap> armap::read(const archive& a, table_kind which) {
-  armap map;
-  for (std::size_t i = 0; i < a.symbol_table_count(); ++i) {
-    if (a.symbol_table(i).kind != which) continue;
-    LINKSCOPE_TRY(p, parse_part(a.symbol_table(i)));
-    map.total_ = p.count;
-    map.parts_[map.part_count_++] = p;
-    return map;
-  }
-  return error{errc::not_found, no_offset, "the archive has no symbol table of that kind"};
-}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace ar
 }  // namespace v0

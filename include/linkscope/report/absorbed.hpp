@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/resolve/absorb.hpp"
@@ -68,7 +69,10 @@ inline void write_demangled_map(json_writer& w, const std::vector<std::string>& 
   if (open) w.end_object();
 }
 
-inline void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::absorb_report& r, const absorbed_json_options& o) {
   w.begin_object().field("version", 1).field("file", r.shared).field("format", r.format);
   if (!r.arch.empty()) w.field("arch", r.arch);
   w.field("shared_has_symtab", r.shared_has_symtab);
@@ -126,6 +130,7 @@ inline void write_json(json_writer& w, const resolve::absorb_report& r, const ab
   }
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

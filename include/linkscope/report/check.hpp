@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <string>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/resolve/check.hpp"
@@ -61,7 +62,10 @@ inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
   w.end_object();
 }
 
-inline void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o) {
   w.begin_object();
   w.field("version", 1);
   w.field("prefix", r.prefix);
@@ -205,6 +209,7 @@ inline void write_json(json_writer& w, const resolve::prefix_report& r, const ch
   w.field("findings", r.findings);
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "linkscope/coff/pe.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/report/check.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
@@ -57,7 +58,20 @@ inline void write_families(json_writer& w, std::string_view key, const std::vect
   w.end_array();
 }
 
-inline void write_macho(json_writer& w, const resolve::file_floors& in) {
+void write_macho(json_writer& w, const resolve::file_floors& in);
+
+void write_pe(json_writer& w, const resolve::file_floors& in);
+
+void write_file(json_writer& w, const resolve::file_floors& in, int max_isa);
+
+}  // namespace floors_detail
+
+// The whole document; `limits` are the ones the report was made with.
+void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC void write_macho(json_writer& w, const resolve::file_floors& in) {
   const resolve::macho_floors& m = *in.macho;
   w.begin_object();
   w.field("file", in.path);
@@ -88,7 +102,7 @@ inline void write_macho(json_writer& w, const resolve::file_floors& in) {
   w.end_object();
 }
 
-inline void write_pe(json_writer& w, const resolve::file_floors& in) {
+LINKSCOPE_FUNC void write_pe(json_writer& w, const resolve::file_floors& in) {
   const resolve::pe_floors& f = *in.pe;
   w.begin_object();
   w.field("file", in.path);
@@ -116,7 +130,7 @@ inline void write_pe(json_writer& w, const resolve::file_floors& in) {
   w.end_object();
 }
 
-inline void write_file(json_writer& w, const resolve::file_floors& in, int max_isa) {
+LINKSCOPE_FUNC void write_file(json_writer& w, const resolve::file_floors& in, int max_isa) {
   if (in.macho) return write_macho(w, in);
   if (in.pe) return write_pe(w, in);
   const resolve::elf_floors& f = *in.elf;
@@ -198,11 +212,9 @@ inline void write_file(json_writer& w, const resolve::file_floors& in, int max_i
   }
   w.end_object();
 }
-
 }  // namespace floors_detail
 
-// The whole document; `limits` are the ones the report was made with.
-inline void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits) {
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::floors_set_report& r, const resolve::floors_limits& limits) {
   w.begin_object();
   w.field("version", 1);
   w.key("files").begin_array();
@@ -258,6 +270,7 @@ inline void write_json(json_writer& w, const resolve::floors_set_report& r, cons
   w.field("exceeded", r.exceeded);
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
@@ -67,8 +68,12 @@ inline void write_skipped_and_warnings(json_writer& w, const std::vector<resolve
   w.end_array();
 }
 
-inline void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
-                       const ldd_json_options& o = {}) {
+void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
+                       const ldd_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, std::string_view file, const resolve::dynamic_link& link,
+                       const ldd_json_options& o) {
   const resolve::loaded_object& main = link.objects[0];
   w.begin_object().field("version", 1).field("file", file);
   std::string_view interp;
@@ -124,6 +129,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyn
   w.end_array();
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

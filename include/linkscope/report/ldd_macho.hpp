@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/report/ldd.hpp"
@@ -69,8 +70,12 @@ inline void write_symbol(json_writer& w, std::string_view name, std::string_view
 
 }  // namespace ldd_macho_detail
 
-inline void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
-                       const ldd_macho_json_options& o = {}) {
+void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
+                       const ldd_macho_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, std::string_view file, const resolve::dyld_link& link,
+                       const ldd_macho_json_options& o) {
   w.begin_object().field("version", 1).field("file", file).field("format", "mach-o");
   w.key("libs").begin_array();
   for (std::size_t i = 1; i < link.objects.size(); ++i) {
@@ -119,6 +124,7 @@ inline void write_json(json_writer& w, std::string_view file, const resolve::dyl
   w.end_array();
   w.end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

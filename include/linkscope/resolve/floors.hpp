@@ -236,62 +236,13 @@ struct elf_floors {
 };
 
 namespace floors_detail {
-inline void sort_unique(std::vector<std::string>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
+void sort_unique(std::vector<std::string>& v);
 
 // Fill highest/unordered/private_ of one library and order its versions.
-inline void summarise_library(library_floor& lib) {
-  for (auto& v : lib.versions) sort_unique(v.symbols);
-  std::stable_sort(lib.versions.begin(), lib.versions.end(), [](const version_need& a, const version_need& b) {
-    const version_name va = parse_version_name(a.name), vb = parse_version_name(b.name);
-    if (va.family != vb.family) return va.family < vb.family;
-    return version_less(a.name, b.name);
-  });
-  for (const auto& v : lib.versions) {
-    const version_name name = parse_version_name(v.name);
-    if (name.scheme == version_scheme::unknown) {
-      lib.unordered.push_back(v.name);
-      continue;
-    }
-    if (name.scheme == version_scheme::private_) {
-      lib.private_.push_back(v.name);
-      continue;
-    }
-    auto it = std::find_if(lib.highest.begin(), lib.highest.end(),
-                           [&](const family_floor& f) { return f.family == name.family; });
-    if (it == lib.highest.end()) {
-      lib.highest.push_back(family_floor{std::string(name.family), v.name, v.symbols});
-    } else if (compare_version_numbers(parse_version_name(it->highest), name) < 0) {
-      it->highest = v.name;
-      it->symbols = v.symbols;
-    }
-  }
-}
+void summarise_library(library_floor& lib);
 
 // The per-family maximum over the libraries.
-inline std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries) {
-  std::vector<family_floor> out;
-  for (const auto& lib : libraries) {
-    for (const auto& f : lib.highest) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const family_floor& g) { return g.family == f.family; });
-      if (it == out.end()) {
-        out.push_back(f);
-        continue;
-      }
-      const int c = compare_version_numbers(parse_version_name(it->highest), parse_version_name(f.highest));
-      if (c < 0) {
-        *it = f;
-      } else if (c == 0) {
-        it->symbols.insert(it->symbols.end(), f.symbols.begin(), f.symbols.end());
-        sort_unique(it->symbols);
-      }
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const family_floor& a, const family_floor& b) { return a.family < b.family; });
-  return out;
-}
+std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries);
 
 }  // namespace floors_detail
 
@@ -382,7 +333,91 @@ struct limit_violation {
 
 // A limit as given on the command line: "2.17" for family GLIBC becomes
 // GLIBC_2.17; a full name is kept. Fails (nullopt) when it is not numbered.
-inline std::optional<version_limit> make_limit(std::string_view family, std::string_view value) {
+std::optional<version_limit> make_limit(std::string_view family, std::string_view value);
+
+// The families of `floors` above their limits. A FAMILY_PRIVATE version of a
+// limited family is always a violation (no release provides it portably).
+std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits);
+
+// ---------------------------------------------------------------------------
+// A set of files (a package): the highest version of each family over all
+// files, and which files need it.
+
+struct set_family_floor {
+  std::string family;
+  std::string highest;
+  std::vector<std::size_t> files;  // indexes into the caller's list, of the files that need `highest`
+};
+
+struct set_floors {
+  std::vector<set_family_floor> families;  // by family name
+  int x86_isa_level = 0;                   // the highest level over the files
+  std::vector<std::size_t> isa_files;      // the files at that level
+  std::vector<std::size_t> private_files;  // files that need a FAMILY_PRIVATE version
+};
+
+// `files[i]` may be null (a file that is not ELF, or that failed).
+set_floors merge_set(const std::vector<const elf_floors*>& files);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+LINKSCOPE_FUNC void summarise_library(library_floor& lib) {
+  for (auto& v : lib.versions) sort_unique(v.symbols);
+  std::stable_sort(lib.versions.begin(), lib.versions.end(), [](const version_need& a, const version_need& b) {
+    const version_name va = parse_version_name(a.name), vb = parse_version_name(b.name);
+    if (va.family != vb.family) return va.family < vb.family;
+    return version_less(a.name, b.name);
+  });
+  for (const auto& v : lib.versions) {
+    const version_name name = parse_version_name(v.name);
+    if (name.scheme == version_scheme::unknown) {
+      lib.unordered.push_back(v.name);
+      continue;
+    }
+    if (name.scheme == version_scheme::private_) {
+      lib.private_.push_back(v.name);
+      continue;
+    }
+    auto it = std::find_if(lib.highest.begin(), lib.highest.end(),
+                           [&](const family_floor& f) { return f.family == name.family; });
+    if (it == lib.highest.end()) {
+      lib.highest.push_back(family_floor{std::string(name.family), v.name, v.symbols});
+    } else if (compare_version_numbers(parse_version_name(it->highest), name) < 0) {
+      it->highest = v.name;
+      it->symbols = v.symbols;
+    }
+  }
+}
+
+LINKSCOPE_FUNC std::vector<family_floor> merge_families(const std::vector<library_floor>& libraries) {
+  std::vector<family_floor> out;
+  for (const auto& lib : libraries) {
+    for (const auto& f : lib.highest) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const family_floor& g) { return g.family == f.family; });
+      if (it == out.end()) {
+        out.push_back(f);
+        continue;
+      }
+      const int c = compare_version_numbers(parse_version_name(it->highest), parse_version_name(f.highest));
+      if (c < 0) {
+        *it = f;
+      } else if (c == 0) {
+        it->symbols.insert(it->symbols.end(), f.symbols.begin(), f.symbols.end());
+        sort_unique(it->symbols);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const family_floor& a, const family_floor& b) { return a.family < b.family; });
+  return out;
+}
+}  // namespace floors_detail
+
+LINKSCOPE_FUNC std::optional<version_limit> make_limit(std::string_view family, std::string_view value) {
   std::string name;
   if (value.substr(0, family.size()) == family && value.size() > family.size() && value[family.size()] == '_')
     name = std::string(value);
@@ -393,9 +428,7 @@ inline std::optional<version_limit> make_limit(std::string_view family, std::str
   return version_limit{std::string(family), name};
 }
 
-// The families of `floors` above their limits. A FAMILY_PRIVATE version of a
-// limited family is always a violation (no release provides it portably).
-inline std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits) {
+LINKSCOPE_FUNC std::vector<limit_violation> check_limits(const elf_floors& floors, const std::vector<version_limit>& limits) {
   std::vector<limit_violation> out;
   for (const auto& limit : limits) {
     const version_name max = parse_version_name(limit.max);
@@ -421,25 +454,7 @@ inline std::vector<limit_violation> check_limits(const elf_floors& floors, const
   return out;
 }
 
-// ---------------------------------------------------------------------------
-// A set of files (a package): the highest version of each family over all
-// files, and which files need it.
-
-struct set_family_floor {
-  std::string family;
-  std::string highest;
-  std::vector<std::size_t> files;  // indexes into the caller's list, of the files that need `highest`
-};
-
-struct set_floors {
-  std::vector<set_family_floor> families;  // by family name
-  int x86_isa_level = 0;                   // the highest level over the files
-  std::vector<std::size_t> isa_files;      // the files at that level
-  std::vector<std::size_t> private_files;  // files that need a FAMILY_PRIVATE version
-};
-
-// `files[i]` may be null (a file that is not ELF, or that failed).
-inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
+LINKSCOPE_FUNC set_floors merge_set(const std::vector<const elf_floors*>& files) {
   set_floors out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const elf_floors* f = files[i];
@@ -471,6 +486,7 @@ inline set_floors merge_set(const std::vector<const elf_floors*>& files) {
             [](const set_family_floor& a, const set_family_floor& b) { return a.family < b.family; });
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

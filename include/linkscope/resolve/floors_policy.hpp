@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/json_reader.hpp"
 #include "linkscope/elf/types.hpp"
@@ -72,78 +73,15 @@ struct floor_policy {
 };
 
 namespace floors_detail {
-inline error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
+error policy_error(const json_value& v, const char* message);
 
-inline result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
-  if (!v.is_array()) return policy_error(v, message);
-  std::vector<std::string> out;
-  for (const auto& item : v.items) {
-    if (!item.is_string()) return policy_error(item, message);
-    out.push_back(item.text);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+result<std::vector<std::string>> string_list(const json_value& v, const char* message);
 
-inline result<long long> integer(const json_value& v, const char* message) {
-  if (!v.is_number() || v.text.empty() || v.text.size() > 18) return policy_error(v, message);
-  long long n = 0;
-  std::size_t i = v.text[0] == '-' ? 1 : 0;
-  if (i == v.text.size()) return policy_error(v, message);
-  for (; i < v.text.size(); ++i) {
-    if (v.text[i] < '0' || v.text[i] > '9') return policy_error(v, message);
-    n = n * 10 + (v.text[i] - '0');
-  }
-  return v.text[0] == '-' ? -n : n;
-}
+result<long long> integer(const json_value& v, const char* message);
 }  // namespace floors_detail
 
 // Read a policy file. Errors name the offset of the offending value.
-inline result<std::vector<floor_policy>> read_policies(std::string_view text) {
-  LINKSCOPE_TRY(doc, read_json(text));
-  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
-  std::vector<floor_policy> out;
-  for (const auto& p : doc.items) {
-    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
-    floor_policy policy;
-    const json_value* name = p.find("name");
-    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
-    policy.name = name->text;
-    const json_value* priority = p.find("priority");
-    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
-    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
-    policy.priority = prio;
-    if (const json_value* aliases = p.find("aliases")) {
-      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
-      policy.aliases = std::move(list);
-    }
-    if (const json_value* versions = p.find("symbol_versions")) {
-      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
-      for (const auto& [arch, families] : versions->members) {
-        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
-        floor_policy::arch_versions entry{arch, {}};
-        for (const auto& [family, list] : families.members) {
-          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
-          entry.families.push_back({family, std::move(names)});
-        }
-        policy.symbol_versions.push_back(std::move(entry));
-      }
-    }
-    if (const json_value* whitelist = p.find("lib_whitelist")) {
-      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
-      policy.lib_whitelist = std::move(list);
-    }
-    if (const json_value* blacklist = p.find("blacklist")) {
-      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
-      for (const auto& [library, list] : blacklist->members) {
-        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
-        policy.blacklist.push_back({library, std::move(names)});
-      }
-    }
-    out.push_back(std::move(policy));
-  }
-  return out;
-}
+result<std::vector<floor_policy>> read_policies(std::string_view text);
 
 // The architecture name auditwheel uses for an ELF machine ("" when none).
 inline std::string_view policy_arch(const elf_floors& f) noexcept {
@@ -191,7 +129,88 @@ struct policy_report {
 };
 
 // Evaluate one file against the policies (see the header comment).
-inline policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies) {
+policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies);
+
+// The best tag of a set: the lowest best priority among the files (files
+// without an applicable policy are left out). Returns the index of that
+// file's report, or -1.
+long long set_best_policy(const std::vector<const policy_report*>& reports);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_detail {
+LINKSCOPE_FUNC error policy_error(const json_value& v, const char* message) { return error{errc::bad_field, v.offset, message}; }
+
+LINKSCOPE_FUNC result<std::vector<std::string>> string_list(const json_value& v, const char* message) {
+  if (!v.is_array()) return policy_error(v, message);
+  std::vector<std::string> out;
+  for (const auto& item : v.items) {
+    if (!item.is_string()) return policy_error(item, message);
+    out.push_back(item.text);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LINKSCOPE_FUNC result<long long> integer(const json_value& v, const char* message) {
+  if (!v.is_number() || v.text.empty() || v.text.size() > 18) return policy_error(v, message);
+  long long n = 0;
+  std::size_t i = v.text[0] == '-' ? 1 : 0;
+  if (i == v.text.size()) return policy_error(v, message);
+  for (; i < v.text.size(); ++i) {
+    if (v.text[i] < '0' || v.text[i] > '9') return policy_error(v, message);
+    n = n * 10 + (v.text[i] - '0');
+  }
+  return v.text[0] == '-' ? -n : n;
+}
+}  // namespace floors_detail
+
+LINKSCOPE_FUNC result<std::vector<floor_policy>> read_policies(std::string_view text) {
+  LINKSCOPE_TRY(doc, read_json(text));
+  if (!doc.is_array()) return floors_detail::policy_error(doc, "policy file is not a JSON array of policies");
+  std::vector<floor_policy> out;
+  for (const auto& p : doc.items) {
+    if (!p.is_object()) return floors_detail::policy_error(p, "policy is not a JSON object");
+    floor_policy policy;
+    const json_value* name = p.find("name");
+    if (name == nullptr || !name->is_string()) return floors_detail::policy_error(p, "policy without a string \"name\"");
+    policy.name = name->text;
+    const json_value* priority = p.find("priority");
+    if (priority == nullptr) return floors_detail::policy_error(p, "policy without \"priority\"");
+    LINKSCOPE_TRY(prio, floors_detail::integer(*priority, "policy \"priority\" is not an integer"));
+    policy.priority = prio;
+    if (const json_value* aliases = p.find("aliases")) {
+      LINKSCOPE_TRY(list, floors_detail::string_list(*aliases, "policy \"aliases\" is not an array of strings"));
+      policy.aliases = std::move(list);
+    }
+    if (const json_value* versions = p.find("symbol_versions")) {
+      if (!versions->is_object()) return floors_detail::policy_error(*versions, "policy \"symbol_versions\" is not an object");
+      for (const auto& [arch, families] : versions->members) {
+        if (!families.is_object()) return floors_detail::policy_error(families, "policy \"symbol_versions\" entry is not an object");
+        floor_policy::arch_versions entry{arch, {}};
+        for (const auto& [family, list] : families.members) {
+          LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy symbol versions are not an array of strings"));
+          entry.families.push_back({family, std::move(names)});
+        }
+        policy.symbol_versions.push_back(std::move(entry));
+      }
+    }
+    if (const json_value* whitelist = p.find("lib_whitelist")) {
+      LINKSCOPE_TRY(list, floors_detail::string_list(*whitelist, "policy \"lib_whitelist\" is not an array of strings"));
+      policy.lib_whitelist = std::move(list);
+    }
+    if (const json_value* blacklist = p.find("blacklist")) {
+      if (!blacklist->is_object()) return floors_detail::policy_error(*blacklist, "policy \"blacklist\" is not an object");
+      for (const auto& [library, list] : blacklist->members) {
+        LINKSCOPE_TRY(names, floors_detail::string_list(list, "policy blacklist entry is not an array of strings"));
+        policy.blacklist.push_back({library, std::move(names)});
+      }
+    }
+    out.push_back(std::move(policy));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC policy_report evaluate_policies(const elf_floors& f, const std::vector<floor_policy>& policies) {
   policy_report out;
   out.arch = std::string(policy_arch(f));
   std::vector<const floor_policy*> order;
@@ -242,10 +261,7 @@ inline policy_report evaluate_policies(const elf_floors& f, const std::vector<fl
   return out;
 }
 
-// The best tag of a set: the lowest best priority among the files (files
-// without an applicable policy are left out). Returns the index of that
-// file's report, or -1.
-inline long long set_best_policy(const std::vector<const policy_report*>& reports) {
+LINKSCOPE_FUNC long long set_best_policy(const std::vector<const policy_report*>& reports) {
   long long chosen = -1;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (reports[i] == nullptr || reports[i]->best.empty()) continue;
@@ -254,6 +270,7 @@ inline long long set_best_policy(const std::vector<const policy_report*>& report
   }
   return chosen;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

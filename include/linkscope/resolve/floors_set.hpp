@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
@@ -83,29 +84,20 @@ struct floors_set_report {
 
 // Regular files under `dir` that start with an ELF, Mach-O, universal or MZ
 // magic, appended to `out` in path order.
-inline void find_binaries(const std::string& dir, std::vector<std::string>& out) {
-  std::error_code ec;
-  std::vector<std::string> found;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
-    std::FILE* f = std::fopen(it->path().c_str(), "rb");
-    if (f == nullptr) continue;
-    unsigned char magic[8] = {};
-    const std::size_t got = std::fread(magic, 1, sizeof magic, f);
-    std::fclose(f);
-    const byte_view head(magic, got);
-    if (elf::is_elf(head) || macho::is_macho(head) || macho::is_fat(head) || (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
-      found.push_back(it->path().string());
-  }
-  std::sort(found.begin(), found.end());
-  out.insert(out.end(), found.begin(), found.end());
-}
+void find_binaries(const std::string& dir, std::vector<std::string>& out);
 
 namespace floors_set_detail {
 
-inline result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits) {
+result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits);
+
+}  // namespace floors_set_detail
+
+// The floors of `operands` (files, and directories searched for binaries).
+floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits);
+
+#if LINKSCOPE_DEFINITIONS
+namespace floors_set_detail {
+LINKSCOPE_FUNC result<file_floors> read_one(const std::string& path, byte_view bytes, const floors_limits& limits) {
   file_floors f;
   f.path = path;
   if (macho::is_macho(bytes) || macho::is_fat(bytes)) {
@@ -140,11 +132,29 @@ inline result<file_floors> read_one(const std::string& path, byte_view bytes, co
   }
   return f;
 }
-
 }  // namespace floors_set_detail
 
-// The floors of `operands` (files, and directories searched for binaries).
-inline floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits) {
+LINKSCOPE_FUNC void find_binaries(const std::string& dir, std::vector<std::string>& out) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
+    std::FILE* f = std::fopen(it->path().c_str(), "rb");
+    if (f == nullptr) continue;
+    unsigned char magic[8] = {};
+    const std::size_t got = std::fread(magic, 1, sizeof magic, f);
+    std::fclose(f);
+    const byte_view head(magic, got);
+    if (elf::is_elf(head) || macho::is_macho(head) || macho::is_fat(head) || (got >= 2 && magic[0] == 'M' && magic[1] == 'Z'))
+      found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+LINKSCOPE_FUNC floors_set_report floors_of_set(const std::vector<std::string>& operands, const floors_limits& limits) {
   floors_set_report out;
   std::vector<std::string> paths;
   for (const auto& operand : operands) {
@@ -192,6 +202,7 @@ inline floors_set_report floors_of_set(const std::vector<std::string>& operands,
   out.policy_file = set_best_policy(reports);
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
@@ -132,73 +133,11 @@ inline bool is_rsp_space(char c) noexcept { return c == ' ' || c == '\t' || c ==
 
 // Split the text of a response file the way GNU tools do. Returns false (an
 // unterminated quote) with `bad_offset` set.
-inline bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset) {
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    while (i < n && detail::is_rsp_space(text[i])) ++i;
-    if (i >= n) break;
-    std::string token;
-    while (i < n && !detail::is_rsp_space(text[i])) {
-      const char c = text[i];
-      if (c == '\\') {
-        if (i + 1 < n) token.push_back(text[i + 1]);
-        i += 2;
-        continue;
-      }
-      if (c == '\'' || c == '"') {
-        const std::size_t open = i;
-        ++i;
-        while (i < n && text[i] != c) {
-          if (text[i] == '\\' && i + 1 < n) ++i;
-          token.push_back(text[i]);
-          ++i;
-        }
-        if (i >= n) {
-          bad_offset = open;
-          return false;
-        }
-        ++i;  // closing quote
-        continue;
-      }
-      token.push_back(c);
-      ++i;
-    }
-    out.push_back(std::move(token));
-  }
-  return true;
-}
+bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset);
 
 namespace detail {
-inline bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
-                        std::vector<std::string>& stack, link_diagnostic& diag) {
-  for (const std::string& arg : args) {
-    if (arg.size() < 2 || arg[0] != '@') {
-      out.push_back(arg);
-      continue;
-    }
-    const std::string path = arg.substr(1);
-    if (std::find(stack.begin(), stack.end(), path) != stack.end() || stack.size() >= 64) {
-      std::string chain;
-      for (const auto& s : stack) chain.append(s).append(" -> ");
-      chain.append(path);
-      diag = {make_error(errc::malformed, no_offset, "response file includes itself"), arg, chain};
-      return false;
-    }
-    std::string text;
-    if (!read_whole_file(path, text, diag, arg)) return false;
-    std::vector<std::string> tokens;
-    std::size_t bad = 0;
-    if (!tokenize_gnu(text, tokens, bad)) {
-      diag = {make_error(errc::malformed, bad, "unterminated quote in response file"), arg, {}};
-      return false;
-    }
-    stack.push_back(path);
-    if (!expand_into(tokens, out, stack, diag)) return false;
-    stack.pop_back();
-  }
-  return true;
-}
+bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
+                        std::vector<std::string>& stack, link_diagnostic& diag);
 }  // namespace detail
 
 // Replace every @file by its arguments (recursively). Paths of nested files
@@ -218,38 +157,7 @@ inline result<std::vector<std::string>> expand_response_files(std::span<const st
 // members are extracted. `=` in a name means the option takes a value (which
 // may also be the next argument); the rest are flags. Both -x and --x forms are
 // accepted for multi-letter names.
-inline std::span<const char* const> ignored_options() {
-  static constexpr const char* names[] = {
-      // output and its form
-      "o=", "O=", "m=", "-oformat=", "-output=", "-hash-style=", "-build-id", "-build-id=", "-eh-frame-hdr",
-      "-no-eh-frame-hdr", "pie", "-pie", "-pic-executable", "no-pie", "-no-pie", "-no-pic-executable",
-      "dynamic-linker=", "-dynamic-linker=", "-no-dynamic-linker", "z=", "plugin=", "plugin-opt=",
-      "-plugin-opt=", "soname=", "h=", "-soname=", "rpath=", "-rpath=", "R=", "rpath-link=", "-rpath-link=",
-      "-enable-new-dtags", "-disable-new-dtags", "-export-dynamic", "E", "-no-export-dynamic",
-      "-dynamic-list=", "-version-script=", "-compress-debug-sections=", "-gc-sections", "-no-gc-sections",
-      "-print-gc-sections", "-icf=", "-strip-all", "s", "-strip-debug", "S", "g", "-discard-all", "x",
-      "-discard-locals", "X", "-sort-common", "-sort-section=", "-relax", "-no-relax", "-fatal-warnings",
-      "-no-fatal-warnings", "-warn-common", "-no-warn-common", "-warn-backrefs", "-no-warn-backrefs",
-      "-warn-once", "-warn-shared-textrel", "-color-diagnostics", "-color-diagnostics=",
-      "-no-color-diagnostics", "-verbose", "v", "-version", "-threads=", "-Map=", "Map=", "M",
-      "-print-map", "-cref", "-trace", "t", "y=", "-trace-symbol=", "-why-extract=", "-no-demangle",
-      "-demangle", "-error-limit=", "-time-trace", "-time-trace-file=", "-lto-O=", "-thinlto-jobs=",
-      "-thinlto-cache-dir=", "-allow-shlib-undefined", "-no-allow-shlib-undefined", "-no-undefined",
-      "-allow-multiple-definition", "-unresolved-symbols=", "-noinhibit-exec", "-fix-cortex-a53-843419",
-      "-pack-dyn-relocs=", "-use-android-relr-tags", "-apply-dynamic-relocs", "-nostdlib", "nostdlib",
-      "-no-undefined-version", "-undefined-version", "-emit-relocs", "q", "-Bsymbolic", "Bsymbolic",
-      "Bsymbolic-functions", "-Bsymbolic-functions", "-gdb-index", "-no-gdb-index", "-icf-data", "-no-rosegment",
-      "-image-base=", "-section-start=", "Ttext=", "Tdata=", "Tbss=", "-Ttext=", "-Tdata=", "-Tbss=",
-      "-Ttext-segment=", "-no-omagic", "-omagic", "N", "n", "-nmagic", "-omagic", "-ld-path=", "-eh-frame-hdr",
-      "-exclude-libs=", "-reproduce=", "-stats", "-print-memory-usage", "-no-copy-dt-needed-entries",
-      "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
-      "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
-      "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
-      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
-      "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
-  };
-  return std::span<const char* const>(names);
-}
+std::span<const char* const> ignored_options();
 
 namespace detail {
 
@@ -263,164 +171,14 @@ struct option_match {
 
 // Split "-x", "--x", "-x=v", "--x=v", "-xv" (single letter, joined) or "-x v".
 // `single_joined` allows "-lfoo" style joining (only one-letter options).
-inline option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
-                                 bool takes_value) {
-  option_match m;
-  std::string_view arg = args[i];
-  if (arg.size() < 2 || arg[0] != '-') return m;
-  std::string_view body = arg.substr(1);
-  const bool double_dash = !body.empty() && body[0] == '-';
-  if (double_dash) body.remove_prefix(1);
-  if (body.substr(0, name.size()) != name) return m;
-  std::string_view rest = body.substr(name.size());
-  if (rest.empty()) {
-    m.matched = true;
-    if (takes_value) {
-      if (i + 1 >= args.size()) return m;  // matched, value missing: caller reports
-      m.has_value = true;
-      m.value = args[++i];
-    }
-    return m;
-  }
-  if (!takes_value) return m;
-  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
-    m.matched = m.has_value = true;
-    m.value = std::string(rest);
-    return m;
-  }
-  if (rest[0] == '=') {
-    m.matched = m.has_value = true;
-    m.value = std::string(rest.substr(1));
-  }
-  return m;
-}
+option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
+                                 bool takes_value);
 
 }  // namespace detail
 
 // Parse linker arguments (already expanded: see expand_response_files).
 // Inputs are recorded in order; nothing is opened here.
-inline result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag) {
-  link_line line;
-  bool static_only = false;
-  bool whole_archive = false;
-  bool as_needed = false;
-  int group = -1;
-  bool any_input = false;
-
-  auto add_input = [&](std::string spec, bool is_library) {
-    link_input in;
-    in.spec = std::move(spec);
-    in.is_library = is_library;
-    in.static_only = static_only;
-    in.whole_archive = whole_archive;
-    in.as_needed = as_needed;
-    in.group = group;
-    line.inputs.push_back(std::move(in));
-    any_input = true;
-  };
-  auto fail = [&](errc code, const char* message, const std::string& arg) -> error {
-    diag = {make_error(code, no_offset, message), arg, {}};
-    return diag.err;
-  };
-
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.empty()) continue;
-    if (arg[0] != '-' || arg == "-") {
-      add_input(arg, false);
-      continue;
-    }
-    if (arg == "-(" || arg == "--start-group" || arg == "-start-group") {
-      if (group >= 0) return fail(errc::usage, "nested --start-group", arg);
-      group = line.group_count++;
-      continue;
-    }
-    if (arg == "-)" || arg == "--end-group" || arg == "-end-group") {
-      if (group < 0) return fail(errc::usage, "--end-group without --start-group", arg);
-      group = -1;
-      continue;
-    }
-    // Options with a value that matter.
-    struct valued {
-      const char* name;
-      int what;
-    };
-    static constexpr valued valued_options[] = {
-        {"library", 0}, {"l", 0},  {"library-path", 1}, {"L", 1},     {"undefined", 2}, {"u", 2},
-        {"entry", 3},   {"e", 3},  {"defsym", 4},       {"wrap", 5},  {"sysroot", 6},   {"o", 7},
-        {"output", 7},  {"T", 8},  {"script", 8},       {"dT", 8},    {"default-script", 8},
-    };
-    bool handled = false;
-    for (const valued& option : valued_options) {
-      std::size_t j = i;
-      auto m = detail::match_option(args, j, option.name, true);
-      if (!m.matched) continue;
-      if (!m.has_value) return fail(errc::usage, "option requires an argument", arg);
-      i = j;
-      handled = true;
-      switch (option.what) {
-        case 0: add_input("-l" + m.value, true); break;
-        case 1: line.search_dirs.push_back(m.value); break;
-        case 2: line.undefined.push_back(m.value); break;
-        case 3: line.entry = m.value; break;
-        case 4: {
-          const auto eq = m.value.find('=');
-          if (eq == std::string::npos || eq == 0) return fail(errc::usage, "--defsym needs SYMBOL=EXPRESSION", arg);
-          line.defsyms.push_back({m.value.substr(0, eq), m.value.substr(eq + 1)});
-          break;
-        }
-        case 5: line.wraps.push_back(m.value); break;
-        case 6: line.sysroot = m.value; break;
-        case 7: line.output = m.value; break;
-        default:
-          return fail(errc::unsupported, "linker scripts given with -T are not supported (only GROUP/INPUT scripts as inputs)",
-                      arg);
-      }
-      break;
-    }
-    if (handled) continue;
-    // Flags that matter.
-    std::string_view flag = std::string_view(arg).substr(1);
-    if (!flag.empty() && flag[0] == '-') flag.remove_prefix(1);
-    if (flag == "Bstatic" || flag == "dn" || flag == "non_shared" || flag == "static") {
-      static_only = true;
-      if (!any_input) line.static_link = true;
-      continue;
-    }
-    if (flag == "Bdynamic" || flag == "dy" || flag == "call_shared") {
-      static_only = false;
-      continue;
-    }
-    if (flag == "whole-archive") { whole_archive = true; continue; }
-    if (flag == "no-whole-archive") { whole_archive = false; continue; }
-    if (flag == "as-needed") { as_needed = true; continue; }
-    if (flag == "no-as-needed") { as_needed = false; continue; }
-    if (flag == "shared" || flag == "Bshareable") { line.shared = true; continue; }
-    if (flag == "r" || flag == "relocatable" || flag == "i") { line.relocatable = true; continue; }
-    // Ignored options.
-    for (const char* spelled : ignored_options()) {
-      std::string_view name = spelled;
-      const bool takes_value = name.back() == '=';
-      if (takes_value) name.remove_suffix(1);
-      if (!name.empty() && name[0] == '-') name.remove_prefix(1);  // listed as "--x": same matching
-      std::size_t j = i;
-      auto m = detail::match_option(args, j, name, takes_value);
-      if (!m.matched) continue;
-      if (takes_value && !m.has_value) {
-        // "--build-id" is listed both ways: a flag spelling may follow.
-        continue;
-      }
-      for (std::size_t k = i; k <= j; ++k) line.ignored.push_back(args[k]);
-      i = j;
-      handled = true;
-      break;
-    }
-    if (handled) continue;
-    return fail(errc::usage, "unknown option", arg);
-  }
-  if (group >= 0) return fail(errc::usage, "--start-group without --end-group", "--start-group");
-  return line;
-}
+result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag);
 
 // ---------------------------------------------------------------------------
 // Locating inputs and reading GROUP/INPUT scripts
@@ -739,6 +497,265 @@ inline result<link_line> read_link_line(std::span<const std::string> args, link_
   LINKSCOPE_CHECK(locator.run());
   return result_line;
 }
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC bool expand_into(std::span<const std::string> args, std::vector<std::string>& out,
+                        std::vector<std::string>& stack, link_diagnostic& diag) {
+  for (const std::string& arg : args) {
+    if (arg.size() < 2 || arg[0] != '@') {
+      out.push_back(arg);
+      continue;
+    }
+    const std::string path = arg.substr(1);
+    if (std::find(stack.begin(), stack.end(), path) != stack.end() || stack.size() >= 64) {
+      std::string chain;
+      for (const auto& s : stack) chain.append(s).append(" -> ");
+      chain.append(path);
+      diag = {make_error(errc::malformed, no_offset, "response file includes itself"), arg, chain};
+      return false;
+    }
+    std::string text;
+    if (!read_whole_file(path, text, diag, arg)) return false;
+    std::vector<std::string> tokens;
+    std::size_t bad = 0;
+    if (!tokenize_gnu(text, tokens, bad)) {
+      diag = {make_error(errc::malformed, bad, "unterminated quote in response file"), arg, {}};
+      return false;
+    }
+    stack.push_back(path);
+    if (!expand_into(tokens, out, stack, diag)) return false;
+    stack.pop_back();
+  }
+  return true;
+}
+
+LINKSCOPE_FUNC option_match match_option(const std::vector<std::string>& args, std::size_t& i, std::string_view name,
+                                 bool takes_value) {
+  option_match m;
+  std::string_view arg = args[i];
+  if (arg.size() < 2 || arg[0] != '-') return m;
+  std::string_view body = arg.substr(1);
+  const bool double_dash = !body.empty() && body[0] == '-';
+  if (double_dash) body.remove_prefix(1);
+  if (body.substr(0, name.size()) != name) return m;
+  std::string_view rest = body.substr(name.size());
+  if (rest.empty()) {
+    m.matched = true;
+    if (takes_value) {
+      if (i + 1 >= args.size()) return m;  // matched, value missing: caller reports
+      m.has_value = true;
+      m.value = args[++i];
+    }
+    return m;
+  }
+  if (!takes_value) return m;
+  if (name.size() == 1 && !double_dash) {  // -lfoo, -L/dir, -L=/dir (sysroot), -usym, -O2
+    m.matched = m.has_value = true;
+    m.value = std::string(rest);
+    return m;
+  }
+  if (rest[0] == '=') {
+    m.matched = m.has_value = true;
+    m.value = std::string(rest.substr(1));
+  }
+  return m;
+}
+}  // namespace detail
+
+LINKSCOPE_FUNC bool tokenize_gnu(std::string_view text, std::vector<std::string>& out, std::size_t& bad_offset) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    while (i < n && detail::is_rsp_space(text[i])) ++i;
+    if (i >= n) break;
+    std::string token;
+    while (i < n && !detail::is_rsp_space(text[i])) {
+      const char c = text[i];
+      if (c == '\\') {
+        if (i + 1 < n) token.push_back(text[i + 1]);
+        i += 2;
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        const std::size_t open = i;
+        ++i;
+        while (i < n && text[i] != c) {
+          if (text[i] == '\\' && i + 1 < n) ++i;
+          token.push_back(text[i]);
+          ++i;
+        }
+        if (i >= n) {
+          bad_offset = open;
+          return false;
+        }
+        ++i;  // closing quote
+        continue;
+      }
+      token.push_back(c);
+      ++i;
+    }
+    out.push_back(std::move(token));
+  }
+  return true;
+}
+
+LINKSCOPE_FUNC std::span<const char* const> ignored_options() {
+  static constexpr const char* names[] = {
+      // output and its form
+      "o=", "O=", "m=", "-oformat=", "-output=", "-hash-style=", "-build-id", "-build-id=", "-eh-frame-hdr",
+      "-no-eh-frame-hdr", "pie", "-pie", "-pic-executable", "no-pie", "-no-pie", "-no-pic-executable",
+      "dynamic-linker=", "-dynamic-linker=", "-no-dynamic-linker", "z=", "plugin=", "plugin-opt=",
+      "-plugin-opt=", "soname=", "h=", "-soname=", "rpath=", "-rpath=", "R=", "rpath-link=", "-rpath-link=",
+      "-enable-new-dtags", "-disable-new-dtags", "-export-dynamic", "E", "-no-export-dynamic",
+      "-dynamic-list=", "-version-script=", "-compress-debug-sections=", "-gc-sections", "-no-gc-sections",
+      "-print-gc-sections", "-icf=", "-strip-all", "s", "-strip-debug", "S", "g", "-discard-all", "x",
+      "-discard-locals", "X", "-sort-common", "-sort-section=", "-relax", "-no-relax", "-fatal-warnings",
+      "-no-fatal-warnings", "-warn-common", "-no-warn-common", "-warn-backrefs", "-no-warn-backrefs",
+      "-warn-once", "-warn-shared-textrel", "-color-diagnostics", "-color-diagnostics=",
+      "-no-color-diagnostics", "-verbose", "v", "-version", "-threads=", "-Map=", "Map=", "M",
+      "-print-map", "-cref", "-trace", "t", "y=", "-trace-symbol=", "-why-extract=", "-no-demangle",
+      "-demangle", "-error-limit=", "-time-trace", "-time-trace-file=", "-lto-O=", "-thinlto-jobs=",
+      "-thinlto-cache-dir=", "-allow-shlib-undefined", "-no-allow-shlib-undefined", "-no-undefined",
+      "-allow-multiple-definition", "-unresolved-symbols=", "-noinhibit-exec", "-fix-cortex-a53-843419",
+      "-pack-dyn-relocs=", "-use-android-relr-tags", "-apply-dynamic-relocs", "-nostdlib", "nostdlib",
+      "-no-undefined-version", "-undefined-version", "-emit-relocs", "q", "-Bsymbolic", "Bsymbolic",
+      "Bsymbolic-functions", "-Bsymbolic-functions", "-gdb-index", "-no-gdb-index", "-icf-data", "-no-rosegment",
+      "-image-base=", "-section-start=", "Ttext=", "Tdata=", "Tbss=", "-Ttext=", "-Tdata=", "-Tbss=",
+      "-Ttext-segment=", "-no-omagic", "-omagic", "N", "n", "-nmagic", "-omagic", "-ld-path=", "-eh-frame-hdr",
+      "-exclude-libs=", "-reproduce=", "-stats", "-print-memory-usage", "-no-copy-dt-needed-entries",
+      "-copy-dt-needed-entries", "-add-needed", "-no-add-needed", "-init=", "init=", "-fini=", "fini=",
+      "-mllvm=", "mllvm=", "-lto-partitions=", "-lto-whole-program-visibility", "-save-temps",
+      "-disable-verify", "-no-warnings", "w", "-icf=none", "-fortran-common", "-no-fortran-common",
+      "-nopie", "-ignore-data-address-equality", "-ignore-function-address-equality",
+      "-print-archive-stats=", "-pop-state", "-push-state", "-error-unresolved-symbols", "-warn-unresolved-symbols",
+  };
+  return std::span<const char* const>(names);
+}
+
+LINKSCOPE_FUNC result<link_line> parse_link_args(const std::vector<std::string>& args, link_diagnostic& diag) {
+  link_line line;
+  bool static_only = false;
+  bool whole_archive = false;
+  bool as_needed = false;
+  int group = -1;
+  bool any_input = false;
+
+  auto add_input = [&](std::string spec, bool is_library) {
+    link_input in;
+    in.spec = std::move(spec);
+    in.is_library = is_library;
+    in.static_only = static_only;
+    in.whole_archive = whole_archive;
+    in.as_needed = as_needed;
+    in.group = group;
+    line.inputs.push_back(std::move(in));
+    any_input = true;
+  };
+  auto fail = [&](errc code, const char* message, const std::string& arg) -> error {
+    diag = {make_error(code, no_offset, message), arg, {}};
+    return diag.err;
+  };
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.empty()) continue;
+    if (arg[0] != '-' || arg == "-") {
+      add_input(arg, false);
+      continue;
+    }
+    if (arg == "-(" || arg == "--start-group" || arg == "-start-group") {
+      if (group >= 0) return fail(errc::usage, "nested --start-group", arg);
+      group = line.group_count++;
+      continue;
+    }
+    if (arg == "-)" || arg == "--end-group" || arg == "-end-group") {
+      if (group < 0) return fail(errc::usage, "--end-group without --start-group", arg);
+      group = -1;
+      continue;
+    }
+    // Options with a value that matter.
+    struct valued {
+      const char* name;
+      int what;
+    };
+    static constexpr valued valued_options[] = {
+        {"library", 0}, {"l", 0},  {"library-path", 1}, {"L", 1},     {"undefined", 2}, {"u", 2},
+        {"entry", 3},   {"e", 3},  {"defsym", 4},       {"wrap", 5},  {"sysroot", 6},   {"o", 7},
+        {"output", 7},  {"T", 8},  {"script", 8},       {"dT", 8},    {"default-script", 8},
+    };
+    bool handled = false;
+    for (const valued& option : valued_options) {
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, option.name, true);
+      if (!m.matched) continue;
+      if (!m.has_value) return fail(errc::usage, "option requires an argument", arg);
+      i = j;
+      handled = true;
+      switch (option.what) {
+        case 0: add_input("-l" + m.value, true); break;
+        case 1: line.search_dirs.push_back(m.value); break;
+        case 2: line.undefined.push_back(m.value); break;
+        case 3: line.entry = m.value; break;
+        case 4: {
+          const auto eq = m.value.find('=');
+          if (eq == std::string::npos || eq == 0) return fail(errc::usage, "--defsym needs SYMBOL=EXPRESSION", arg);
+          line.defsyms.push_back({m.value.substr(0, eq), m.value.substr(eq + 1)});
+          break;
+        }
+        case 5: line.wraps.push_back(m.value); break;
+        case 6: line.sysroot = m.value; break;
+        case 7: line.output = m.value; break;
+        default:
+          return fail(errc::unsupported, "linker scripts given with -T are not supported (only GROUP/INPUT scripts as inputs)",
+                      arg);
+      }
+      break;
+    }
+    if (handled) continue;
+    // Flags that matter.
+    std::string_view flag = std::string_view(arg).substr(1);
+    if (!flag.empty() && flag[0] == '-') flag.remove_prefix(1);
+    if (flag == "Bstatic" || flag == "dn" || flag == "non_shared" || flag == "static") {
+      static_only = true;
+      if (!any_input) line.static_link = true;
+      continue;
+    }
+    if (flag == "Bdynamic" || flag == "dy" || flag == "call_shared") {
+      static_only = false;
+      continue;
+    }
+    if (flag == "whole-archive") { whole_archive = true; continue; }
+    if (flag == "no-whole-archive") { whole_archive = false; continue; }
+    if (flag == "as-needed") { as_needed = true; continue; }
+    if (flag == "no-as-needed") { as_needed = false; continue; }
+    if (flag == "shared" || flag == "Bshareable") { line.shared = true; continue; }
+    if (flag == "r" || flag == "relocatable" || flag == "i") { line.relocatable = true; continue; }
+    // Ignored options.
+    for (const char* spelled : ignored_options()) {
+      std::string_view name = spelled;
+      const bool takes_value = name.back() == '=';
+      if (takes_value) name.remove_suffix(1);
+      if (!name.empty() && name[0] == '-') name.remove_prefix(1);  // listed as "--x": same matching
+      std::size_t j = i;
+      auto m = detail::match_option(args, j, name, takes_value);
+      if (!m.matched) continue;
+      if (takes_value && !m.has_value) {
+        // "--build-id" is listed both ways: a flag spelling may follow.
+        continue;
+      }
+      for (std::size_t k = i; k <= j; ++k) line.ignored.push_back(args[k]);
+      i = j;
+      handled = true;
+      break;
+    }
+    if (handled) continue;
+    return fail(errc::usage, "unknown option", arg);
+  }
+  if (group >= 0) return fail(errc::usage, "--start-group without --end-group", "--start-group");
+  return line;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
