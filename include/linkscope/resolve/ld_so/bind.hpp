@@ -329,8 +329,10 @@ class binder : public loader<ET> {
         const auto& img = *images_[out_.search_list[pos]];
         candidates_.clear();
         for (auto it = begin; it != end; ++it)
-          if (it->first == mixed && !name.empty() && img.name_of(img.dynsym[it->second]) == name)
-            candidates_.push_back({pos, it->second});
+          if (it->first == mixed && !name.empty()) {
+            const Sym def = img.dynsym[it->second];
+            if (ld_so_can_match(def) && img.name_of(def) == name) candidates_.push_back({pos, it->second});
+          }
         return !candidates_.empty() && try_object(candidates_.data(), candidates_.data() + candidates_.size(), result);
       };
       if (symbolic && scope_pos_[self] != no_object && probe(scope_pos_[self])) return result;

@@ -143,9 +143,12 @@ struct object_image {
   // false: a package check). Built on first use, once per run however many
   // roots load the object, by whichever thread asks first. Keyed by the GNU
   // hash of the name without its bit 0 (definitions::key), read from the
-  // DT_GNU_HASH chain where the symbol has an entry there: the names of a
-  // big library's tens of thousands of symbols are then never read, only
-  // those of the few candidates a lookup compares.
+  // DT_GNU_HASH chain where the symbol has an entry there: neither the
+  // records nor the names of a big library's tens of thousands of symbols
+  // are then read, only those of the few candidates of a lookup's hash (it
+  // applies ld_so_can_match and compares names). The symbols before the
+  // chain (undefined ones, an executable's PLT addresses among them) are
+  // read and hashed by name.
   struct definitions {
     // (mix(key), symidx), grouped by the top `bits` of mix(key) (the bucket),
     // each bucket in .dynsym order; bucket b is [buckets[b], buckets[b + 1]).
@@ -168,14 +171,16 @@ struct object_image {
     std::call_once(own_once_, [this] {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> found;  // in .dynsym order
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
-        const Sym s = dynsym[i];
-        if (!ld_so_can_match(s)) continue;
         std::uint32_t chained = 0;
-        if (s.st_name != 0 && hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
-          // An empty name here is never a candidate: lookups compare names.
+        if (hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
+          // A symbol of the GNU chain is taken by its hash alone, without
+          // reading its record: a lookup applies ld_so_can_match to the few
+          // candidates of its hash, and compares their names (never empty).
           found.emplace_back(definitions::mix(chained & ~1u), static_cast<std::uint32_t>(i));
           continue;
         }
+        const Sym s = dynsym[i];
+        if (!ld_so_can_match(s)) continue;
         const std::string_view name = name_of(s);
         if (!name.empty()) found.emplace_back(definitions::mix(definitions::key(name)), static_cast<std::uint32_t>(i));
       }
@@ -216,13 +221,17 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
-// Pre-fault what relocating `img` reads in full: .dynstr and the relocation tables.
+// Pre-fault what relocating `img` reads in full: .dynsym, the version
+// indices, .dynstr and the relocation tables.
 template <class ET>
 void prefault_relocated(const object_image<ET>& img) noexcept {
   if (!img.mapped || !img.ok) return;
   const mapped_file& m = *img.mapped;
   const auto& d = img.dyn;
   const unsigned char* base = img.elf.bytes().data();
+  if (!img.dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img.dynsym.size() * sizeof(typename ET::Sym));
+  if (img.has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img.dynsym.size());
   prefault(m, img.dynstr.data(), img.dynstr.size());
   for (auto table : {d.rela_table(), d.rel_table()})
     if (table && table->present) prefault(m, base + table->offset, table->size);
@@ -307,15 +316,9 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
       if (!e.base()) img->versions[i] = entry;
     }
   }
-  // Everything below is read in full by the resolver: .dynsym and the
-  // version indices always (an object's own definitions walk them); the
-  // names and the relocations only when every object is relocated
-  // (`relocated`), else relocating a root pre-faults its own (prefault_relocated).
-  const mapped_file& m = *img->mapped;
-  const unsigned char* base = img->elf.bytes().data();
-  if (!img->dynsym.empty())
-    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
-  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  // Everything prefault_relocated names is read in full when every object
+  // is relocated (`relocated`); else relocating a root pre-faults its own,
+  // and an object that is only looked into is read where a lookup lands.
   if (relocated) prefault_relocated(*img);
   return img;
 }
