@@ -385,12 +385,15 @@ class object_cache {
     for (const file_id& id : ids) ++pending_[id];
   }
   void end_use(const std::vector<file_id>& ids) {
+    // The images let go are destroyed (their files unmapped) after the lock
+    // is released: other threads' opens do not wait for munmap.
+    std::vector<std::shared_ptr<const void>> gone;
     std::lock_guard<std::mutex> hold(lock_);
     for (const file_id& id : ids) {
       auto it = pending_.find(id);
       if (it != pending_.end() && --it->second != 0) continue;
       if (it != pending_.end()) pending_.erase(it);
-      std::apply([&](auto&... each) { (release(each, id), ...); }, stores_);
+      std::apply([&](auto&... each) { (release(each, id, gone), ...); }, stores_);
     }
   }
   // Images held now, the most held at once, and how many were let go by end_use.
@@ -496,9 +499,10 @@ class object_cache {
     return it != s.by_path.end() && it->second->ok;
   }
   template <class ET>
-  void release(store<ET>& s, const file_id& id) {  // lock_ held
+  void release(store<ET>& s, const file_id& id, std::vector<std::shared_ptr<const void>>& gone) {  // lock_ held
     auto it = s.by_file.find(id);
     if (it == s.by_file.end()) return;
+    gone.push_back(it->second.image);
     for (const std::string& path : it->second.paths) s.by_path.erase(path);
     bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
                                                         : closure_only_ ? closure_only_cost : std::size_t{0});
