@@ -169,8 +169,11 @@ struct prefix_report {
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
-  // Distinct files parsed (the caches): each counts once, also when the
-  // ELF cache let it go after its last root and it was not needed again.
+  // Distinct files parsed (the caches), each once, however many roots load
+  // it: the ELF cache lets a file go after the last root that loads it, so
+  // it is never parsed twice (unless cache_limit flushed it; it still counts
+  // once). The check's first pass, which reads only each file's dynamic
+  // section, does not count.
   std::size_t objects_parsed = 0;
   // The ELF cache's images: how many it let go once no pending root needed
   // them, and the most it held at once (neither is in the JSON).
