@@ -110,49 +110,8 @@ inline std::string_view import_name_for(std::string_view symbol, import_name_typ
 }
 
 // Parse one short import member. `member` holds exactly the member's bytes.
-inline result<import_record> parse_short_import(byte_view member, u64 member_offset = 0,
-                                                std::string_view member_name = {}) noexcept {
-  LINKSCOPE_TRY(h, member.read<import_header>(0, "truncated import header"));
-  if (h.sig1 != 0 || h.sig2 != 0xffff) return member.fail(errc::bad_magic, 0, "not an import header");
-  if (h.version != 0) return member.fail(errc::unsupported, 4, "unknown import header version");
-  if (!known_machine(h.machine)) return member.fail(errc::bad_field, 6, "unknown import machine");
-  LINKSCOPE_TRY(data, member.sub(sizeof(import_header), h.size_of_data, "import data past end of member"));
-  const u16 info = h.type_info;
-  const unsigned type = info & 3u;
-  const unsigned name_type = (info >> 2) & 7u;
-  if (type > 2) return member.fail(errc::bad_field, 18, "unknown import type");
-  if (name_type > 4) return member.fail(errc::bad_field, 18, "unknown import name type");
-  import_record r;
-  r.format = import_format::short_;
-  r.member_offset = member_offset;
-  r.member_name = member_name;
-  r.machine = h.machine;
-  r.kind = type == 0 ? import_kind::code : type == 1 ? import_kind::data : import_kind::const_;
-  r.name_type = static_cast<import_name_type>(name_type);
-  if (data.empty()) return member.fail(errc::malformed, sizeof(import_header), "import symbol name has no NUL");
-  LINKSCOPE_TRY(sym, data.cstring(0, "import symbol name has no NUL"));
-  if (sym.empty()) return member.fail(errc::malformed, sizeof(import_header), "empty import symbol name");
-  if (sym.size() + 1 >= data.size())
-    return member.fail(errc::malformed, sizeof(import_header) + sym.size() + 1, "import DLL name has no NUL");
-  LINKSCOPE_TRY(dll, data.cstring(sym.size() + 1, "import DLL name has no NUL"));
-  r.symbol = sym;
-  r.dll = dll;
-  std::string_view export_as;
-  if (r.name_type == import_name_type::name_exportas) {
-    const u64 third = sym.size() + 1 + dll.size() + 1;
-    if (third >= data.size())
-      return member.fail(errc::malformed, sizeof(import_header) + third, "EXPORTAS name missing");
-    LINKSCOPE_TRY(e, data.cstring(third, "EXPORTAS name has no NUL"));
-    export_as = e;
-  }
-  if (r.name_type == import_name_type::ordinal) {
-    r.ordinal = h.ordinal_or_hint;
-  } else {
-    r.hint = h.ordinal_or_hint;
-    r.import_name = import_name_for(sym, r.name_type, export_as);
-  }
-  return r;
-}
+result<import_record> parse_short_import(byte_view member, u64 member_offset = 0,
+                                                std::string_view member_name = {}) noexcept;
 
 // An import library: every import record of every member, in member order,
 // plus what `dlltool -I` would print. Build it with from_archive(), or feed
@@ -509,6 +468,52 @@ LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m,
     records_.push_back(r);
   }
   return ok();
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<import_record> parse_short_import(byte_view member, u64 member_offset,
+                                                std::string_view member_name) noexcept {
+  LINKSCOPE_TRY(h, member.read<import_header>(0, "truncated import header"));
+  if (h.sig1 != 0 || h.sig2 != 0xffff) return member.fail(errc::bad_magic, 0, "not an import header");
+  if (h.version != 0) return member.fail(errc::unsupported, 4, "unknown import header version");
+  if (!known_machine(h.machine)) return member.fail(errc::bad_field, 6, "unknown import machine");
+  LINKSCOPE_TRY(data, member.sub(sizeof(import_header), h.size_of_data, "import data past end of member"));
+  const u16 info = h.type_info;
+  const unsigned type = info & 3u;
+  const unsigned name_type = (info >> 2) & 7u;
+  if (type > 2) return member.fail(errc::bad_field, 18, "unknown import type");
+  if (name_type > 4) return member.fail(errc::bad_field, 18, "unknown import name type");
+  import_record r;
+  r.format = import_format::short_;
+  r.member_offset = member_offset;
+  r.member_name = member_name;
+  r.machine = h.machine;
+  r.kind = type == 0 ? import_kind::code : type == 1 ? import_kind::data : import_kind::const_;
+  r.name_type = static_cast<import_name_type>(name_type);
+  if (data.empty()) return member.fail(errc::malformed, sizeof(import_header), "import symbol name has no NUL");
+  LINKSCOPE_TRY(sym, data.cstring(0, "import symbol name has no NUL"));
+  if (sym.empty()) return member.fail(errc::malformed, sizeof(import_header), "empty import symbol name");
+  if (sym.size() + 1 >= data.size())
+    return member.fail(errc::malformed, sizeof(import_header) + sym.size() + 1, "import DLL name has no NUL");
+  LINKSCOPE_TRY(dll, data.cstring(sym.size() + 1, "import DLL name has no NUL"));
+  r.symbol = sym;
+  r.dll = dll;
+  std::string_view export_as;
+  if (r.name_type == import_name_type::name_exportas) {
+    const u64 third = sym.size() + 1 + dll.size() + 1;
+    if (third >= data.size())
+      return member.fail(errc::malformed, sizeof(import_header) + third, "EXPORTAS name missing");
+    LINKSCOPE_TRY(e, data.cstring(third, "EXPORTAS name has no NUL"));
+    export_as = e;
+  }
+  if (r.name_type == import_name_type::ordinal) {
+    r.ordinal = h.ordinal_or_hint;
+  } else {
+    r.hint = h.ordinal_or_hint;
+    r.import_name = import_name_for(sym, r.name_type, export_as);
+  }
+  return r;
 }
 #endif  // LINKSCOPE_DEFINITIONS
 

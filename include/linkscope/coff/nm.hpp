@@ -121,6 +121,8 @@ result<void> nm_file(byte_view bytes, std::string_view display, const nm_options
 result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
                              std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
 
+#if LINKSCOPE_DEFINITIONS
+// What follows is the implementation: compiled mode parses it only in src/.
 namespace detail {
 
 // BFD's section flags, as far as the letter needs them.
@@ -756,7 +758,6 @@ class nm_lister {
 
 }  // namespace detail
 
-#if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
   if (bytes.size() < 20) return false;
   const unsigned char* p = bytes.data();

@@ -47,6 +47,7 @@
 
 #include "linkscope/coff/types.hpp"
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/symbols/symbol.hpp"
 #include "linkscope/symbols/table.hpp"
@@ -226,67 +227,7 @@ class image {
  public:
   image() = default;
 
-  static result<image> parse(byte_view bytes) noexcept {
-    image img;
-    img.bytes_ = bytes;
-    LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
-    if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
-    const u64 pe_offset = dos.e_lfanew;
-    LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
-    if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
-    LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
-    img.machine_ = fh.machine;
-    img.characteristics_ = fh.characteristics;
-    img.coff_header_offset_ = pe_offset + 4;
-    img.has_symbol_table_ = fh.number_of_symbols != 0;
-    img.header_.machine = fh.machine;
-    img.header_.characteristics = fh.characteristics;
-    const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
-    const u64 opt_size = fh.size_of_optional_header;
-    LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
-    if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
-    const u16 magic = load<u16, std::endian::little>(optional.data());
-    u64 dirs_at = 0;
-    u64 count_at = 0;
-    if (magic == coff::pe32_magic) {
-      img.plus_ = false;
-      if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
-      img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
-      count_at = 92;
-      dirs_at = 96;
-    } else if (magic == coff::pe32plus_magic) {
-      img.plus_ = true;
-      if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
-      img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
-      count_at = 108;
-      dirs_at = 112;
-    } else {
-      return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
-    }
-    img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
-    const auto versions = optional.read_unchecked<coff::optional_header_versions>(0);  // 72 <= 96 bytes
-    img.header_.pe32_plus = img.plus_;
-    img.header_.major_linker_version = versions.major_linker_version;
-    img.header_.minor_linker_version = versions.minor_linker_version;
-    img.header_.major_os_version = versions.major_operating_system_version;
-    img.header_.minor_os_version = versions.minor_operating_system_version;
-    img.header_.major_image_version = versions.major_image_version;
-    img.header_.minor_image_version = versions.minor_image_version;
-    img.header_.major_subsystem_version = versions.major_subsystem_version;
-    img.header_.minor_subsystem_version = versions.minor_subsystem_version;
-    img.header_.subsystem = versions.subsystem;
-    img.header_.dll_characteristics = versions.dll_characteristics;
-    u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
-    const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
-    if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
-    LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
-    img.dirs_ = dirs;
-    img.dirs_offset_ = opt + dirs_at;
-    LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
-                                                        sizeof(section_header), "section table past end of file"));
-    img.sections_ = sections;
-    return img;
-  }
+  static result<image> parse(byte_view bytes) noexcept;
 
   static bool is_pe(byte_view bytes) noexcept {
     if (bytes.size() < sizeof(coff::dos_header_prefix) || bytes.data()[0] != 'M' || bytes.data()[1] != 'Z')
@@ -390,187 +331,19 @@ class image {
     return string_at_rva(ed.name, view.base() + 12);
   }
 
-  result<std::vector<export_entry>> exports() const {
-    std::vector<export_entry> out;
-    const data_directory d = directory(coff::dir::export_);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    const u64 where = dirs_offset_;
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
-                               "export directory RVA outside every section"));
-    const auto ed = view.read_unchecked<coff::export_directory>(0);
-    const u64 dir_at = view.base();
-    const u64 nfunc = ed.number_of_functions;
-    const u64 nname = ed.number_of_names;
-    if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
-      return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
-    // Tables: sizes checked against the section's raw data before any loop.
-    byte_view funcs, names, ords;
-    if (nfunc > 0) {
-      LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
-                              "export address table RVA outside every section"));
-      funcs = f;
-    }
-    if (nname > 0) {
-      LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
-                              "export name table RVA outside every section"));
-      LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
-                              "export ordinal table RVA outside every section"));
-      names = n;
-      ords = o;
-    }
-    std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
-    out.reserve(static_cast<std::size_t>(nname));
-    for (u64 j = 0; j < nname; ++j) {
-      const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
-      const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
-      if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
-      LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
-      export_entry e;
-      e.name = name;
-      e.ordinal = ed.ordinal_base + index;
-      e.hint = static_cast<u32>(j);
-      LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
-      named[index] = true;
-      out.push_back(e);
-    }
-    for (u64 i = 0; i < nfunc; ++i) {
-      if (named[static_cast<std::size_t>(i)]) continue;
-      if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
-      export_entry e;
-      e.ordinal = static_cast<u32>(ed.ordinal_base + i);
-      LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
-      out.push_back(e);
-    }
-    return out;
-  }
+  result<std::vector<export_entry>> exports() const;
 
-  result<std::vector<imported_dll>> imports() const {
-    std::vector<imported_dll> out;
-    const data_directory d = directory(coff::dir::import);
-    if (d.virtual_address == 0) return out;
-    u64 budget = bytes_.size() / 4;
-    for (u64 i = 0;; ++i) {
-      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
-      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
-                                 "import directory RVA outside every section"));
-      const auto desc = view.read_unchecked<coff::import_descriptor>(0);
-      if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
-      imported_dll dll;
-      LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
-      dll.name = name;
-      const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
-      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
-      out.push_back(std::move(dll));
-    }
-    return out;
-  }
+  result<std::vector<imported_dll>> imports() const;
 
-  result<std::vector<imported_dll>> delay_imports() const {
-    std::vector<imported_dll> out;
-    const data_directory d = directory(coff::dir::delay_import);
-    if (d.virtual_address == 0) return out;
-    u64 budget = bytes_.size() / 4;
-    for (u64 i = 0;; ++i) {
-      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
-      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
-                                 "delay-import directory RVA outside every section"));
-      const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
-      if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
-      // Attributes bit 0 clear: pre-VC7 tables hold VAs.
-      const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
-      auto unbias = [&](u64 v) -> result<u64> {
-        if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
-        return v - bias;
-      };
-      imported_dll dll;
-      dll.delay_load = true;
-      dll.delay_attributes = desc.attributes;
-      LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
-      LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
-      dll.name = name;
-      LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
-      LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
-      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
-      out.push_back(std::move(dll));
-    }
-    return out;
-  }
+  result<std::vector<imported_dll>> delay_imports() const;
 
   // The RT_MANIFEST resources' bytes (usually one: ID 1 for an .exe, 2 for
   // a DLL), in tree order.
-  result<std::vector<byte_view>> manifests() const {
-    std::vector<byte_view> out;
-    const data_directory d = directory(coff::dir::resource);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    LINKSCOPE_TRY(tree, at_rva(d.virtual_address, d.size, dirs_offset_ + 2 * 8,
-                               "resource directory RVA outside every section"));
-    // One table: its entries, checked against the tree's bytes.
-    auto entries = [&](u64 offset) -> result<std::pair<coff::resource_directory, byte_view>> {
-      LINKSCOPE_TRY(dir, tree.read<coff::resource_directory>(offset, "resource table past the resource directory"));
-      const u64 n = u64{dir.number_of_named_entries} + dir.number_of_id_entries;
-      LINKSCOPE_TRY(list, tree.sub(offset + sizeof(coff::resource_directory), n * sizeof(coff::resource_directory_entry),
-                                   "resource entries past the resource directory"));
-      return std::pair<coff::resource_directory, byte_view>{dir, list};
-    };
-    auto entry_at = [](byte_view list, u64 i) {
-      return list.read_unchecked<coff::resource_directory_entry>(i * sizeof(coff::resource_directory_entry));
-    };
-    constexpr u32 subdir = 0x80000000u;
-    LINKSCOPE_TRY(root, entries(0));
-    const u64 types = root.second.size() / sizeof(coff::resource_directory_entry);
-    for (u64 t = 0; t < types; ++t) {
-      const auto type = entry_at(root.second, t);
-      if ((type.name & subdir) != 0 || type.name != coff::rt_manifest) continue;
-      if ((type.offset_to_data & subdir) == 0)
-        return bytes_.fail(errc::malformed, root.second.base() + t * 8 + 4, "resource type is not a directory");
-      LINKSCOPE_TRY(names, entries(type.offset_to_data & ~subdir));
-      const u64 nnames = names.second.size() / sizeof(coff::resource_directory_entry);
-      for (u64 n = 0; n < nnames; ++n) {
-        const auto name = entry_at(names.second, n);
-        if ((name.offset_to_data & subdir) == 0)
-          return bytes_.fail(errc::malformed, names.second.base() + n * 8 + 4, "resource name is not a directory");
-        LINKSCOPE_TRY(langs, entries(name.offset_to_data & ~subdir));
-        const u64 nlangs = langs.second.size() / sizeof(coff::resource_directory_entry);
-        for (u64 l = 0; l < nlangs; ++l) {
-          const auto lang = entry_at(langs.second, l);
-          if ((lang.offset_to_data & subdir) != 0)
-            return bytes_.fail(errc::malformed, langs.second.base() + l * 8 + 4, "resource language entry is a directory");
-          LINKSCOPE_TRY(data, tree.read<coff::resource_data_entry>(lang.offset_to_data,
-                                                                   "resource data entry past the resource directory"));
-          LINKSCOPE_TRY(bytes, at_rva(data.data_rva, data.size, tree.base() + lang.offset_to_data,
-                                      "resource data RVA outside every section"));
-          out.push_back(bytes);
-        }
-      }
-    }
-    return out;
-  }
+  result<std::vector<byte_view>> manifests() const;
 
   // The bound import table. Its directory entry holds a file offset (the
   // table normally sits in the headers, after the section table).
-  result<std::vector<bound_import>> bound_imports() const {
-    std::vector<bound_import> out;
-    const data_directory d = directory(coff::dir::bound_import);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    LINKSCOPE_TRY(table, bytes_.sub(d.virtual_address, d.size, "bound import table past end of file"));
-    const u64 count = table.size() / sizeof(coff::bound_import_descriptor);
-    u64 forwarders_left = 0;
-    for (u64 i = 0; i < count; ++i) {
-      const auto e = table.read_unchecked<coff::bound_import_descriptor>(i * sizeof(coff::bound_import_descriptor));
-      if (forwarders_left == 0 && e.time_date_stamp == 0 && e.offset_module_name == 0 &&
-          e.number_of_module_forwarder_refs == 0)
-        return out;
-      bound_import b;
-      b.time_date_stamp = e.time_date_stamp;
-      b.forwarder_ref = forwarders_left > 0;
-      LINKSCOPE_TRY(name, table.cstring(e.offset_module_name, "bound import module name past the table"));
-      b.module = name;
-      if (forwarders_left > 0) --forwarders_left;
-      else forwarders_left = e.number_of_module_forwarder_refs;
-      out.push_back(b);
-    }
-    return bytes_.fail(errc::malformed, d.virtual_address, "bound import table not terminated");
-  }
+  result<std::vector<bound_import>> bound_imports() const;
 
   // symbol_source: exports as defined global symbols (forwarders included,
   // with value 0; a DATA export is an object, every other a func), imports as undefined symbols carrying import info.
@@ -616,53 +389,11 @@ class image {
   }
 
  private:
-  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
-    const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
-    e.rva = rva;
-    e.address_offset = funcs.base() + index * 4;
-    if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
-      LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
-      e.forwarder = fwd;
-    } else {
-      e.data = !rva_is_code(rva);
-    }
-    return ok();
-  }
+  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const;
 
   // `budget` bounds the total work: descriptors may share one lookup table,
   // so without it a crafted file could cost (file size)^2.
-  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
-    const u64 width = plus_ ? 8 : 4;
-    const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
-    // The table must end with a zero thunk inside its section: bound the
-    // loop by the raw bytes left from its start.
-    LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
-    const u64 max_entries = table.size() / width;
-    for (u64 i = 0;; ++i) {
-      if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
-      const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
-                          : load<u32, std::endian::little>(table.data() + i * width);
-      if (v == 0) break;
-      if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
-      --budget;
-      imported_function fn;
-      fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
-      if (v & flag) {
-        fn.ordinal = static_cast<u16>(v & 0xffff);
-      } else {
-        if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
-        const u64 hn = v - bias;
-        if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
-        LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
-        if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
-        fn.hint = load<u16, std::endian::little>(entry.data());
-        LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
-        fn.name = name;
-      }
-      dll.functions.push_back(fn);
-    }
-    return ok();
-  }
+  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const;
 
   byte_view bytes_;
   record_array<section_header> sections_;
@@ -679,6 +410,294 @@ class image {
 };
 
 static_assert(symbol_source<image>);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<image> image::parse(byte_view bytes) noexcept {
+  image img;
+  img.bytes_ = bytes;
+  LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
+  if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
+  const u64 pe_offset = dos.e_lfanew;
+  LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
+  if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
+  LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
+  img.machine_ = fh.machine;
+  img.characteristics_ = fh.characteristics;
+  img.coff_header_offset_ = pe_offset + 4;
+  img.has_symbol_table_ = fh.number_of_symbols != 0;
+  img.header_.machine = fh.machine;
+  img.header_.characteristics = fh.characteristics;
+  const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
+  const u64 opt_size = fh.size_of_optional_header;
+  LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
+  if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
+  const u16 magic = load<u16, std::endian::little>(optional.data());
+  u64 dirs_at = 0;
+  u64 count_at = 0;
+  if (magic == coff::pe32_magic) {
+    img.plus_ = false;
+    if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
+    img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
+    count_at = 92;
+    dirs_at = 96;
+  } else if (magic == coff::pe32plus_magic) {
+    img.plus_ = true;
+    if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
+    img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
+    count_at = 108;
+    dirs_at = 112;
+  } else {
+    return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
+  }
+  img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
+  const auto versions = optional.read_unchecked<coff::optional_header_versions>(0);  // 72 <= 96 bytes
+  img.header_.pe32_plus = img.plus_;
+  img.header_.major_linker_version = versions.major_linker_version;
+  img.header_.minor_linker_version = versions.minor_linker_version;
+  img.header_.major_os_version = versions.major_operating_system_version;
+  img.header_.minor_os_version = versions.minor_operating_system_version;
+  img.header_.major_image_version = versions.major_image_version;
+  img.header_.minor_image_version = versions.minor_image_version;
+  img.header_.major_subsystem_version = versions.major_subsystem_version;
+  img.header_.minor_subsystem_version = versions.minor_subsystem_version;
+  img.header_.subsystem = versions.subsystem;
+  img.header_.dll_characteristics = versions.dll_characteristics;
+  u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
+  const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
+  if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
+  LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
+  img.dirs_ = dirs;
+  img.dirs_offset_ = opt + dirs_at;
+  LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
+                                                      sizeof(section_header), "section table past end of file"));
+  img.sections_ = sections;
+  return img;
+}
+
+LINKSCOPE_FUNC result<std::vector<export_entry>> image::exports() const {
+  std::vector<export_entry> out;
+  const data_directory d = directory(coff::dir::export_);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  const u64 where = dirs_offset_;
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
+                             "export directory RVA outside every section"));
+  const auto ed = view.read_unchecked<coff::export_directory>(0);
+  const u64 dir_at = view.base();
+  const u64 nfunc = ed.number_of_functions;
+  const u64 nname = ed.number_of_names;
+  if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
+    return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
+  // Tables: sizes checked against the section's raw data before any loop.
+  byte_view funcs, names, ords;
+  if (nfunc > 0) {
+    LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
+                            "export address table RVA outside every section"));
+    funcs = f;
+  }
+  if (nname > 0) {
+    LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
+                            "export name table RVA outside every section"));
+    LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
+                            "export ordinal table RVA outside every section"));
+    names = n;
+    ords = o;
+  }
+  std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
+  out.reserve(static_cast<std::size_t>(nname));
+  for (u64 j = 0; j < nname; ++j) {
+    const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
+    const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
+    if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
+    LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
+    export_entry e;
+    e.name = name;
+    e.ordinal = ed.ordinal_base + index;
+    e.hint = static_cast<u32>(j);
+    LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
+    named[index] = true;
+    out.push_back(e);
+  }
+  for (u64 i = 0; i < nfunc; ++i) {
+    if (named[static_cast<std::size_t>(i)]) continue;
+    if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
+    export_entry e;
+    e.ordinal = static_cast<u32>(ed.ordinal_base + i);
+    LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
+    out.push_back(e);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<imported_dll>> image::imports() const {
+  std::vector<imported_dll> out;
+  const data_directory d = directory(coff::dir::import);
+  if (d.virtual_address == 0) return out;
+  u64 budget = bytes_.size() / 4;
+  for (u64 i = 0;; ++i) {
+    const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
+    LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
+                               "import directory RVA outside every section"));
+    const auto desc = view.read_unchecked<coff::import_descriptor>(0);
+    if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
+    imported_dll dll;
+    LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
+    dll.name = name;
+    const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
+    LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
+    out.push_back(std::move(dll));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<imported_dll>> image::delay_imports() const {
+  std::vector<imported_dll> out;
+  const data_directory d = directory(coff::dir::delay_import);
+  if (d.virtual_address == 0) return out;
+  u64 budget = bytes_.size() / 4;
+  for (u64 i = 0;; ++i) {
+    const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
+    LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
+                               "delay-import directory RVA outside every section"));
+    const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
+    if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
+    // Attributes bit 0 clear: pre-VC7 tables hold VAs.
+    const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
+    auto unbias = [&](u64 v) -> result<u64> {
+      if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
+      return v - bias;
+    };
+    imported_dll dll;
+    dll.delay_load = true;
+    dll.delay_attributes = desc.attributes;
+    LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
+    LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
+    dll.name = name;
+    LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
+    LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
+    LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
+    out.push_back(std::move(dll));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<byte_view>> image::manifests() const {
+  std::vector<byte_view> out;
+  const data_directory d = directory(coff::dir::resource);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  LINKSCOPE_TRY(tree, at_rva(d.virtual_address, d.size, dirs_offset_ + 2 * 8,
+                             "resource directory RVA outside every section"));
+  // One table: its entries, checked against the tree's bytes.
+  auto entries = [&](u64 offset) -> result<std::pair<coff::resource_directory, byte_view>> {
+    LINKSCOPE_TRY(dir, tree.read<coff::resource_directory>(offset, "resource table past the resource directory"));
+    const u64 n = u64{dir.number_of_named_entries} + dir.number_of_id_entries;
+    LINKSCOPE_TRY(list, tree.sub(offset + sizeof(coff::resource_directory), n * sizeof(coff::resource_directory_entry),
+                                 "resource entries past the resource directory"));
+    return std::pair<coff::resource_directory, byte_view>{dir, list};
+  };
+  auto entry_at = [](byte_view list, u64 i) {
+    return list.read_unchecked<coff::resource_directory_entry>(i * sizeof(coff::resource_directory_entry));
+  };
+  constexpr u32 subdir = 0x80000000u;
+  LINKSCOPE_TRY(root, entries(0));
+  const u64 types = root.second.size() / sizeof(coff::resource_directory_entry);
+  for (u64 t = 0; t < types; ++t) {
+    const auto type = entry_at(root.second, t);
+    if ((type.name & subdir) != 0 || type.name != coff::rt_manifest) continue;
+    if ((type.offset_to_data & subdir) == 0)
+      return bytes_.fail(errc::malformed, root.second.base() + t * 8 + 4, "resource type is not a directory");
+    LINKSCOPE_TRY(names, entries(type.offset_to_data & ~subdir));
+    const u64 nnames = names.second.size() / sizeof(coff::resource_directory_entry);
+    for (u64 n = 0; n < nnames; ++n) {
+      const auto name = entry_at(names.second, n);
+      if ((name.offset_to_data & subdir) == 0)
+        return bytes_.fail(errc::malformed, names.second.base() + n * 8 + 4, "resource name is not a directory");
+      LINKSCOPE_TRY(langs, entries(name.offset_to_data & ~subdir));
+      const u64 nlangs = langs.second.size() / sizeof(coff::resource_directory_entry);
+      for (u64 l = 0; l < nlangs; ++l) {
+        const auto lang = entry_at(langs.second, l);
+        if ((lang.offset_to_data & subdir) != 0)
+          return bytes_.fail(errc::malformed, langs.second.base() + l * 8 + 4, "resource language entry is a directory");
+        LINKSCOPE_TRY(data, tree.read<coff::resource_data_entry>(lang.offset_to_data,
+                                                                 "resource data entry past the resource directory"));
+        LINKSCOPE_TRY(bytes, at_rva(data.data_rva, data.size, tree.base() + lang.offset_to_data,
+                                    "resource data RVA outside every section"));
+        out.push_back(bytes);
+      }
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<bound_import>> image::bound_imports() const {
+  std::vector<bound_import> out;
+  const data_directory d = directory(coff::dir::bound_import);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  LINKSCOPE_TRY(table, bytes_.sub(d.virtual_address, d.size, "bound import table past end of file"));
+  const u64 count = table.size() / sizeof(coff::bound_import_descriptor);
+  u64 forwarders_left = 0;
+  for (u64 i = 0; i < count; ++i) {
+    const auto e = table.read_unchecked<coff::bound_import_descriptor>(i * sizeof(coff::bound_import_descriptor));
+    if (forwarders_left == 0 && e.time_date_stamp == 0 && e.offset_module_name == 0 &&
+        e.number_of_module_forwarder_refs == 0)
+      return out;
+    bound_import b;
+    b.time_date_stamp = e.time_date_stamp;
+    b.forwarder_ref = forwarders_left > 0;
+    LINKSCOPE_TRY(name, table.cstring(e.offset_module_name, "bound import module name past the table"));
+    b.module = name;
+    if (forwarders_left > 0) --forwarders_left;
+    else forwarders_left = e.number_of_module_forwarder_refs;
+    out.push_back(b);
+  }
+  return bytes_.fail(errc::malformed, d.virtual_address, "bound import table not terminated");
+}
+
+LINKSCOPE_FUNC result<void> image::fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
+  const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
+  e.rva = rva;
+  e.address_offset = funcs.base() + index * 4;
+  if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
+    LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
+    e.forwarder = fwd;
+  } else {
+    e.data = !rva_is_code(rva);
+  }
+  return ok();
+}
+
+LINKSCOPE_FUNC result<void> image::read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
+  const u64 width = plus_ ? 8 : 4;
+  const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
+  // The table must end with a zero thunk inside its section: bound the
+  // loop by the raw bytes left from its start.
+  LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
+  const u64 max_entries = table.size() / width;
+  for (u64 i = 0;; ++i) {
+    if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
+    const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
+                        : load<u32, std::endian::little>(table.data() + i * width);
+    if (v == 0) break;
+    if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
+    --budget;
+    imported_function fn;
+    fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
+    if (v & flag) {
+      fn.ordinal = static_cast<u16>(v & 0xffff);
+    } else {
+      if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
+      const u64 hn = v - bias;
+      if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
+      LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
+      if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
+      fn.hint = load<u16, std::endian::little>(entry.data());
+      LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
+      fn.name = name;
+    }
+    dll.functions.push_back(fn);
+  }
+  return ok();
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace pe
 }  // namespace v0

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 
 namespace linkscope {
@@ -359,6 +360,10 @@ struct json_limits {
   std::size_t max_bytes = std::size_t{1} << 24;  // 16 MiB: a tree costs a few times its text
 };
 
+// Parse a whole JSON document into a tree.
+result<json_value> read_json(std::string_view text, const json_limits& limits = {});
+
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 class json_tree_reader : public json_reader {
  public:
@@ -433,10 +438,10 @@ class json_tree_reader : public json_reader {
 };
 }  // namespace detail
 
-// Parse a whole JSON document into a tree.
-inline result<json_value> read_json(std::string_view text, const json_limits& limits = {}) {
+LINKSCOPE_FUNC result<json_value> read_json(std::string_view text, const json_limits& limits) {
   return detail::json_tree_reader(text, limits.max_depth).run(limits.max_bytes);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace v0
 }  // namespace linkscope

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 
 namespace linkscope {
@@ -76,6 +77,11 @@ struct document {
   u64 offset = 0;                         // of the document's `---` line
 };
 
+// Every document of a .tbd file, in order (the first is the library itself).
+result<std::vector<document>> read(byte_view text);
+
+#if LINKSCOPE_DEFINITIONS
+// The reader: compiled mode parses it only in src/.
 namespace detail {
 
 struct line {
@@ -475,8 +481,7 @@ inline result<document> to_document(const node& root, unsigned tag_version, u64 
 
 }  // namespace detail
 
-// Every document of a .tbd file, in order (the first is the library itself).
-inline result<std::vector<document>> read(byte_view text) {
+LINKSCOPE_FUNC result<std::vector<document>> read(byte_view text) {
   std::vector<document> out;
   const std::string_view all = text.chars();
   std::vector<detail::line> lines;
@@ -532,6 +537,7 @@ inline result<std::vector<document>> read(byte_view text) {
   if (out.empty()) return text.fail(errc::bad_magic, 0, "no tbd document");
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Whether a section (or a document) listing `targets` applies to `arch`
 // (x86_64, arm64, ...): v4 targets are ARCH-PLATFORM ("arm64-macos",

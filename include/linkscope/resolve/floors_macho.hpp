@@ -169,7 +169,11 @@ struct macho_violations {
   bool any() const noexcept { return !above_target.empty() || !missing_archs.empty(); }
 };
 
-inline macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
+macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
+                                    const std::vector<std::string>& required_archs);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
                                     const std::vector<std::string>& required_archs) {
   macho_violations out;
   if (target)
@@ -179,6 +183,7 @@ inline macho_violations check_macho(const macho_floors& f, std::optional<macho::
     if (!f.has_arch(arch)) out.missing_archs.push_back(arch);
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -22,9 +22,10 @@
 #include <string_view>
 #include <vector>
 
-#include "linkscope/core/bytes.hpp"
-#include "linkscope/core/error.hpp"
 #include "linkscope/coff/pe.hpp"
+#include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
+#include "linkscope/core/error.hpp"
 #include "linkscope/resolve/windows.hpp"
 
 namespace linkscope {
@@ -75,27 +76,7 @@ constexpr const char* pe_machine_name(u16 machine) noexcept {
   }
 }
 
-inline result<pe_floors> pe_floors_of(byte_view bytes) {
-  LINKSCOPE_TRY(img, pe::image::parse(bytes));
-  pe_floors out;
-  const pe::header_info& h = img.header();
-  out.machine = h.machine;
-  out.pe32_plus = h.pe32_plus;
-  out.dll = img.is_dll();
-  out.subsystem = h.subsystem;
-  out.major_os_version = h.major_os_version;
-  out.minor_os_version = h.minor_os_version;
-  out.major_subsystem_version = h.major_subsystem_version;
-  out.minor_subsystem_version = h.minor_subsystem_version;
-  LINKSCOPE_TRY(imports, img.imports());
-  LINKSCOPE_TRY(delayed, img.delay_imports());
-  for (const auto* list : {&imports, &delayed})
-    for (const auto& dll : *list) {
-      out.imports.emplace_back(dll.name);
-      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
-    }
-  return out;
-}
+result<pe_floors> pe_floors_of(byte_view bytes);
 
 // "6.1" for a Windows version pair.
 inline std::string windows_version_string(u16 major, u16 minor) {
@@ -116,6 +97,30 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
   if (number(major) > 0xffff || number(minor) > 0xffff) return std::nullopt;
   return std::pair<u16, u16>{static_cast<u16>(number(major)), static_cast<u16>(number(minor))};
 }
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<pe_floors> pe_floors_of(byte_view bytes) {
+  LINKSCOPE_TRY(img, pe::image::parse(bytes));
+  pe_floors out;
+  const pe::header_info& h = img.header();
+  out.machine = h.machine;
+  out.pe32_plus = h.pe32_plus;
+  out.dll = img.is_dll();
+  out.subsystem = h.subsystem;
+  out.major_os_version = h.major_os_version;
+  out.minor_os_version = h.minor_os_version;
+  out.major_subsystem_version = h.major_subsystem_version;
+  out.minor_subsystem_version = h.minor_subsystem_version;
+  LINKSCOPE_TRY(imports, img.imports());
+  LINKSCOPE_TRY(delayed, img.delay_imports());
+  for (const auto* list : {&imports, &delayed})
+    for (const auto& dll : *list) {
+      out.imports.emplace_back(dll.name);
+      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
+    }
+  return out;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/macho/exports.hpp"
@@ -127,7 +128,47 @@ inline bool looks_like_tbd(byte_view bytes) noexcept {
   return text.substr(at, 3) == "---";
 }
 
-inline void read_macho(dyld_file& out, std::uint32_t cputype) {
+void read_macho(dyld_file& out, std::uint32_t cputype);
+
+void read_tbd(dyld_file& out, std::string_view arch);
+
+}  // namespace detail
+
+class dyld_cache {
+ public:
+  dyld_cache() = default;
+  dyld_cache(const dyld_cache&) = delete;
+  dyld_cache& operator=(const dyld_cache&) = delete;
+  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
+  dyld_cache(dyld_cache&& other) noexcept
+      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+        hits_(other.hits_) {}
+  dyld_cache& operator=(dyld_cache&& other) noexcept {
+    by_path_ = std::move(other.by_path_);
+    by_file_ = std::move(other.by_file_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
+
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The file at host path `file`, read for architecture (cputype, arch name).
+  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
+  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch);
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::mutex lock_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC void read_macho(dyld_file& out, std::uint32_t cputype) {
   auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
   if (!l) {
     out.error = describe(l.error());
@@ -166,7 +207,7 @@ inline void read_macho(dyld_file& out, std::uint32_t cputype) {
   out.images.push_back(std::move(img));
 }
 
-inline void read_tbd(dyld_file& out, std::string_view arch) {
+LINKSCOPE_FUNC void read_tbd(dyld_file& out, std::string_view arch) {
   auto docs = macho::tbd::read(out.mapped->bytes());
   if (!docs) {
     out.error = describe(docs.error());
@@ -196,90 +237,62 @@ inline void read_tbd(dyld_file& out, std::string_view arch) {
     out.images.push_back(std::move(img));
   }
 }
-
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
-class dyld_cache {
- public:
-  dyld_cache() = default;
-  dyld_cache(const dyld_cache&) = delete;
-  dyld_cache& operator=(const dyld_cache&) = delete;
-  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
-  dyld_cache(dyld_cache&& other) noexcept
-      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
-        hits_(other.hits_) {}
-  dyld_cache& operator=(dyld_cache&& other) noexcept {
-    by_path_ = std::move(other.by_path_);
-    by_file_ = std::move(other.by_file_);
-    files_ = other.files_;
-    hits_ = other.hits_;
-    return *this;
-  }
-
-  std::size_t files() const noexcept { return files_; }
-  std::size_t hits() const noexcept { return hits_; }
-
-  // The file at host path `file`, read for architecture (cputype, arch name).
-  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
-  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
-    using file_ptr = std::shared_ptr<const detail::dyld_file>;
-    std::string key = file;
-    key.push_back('\0');
-    key.append(std::to_string(cputype));
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto it = by_path_.find(key);
-      if (it != by_path_.end()) {
-        ++hits_;
-        return it->second;
-      }
-    }
-    auto mapped = mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::dyld_file>();
-      failed->error = std::string("cannot read: ") + mapped.error().message;
-      failed->absent = mapped.error().code == errc::not_found;
-      // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
-      failed->reason = failed->absent ? "no such file" : mapped.error().message;
-      std::lock_guard<std::mutex> hold(lock_);
-      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
-    }
-    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = by_file_.find(id);
-      if (same != by_file_.end()) {
-        ++hits_;
-        return by_path_.emplace(std::move(key), same->second).first->second;
-      }
-    }
-    auto f = std::make_shared<detail::dyld_file>();
-    f->device = mapped->device();
-    f->inode = mapped->inode();
-    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
-    const byte_view bytes = f->mapped->bytes();
-    if (macho::is_macho(bytes) || macho::is_fat(bytes))
-      detail::read_macho(*f, cputype);
-    else if (detail::looks_like_tbd(bytes))
-      detail::read_tbd(*f, arch);
-    else {
-      f->error = "not a Mach-O file or a .tbd stub";
-      f->reason = "not Mach-O";
-    }
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::shared_ptr<const detail::dyld_file> dyld_cache::open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+  using file_ptr = std::shared_ptr<const detail::dyld_file>;
+  std::string key = file;
+  key.push_back('\0');
+  key.append(std::to_string(cputype));
+  {
     std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
-    if (fresh) ++files_;
-    else ++hits_;  // another thread read it meanwhile: keep the first
-    return by_path_.emplace(std::move(key), same->second).first->second;
+    auto it = by_path_.find(key);
+    if (it != by_path_.end()) {
+      ++hits_;
+      return it->second;
+    }
   }
-
- private:
-  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
-  std::mutex lock_;
-  std::size_t files_ = 0;
-  std::size_t hits_ = 0;
-};
+  auto mapped = mapped_file::open(file);
+  if (!mapped) {
+    auto failed = std::make_shared<detail::dyld_file>();
+    failed->error = std::string("cannot read: ") + mapped.error().message;
+    failed->absent = mapped.error().code == errc::not_found;
+    // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
+    failed->reason = failed->absent ? "no such file" : mapped.error().message;
+    std::lock_guard<std::mutex> hold(lock_);
+    return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
+  }
+  const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto same = by_file_.find(id);
+    if (same != by_file_.end()) {
+      ++hits_;
+      return by_path_.emplace(std::move(key), same->second).first->second;
+    }
+  }
+  auto f = std::make_shared<detail::dyld_file>();
+  f->device = mapped->device();
+  f->inode = mapped->inode();
+  f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+  const byte_view bytes = f->mapped->bytes();
+  if (macho::is_macho(bytes) || macho::is_fat(bytes))
+    detail::read_macho(*f, cputype);
+  else if (detail::looks_like_tbd(bytes))
+    detail::read_tbd(*f, arch);
+  else {
+    f->error = "not a Mach-O file or a .tbd stub";
+    f->reason = "not Mach-O";
+  }
+  std::lock_guard<std::mutex> hold(lock_);
+  auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+  if (fresh) ++files_;
+  else ++hits_;  // another thread read it meanwhile: keep the first
+  return by_path_.emplace(std::move(key), same->second).first->second;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
