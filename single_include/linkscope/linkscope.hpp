@@ -1125,6 +1125,10 @@ struct json_limits {
   std::size_t max_bytes = std::size_t{1} << 24;  // 16 MiB: a tree costs a few times its text
 };
 
+// Parse a whole JSON document into a tree.
+result<json_value> read_json(std::string_view text, const json_limits& limits = {});
+
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 class json_tree_reader : public json_reader {
  public:
@@ -1199,10 +1203,10 @@ class json_tree_reader : public json_reader {
 };
 }  // namespace detail
 
-// Parse a whole JSON document into a tree.
-inline result<json_value> read_json(std::string_view text, const json_limits& limits = {}) {
+LINKSCOPE_FUNC result<json_value> read_json(std::string_view text, const json_limits& limits) {
   return detail::json_tree_reader(text, limits.max_depth).run(limits.max_bytes);
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace v0
 }  // namespace linkscope
@@ -7056,49 +7060,8 @@ inline std::string_view import_name_for(std::string_view symbol, import_name_typ
 }
 
 // Parse one short import member. `member` holds exactly the member's bytes.
-inline result<import_record> parse_short_import(byte_view member, u64 member_offset = 0,
-                                                std::string_view member_name = {}) noexcept {
-  LINKSCOPE_TRY(h, member.read<import_header>(0, "truncated import header"));
-  if (h.sig1 != 0 || h.sig2 != 0xffff) return member.fail(errc::bad_magic, 0, "not an import header");
-  if (h.version != 0) return member.fail(errc::unsupported, 4, "unknown import header version");
-  if (!known_machine(h.machine)) return member.fail(errc::bad_field, 6, "unknown import machine");
-  LINKSCOPE_TRY(data, member.sub(sizeof(import_header), h.size_of_data, "import data past end of member"));
-  const u16 info = h.type_info;
-  const unsigned type = info & 3u;
-  const unsigned name_type = (info >> 2) & 7u;
-  if (type > 2) return member.fail(errc::bad_field, 18, "unknown import type");
-  if (name_type > 4) return member.fail(errc::bad_field, 18, "unknown import name type");
-  import_record r;
-  r.format = import_format::short_;
-  r.member_offset = member_offset;
-  r.member_name = member_name;
-  r.machine = h.machine;
-  r.kind = type == 0 ? import_kind::code : type == 1 ? import_kind::data : import_kind::const_;
-  r.name_type = static_cast<import_name_type>(name_type);
-  if (data.empty()) return member.fail(errc::malformed, sizeof(import_header), "import symbol name has no NUL");
-  LINKSCOPE_TRY(sym, data.cstring(0, "import symbol name has no NUL"));
-  if (sym.empty()) return member.fail(errc::malformed, sizeof(import_header), "empty import symbol name");
-  if (sym.size() + 1 >= data.size())
-    return member.fail(errc::malformed, sizeof(import_header) + sym.size() + 1, "import DLL name has no NUL");
-  LINKSCOPE_TRY(dll, data.cstring(sym.size() + 1, "import DLL name has no NUL"));
-  r.symbol = sym;
-  r.dll = dll;
-  std::string_view export_as;
-  if (r.name_type == import_name_type::name_exportas) {
-    const u64 third = sym.size() + 1 + dll.size() + 1;
-    if (third >= data.size())
-      return member.fail(errc::malformed, sizeof(import_header) + third, "EXPORTAS name missing");
-    LINKSCOPE_TRY(e, data.cstring(third, "EXPORTAS name has no NUL"));
-    export_as = e;
-  }
-  if (r.name_type == import_name_type::ordinal) {
-    r.ordinal = h.ordinal_or_hint;
-  } else {
-    r.hint = h.ordinal_or_hint;
-    r.import_name = import_name_for(sym, r.name_type, export_as);
-  }
-  return r;
-}
+result<import_record> parse_short_import(byte_view member, u64 member_offset = 0,
+                                                std::string_view member_name = {}) noexcept;
 
 // An import library: every import record of every member, in member order,
 // plus what `dlltool -I` would print. Build it with from_archive(), or feed
@@ -7458,6 +7421,52 @@ LINKSCOPE_FUNC result<void> import_library::add_object(const object& obj, u16 m,
 }
 #endif  // LINKSCOPE_DEFINITIONS
 
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<import_record> parse_short_import(byte_view member, u64 member_offset,
+                                                std::string_view member_name) noexcept {
+  LINKSCOPE_TRY(h, member.read<import_header>(0, "truncated import header"));
+  if (h.sig1 != 0 || h.sig2 != 0xffff) return member.fail(errc::bad_magic, 0, "not an import header");
+  if (h.version != 0) return member.fail(errc::unsupported, 4, "unknown import header version");
+  if (!known_machine(h.machine)) return member.fail(errc::bad_field, 6, "unknown import machine");
+  LINKSCOPE_TRY(data, member.sub(sizeof(import_header), h.size_of_data, "import data past end of member"));
+  const u16 info = h.type_info;
+  const unsigned type = info & 3u;
+  const unsigned name_type = (info >> 2) & 7u;
+  if (type > 2) return member.fail(errc::bad_field, 18, "unknown import type");
+  if (name_type > 4) return member.fail(errc::bad_field, 18, "unknown import name type");
+  import_record r;
+  r.format = import_format::short_;
+  r.member_offset = member_offset;
+  r.member_name = member_name;
+  r.machine = h.machine;
+  r.kind = type == 0 ? import_kind::code : type == 1 ? import_kind::data : import_kind::const_;
+  r.name_type = static_cast<import_name_type>(name_type);
+  if (data.empty()) return member.fail(errc::malformed, sizeof(import_header), "import symbol name has no NUL");
+  LINKSCOPE_TRY(sym, data.cstring(0, "import symbol name has no NUL"));
+  if (sym.empty()) return member.fail(errc::malformed, sizeof(import_header), "empty import symbol name");
+  if (sym.size() + 1 >= data.size())
+    return member.fail(errc::malformed, sizeof(import_header) + sym.size() + 1, "import DLL name has no NUL");
+  LINKSCOPE_TRY(dll, data.cstring(sym.size() + 1, "import DLL name has no NUL"));
+  r.symbol = sym;
+  r.dll = dll;
+  std::string_view export_as;
+  if (r.name_type == import_name_type::name_exportas) {
+    const u64 third = sym.size() + 1 + dll.size() + 1;
+    if (third >= data.size())
+      return member.fail(errc::malformed, sizeof(import_header) + third, "EXPORTAS name missing");
+    LINKSCOPE_TRY(e, data.cstring(third, "EXPORTAS name has no NUL"));
+    export_as = e;
+  }
+  if (r.name_type == import_name_type::ordinal) {
+    r.ordinal = h.ordinal_or_hint;
+  } else {
+    r.hint = h.ordinal_or_hint;
+    r.import_name = import_name_for(sym, r.name_type, export_as);
+  }
+  return r;
+}
+#endif  // LINKSCOPE_DEFINITIONS
+
 }  // namespace coff
 }  // namespace v0
 }  // namespace linkscope
@@ -7685,67 +7694,7 @@ class image {
  public:
   image() = default;
 
-  static result<image> parse(byte_view bytes) noexcept {
-    image img;
-    img.bytes_ = bytes;
-    LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
-    if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
-    const u64 pe_offset = dos.e_lfanew;
-    LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
-    if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
-    LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
-    img.machine_ = fh.machine;
-    img.characteristics_ = fh.characteristics;
-    img.coff_header_offset_ = pe_offset + 4;
-    img.has_symbol_table_ = fh.number_of_symbols != 0;
-    img.header_.machine = fh.machine;
-    img.header_.characteristics = fh.characteristics;
-    const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
-    const u64 opt_size = fh.size_of_optional_header;
-    LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
-    if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
-    const u16 magic = load<u16, std::endian::little>(optional.data());
-    u64 dirs_at = 0;
-    u64 count_at = 0;
-    if (magic == coff::pe32_magic) {
-      img.plus_ = false;
-      if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
-      img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
-      count_at = 92;
-      dirs_at = 96;
-    } else if (magic == coff::pe32plus_magic) {
-      img.plus_ = true;
-      if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
-      img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
-      count_at = 108;
-      dirs_at = 112;
-    } else {
-      return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
-    }
-    img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
-    const auto versions = optional.read_unchecked<coff::optional_header_versions>(0);  // 72 <= 96 bytes
-    img.header_.pe32_plus = img.plus_;
-    img.header_.major_linker_version = versions.major_linker_version;
-    img.header_.minor_linker_version = versions.minor_linker_version;
-    img.header_.major_os_version = versions.major_operating_system_version;
-    img.header_.minor_os_version = versions.minor_operating_system_version;
-    img.header_.major_image_version = versions.major_image_version;
-    img.header_.minor_image_version = versions.minor_image_version;
-    img.header_.major_subsystem_version = versions.major_subsystem_version;
-    img.header_.minor_subsystem_version = versions.minor_subsystem_version;
-    img.header_.subsystem = versions.subsystem;
-    img.header_.dll_characteristics = versions.dll_characteristics;
-    u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
-    const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
-    if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
-    LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
-    img.dirs_ = dirs;
-    img.dirs_offset_ = opt + dirs_at;
-    LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
-                                                        sizeof(section_header), "section table past end of file"));
-    img.sections_ = sections;
-    return img;
-  }
+  static result<image> parse(byte_view bytes) noexcept;
 
   static bool is_pe(byte_view bytes) noexcept {
     if (bytes.size() < sizeof(coff::dos_header_prefix) || bytes.data()[0] != 'M' || bytes.data()[1] != 'Z')
@@ -7849,187 +7798,19 @@ class image {
     return string_at_rva(ed.name, view.base() + 12);
   }
 
-  result<std::vector<export_entry>> exports() const {
-    std::vector<export_entry> out;
-    const data_directory d = directory(coff::dir::export_);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    const u64 where = dirs_offset_;
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
-                               "export directory RVA outside every section"));
-    const auto ed = view.read_unchecked<coff::export_directory>(0);
-    const u64 dir_at = view.base();
-    const u64 nfunc = ed.number_of_functions;
-    const u64 nname = ed.number_of_names;
-    if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
-      return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
-    // Tables: sizes checked against the section's raw data before any loop.
-    byte_view funcs, names, ords;
-    if (nfunc > 0) {
-      LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
-                              "export address table RVA outside every section"));
-      funcs = f;
-    }
-    if (nname > 0) {
-      LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
-                              "export name table RVA outside every section"));
-      LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
-                              "export ordinal table RVA outside every section"));
-      names = n;
-      ords = o;
-    }
-    std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
-    out.reserve(static_cast<std::size_t>(nname));
-    for (u64 j = 0; j < nname; ++j) {
-      const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
-      const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
-      if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
-      LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
-      export_entry e;
-      e.name = name;
-      e.ordinal = ed.ordinal_base + index;
-      e.hint = static_cast<u32>(j);
-      LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
-      named[index] = true;
-      out.push_back(e);
-    }
-    for (u64 i = 0; i < nfunc; ++i) {
-      if (named[static_cast<std::size_t>(i)]) continue;
-      if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
-      export_entry e;
-      e.ordinal = static_cast<u32>(ed.ordinal_base + i);
-      LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
-      out.push_back(e);
-    }
-    return out;
-  }
+  result<std::vector<export_entry>> exports() const;
 
-  result<std::vector<imported_dll>> imports() const {
-    std::vector<imported_dll> out;
-    const data_directory d = directory(coff::dir::import);
-    if (d.virtual_address == 0) return out;
-    u64 budget = bytes_.size() / 4;
-    for (u64 i = 0;; ++i) {
-      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
-      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
-                                 "import directory RVA outside every section"));
-      const auto desc = view.read_unchecked<coff::import_descriptor>(0);
-      if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
-      imported_dll dll;
-      LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
-      dll.name = name;
-      const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
-      LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
-      out.push_back(std::move(dll));
-    }
-    return out;
-  }
+  result<std::vector<imported_dll>> imports() const;
 
-  result<std::vector<imported_dll>> delay_imports() const {
-    std::vector<imported_dll> out;
-    const data_directory d = directory(coff::dir::delay_import);
-    if (d.virtual_address == 0) return out;
-    u64 budget = bytes_.size() / 4;
-    for (u64 i = 0;; ++i) {
-      const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
-      LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
-                                 "delay-import directory RVA outside every section"));
-      const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
-      if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
-      // Attributes bit 0 clear: pre-VC7 tables hold VAs.
-      const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
-      auto unbias = [&](u64 v) -> result<u64> {
-        if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
-        return v - bias;
-      };
-      imported_dll dll;
-      dll.delay_load = true;
-      dll.delay_attributes = desc.attributes;
-      LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
-      LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
-      dll.name = name;
-      LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
-      LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
-      LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
-      out.push_back(std::move(dll));
-    }
-    return out;
-  }
+  result<std::vector<imported_dll>> delay_imports() const;
 
   // The RT_MANIFEST resources' bytes (usually one: ID 1 for an .exe, 2 for
   // a DLL), in tree order.
-  result<std::vector<byte_view>> manifests() const {
-    std::vector<byte_view> out;
-    const data_directory d = directory(coff::dir::resource);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    LINKSCOPE_TRY(tree, at_rva(d.virtual_address, d.size, dirs_offset_ + 2 * 8,
-                               "resource directory RVA outside every section"));
-    // One table: its entries, checked against the tree's bytes.
-    auto entries = [&](u64 offset) -> result<std::pair<coff::resource_directory, byte_view>> {
-      LINKSCOPE_TRY(dir, tree.read<coff::resource_directory>(offset, "resource table past the resource directory"));
-      const u64 n = u64{dir.number_of_named_entries} + dir.number_of_id_entries;
-      LINKSCOPE_TRY(list, tree.sub(offset + sizeof(coff::resource_directory), n * sizeof(coff::resource_directory_entry),
-                                   "resource entries past the resource directory"));
-      return std::pair<coff::resource_directory, byte_view>{dir, list};
-    };
-    auto entry_at = [](byte_view list, u64 i) {
-      return list.read_unchecked<coff::resource_directory_entry>(i * sizeof(coff::resource_directory_entry));
-    };
-    constexpr u32 subdir = 0x80000000u;
-    LINKSCOPE_TRY(root, entries(0));
-    const u64 types = root.second.size() / sizeof(coff::resource_directory_entry);
-    for (u64 t = 0; t < types; ++t) {
-      const auto type = entry_at(root.second, t);
-      if ((type.name & subdir) != 0 || type.name != coff::rt_manifest) continue;
-      if ((type.offset_to_data & subdir) == 0)
-        return bytes_.fail(errc::malformed, root.second.base() + t * 8 + 4, "resource type is not a directory");
-      LINKSCOPE_TRY(names, entries(type.offset_to_data & ~subdir));
-      const u64 nnames = names.second.size() / sizeof(coff::resource_directory_entry);
-      for (u64 n = 0; n < nnames; ++n) {
-        const auto name = entry_at(names.second, n);
-        if ((name.offset_to_data & subdir) == 0)
-          return bytes_.fail(errc::malformed, names.second.base() + n * 8 + 4, "resource name is not a directory");
-        LINKSCOPE_TRY(langs, entries(name.offset_to_data & ~subdir));
-        const u64 nlangs = langs.second.size() / sizeof(coff::resource_directory_entry);
-        for (u64 l = 0; l < nlangs; ++l) {
-          const auto lang = entry_at(langs.second, l);
-          if ((lang.offset_to_data & subdir) != 0)
-            return bytes_.fail(errc::malformed, langs.second.base() + l * 8 + 4, "resource language entry is a directory");
-          LINKSCOPE_TRY(data, tree.read<coff::resource_data_entry>(lang.offset_to_data,
-                                                                   "resource data entry past the resource directory"));
-          LINKSCOPE_TRY(bytes, at_rva(data.data_rva, data.size, tree.base() + lang.offset_to_data,
-                                      "resource data RVA outside every section"));
-          out.push_back(bytes);
-        }
-      }
-    }
-    return out;
-  }
+  result<std::vector<byte_view>> manifests() const;
 
   // The bound import table. Its directory entry holds a file offset (the
   // table normally sits in the headers, after the section table).
-  result<std::vector<bound_import>> bound_imports() const {
-    std::vector<bound_import> out;
-    const data_directory d = directory(coff::dir::bound_import);
-    if (d.virtual_address == 0 || d.size == 0) return out;
-    LINKSCOPE_TRY(table, bytes_.sub(d.virtual_address, d.size, "bound import table past end of file"));
-    const u64 count = table.size() / sizeof(coff::bound_import_descriptor);
-    u64 forwarders_left = 0;
-    for (u64 i = 0; i < count; ++i) {
-      const auto e = table.read_unchecked<coff::bound_import_descriptor>(i * sizeof(coff::bound_import_descriptor));
-      if (forwarders_left == 0 && e.time_date_stamp == 0 && e.offset_module_name == 0 &&
-          e.number_of_module_forwarder_refs == 0)
-        return out;
-      bound_import b;
-      b.time_date_stamp = e.time_date_stamp;
-      b.forwarder_ref = forwarders_left > 0;
-      LINKSCOPE_TRY(name, table.cstring(e.offset_module_name, "bound import module name past the table"));
-      b.module = name;
-      if (forwarders_left > 0) --forwarders_left;
-      else forwarders_left = e.number_of_module_forwarder_refs;
-      out.push_back(b);
-    }
-    return bytes_.fail(errc::malformed, d.virtual_address, "bound import table not terminated");
-  }
+  result<std::vector<bound_import>> bound_imports() const;
 
   // symbol_source: exports as defined global symbols (forwarders included,
   // with value 0; a DATA export is an object, every other a func), imports as undefined symbols carrying import info.
@@ -8075,53 +7856,11 @@ class image {
   }
 
  private:
-  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
-    const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
-    e.rva = rva;
-    e.address_offset = funcs.base() + index * 4;
-    if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
-      LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
-      e.forwarder = fwd;
-    } else {
-      e.data = !rva_is_code(rva);
-    }
-    return ok();
-  }
+  result<void> fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const;
 
   // `budget` bounds the total work: descriptors may share one lookup table,
   // so without it a crafted file could cost (file size)^2.
-  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
-    const u64 width = plus_ ? 8 : 4;
-    const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
-    // The table must end with a zero thunk inside its section: bound the
-    // loop by the raw bytes left from its start.
-    LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
-    const u64 max_entries = table.size() / width;
-    for (u64 i = 0;; ++i) {
-      if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
-      const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
-                          : load<u32, std::endian::little>(table.data() + i * width);
-      if (v == 0) break;
-      if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
-      --budget;
-      imported_function fn;
-      fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
-      if (v & flag) {
-        fn.ordinal = static_cast<u16>(v & 0xffff);
-      } else {
-        if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
-        const u64 hn = v - bias;
-        if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
-        LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
-        if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
-        fn.hint = load<u16, std::endian::little>(entry.data());
-        LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
-        fn.name = name;
-      }
-      dll.functions.push_back(fn);
-    }
-    return ok();
-  }
+  result<void> read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const;
 
   byte_view bytes_;
   record_array<section_header> sections_;
@@ -8138,6 +7877,294 @@ class image {
 };
 
 static_assert(symbol_source<image>);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<image> image::parse(byte_view bytes) noexcept {
+  image img;
+  img.bytes_ = bytes;
+  LINKSCOPE_TRY(dos, bytes.read<coff::dos_header_prefix>(0, "truncated DOS header"));
+  if (dos.magic[0] != 'M' || dos.magic[1] != 'Z') return bytes.fail(errc::bad_magic, 0, "not a PE image (no MZ)");
+  const u64 pe_offset = dos.e_lfanew;
+  LINKSCOPE_TRY(sig, bytes.sub(pe_offset, 4, "PE signature past end of file"));
+  if (std::memcmp(sig.data(), "PE\0\0", 4) != 0) return bytes.fail(errc::bad_magic, pe_offset, "bad PE signature");
+  LINKSCOPE_TRY(fh, bytes.read<coff::file_header>(pe_offset + 4, "truncated COFF file header"));
+  img.machine_ = fh.machine;
+  img.characteristics_ = fh.characteristics;
+  img.coff_header_offset_ = pe_offset + 4;
+  img.has_symbol_table_ = fh.number_of_symbols != 0;
+  img.header_.machine = fh.machine;
+  img.header_.characteristics = fh.characteristics;
+  const u64 opt = pe_offset + 4 + sizeof(coff::file_header);
+  const u64 opt_size = fh.size_of_optional_header;
+  LINKSCOPE_TRY(optional, bytes.sub(opt, opt_size, "optional header past end of file"));
+  if (opt_size < 2) return bytes.fail(errc::truncated, opt, "optional header too small");
+  const u16 magic = load<u16, std::endian::little>(optional.data());
+  u64 dirs_at = 0;
+  u64 count_at = 0;
+  if (magic == coff::pe32_magic) {
+    img.plus_ = false;
+    if (opt_size < 96) return bytes.fail(errc::truncated, opt, "PE32 optional header too small");
+    img.image_base_ = load<u32, std::endian::little>(optional.data() + 28);
+    count_at = 92;
+    dirs_at = 96;
+  } else if (magic == coff::pe32plus_magic) {
+    img.plus_ = true;
+    if (opt_size < 112) return bytes.fail(errc::truncated, opt, "PE32+ optional header too small");
+    img.image_base_ = load<u64, std::endian::little>(optional.data() + 24);
+    count_at = 108;
+    dirs_at = 112;
+  } else {
+    return bytes.fail(errc::bad_magic, opt, "unknown optional header magic");
+  }
+  img.size_of_headers_ = load<u32, std::endian::little>(optional.data() + 60);
+  const auto versions = optional.read_unchecked<coff::optional_header_versions>(0);  // 72 <= 96 bytes
+  img.header_.pe32_plus = img.plus_;
+  img.header_.major_linker_version = versions.major_linker_version;
+  img.header_.minor_linker_version = versions.minor_linker_version;
+  img.header_.major_os_version = versions.major_operating_system_version;
+  img.header_.minor_os_version = versions.minor_operating_system_version;
+  img.header_.major_image_version = versions.major_image_version;
+  img.header_.minor_image_version = versions.minor_image_version;
+  img.header_.major_subsystem_version = versions.major_subsystem_version;
+  img.header_.minor_subsystem_version = versions.minor_subsystem_version;
+  img.header_.subsystem = versions.subsystem;
+  img.header_.dll_characteristics = versions.dll_characteristics;
+  u64 ndirs = load<u32, std::endian::little>(optional.data() + count_at);
+  const u64 room = (opt_size - dirs_at) / sizeof(data_directory);
+  if (ndirs > room) ndirs = room;  // the loader reads only what the header holds
+  LINKSCOPE_TRY(dirs, optional.array<data_directory>(dirs_at, ndirs));
+  img.dirs_ = dirs;
+  img.dirs_offset_ = opt + dirs_at;
+  LINKSCOPE_TRY(sections, bytes.array<section_header>(opt + opt_size, fh.number_of_sections,
+                                                      sizeof(section_header), "section table past end of file"));
+  img.sections_ = sections;
+  return img;
+}
+
+LINKSCOPE_FUNC result<std::vector<export_entry>> image::exports() const {
+  std::vector<export_entry> out;
+  const data_directory d = directory(coff::dir::export_);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  const u64 where = dirs_offset_;
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where,
+                             "export directory RVA outside every section"));
+  const auto ed = view.read_unchecked<coff::export_directory>(0);
+  const u64 dir_at = view.base();
+  const u64 nfunc = ed.number_of_functions;
+  const u64 nname = ed.number_of_names;
+  if (nfunc > 0 && u64{ed.ordinal_base} + nfunc - 1 > 0xffff)
+    return bytes_.fail(errc::overflow, dir_at + 16, "export ordinal base overflow");
+  // Tables: sizes checked against the section's raw data before any loop.
+  byte_view funcs, names, ords;
+  if (nfunc > 0) {
+    LINKSCOPE_TRY(f, at_rva(ed.address_of_functions, nfunc * 4, dir_at + 28,
+                            "export address table RVA outside every section"));
+    funcs = f;
+  }
+  if (nname > 0) {
+    LINKSCOPE_TRY(n, at_rva(ed.address_of_names, nname * 4, dir_at + 32,
+                            "export name table RVA outside every section"));
+    LINKSCOPE_TRY(o, at_rva(ed.address_of_name_ordinals, nname * 2, dir_at + 36,
+                            "export ordinal table RVA outside every section"));
+    names = n;
+    ords = o;
+  }
+  std::vector<bool> named(static_cast<std::size_t>(nfunc), false);
+  out.reserve(static_cast<std::size_t>(nname));
+  for (u64 j = 0; j < nname; ++j) {
+    const u32 name_rva = load<u32, std::endian::little>(names.data() + j * 4);
+    const u16 index = load<u16, std::endian::little>(ords.data() + j * 2);
+    if (index >= nfunc) return bytes_.fail(errc::out_of_range, ords.base() + j * 2, "export name ordinal out of range");
+    LINKSCOPE_TRY(name, string_at_rva(name_rva, names.base() + j * 4));
+    export_entry e;
+    e.name = name;
+    e.ordinal = ed.ordinal_base + index;
+    e.hint = static_cast<u32>(j);
+    LINKSCOPE_CHECK(fill_function(e, funcs, index, d));
+    named[index] = true;
+    out.push_back(e);
+  }
+  for (u64 i = 0; i < nfunc; ++i) {
+    if (named[static_cast<std::size_t>(i)]) continue;
+    if (load<u32, std::endian::little>(funcs.data() + i * 4) == 0) continue;  // unused slot
+    export_entry e;
+    e.ordinal = static_cast<u32>(ed.ordinal_base + i);
+    LINKSCOPE_CHECK(fill_function(e, funcs, i, d));
+    out.push_back(e);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<imported_dll>> image::imports() const {
+  std::vector<imported_dll> out;
+  const data_directory d = directory(coff::dir::import);
+  if (d.virtual_address == 0) return out;
+  u64 budget = bytes_.size() / 4;
+  for (u64 i = 0;; ++i) {
+    const u64 rva = u64{d.virtual_address} + i * sizeof(coff::import_descriptor);
+    LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::import_descriptor), dirs_offset_ + 8,
+                               "import directory RVA outside every section"));
+    const auto desc = view.read_unchecked<coff::import_descriptor>(0);
+    if (desc.original_first_thunk == 0 && desc.name == 0 && desc.first_thunk == 0) break;
+    imported_dll dll;
+    LINKSCOPE_TRY(name, string_at_rva(desc.name, view.base() + 12));
+    dll.name = name;
+    const u32 lookup = desc.original_first_thunk != 0 ? desc.original_first_thunk.value() : desc.first_thunk.value();
+    LINKSCOPE_CHECK(read_thunks(lookup, desc.first_thunk, 0, view.base(), dll, budget));
+    out.push_back(std::move(dll));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<imported_dll>> image::delay_imports() const {
+  std::vector<imported_dll> out;
+  const data_directory d = directory(coff::dir::delay_import);
+  if (d.virtual_address == 0) return out;
+  u64 budget = bytes_.size() / 4;
+  for (u64 i = 0;; ++i) {
+    const u64 rva = u64{d.virtual_address} + i * sizeof(coff::delay_import_descriptor);
+    LINKSCOPE_TRY(view, at_rva(rva, sizeof(coff::delay_import_descriptor), dirs_offset_ + 13 * 8,
+                               "delay-import directory RVA outside every section"));
+    const auto desc = view.read_unchecked<coff::delay_import_descriptor>(0);
+    if (desc.dll_name == 0 && desc.import_name_table == 0 && desc.import_address_table == 0) break;
+    // Attributes bit 0 clear: pre-VC7 tables hold VAs.
+    const u64 bias = (desc.attributes & 1u) ? 0 : image_base_;
+    auto unbias = [&](u64 v) -> result<u64> {
+      if (v < bias) return bytes_.fail(errc::out_of_range, view.base(), "delay-import VA below ImageBase");
+      return v - bias;
+    };
+    imported_dll dll;
+    dll.delay_load = true;
+    dll.delay_attributes = desc.attributes;
+    LINKSCOPE_TRY(name_rva, unbias(desc.dll_name));
+    LINKSCOPE_TRY(name, string_at_rva(name_rva, view.base() + 4));
+    dll.name = name;
+    LINKSCOPE_TRY(int_rva, unbias(desc.import_name_table));
+    LINKSCOPE_TRY(iat_rva, unbias(desc.import_address_table));
+    LINKSCOPE_CHECK(read_thunks(int_rva, iat_rva, bias, view.base(), dll, budget));
+    out.push_back(std::move(dll));
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<byte_view>> image::manifests() const {
+  std::vector<byte_view> out;
+  const data_directory d = directory(coff::dir::resource);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  LINKSCOPE_TRY(tree, at_rva(d.virtual_address, d.size, dirs_offset_ + 2 * 8,
+                             "resource directory RVA outside every section"));
+  // One table: its entries, checked against the tree's bytes.
+  auto entries = [&](u64 offset) -> result<std::pair<coff::resource_directory, byte_view>> {
+    LINKSCOPE_TRY(dir, tree.read<coff::resource_directory>(offset, "resource table past the resource directory"));
+    const u64 n = u64{dir.number_of_named_entries} + dir.number_of_id_entries;
+    LINKSCOPE_TRY(list, tree.sub(offset + sizeof(coff::resource_directory), n * sizeof(coff::resource_directory_entry),
+                                 "resource entries past the resource directory"));
+    return std::pair<coff::resource_directory, byte_view>{dir, list};
+  };
+  auto entry_at = [](byte_view list, u64 i) {
+    return list.read_unchecked<coff::resource_directory_entry>(i * sizeof(coff::resource_directory_entry));
+  };
+  constexpr u32 subdir = 0x80000000u;
+  LINKSCOPE_TRY(root, entries(0));
+  const u64 types = root.second.size() / sizeof(coff::resource_directory_entry);
+  for (u64 t = 0; t < types; ++t) {
+    const auto type = entry_at(root.second, t);
+    if ((type.name & subdir) != 0 || type.name != coff::rt_manifest) continue;
+    if ((type.offset_to_data & subdir) == 0)
+      return bytes_.fail(errc::malformed, root.second.base() + t * 8 + 4, "resource type is not a directory");
+    LINKSCOPE_TRY(names, entries(type.offset_to_data & ~subdir));
+    const u64 nnames = names.second.size() / sizeof(coff::resource_directory_entry);
+    for (u64 n = 0; n < nnames; ++n) {
+      const auto name = entry_at(names.second, n);
+      if ((name.offset_to_data & subdir) == 0)
+        return bytes_.fail(errc::malformed, names.second.base() + n * 8 + 4, "resource name is not a directory");
+      LINKSCOPE_TRY(langs, entries(name.offset_to_data & ~subdir));
+      const u64 nlangs = langs.second.size() / sizeof(coff::resource_directory_entry);
+      for (u64 l = 0; l < nlangs; ++l) {
+        const auto lang = entry_at(langs.second, l);
+        if ((lang.offset_to_data & subdir) != 0)
+          return bytes_.fail(errc::malformed, langs.second.base() + l * 8 + 4, "resource language entry is a directory");
+        LINKSCOPE_TRY(data, tree.read<coff::resource_data_entry>(lang.offset_to_data,
+                                                                 "resource data entry past the resource directory"));
+        LINKSCOPE_TRY(bytes, at_rva(data.data_rva, data.size, tree.base() + lang.offset_to_data,
+                                    "resource data RVA outside every section"));
+        out.push_back(bytes);
+      }
+    }
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC result<std::vector<bound_import>> image::bound_imports() const {
+  std::vector<bound_import> out;
+  const data_directory d = directory(coff::dir::bound_import);
+  if (d.virtual_address == 0 || d.size == 0) return out;
+  LINKSCOPE_TRY(table, bytes_.sub(d.virtual_address, d.size, "bound import table past end of file"));
+  const u64 count = table.size() / sizeof(coff::bound_import_descriptor);
+  u64 forwarders_left = 0;
+  for (u64 i = 0; i < count; ++i) {
+    const auto e = table.read_unchecked<coff::bound_import_descriptor>(i * sizeof(coff::bound_import_descriptor));
+    if (forwarders_left == 0 && e.time_date_stamp == 0 && e.offset_module_name == 0 &&
+        e.number_of_module_forwarder_refs == 0)
+      return out;
+    bound_import b;
+    b.time_date_stamp = e.time_date_stamp;
+    b.forwarder_ref = forwarders_left > 0;
+    LINKSCOPE_TRY(name, table.cstring(e.offset_module_name, "bound import module name past the table"));
+    b.module = name;
+    if (forwarders_left > 0) --forwarders_left;
+    else forwarders_left = e.number_of_module_forwarder_refs;
+    out.push_back(b);
+  }
+  return bytes_.fail(errc::malformed, d.virtual_address, "bound import table not terminated");
+}
+
+LINKSCOPE_FUNC result<void> image::fill_function(export_entry& e, byte_view funcs, u64 index, data_directory d) const {
+  const u32 rva = load<u32, std::endian::little>(funcs.data() + index * 4);
+  e.rva = rva;
+  e.address_offset = funcs.base() + index * 4;
+  if (rva >= d.virtual_address && rva - d.virtual_address < d.size) {
+    LINKSCOPE_TRY(fwd, string_at_rva(rva, funcs.base() + index * 4));
+    e.forwarder = fwd;
+  } else {
+    e.data = !rva_is_code(rva);
+  }
+  return ok();
+}
+
+LINKSCOPE_FUNC result<void> image::read_thunks(u64 lookup_rva, u64 iat_rva, u64 bias, u64 where, imported_dll& dll, u64& budget) const {
+  const u64 width = plus_ ? 8 : 4;
+  const u64 flag = plus_ ? (u64{1} << 63) : (u64{1} << 31);
+  // The table must end with a zero thunk inside its section: bound the
+  // loop by the raw bytes left from its start.
+  LINKSCOPE_TRY(table, section_tail_at_rva(lookup_rva, where));
+  const u64 max_entries = table.size() / width;
+  for (u64 i = 0;; ++i) {
+    if (i >= max_entries) return bytes_.fail(errc::malformed, table.base(), "import lookup table not terminated");
+    const u64 v = plus_ ? load<u64, std::endian::little>(table.data() + i * width)
+                        : load<u32, std::endian::little>(table.data() + i * width);
+    if (v == 0) break;
+    if (budget == 0) return bytes_.fail(errc::too_large, table.base(), "import tables larger than the file allows");
+    --budget;
+    imported_function fn;
+    fn.thunk_rva = static_cast<u32>(iat_rva + i * width);
+    if (v & flag) {
+      fn.ordinal = static_cast<u16>(v & 0xffff);
+    } else {
+      if (v < bias) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name VA below ImageBase");
+      const u64 hn = v - bias;
+      if (hn > 0xffffffffu) return bytes_.fail(errc::out_of_range, table.base() + i * width, "hint/name RVA out of range");
+      LINKSCOPE_TRY(entry, section_tail_at_rva(hn, table.base() + i * width));
+      if (entry.size() < 3) return bytes_.fail(errc::truncated, entry.base(), "hint/name entry truncated");
+      fn.hint = load<u16, std::endian::little>(entry.data());
+      LINKSCOPE_TRY(name, entry.cstring(2, "import name has no NUL"));
+      fn.name = name;
+    }
+    dll.functions.push_back(fn);
+  }
+  return ok();
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace pe
 }  // namespace v0
@@ -10181,6 +10208,11 @@ struct document {
   u64 offset = 0;                         // of the document's `---` line
 };
 
+// Every document of a .tbd file, in order (the first is the library itself).
+result<std::vector<document>> read(byte_view text);
+
+#if LINKSCOPE_DEFINITIONS
+// The reader: compiled mode parses it only in src/.
 namespace detail {
 
 struct line {
@@ -10580,8 +10612,7 @@ inline result<document> to_document(const node& root, unsigned tag_version, u64 
 
 }  // namespace detail
 
-// Every document of a .tbd file, in order (the first is the library itself).
-inline result<std::vector<document>> read(byte_view text) {
+LINKSCOPE_FUNC result<std::vector<document>> read(byte_view text) {
   std::vector<document> out;
   const std::string_view all = text.chars();
   std::vector<detail::line> lines;
@@ -10637,6 +10668,7 @@ inline result<std::vector<document>> read(byte_view text) {
   if (out.empty()) return text.fail(errc::bad_magic, 0, "no tbd document");
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Whether a section (or a document) listing `targets` applies to `arch`
 // (x86_64, arm64, ...): v4 targets are ARCH-PLATFORM ("arm64-macos",
@@ -10851,6 +10883,8 @@ result<void> nm_file(byte_view bytes, std::string_view display, const nm_options
 result<void> nm_file_objects(byte_view bytes, std::string_view display, const nm_options& options,
                              std::vector<nm_object>& objects, std::vector<nm_problem>* problems = nullptr);
 
+#if LINKSCOPE_DEFINITIONS
+// What follows is the implementation: compiled mode parses it only in src/.
 namespace detail {
 
 // BFD's section flags, as far as the letter needs them.
@@ -11486,7 +11520,6 @@ class nm_lister {
 
 }  // namespace detail
 
-#if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC bool is_nm_coff(byte_view bytes) noexcept {
   if (bytes.size() < 20) return false;
   const unsigned char* p = bytes.data();
@@ -14437,7 +14470,47 @@ inline bool looks_like_tbd(byte_view bytes) noexcept {
   return text.substr(at, 3) == "---";
 }
 
-inline void read_macho(dyld_file& out, std::uint32_t cputype) {
+void read_macho(dyld_file& out, std::uint32_t cputype);
+
+void read_tbd(dyld_file& out, std::string_view arch);
+
+}  // namespace detail
+
+class dyld_cache {
+ public:
+  dyld_cache() = default;
+  dyld_cache(const dyld_cache&) = delete;
+  dyld_cache& operator=(const dyld_cache&) = delete;
+  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
+  dyld_cache(dyld_cache&& other) noexcept
+      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+        hits_(other.hits_) {}
+  dyld_cache& operator=(dyld_cache&& other) noexcept {
+    by_path_ = std::move(other.by_path_);
+    by_file_ = std::move(other.by_file_);
+    files_ = other.files_;
+    hits_ = other.hits_;
+    return *this;
+  }
+
+  std::size_t files() const noexcept { return files_; }
+  std::size_t hits() const noexcept { return hits_; }
+
+  // The file at host path `file`, read for architecture (cputype, arch name).
+  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
+  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch);
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
+  std::mutex lock_;
+  std::size_t files_ = 0;
+  std::size_t hits_ = 0;
+};
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC void read_macho(dyld_file& out, std::uint32_t cputype) {
   auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
   if (!l) {
     out.error = describe(l.error());
@@ -14476,7 +14549,7 @@ inline void read_macho(dyld_file& out, std::uint32_t cputype) {
   out.images.push_back(std::move(img));
 }
 
-inline void read_tbd(dyld_file& out, std::string_view arch) {
+LINKSCOPE_FUNC void read_tbd(dyld_file& out, std::string_view arch) {
   auto docs = macho::tbd::read(out.mapped->bytes());
   if (!docs) {
     out.error = describe(docs.error());
@@ -14506,90 +14579,62 @@ inline void read_tbd(dyld_file& out, std::string_view arch) {
     out.images.push_back(std::move(img));
   }
 }
-
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
-class dyld_cache {
- public:
-  dyld_cache() = default;
-  dyld_cache(const dyld_cache&) = delete;
-  dyld_cache& operator=(const dyld_cache&) = delete;
-  // Moving takes the files, not the lock (no thread may use either cache meanwhile).
-  dyld_cache(dyld_cache&& other) noexcept
-      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
-        hits_(other.hits_) {}
-  dyld_cache& operator=(dyld_cache&& other) noexcept {
-    by_path_ = std::move(other.by_path_);
-    by_file_ = std::move(other.by_file_);
-    files_ = other.files_;
-    hits_ = other.hits_;
-    return *this;
-  }
-
-  std::size_t files() const noexcept { return files_; }
-  std::size_t hits() const noexcept { return hits_; }
-
-  // The file at host path `file`, read for architecture (cputype, arch name).
-  // A file that cannot be read, or is neither Mach-O nor .tbd, has ok() false.
-  std::shared_ptr<const detail::dyld_file> open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
-    using file_ptr = std::shared_ptr<const detail::dyld_file>;
-    std::string key = file;
-    key.push_back('\0');
-    key.append(std::to_string(cputype));
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto it = by_path_.find(key);
-      if (it != by_path_.end()) {
-        ++hits_;
-        return it->second;
-      }
-    }
-    auto mapped = mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::dyld_file>();
-      failed->error = std::string("cannot read: ") + mapped.error().message;
-      failed->absent = mapped.error().code == errc::not_found;
-      // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
-      failed->reason = failed->absent ? "no such file" : mapped.error().message;
-      std::lock_guard<std::mutex> hold(lock_);
-      return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
-    }
-    const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = by_file_.find(id);
-      if (same != by_file_.end()) {
-        ++hits_;
-        return by_path_.emplace(std::move(key), same->second).first->second;
-      }
-    }
-    auto f = std::make_shared<detail::dyld_file>();
-    f->device = mapped->device();
-    f->inode = mapped->inode();
-    f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
-    const byte_view bytes = f->mapped->bytes();
-    if (macho::is_macho(bytes) || macho::is_fat(bytes))
-      detail::read_macho(*f, cputype);
-    else if (detail::looks_like_tbd(bytes))
-      detail::read_tbd(*f, arch);
-    else {
-      f->error = "not a Mach-O file or a .tbd stub";
-      f->reason = "not Mach-O";
-    }
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::shared_ptr<const detail::dyld_file> dyld_cache::open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
+  using file_ptr = std::shared_ptr<const detail::dyld_file>;
+  std::string key = file;
+  key.push_back('\0');
+  key.append(std::to_string(cputype));
+  {
     std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
-    if (fresh) ++files_;
-    else ++hits_;  // another thread read it meanwhile: keep the first
-    return by_path_.emplace(std::move(key), same->second).first->second;
+    auto it = by_path_.find(key);
+    if (it != by_path_.end()) {
+      ++hits_;
+      return it->second;
+    }
   }
-
- private:
-  std::unordered_map<std::string, std::shared_ptr<const detail::dyld_file>> by_path_;
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>, std::shared_ptr<const detail::dyld_file>> by_file_;
-  std::mutex lock_;
-  std::size_t files_ = 0;
-  std::size_t hits_ = 0;
-};
+  auto mapped = mapped_file::open(file);
+  if (!mapped) {
+    auto failed = std::make_shared<detail::dyld_file>();
+    failed->error = std::string("cannot read: ") + mapped.error().message;
+    failed->absent = mapped.error().code == errc::not_found;
+    // A symlink loop, a folder, no permission: dyld's "tried: ... (reason)".
+    failed->reason = failed->absent ? "no such file" : mapped.error().message;
+    std::lock_guard<std::mutex> hold(lock_);
+    return by_path_.emplace(std::move(key), file_ptr(std::move(failed))).first->second;
+  }
+  const std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> id{mapped->device(), mapped->inode(), cputype};
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto same = by_file_.find(id);
+    if (same != by_file_.end()) {
+      ++hits_;
+      return by_path_.emplace(std::move(key), same->second).first->second;
+    }
+  }
+  auto f = std::make_shared<detail::dyld_file>();
+  f->device = mapped->device();
+  f->inode = mapped->inode();
+  f->mapped = std::make_shared<const mapped_file>(std::move(*mapped));
+  const byte_view bytes = f->mapped->bytes();
+  if (macho::is_macho(bytes) || macho::is_fat(bytes))
+    detail::read_macho(*f, cputype);
+  else if (detail::looks_like_tbd(bytes))
+    detail::read_tbd(*f, arch);
+  else {
+    f->error = "not a Mach-O file or a .tbd stub";
+    f->reason = "not Mach-O";
+  }
+  std::lock_guard<std::mutex> hold(lock_);
+  auto [same, fresh] = by_file_.emplace(id, file_ptr(std::move(f)));
+  if (fresh) ++files_;
+  else ++hits_;  // another thread read it meanwhile: keep the first
+  return by_path_.emplace(std::move(key), same->second).first->second;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -15666,9 +15711,12 @@ struct object_image {
   // false: a package check). Built on first use, once per run however many
   // roots load the object, by whichever thread asks first. Keyed by the GNU
   // hash of the name without its bit 0 (definitions::key), read from the
-  // DT_GNU_HASH chain where the symbol has an entry there: the names of a
-  // big library's tens of thousands of symbols are then never read, only
-  // those of the few candidates a lookup compares.
+  // DT_GNU_HASH chain where the symbol has an entry there: neither the
+  // records nor the names of a big library's tens of thousands of symbols
+  // are then read, only those of the few candidates of a lookup's hash (it
+  // applies ld_so_can_match and compares names). The symbols before the
+  // chain (undefined ones, an executable's PLT addresses among them) are
+  // read and hashed by name.
   struct definitions {
     // (mix(key), symidx), grouped by the top `bits` of mix(key) (the bucket),
     // each bucket in .dynsym order; bucket b is [buckets[b], buckets[b + 1]).
@@ -15691,14 +15739,16 @@ struct object_image {
     std::call_once(own_once_, [this] {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> found;  // in .dynsym order
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
-        const Sym s = dynsym[i];
-        if (!ld_so_can_match(s)) continue;
         std::uint32_t chained = 0;
-        if (s.st_name != 0 && hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
-          // An empty name here is never a candidate: lookups compare names.
+        if (hashes.gnu_chain_hash(static_cast<u32>(i), chained)) {
+          // A symbol of the GNU chain is taken by its hash alone, without
+          // reading its record: a lookup applies ld_so_can_match to the few
+          // candidates of its hash, and compares their names (never empty).
           found.emplace_back(definitions::mix(chained & ~1u), static_cast<std::uint32_t>(i));
           continue;
         }
+        const Sym s = dynsym[i];
+        if (!ld_so_can_match(s)) continue;
         const std::string_view name = name_of(s);
         if (!name.empty()) found.emplace_back(definitions::mix(definitions::key(name)), static_cast<std::uint32_t>(i));
       }
@@ -15739,13 +15789,17 @@ inline void prefault(const mapped_file& file, const unsigned char* data, std::si
 #endif
 }
 
-// Pre-fault what relocating `img` reads in full: .dynstr and the relocation tables.
+// Pre-fault what relocating `img` reads in full: .dynsym, the version
+// indices, .dynstr and the relocation tables.
 template <class ET>
 void prefault_relocated(const object_image<ET>& img) noexcept {
   if (!img.mapped || !img.ok) return;
   const mapped_file& m = *img.mapped;
   const auto& d = img.dyn;
   const unsigned char* base = img.elf.bytes().data();
+  if (!img.dynsym.empty())
+    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img.dynsym.size() * sizeof(typename ET::Sym));
+  if (img.has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img.dynsym.size());
   prefault(m, img.dynstr.data(), img.dynstr.size());
   for (auto table : {d.rela_table(), d.rel_table()})
     if (table && table->present) prefault(m, base + table->offset, table->size);
@@ -15830,15 +15884,9 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
       if (!e.base()) img->versions[i] = entry;
     }
   }
-  // Everything below is read in full by the resolver: .dynsym and the
-  // version indices always (an object's own definitions walk them); the
-  // names and the relocations only when every object is relocated
-  // (`relocated`), else relocating a root pre-faults its own (prefault_relocated).
-  const mapped_file& m = *img->mapped;
-  const unsigned char* base = img->elf.bytes().data();
-  if (!img->dynsym.empty())
-    prefault(m, base + (d.offset_of(d.symtab(), 0).value_or(0)), img->dynsym.size() * sizeof(typename ET::Sym));
-  if (img->has_versym()) prefault(m, base + (d.offset_of(d.versym(), 0).value_or(0)), 2 * img->dynsym.size());
+  // Everything prefault_relocated names is read in full when every object
+  // is relocated (`relocated`); else relocating a root pre-faults its own,
+  // and an object that is only looked into is read where a lookup lands.
   if (relocated) prefault_relocated(*img);
   return img;
 }
@@ -15905,12 +15953,15 @@ class object_cache {
     for (const file_id& id : ids) ++pending_[id];
   }
   void end_use(const std::vector<file_id>& ids) {
+    // The images let go are destroyed (their files unmapped) after the lock
+    // is released: other threads' opens do not wait for munmap.
+    std::vector<std::shared_ptr<const void>> gone;
     std::lock_guard<std::mutex> hold(lock_);
     for (const file_id& id : ids) {
       auto it = pending_.find(id);
       if (it != pending_.end() && --it->second != 0) continue;
       if (it != pending_.end()) pending_.erase(it);
-      std::apply([&](auto&... each) { (release(each, id), ...); }, stores_);
+      std::apply([&](auto&... each) { (release(each, id, gone), ...); }, stores_);
     }
   }
   // Images held now, the most held at once, and how many were let go by end_use.
@@ -16016,9 +16067,10 @@ class object_cache {
     return it != s.by_path.end() && it->second->ok;
   }
   template <class ET>
-  void release(store<ET>& s, const file_id& id) {  // lock_ held
+  void release(store<ET>& s, const file_id& id, std::vector<std::shared_ptr<const void>>& gone) {  // lock_ held
     auto it = s.by_file.find(id);
     if (it == s.by_file.end()) return;
+    gone.push_back(it->second.image);
     for (const std::string& path : it->second.paths) s.by_path.erase(path);
     bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
                                                         : closure_only_ ? closure_only_cost : std::size_t{0});
@@ -16702,8 +16754,10 @@ class binder : public loader<ET> {
         const auto& img = *images_[out_.search_list[pos]];
         candidates_.clear();
         for (auto it = begin; it != end; ++it)
-          if (it->first == mixed && !name.empty() && img.name_of(img.dynsym[it->second]) == name)
-            candidates_.push_back({pos, it->second});
+          if (it->first == mixed && !name.empty()) {
+            const Sym def = img.dynsym[it->second];
+            if (ld_so_can_match(def) && img.name_of(def) == name) candidates_.push_back({pos, it->second});
+          }
         return !candidates_.empty() && try_object(candidates_.data(), candidates_.data() + candidates_.size(), result);
       };
       if (symbolic && scope_pos_[self] != no_object && probe(scope_pos_[self])) return result;
@@ -19780,7 +19834,11 @@ struct macho_violations {
   bool any() const noexcept { return !above_target.empty() || !missing_archs.empty(); }
 };
 
-inline macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
+macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
+                                    const std::vector<std::string>& required_archs);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC macho_violations check_macho(const macho_floors& f, std::optional<macho::packed_version> target,
                                     const std::vector<std::string>& required_archs) {
   macho_violations out;
   if (target)
@@ -19790,6 +19848,7 @@ inline macho_violations check_macho(const macho_floors& f, std::optional<macho::
     if (!f.has_arch(arch)) out.missing_archs.push_back(arch);
   return out;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -20179,27 +20238,7 @@ constexpr const char* pe_machine_name(u16 machine) noexcept {
   }
 }
 
-inline result<pe_floors> pe_floors_of(byte_view bytes) {
-  LINKSCOPE_TRY(img, pe::image::parse(bytes));
-  pe_floors out;
-  const pe::header_info& h = img.header();
-  out.machine = h.machine;
-  out.pe32_plus = h.pe32_plus;
-  out.dll = img.is_dll();
-  out.subsystem = h.subsystem;
-  out.major_os_version = h.major_os_version;
-  out.minor_os_version = h.minor_os_version;
-  out.major_subsystem_version = h.major_subsystem_version;
-  out.minor_subsystem_version = h.minor_subsystem_version;
-  LINKSCOPE_TRY(imports, img.imports());
-  LINKSCOPE_TRY(delayed, img.delay_imports());
-  for (const auto* list : {&imports, &delayed})
-    for (const auto& dll : *list) {
-      out.imports.emplace_back(dll.name);
-      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
-    }
-  return out;
-}
+result<pe_floors> pe_floors_of(byte_view bytes);
 
 // "6.1" for a Windows version pair.
 inline std::string windows_version_string(u16 major, u16 minor) {
@@ -20220,6 +20259,30 @@ inline std::optional<std::pair<u16, u16>> parse_windows_version(std::string_view
   if (number(major) > 0xffff || number(minor) > 0xffff) return std::nullopt;
   return std::pair<u16, u16>{static_cast<u16>(number(major)), static_cast<u16>(number(minor))};
 }
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<pe_floors> pe_floors_of(byte_view bytes) {
+  LINKSCOPE_TRY(img, pe::image::parse(bytes));
+  pe_floors out;
+  const pe::header_info& h = img.header();
+  out.machine = h.machine;
+  out.pe32_plus = h.pe32_plus;
+  out.dll = img.is_dll();
+  out.subsystem = h.subsystem;
+  out.major_os_version = h.major_os_version;
+  out.minor_os_version = h.minor_os_version;
+  out.major_subsystem_version = h.major_subsystem_version;
+  out.minor_subsystem_version = h.minor_subsystem_version;
+  LINKSCOPE_TRY(imports, img.imports());
+  LINKSCOPE_TRY(delayed, img.delay_imports());
+  for (const auto* list : {&imports, &delayed})
+    for (const auto& dll : *list) {
+      out.imports.emplace_back(dll.name);
+      if (auto crt = classify_crt(dll.name)) out.crts.push_back(std::move(*crt));
+    }
+  return out;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -22878,8 +22941,11 @@ struct prefix_report {
   std::size_t skipped_non_elf = 0, skipped_symlinks = 0, skipped_static = 0;
   std::vector<std::string> warnings;
   std::size_t failed = 0;                     // files that could not be analysed (file_report::failure)
-  // Distinct files parsed (the caches): each counts once, also when the
-  // ELF cache let it go after its last root and it was not needed again.
+  // Distinct files parsed (the caches), each once, however many roots load
+  // it: the ELF cache lets a file go after the last root that loads it, so
+  // it is never parsed twice (unless cache_limit flushed it; it still counts
+  // once). The check's first pass, which reads only each file's dynamic
+  // section, does not count.
   std::size_t objects_parsed = 0;
   // The ELF cache's images: how many it let go once no pending root needed
   // them, and the most it held at once (neither is in the JSON).
@@ -23003,6 +23069,13 @@ result<prefix_report> check_prefix(const std::string& prefix, const prefix_optio
 
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
+// A Python extension module on Windows: FILE.pyd, in any case.
+inline bool is_pyd(std::string_view path) noexcept {
+  if (path.size() < 4) return false;
+  const std::string_view ext = path.substr(path.size() - 4);
+  return ext[0] == '.' && (ext[1] | 0x20) == 'p' && (ext[2] | 0x20) == 'y' && (ext[3] | 0x20) == 'd';
+}
+
 
 // What a walk needs to know of a file before linking it. `dynamic`, `macho`
 // and `pe` are checked; `other_elf` and `other_macho` (objects, static
@@ -23531,11 +23604,26 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
-  if (windows_options.path.empty())
-    for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
-      std::error_code e2;
-      if (fs::is_directory(prefix + sub, e2)) windows_options.path.push_back(prefix + sub);
-    }
+  std::vector<std::string> conda_dirs;
+  for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
+    std::error_code e2;
+    if (fs::is_directory(prefix + sub, e2)) conda_dirs.push_back(prefix + sub);
+  }
+  if (windows_options.path.empty()) windows_options.path = conda_dirs;
+  // A .pyd is loaded by Python 3.8+ (Python/dynload_win.c): LoadLibraryExW
+  // with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
+  // so its own folder, python.exe's folder, the os.add_dll_directory folders
+  // and System32 are searched, never PATH. conda's python adds the
+  // environment's DLL folders with AddDllDirectory at start-up
+  // (CondaEcosystemModifyDllSearchPath): the same folders as its PATH above,
+  // unless the caller gave dll_dirs.
+  winload_options pyd_options = windows_options;
+  pyd_options.mode = load_mode::python;
+  if (pyd_options.dll_dirs.empty()) pyd_options.dll_dirs = conda_dirs;
+  if (pyd_options.executable.empty()) {
+    std::error_code e2;
+    if (fs::is_regular_file(prefix + "/python.exe", e2)) pyd_options.executable = prefix + "/python.exe";
+  }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
   unsigned jobs = threads;
@@ -23602,7 +23690,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else if (kind == detail::walk_kind::pe) {
-        auto link = load_windows(f, windows_options, windows_files);
+        auto link = load_windows(f, detail::is_pyd(f) ? pyd_options : windows_options, windows_files);
         if (!link) fr.failure = link.error().err;
         else {
           verdicts.judge_pe(*link, fr);

@@ -23,6 +23,7 @@
 // about 45 mingw/clang tool runs build the fixtures. 7-12 s in all here.
 #include <linkscope/coff/pe.hpp>
 #include <linkscope/core/mapped_file.hpp>
+#include <linkscope/resolve/check.hpp>
 #include <linkscope/resolve/pe_load.hpp>
 
 #include <catch2/catch.hpp>
@@ -805,4 +806,76 @@ TEST_CASE("bound imports are read, never used to resolve: wine and we load bound
   CHECK(std::none_of(wine.out.begin(), wine.out.end(), [](const std::string& l) {
     return l.find("nowhere") != std::string::npos || l.find("elsewhere") != std::string::npos;
   }));
+}
+
+// linkscope-check loads a .pyd as Python 3.8+ does, not as a program: a conda
+// environment env/ with python.exe (the driver, copied) at its root,
+// Library/bin/dep_lib.dll, and Lib/site-packages/pkg/ with dep_own.dll and
+// two extensions: ok.pyd (dep_own, dep_lib) and ext.pyd (also dep_user, which
+// lies only in a PATH folder outside the environment). Wine runs the driver in
+// python mode with conda's DLL folders added (AddDllDirectory, as conda's
+// python does at start-up) and that PATH: its loaded paths and "not found"
+// DLLs are the oracle. Program mode would find dep_user.dll through PATH.
+TEST_CASE("linkscope-check: a .pyd in a conda environment is loaded as Python 3.8+ loads it, against wine",
+          "[winload][wine][check]") {
+  const world& w = build();
+  if (!w.ok || !w.wine) {
+    WARN("mingw or wine64 missing: skipped");
+    return;
+  }
+  const std::string d = scratch_dir("winload_wine_pyd");
+  const std::string env = d + "/env", pkg = env + "/Lib/site-packages/pkg";
+  std::filesystem::create_directories(env + "/Library/bin");
+  std::filesystem::create_directories(pkg);
+  std::filesystem::create_directories(d + "/userpath");
+  write_file(d + "/lib.c", "__declspec(dllexport) int lib_fn(void) { return 1; }\n");
+  write_file(d + "/own.c", "__declspec(dllexport) int own_fn(void) { return 2; }\n");
+  write_file(d + "/user.c", "__declspec(dllexport) int user_fn(void) { return 3; }\n");
+  write_file(d + "/ok.c", "__declspec(dllimport) int lib_fn(void); __declspec(dllimport) int own_fn(void);\n"
+                          "__declspec(dllexport) int PyInit_ok(void) { return lib_fn() + own_fn(); }\n");
+  write_file(d + "/ext.c", "__declspec(dllimport) int lib_fn(void); __declspec(dllimport) int own_fn(void);\n"
+                           "__declspec(dllimport) int user_fn(void);\n"
+                           "__declspec(dllexport) int PyInit_ext(void) { return lib_fn() + own_fn() + user_fn(); }\n");
+  const std::string cc = "x86_64-w64-mingw32-gcc ";
+  REQUIRE(run_in(d, "set -e; " + cc + "-shared -o env/Library/bin/dep_lib.dll lib.c; " + cc + "-shared -o " +
+                        shell_quote(pkg + "/dep_own.dll") + " own.c; " + cc + "-shared -o userpath/dep_user.dll user.c; " +
+                        cc + "-shared -o " + shell_quote(pkg + "/ok.pyd") + " ok.c env/Library/bin/dep_lib.dll " +
+                        shell_quote(pkg + "/dep_own.dll") + "; " + cc + "-shared -o " + shell_quote(pkg + "/ext.pyd") +
+                        " ext.c env/Library/bin/dep_lib.dll " + shell_quote(pkg + "/dep_own.dll") +
+                        " userpath/dep_user.dll; cp " + shell_quote(w.dir + "/host/driver.exe") +
+                        " env/python.exe > make.log 2>&1") == 0);
+  const wine_run wine = run_wine(w, d, env + "/python.exe",
+                                 "python " + shell_quote(wine_path(pkg + "/ok.pyd")) + " " +
+                                     shell_quote(wine_path(pkg + "/ext.pyd")) + " -d " + shell_quote(wine_path(env)) +
+                                     " -d " + shell_quote(wine_path(env + "/Library/bin")),
+                                 wine_path(d + "/userpath"));
+  REQUIRE(wine.ran);
+  CHECK(has_line(wine, "ok " + wine_path(pkg + "/ok.pyd")));
+  CHECK(std::find_if(wine.out.begin(), wine.out.end(), [&](const std::string& l) {
+          return l.rfind("fail " + wine_path(pkg + "/ext.pyd") + " 126", 0) == 0;
+        }) != wine.out.end());
+  REQUIRE(wine.not_found == std::set<std::string>{"dep_user.dll"});
+
+  linkscope::resolve::prefix_options options;
+  options.use_dpkg = false;
+  options.windows.windows_root = w.system32;
+  options.windows.path = {d + "/userpath"};  // a PATH the user gives: a program would search it
+  auto report = linkscope::resolve::check_prefix(env, options);
+  REQUIRE(report);
+  for (const char* name : {"ok.pyd", "ext.pyd"}) {
+    INFO(name);
+    const linkscope::resolve::file_report* fr = nullptr;
+    for (const auto& f : report->files)
+      if (f.path == pkg + "/" + name) fr = &f;
+    REQUIRE(fr != nullptr);
+    std::map<std::string, std::string> ours;
+    for (const auto& n : fr->needed)
+      if (n.in_prefix) ours[lower(n.name)] = n.file;
+    // Wine loaded dep_own.dll beside the .pyd and dep_lib.dll from Library/bin.
+    CHECK(ours["dep_own.dll"] == loaded_from(wine, "dep_own.dll"));
+    CHECK(ours["dep_lib.dll"] == loaded_from(wine, "dep_lib.dll"));
+    std::set<std::string> missing;
+    for (const auto& m : fr->missing) missing.insert(lower(m.name));
+    CHECK(missing == (std::string(name) == "ext.pyd" ? wine.not_found : std::set<std::string>{}));
+  }
 }

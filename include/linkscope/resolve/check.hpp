@@ -111,6 +111,13 @@ result<prefix_report> check_prefix(const std::string& prefix, const prefix_optio
 
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
+// A Python extension module on Windows: FILE.pyd, in any case.
+inline bool is_pyd(std::string_view path) noexcept {
+  if (path.size() < 4) return false;
+  const std::string_view ext = path.substr(path.size() - 4);
+  return ext[0] == '.' && (ext[1] | 0x20) == 'p' && (ext[2] | 0x20) == 'y' && (ext[3] | 0x20) == 'd';
+}
+
 
 // What a walk needs to know of a file before linking it. `dynamic`, `macho`
 // and `pe` are checked; `other_elf` and `other_macho` (objects, static
@@ -639,11 +646,26 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   winload_cache windows_files;  // and for PE files
   // PE: the folders a conda environment puts on PATH, when the caller gave none.
   winload_options windows_options = options.windows;
-  if (windows_options.path.empty())
-    for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
-      std::error_code e2;
-      if (fs::is_directory(prefix + sub, e2)) windows_options.path.push_back(prefix + sub);
-    }
+  std::vector<std::string> conda_dirs;
+  for (const char* sub : {"", "/Library/mingw-w64/bin", "/Library/usr/bin", "/Library/bin", "/Scripts", "/bin"}) {
+    std::error_code e2;
+    if (fs::is_directory(prefix + sub, e2)) conda_dirs.push_back(prefix + sub);
+  }
+  if (windows_options.path.empty()) windows_options.path = conda_dirs;
+  // A .pyd is loaded by Python 3.8+ (Python/dynload_win.c): LoadLibraryExW
+  // with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
+  // so its own folder, python.exe's folder, the os.add_dll_directory folders
+  // and System32 are searched, never PATH. conda's python adds the
+  // environment's DLL folders with AddDllDirectory at start-up
+  // (CondaEcosystemModifyDllSearchPath): the same folders as its PATH above,
+  // unless the caller gave dll_dirs.
+  winload_options pyd_options = windows_options;
+  pyd_options.mode = load_mode::python;
+  if (pyd_options.dll_dirs.empty()) pyd_options.dll_dirs = conda_dirs;
+  if (pyd_options.executable.empty()) {
+    std::error_code e2;
+    if (fs::is_regular_file(prefix + "/python.exe", e2)) pyd_options.executable = prefix + "/python.exe";
+  }
   report.files.resize(files.size());
   std::vector<std::size_t> lookups(files.size(), 0);
   unsigned jobs = threads;
@@ -710,7 +732,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
           detail::judge_platform_floor(f, options, fr);
         }
       } else if (kind == detail::walk_kind::pe) {
-        auto link = load_windows(f, windows_options, windows_files);
+        auto link = load_windows(f, detail::is_pyd(f) ? pyd_options : windows_options, windows_files);
         if (!link) fr.failure = link.error().err;
         else {
           verdicts.judge_pe(*link, fr);
