@@ -23,6 +23,7 @@
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/macho/file.hpp"
 #include "macho/macho_fixtures.hpp"
+#include "resolve/dyld_support.hpp"
 
 using namespace linkscope;
 using namespace linkscope::resolve;
@@ -171,21 +172,6 @@ std::vector<std::pair<std::string, std::string>> objdump_binds(const std::string
     }
   }
   return out;
-}
-
-// `id` or an image it re-exports, transitively.
-bool in_or_reexported(const dyld_link& l, std::uint32_t id, std::uint32_t to) {
-  std::vector<std::uint32_t> work{id};
-  std::set<std::uint32_t> seen;
-  while (!work.empty()) {
-    const auto x = work.back();
-    work.pop_back();
-    if (x == to) return true;
-    if (x == no_object || !seen.insert(x).second) continue;
-    for (const auto& d : l.objects[x].dependencies)
-      if (d.kind == macho::dylib_kind::reexport) work.push_back(d.object);
-  }
-  return false;
 }
 
 std::set<std::string> undefined_of(const dyld_link& l) {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "macho/macho_fixtures.hpp"
+#include "resolve/dyld_support.hpp"
 
 using namespace linkscope;
 using namespace linkscope::resolve;
@@ -273,21 +274,6 @@ std::set<std::uint32_t> targets(const dyld_link& l, std::uint32_t from, std::str
   for (const auto& b : l.bindings)
     if (b.from == from && b.symbol == symbol) out.insert(b.to);
   return out;
-}
-
-// `to` is `id` or an image `id` re-exports, transitively.
-bool in_or_reexported(const dyld_link& l, std::uint32_t id, std::uint32_t to) {
-  std::vector<std::uint32_t> work{id};
-  std::set<std::uint32_t> seen;
-  while (!work.empty()) {
-    const auto x = work.back();
-    work.pop_back();
-    if (x == to) return true;
-    if (x == no_object || !seen.insert(x).second) continue;
-    for (const auto& d : l.objects[x].dependencies)
-      if (d.kind == macho::dylib_kind::reexport) work.push_back(d.object);
-  }
-  return false;
 }
 
 // --- the oracles ----------------------------------------------------------
