@@ -156,7 +156,7 @@ LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, co
   if (lib.soname.empty()) return lib;
   const std::string beside = (std::filesystem::path(dependent_of).parent_path() / lib.soname).string();
   bool is_static = false;
-  if (mapped_file::open(beside))
+  if (mapped_file::probe(beside))
     lib.path = beside;
   else
     lib.path = find_dash_l({}, "-l:" + lib.soname, is_static);
@@ -166,7 +166,7 @@ LINKSCOPE_FUNC cmake_library classify_link_dependent(const std::string& name, co
   }
   if (!location.empty()) {
     const std::string via = (std::filesystem::path(location).parent_path() / lib.soname).string();
-    if (mapped_file::open(via)) {
+    if (mapped_file::probe(via)) {
       lib.path = via;
       lib.found_by = "rpath-link";
     }
@@ -181,13 +181,13 @@ LINKSCOPE_FUNC std::string find_cmake_library(const std::string& prefix, const s
   for (const char* dir : dirs) {
     for (const char* suffix : {".so", ".a"}) {
       std::string path = prefix + dir + "lib" + name + suffix;
-      if (auto f = mapped_file::open(path)) {
+      if (mapped_file::probe(path)) {
         is_static = std::strcmp(suffix, ".a") == 0;
         return path;
       }
     }
     std::string lib = prefix + dir + name + ".lib";
-    if (auto f = mapped_file::open(lib)) {
+    if (mapped_file::probe(lib)) {
       is_static = true;
       return lib;
     }
@@ -208,7 +208,7 @@ LINKSCOPE_FUNC std::string find_dash_l(const std::string& prefix, std::string_vi
   for (const std::string& dir : gnu_ld_search_dirs()) {
     const std::string base = detail::sysroot_dir(dir, {}) + "/";
     for (const std::string& n : names)
-      if (mapped_file::open(base + n)) {
+      if (mapped_file::probe(base + n)) {
         is_static = sniff_file(base + n) == file_format::archive;
         return base + n;
       }
@@ -236,7 +236,7 @@ LINKSCOPE_FUNC cmake_library classify_cmake_entry(const std::string& prefix, std
   } else if (!name.empty() && name[0] == '-') {
     lib.note = "flag";
   } else if (name.find('/') != std::string::npos) {
-    if (mapped_file::open(name)) {
+    if (mapped_file::probe(name)) {
       lib.path = name;
       is_static = sniff_file(name) == file_format::archive;
     }
