@@ -7,3 +7,14 @@
 #if LINKSCOPE_HEADER_ONLY
 #error "src/ is the compiled mode: build it with LINKSCOPE_HEADER_ONLY=0"
 #endif
+
+// The format class templates whose member bodies are out of line under
+// LINKSCOPE_DEFINITIONS, once for every variant the formats have; the headers
+// declare these `extern template`. (The ELF templates, whose bodies every
+// translation unit sees, are instantiated in elf_instances.cpp.)
+template class ::linkscope::macho::file<::linkscope::macho::macho32le>;
+template class ::linkscope::macho::file<::linkscope::macho::macho32be>;
+template class ::linkscope::macho::file<::linkscope::macho::macho64le>;
+template class ::linkscope::macho::file<::linkscope::macho::macho64be>;
+template class ::linkscope::coff::basic_object<::linkscope::coff::symbol16>;
+template class ::linkscope::coff::basic_object<::linkscope::coff::symbol32>;

@@ -823,265 +823,42 @@ class json_reader {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
   }
   // The input ended where more was required: truncated; anything else: malformed.
-  error unexpected(const char* message) const noexcept {
-    return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
-  }
-  result<void> expect(char c, const char* message) {
-    ws();
-    if (at_end() || s_[i_] != c) return unexpected(message);
-    ++i_;
-    return ok();
-  }
+  error unexpected(const char* message) const noexcept;
+  result<void> expect(char c, const char* message);
 
   // Any JSON value, validated and skipped. `depth` is the nesting of a
   // container that starts here.
-  result<void> value(std::size_t depth) {
-    ws();
-    if (at_end()) return unexpected("expected a JSON value");
-    switch (s_[i_]) {
-      case '{':
-      case '[': return container(depth);
-      case '"': return string(text_mode::skip, nullptr);
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      case 'N': return literal("NaN");
-      case 'I': return literal("Infinity");
-      default: return number();
-    }
-  }
+  result<void> value(std::size_t depth);
 
-  result<void> container(std::size_t depth) {
-    if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
-    const bool object = s_[i_] == '{';
-    const char close = object ? '}' : ']';
-    ++i_;
-    ws();
-    if (!at_end() && s_[i_] == close) {
-      ++i_;
-      return ok();
-    }
-    for (;;) {
-      if (object) {
-        ws();
-        if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
-        LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
-        LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
-      }
-      LINKSCOPE_CHECK(value(depth + 1));
-      ws();
-      if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      if (s_[i_] == close) {
-        ++i_;
-        return ok();
-      }
-      if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      ++i_;
-    }
-  }
+  result<void> container(std::size_t depth);
 
   // A literal is reported where it starts, as json.loads does.
-  result<void> literal(std::string_view word) {
-    const std::string_view have = s_.substr(i_, word.size());
-    if (have == word) {
-      i_ += word.size();
-      return ok();
-    }
-    const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
-    return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
-  }
+  result<void> literal(std::string_view word);
 
   bool digit() const noexcept { return !at_end() && s_[i_] >= '0' && s_[i_] <= '9'; }
 
   // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or -Infinity. A '.' or an
   // exponent without digits is reported at the '.' or 'e' (json.loads stops
   // the number before it).
-  result<void> number() {
-    const std::size_t start = i_;
-    if (s_[i_] == '-') {
-      if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
-      ++i_;
-    }
-    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
-    if (s_[i_] == '0') {
-      ++i_;
-    } else {
-      while (digit()) ++i_;
-    }
-    if (!at_end() && s_[i_] == '.') {
-      const std::size_t dot = i_++;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
-      while (digit()) ++i_;
-    }
-    if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      const std::size_t e = i_++;
-      if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
-      while (digit()) ++i_;
-    }
-    return ok();
-  }
+  result<void> number();
 
-  static int hex_digit(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
+  static int hex_digit(char c) noexcept;
   // Four hex digits at `at`; -1 when they are not there.
-  long hex4(std::size_t at) const noexcept {
-    if (s_.size() - at < 4 || at > s_.size()) return -1;
-    long v = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      const int d = hex_digit(s_[at + k]);
-      if (d < 0) return -1;
-      v = v * 16 + d;
-    }
-    return v;
-  }
+  long hex4(std::size_t at) const noexcept;
 
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    }
-  }
+  static void append_utf8(std::string& out, std::uint32_t cp);
 
   // Length of the UTF-8 sequence at i_ (Unicode 15, table 3-7), 0 if none.
   // `surrogate` is set for ED A0..BF xx, a UTF-16 surrogate encoded as UTF-8,
   // which json.loads(bytes) decodes ('surrogatepass') into a lone surrogate.
-  std::size_t utf8_length(bool& surrogate) const noexcept {
-    const unsigned b0 = byte(i_);
-    std::size_t n = 0;
-    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
-    surrogate = false;
-    if (b0 >= 0xc2 && b0 <= 0xdf) {
-      n = 2;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      n = 3;
-      if (b0 == 0xe0) lo = 0xa0;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      n = 4;
-      if (b0 == 0xf0) lo = 0x90;
-      if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-    } else {
-      return 0;
-    }
-    if (s_.size() - i_ < n) return 0;
-    if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
-    surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
-    return n;
-  }
+  std::size_t utf8_length(bool& surrogate) const noexcept;
 
   // A string at '"'. `out` receives the decoded UTF-8 unless mode is skip. A
   // lone surrogate escape is an error in a kept value, U+FFFD in a key (it can
   // then match no member linkscope reads), and only validated when skipped.
-  result<void> string(text_mode mode, std::string* out) {
-    const std::size_t start = i_;
-    ++i_;
-    for (;;) {
-      if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
-      const unsigned c = byte(i_);
-      if (c == '"') {
-        ++i_;
-        return ok();
-      }
-      if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
-      if (c < 0x80 && c != '\\') {
-        const std::size_t run = i_;
-        while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
-        if (out != nullptr) out->append(s_.data() + run, i_ - run);
-        continue;
-      }
-      if (c >= 0x80) {
-        bool surrogate = false;
-        const std::size_t n = utf8_length(surrogate);
-        if (n == 0) {
-          // A sequence cut by the end of the input is truncated; anything else malformed.
-          const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
-          bool prefix_ok = cut;
-          for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
-          return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
-        }
-        if (surrogate) {
-          if (mode == text_mode::value)
-            defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
-          if (out != nullptr) append_utf8(*out, 0xfffd);
-        } else if (out != nullptr) {
-          out->append(s_.data() + i_, n);
-        }
-        i_ += n;
-        continue;
-      }
-      // An escape.
-      const std::size_t escape = i_;
-      if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
-      const char e = s_[i_ + 1];
-      i_ += 2;
-      char plain = 0;
-      switch (e) {
-        case '"': plain = '"'; break;
-        case '\\': plain = '\\'; break;
-        case '/': plain = '/'; break;
-        case 'b': plain = '\b'; break;
-        case 'f': plain = '\f'; break;
-        case 'n': plain = '\n'; break;
-        case 'r': plain = '\r'; break;
-        case 't': plain = '\t'; break;
-        case 'u': break;
-        default: return fail(errc::malformed, escape, "bad JSON escape");
-      }
-      if (e != 'u') {
-        if (out != nullptr) out->push_back(plain);
-        continue;
-      }
-      // json.loads wants room for the closing quote after the four digits and
-      // reports a \u cut by the end at its 'u'.
-      const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
-      if (unit < 0) {
-        return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
-                    "bad \\u escape in a JSON string");
-      }
-      i_ += 4;
-      std::uint32_t cp = static_cast<std::uint32_t>(unit);
-      bool lone = false;
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
-          i_ += 6;
-        } else {
-          lone = true;
-        }
-      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-        lone = true;
-      }
-      if (lone) {
-        if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
-        cp = 0xfffd;
-      }
-      if (out != nullptr) append_utf8(*out, cp);
-    }
-  }
+  result<void> string(text_mode mode, std::string* out);
   // Whether the bytes from `at` to the end are all hex digits (a \u cut short).
-  bool hex_run(std::size_t at) const noexcept {
-    for (std::size_t k = at; k < s_.size(); ++k)
-      if (hex_digit(s_[k]) < 0) return false;
-    return true;
-  }
+  bool hex_run(std::size_t at) const noexcept;
 
  protected:
   std::string_view s_;
@@ -1114,12 +891,6 @@ struct json_member {
   json_value value;
 };
 
-inline const json_value* json_value::find(std::string_view key) const noexcept {
-  for (auto it = members.rbegin(); it != members.rend(); ++it)
-    if (it->name == key) return &it->value;
-  return nullptr;
-}
-
 struct json_limits {
   std::size_t max_depth = 512;
   std::size_t max_bytes = std::size_t{1} << 24;  // 16 MiB: a tree costs a few times its text
@@ -1129,6 +900,259 @@ struct json_limits {
 result<json_value> read_json(std::string_view text, const json_limits& limits = {});
 
 #if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC error json_reader::unexpected(const char* message) const noexcept {
+  return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
+}
+
+LINKSCOPE_FUNC auto json_reader::expect(char c, const char* message) -> result<void> {
+  ws();
+  if (at_end() || s_[i_] != c) return unexpected(message);
+  ++i_;
+  return ok();
+}
+
+LINKSCOPE_FUNC auto json_reader::value(std::size_t depth) -> result<void> {
+  ws();
+  if (at_end()) return unexpected("expected a JSON value");
+  switch (s_[i_]) {
+    case '{':
+    case '[': return container(depth);
+    case '"': return string(text_mode::skip, nullptr);
+    case 't': return literal("true");
+    case 'f': return literal("false");
+    case 'n': return literal("null");
+    case 'N': return literal("NaN");
+    case 'I': return literal("Infinity");
+    default: return number();
+  }
+}
+
+LINKSCOPE_FUNC auto json_reader::container(std::size_t depth) -> result<void> {
+  if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
+  const bool object = s_[i_] == '{';
+  const char close = object ? '}' : ']';
+  ++i_;
+  ws();
+  if (!at_end() && s_[i_] == close) {
+    ++i_;
+    return ok();
+  }
+  for (;;) {
+    if (object) {
+      ws();
+      if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
+      LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
+      LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+    }
+    LINKSCOPE_CHECK(value(depth + 1));
+    ws();
+    if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+    if (s_[i_] == close) {
+      ++i_;
+      return ok();
+    }
+    if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+    ++i_;
+  }
+}
+
+LINKSCOPE_FUNC auto json_reader::literal(std::string_view word) -> result<void> {
+  const std::string_view have = s_.substr(i_, word.size());
+  if (have == word) {
+    i_ += word.size();
+    return ok();
+  }
+  const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
+  return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
+}
+
+LINKSCOPE_FUNC auto json_reader::number() -> result<void> {
+  const std::size_t start = i_;
+  if (s_[i_] == '-') {
+    if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
+    ++i_;
+  }
+  if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
+  if (s_[i_] == '0') {
+    ++i_;
+  } else {
+    while (digit()) ++i_;
+  }
+  if (!at_end() && s_[i_] == '.') {
+    const std::size_t dot = i_++;
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
+    while (digit()) ++i_;
+  }
+  if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+    const std::size_t e = i_++;
+    if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
+    while (digit()) ++i_;
+  }
+  return ok();
+}
+
+LINKSCOPE_FUNC auto json_reader::hex_digit(char c) noexcept -> int {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+LINKSCOPE_FUNC auto json_reader::hex4(std::size_t at) const noexcept -> long {
+  if (s_.size() - at < 4 || at > s_.size()) return -1;
+  long v = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int d = hex_digit(s_[at + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+LINKSCOPE_FUNC void json_reader::append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+LINKSCOPE_FUNC std::size_t json_reader::utf8_length(bool& surrogate) const noexcept {
+  const unsigned b0 = byte(i_);
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
+  surrogate = false;
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    n = 2;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3;
+    if (b0 == 0xe0) lo = 0xa0;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4;
+    if (b0 == 0xf0) lo = 0x90;
+    if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (s_.size() - i_ < n) return 0;
+  if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
+  surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
+  return n;
+}
+
+LINKSCOPE_FUNC auto json_reader::string(text_mode mode, std::string* out) -> result<void> {
+  const std::size_t start = i_;
+  ++i_;
+  for (;;) {
+    if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
+    const unsigned c = byte(i_);
+    if (c == '"') {
+      ++i_;
+      return ok();
+    }
+    if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
+    if (c < 0x80 && c != '\\') {
+      const std::size_t run = i_;
+      while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+      if (out != nullptr) out->append(s_.data() + run, i_ - run);
+      continue;
+    }
+    if (c >= 0x80) {
+      bool surrogate = false;
+      const std::size_t n = utf8_length(surrogate);
+      if (n == 0) {
+        // A sequence cut by the end of the input is truncated; anything else malformed.
+        const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
+        bool prefix_ok = cut;
+        for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
+        return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
+      }
+      if (surrogate) {
+        if (mode == text_mode::value)
+          defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
+        if (out != nullptr) append_utf8(*out, 0xfffd);
+      } else if (out != nullptr) {
+        out->append(s_.data() + i_, n);
+      }
+      i_ += n;
+      continue;
+    }
+    // An escape.
+    const std::size_t escape = i_;
+    if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
+    const char e = s_[i_ + 1];
+    i_ += 2;
+    char plain = 0;
+    switch (e) {
+      case '"': plain = '"'; break;
+      case '\\': plain = '\\'; break;
+      case '/': plain = '/'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'n': plain = '\n'; break;
+      case 'r': plain = '\r'; break;
+      case 't': plain = '\t'; break;
+      case 'u': break;
+      default: return fail(errc::malformed, escape, "bad JSON escape");
+    }
+    if (e != 'u') {
+      if (out != nullptr) out->push_back(plain);
+      continue;
+    }
+    // json.loads wants room for the closing quote after the four digits and
+    // reports a \u cut by the end at its 'u'.
+    const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
+    if (unit < 0) {
+      return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
+                  "bad \\u escape in a JSON string");
+    }
+    i_ += 4;
+    std::uint32_t cp = static_cast<std::uint32_t>(unit);
+    bool lone = false;
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
+        i_ += 6;
+      } else {
+        lone = true;
+      }
+    } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+      lone = true;
+    }
+    if (lone) {
+      if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
+      cp = 0xfffd;
+    }
+    if (out != nullptr) append_utf8(*out, cp);
+  }
+}
+
+LINKSCOPE_FUNC bool json_reader::hex_run(std::size_t at) const noexcept {
+  for (std::size_t k = at; k < s_.size(); ++k)
+    if (hex_digit(s_[k]) < 0) return false;
+  return true;
+}
+
+LINKSCOPE_FUNC const json_value* json_value::find(std::string_view key) const noexcept {
+  for (auto it = members.rbegin(); it != members.rend(); ++it)
+    if (it->name == key) return &it->value;
+  return nullptr;
+}
+
 namespace detail {
 class json_tree_reader : public json_reader {
  public:
@@ -6594,59 +6618,7 @@ class basic_object {
   // just past "PE\0\0" in an image (pe::image::coff_header_offset()), whose
   // PointerToSymbolTable, when not 0, locates a symbol table in the same
   // form (mingw's ld keeps one; the string table follows it as in objects).
-  static result<basic_object> parse(byte_view bytes, u64 header_offset = 0) noexcept {
-    basic_object obj;
-    obj.bytes_ = bytes;
-    obj.header_offset_ = header_offset;
-    u64 section_table = 0;
-    u64 symtab = 0;
-    u64 nsyms = 0;
-    if constexpr (is_big) {
-      LINKSCOPE_TRY(h, bytes.template read<bigobj_header>(0, "truncated bigobj header"));
-      if (h.sig1 != 0 || h.sig2 != 0xffff || h.version < 2 ||
-          std::memcmp(h.class_id, bigobj_class_id, sizeof(bigobj_class_id)) != 0)
-        return bytes.fail(errc::bad_magic, 0, "not a bigobj header");
-      obj.machine_ = h.machine;
-      obj.timestamp_ = h.time_date_stamp;
-      obj.section_count_ = h.number_of_sections;
-      symtab = h.pointer_to_symbol_table;
-      nsyms = h.number_of_symbols;
-      section_table = sizeof(bigobj_header);
-    } else {
-      LINKSCOPE_TRY(h, bytes.template read<file_header>(header_offset, "truncated COFF file header"));
-      obj.machine_ = h.machine;
-      obj.timestamp_ = h.time_date_stamp;
-      obj.section_count_ = h.number_of_sections;
-      obj.characteristics_ = h.characteristics;
-      symtab = h.pointer_to_symbol_table;
-      nsyms = h.number_of_symbols;
-      section_table = header_offset + sizeof(file_header) + u64{h.size_of_optional_header};
-    }
-    // Section table: count checked against the bytes before any use.
-    LINKSCOPE_TRY(sections, bytes.template array<section_header>(section_table, obj.section_count_,
-                                                                 sizeof(section_header),
-                                                                 "section table past end of file"));
-    obj.sections_ = sections;
-    // Symbol table and string table (absent when PointerToSymbolTable is 0).
-    if (symtab != 0 || nsyms != 0) {
-      u64 table_bytes = 0;
-      if (!checked_mul(nsyms, symbol_size, table_bytes))
-        return bytes.fail(errc::overflow, symtab, "symbol table size overflows");
-      if (!bytes.contains(symtab, table_bytes))
-        return bytes.fail(errc::truncated, symtab, "symbol table past end of file");
-      obj.symtab_ = bytes.sub_unchecked(symtab, table_bytes);
-      obj.symbol_count_ = static_cast<u32>(nsyms);
-      const u64 strtab = symtab + table_bytes;
-      if (strtab + 4 <= bytes.size()) {
-        u32 size = load<u32, std::endian::little>(bytes.data() + strtab);
-        if (size < 4) size = 4;  // some writers store 0 for an empty table
-        if (!bytes.contains(strtab, size))
-          return bytes.fail(errc::truncated, strtab, "string table past end of file");
-        obj.strtab_ = bytes.sub_unchecked(strtab, size);
-      }
-    }
-    return obj;
-  }
+  static result<basic_object> parse(byte_view bytes, u64 header_offset = 0) noexcept;
 
   u16 machine() const noexcept { return machine_; }
   u32 timestamp() const noexcept { return timestamp_; }
@@ -6660,47 +6632,13 @@ class basic_object {
   // The file name of a FILE symbol as BFD reads it: a string-table name when
   // the aux record's first 4 bytes are zero; over several aux records, all
   // of their bytes; in one aux record, its first 14 (FILNMLEN). NULs end it.
-  result<std::string_view> file_name(const symbol_entry& e) const noexcept {
-    if (!e.is_file() || e.aux_count == 0) return std::string_view(e.name);
-    const unsigned char* aux = e.aux.data();
-    if (aux[0] == 0 && aux[1] == 0 && aux[2] == 0 && aux[3] == 0)
-      return string_at(load<u32, std::endian::little>(aux + 4));
-    std::string_view chars = e.aux.chars();
-    if (e.aux_count == 1) chars = chars.substr(0, 14);
-    return chars.substr(0, chars.find('\0'));
-  }
+  result<std::string_view> file_name(const symbol_entry& e) const noexcept;
 
   // String-table lookup (offsets count from the size field).
-  result<std::string_view> string_at(u64 offset) const noexcept {
-    if (offset < 4 || offset >= strtab_.size())
-      return bytes_.fail(errc::out_of_range, strtab_.empty() ? 0 : strtab_.base() - bytes_.base() + offset,
-                         "string table offset past end");
-    return strtab_.cstring(offset, "string table name has no NUL");
-  }
+  result<std::string_view> string_at(u64 offset) const noexcept;
 
   // Section by 1-based index.
-  result<section> section_at(u32 index) const noexcept {
-    if (index == 0 || index > section_count_)
-      return bytes_.fail(errc::out_of_range, no_offset_in_file(), "section index out of range");
-    section s;
-    s.index = index;
-    s.header = sections_[index - 1];
-    const u64 header_offset = section_table_offset() + u64{index - 1} * sizeof(section_header);
-    // The name must point into the file, not into the local copy `s.header`
-    // (a view of the copy would dangle once `s` is returned).
-    std::string_view raw = detail::fixed_name(reinterpret_cast<const char*>(bytes_.data() + header_offset), 8);
-    if (raw.size() > 1 && raw[0] == '/') {
-      u64 offset = 0;
-      bool ok = raw[1] == '/' ? detail::decode_base64_offset(raw.substr(2), offset)
-                              : parse_ascii_number(raw.substr(1), offset);
-      if (!ok) return bytes_.fail(errc::bad_field, header_offset, "bad long section name reference");
-      LINKSCOPE_TRY(name, string_at(offset));
-      s.name = name;
-    } else {
-      s.name = raw;
-    }
-    return s;
-  }
+  result<section> section_at(u32 index) const noexcept;
 
   template <class F>
   result<void> for_each_section(F&& f) const {
@@ -6716,49 +6654,13 @@ class basic_object {
   }
 
   // Raw data of a section (empty for BSS-like sections).
-  result<byte_view> section_data(const section& s) const noexcept {
-    if (s.header.pointer_to_raw_data == 0 || s.is_bss()) return byte_view(bytes_.data(), 0, bytes_.base());
-    return bytes_.sub(s.header.pointer_to_raw_data, s.header.size_of_raw_data, "section data past end of file");
-  }
+  result<byte_view> section_data(const section& s) const noexcept;
 
-  result<record_array<relocation>> relocations(const section& s) const noexcept {
-    u64 count = s.header.number_of_relocations;
-    u64 offset = s.header.pointer_to_relocations;
-    if ((s.characteristics() & scn::lnk_nreloc_ovfl) != 0 && count == 0xffff) {
-      // The real count is in the first relocation's VirtualAddress (and includes it).
-      LINKSCOPE_TRY(first, bytes_.template read<relocation>(offset, "relocations past end of file"));
-      count = first.virtual_address;
-      if (count == 0) return bytes_.fail(errc::bad_field, offset, "bad extended relocation count");
-      offset += sizeof(relocation);
-      count -= 1;
-    }
-    return bytes_.template array<relocation>(offset, count, sizeof(relocation), "relocations past end of file");
-  }
+  result<record_array<relocation>> relocations(const section& s) const noexcept;
 
   // Symbol at a slot index (the slot must not be an aux record of another
   // symbol; the caller walks with for_each_entry or uses relocation indices).
-  result<symbol_entry> symbol_at(u32 index) const noexcept {
-    if (index >= symbol_count_)
-      return bytes_.fail(errc::out_of_range, no_offset_in_file(), "symbol index out of range");
-    const u64 offset = u64{index} * symbol_size;
-    const Sym rec = symtab_.template read_unchecked<Sym>(offset);
-    symbol_entry e;
-    e.index = index;
-    e.value = rec.value;
-    e.section_number = static_cast<i32>(rec.section_number.value());
-    e.type = rec.type;
-    e.storage_class = rec.storage_class;
-    e.aux_count = rec.number_of_aux_symbols;
-    e.aux_stride = symbol_size;
-    if (u64{index} + 1 + e.aux_count > symbol_count_)
-      return symtab_.fail(errc::out_of_range, offset, "aux records past end of symbol table");
-    e.aux = symtab_.sub_unchecked(offset + symbol_size, u64{e.aux_count} * symbol_size);
-    LINKSCOPE_TRY(name, symbol_name_of(offset));
-    e.name = name;
-    if (e.section_number > 0 && static_cast<u32>(e.section_number) > section_count_)
-      return symtab_.fail(errc::out_of_range, offset, "symbol section index out of range");
-    return e;
-  }
+  result<symbol_entry> symbol_at(u32 index) const noexcept;
 
   // Visit every symbol (aux slots skipped). f(const symbol_entry&) may return
   // bool (false stops).
@@ -6778,40 +6680,7 @@ class basic_object {
 
   // The one symbol model (symbols/symbol.hpp). `origin` is the caller's
   // member offset or file id.
-  symbol to_symbol(const symbol_entry& e, u64 origin = 0) const noexcept {
-    symbol s;
-    s.name = e.name;
-    s.value = e.value;
-    s.index = e.index;
-    s.origin = origin;
-    s.section = static_cast<u16>(e.section_number);
-    if (e.is_weak_external()) {
-      s.bind = binding::weak;
-      s.defined = false;
-    } else if (e.is_external()) {
-      s.bind = binding::global;
-      s.defined = e.section_number != sym_undefined || e.value != 0;
-    } else {
-      s.bind = binding::local;
-      s.defined = e.section_number != sym_undefined;
-    }
-    if (e.is_file()) {
-      s.kind = symbol_kind::file;
-    } else if (e.is_section_definition()) {
-      s.kind = symbol_kind::section;
-      if (auto def = e.section_definition()) s.size = def->length;
-    } else if (e.is_common()) {
-      s.kind = symbol_kind::common;
-      s.size = e.value;
-    } else if (e.is_function()) {
-      s.kind = symbol_kind::func;
-      if (auto fn = e.function_definition()) s.size = fn->total_size;
-    } else if (e.section_number > 0 && static_cast<u32>(e.section_number) <= section_count_) {
-      const section_header& h = sections_[static_cast<u32>(e.section_number) - 1];
-      s.kind = (h.characteristics & scn::cnt_code) != 0 ? symbol_kind::func : symbol_kind::object;
-    }
-    return s;
-  }
+  symbol to_symbol(const symbol_entry& e, u64 origin = 0) const noexcept;
 
   template <class F>
   result<void> for_each_symbol(F&& f, u64 origin = 0) const {
@@ -6826,64 +6695,16 @@ class basic_object {
 
   // The letter GNU nm (binutils, pe-x86-64) prints for a symbol, or 0 for
   // symbols nm does not list (FILE, debug, and other non-symbol classes).
-  result<char> nm_letter(const symbol_entry& e) const noexcept {
-    const bool global = e.is_external() || e.is_weak_external();
-    if (e.is_weak_external()) return 'w';
-    if (e.is_file() || e.is_debug()) return '\0';
-    if (e.is_external() && e.section_number == sym_undefined) return e.value != 0 ? 'C' : 'U';
-    if (!e.is_external() && e.storage_class != storage_class::static_ &&
-        e.storage_class != storage_class::label && e.storage_class != storage_class::function &&
-        e.storage_class != storage_class::section)
-      return '\0';
-    char c = '?';
-    if (e.is_absolute()) {
-      c = 'a';
-    } else if (e.section_number > 0) {
-      LINKSCOPE_TRY(sec, section_at(static_cast<u32>(e.section_number)));
-      c = section_letter(sec);
-    } else {
-      return '\0';
-    }
-    if (global && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return c;
-  }
+  result<char> nm_letter(const symbol_entry& e) const noexcept;
 
-  static char section_letter(const section& sec) noexcept {
-    // binutils coff_section_type(): name prefixes first.
-    static constexpr std::pair<std::string_view, char> by_name[] = {
-        {".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
-    for (const auto& [prefix, letter] : by_name)
-      if (sec.name.substr(0, prefix.size()) == prefix) return letter;
-    const u32 ch = sec.characteristics();
-    if (ch & scn::cnt_code) return 't';
-    if (ch & scn::cnt_initialized_data) return (ch & scn::mem_write) ? 'd' : 'r';
-    if (ch & scn::cnt_uninitialized_data) return 'b';
-    if (sec.name.substr(0, 6) == ".debug") return 'N';
-    if (ch & (scn::lnk_info | scn::lnk_remove)) return 'n';
-    return (ch & scn::mem_write) ? 'd' : 'r';
-  }
+  static char section_letter(const section& sec) noexcept;
 
  private:
   u64 no_offset_in_file() const noexcept { return no_offset; }
-  u64 section_table_offset() const noexcept {
-    if constexpr (is_big) return sizeof(bigobj_header);
-    else return header_offset_ + sizeof(file_header) +
-                (bytes_.contains(header_offset_, sizeof(file_header))
-                     ? u64{bytes_.read_unchecked<file_header>(header_offset_).size_of_optional_header}
-                     : 0);
-  }
+  u64 section_table_offset() const noexcept;
   // The name of the symbol in the slot at `slot_offset` of the symbol table.
   // A short name is a view of the file's bytes (never of a local record copy).
-  result<std::string_view> symbol_name_of(u64 slot_offset) const noexcept {
-    const unsigned char* raw = symtab_.data() + slot_offset;  // the name is the slot's first 8 bytes
-    if (raw[0] == 0 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0) {
-      const u32 offset = load<u32, std::endian::little>(raw + 4);
-      if (offset < 4 || offset >= strtab_.size())
-        return symtab_.fail(errc::out_of_range, slot_offset, "string table offset past end");
-      return strtab_.cstring(offset, "string table name has no NUL");
-    }
-    return detail::fixed_name(reinterpret_cast<const char*>(raw), 8);
-  }
+  result<std::string_view> symbol_name_of(u64 slot_offset) const noexcept;
 
   byte_view bytes_;
   byte_view symtab_;
@@ -6897,8 +6718,258 @@ class basic_object {
   u16 characteristics_ = 0;
 };
 
+// The member functions' bodies: compiled once per symbol record in compiled
+// mode (src/linkscope.cpp instantiates both forms; every other translation
+// unit sees the `extern template` declarations below).
+#if LINKSCOPE_DEFINITIONS
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::parse(byte_view bytes, u64 header_offset) noexcept -> result<basic_object> {
+  basic_object obj;
+  obj.bytes_ = bytes;
+  obj.header_offset_ = header_offset;
+  u64 section_table = 0;
+  u64 symtab = 0;
+  u64 nsyms = 0;
+  if constexpr (is_big) {
+    LINKSCOPE_TRY(h, bytes.template read<bigobj_header>(0, "truncated bigobj header"));
+    if (h.sig1 != 0 || h.sig2 != 0xffff || h.version < 2 ||
+        std::memcmp(h.class_id, bigobj_class_id, sizeof(bigobj_class_id)) != 0)
+      return bytes.fail(errc::bad_magic, 0, "not a bigobj header");
+    obj.machine_ = h.machine;
+    obj.timestamp_ = h.time_date_stamp;
+    obj.section_count_ = h.number_of_sections;
+    symtab = h.pointer_to_symbol_table;
+    nsyms = h.number_of_symbols;
+    section_table = sizeof(bigobj_header);
+  } else {
+    LINKSCOPE_TRY(h, bytes.template read<file_header>(header_offset, "truncated COFF file header"));
+    obj.machine_ = h.machine;
+    obj.timestamp_ = h.time_date_stamp;
+    obj.section_count_ = h.number_of_sections;
+    obj.characteristics_ = h.characteristics;
+    symtab = h.pointer_to_symbol_table;
+    nsyms = h.number_of_symbols;
+    section_table = header_offset + sizeof(file_header) + u64{h.size_of_optional_header};
+  }
+  // Section table: count checked against the bytes before any use.
+  LINKSCOPE_TRY(sections, bytes.template array<section_header>(section_table, obj.section_count_,
+                                                               sizeof(section_header),
+                                                               "section table past end of file"));
+  obj.sections_ = sections;
+  // Symbol table and string table (absent when PointerToSymbolTable is 0).
+  if (symtab != 0 || nsyms != 0) {
+    u64 table_bytes = 0;
+    if (!checked_mul(nsyms, symbol_size, table_bytes))
+      return bytes.fail(errc::overflow, symtab, "symbol table size overflows");
+    if (!bytes.contains(symtab, table_bytes))
+      return bytes.fail(errc::truncated, symtab, "symbol table past end of file");
+    obj.symtab_ = bytes.sub_unchecked(symtab, table_bytes);
+    obj.symbol_count_ = static_cast<u32>(nsyms);
+    const u64 strtab = symtab + table_bytes;
+    if (strtab + 4 <= bytes.size()) {
+      u32 size = load<u32, std::endian::little>(bytes.data() + strtab);
+      if (size < 4) size = 4;  // some writers store 0 for an empty table
+      if (!bytes.contains(strtab, size))
+        return bytes.fail(errc::truncated, strtab, "string table past end of file");
+      obj.strtab_ = bytes.sub_unchecked(strtab, size);
+    }
+  }
+  return obj;
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::file_name(const symbol_entry& e) const noexcept -> result<std::string_view> {
+  if (!e.is_file() || e.aux_count == 0) return std::string_view(e.name);
+  const unsigned char* aux = e.aux.data();
+  if (aux[0] == 0 && aux[1] == 0 && aux[2] == 0 && aux[3] == 0)
+    return string_at(load<u32, std::endian::little>(aux + 4));
+  std::string_view chars = e.aux.chars();
+  if (e.aux_count == 1) chars = chars.substr(0, 14);
+  return chars.substr(0, chars.find('\0'));
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::string_at(u64 offset) const noexcept -> result<std::string_view> {
+  if (offset < 4 || offset >= strtab_.size())
+    return bytes_.fail(errc::out_of_range, strtab_.empty() ? 0 : strtab_.base() - bytes_.base() + offset,
+                       "string table offset past end");
+  return strtab_.cstring(offset, "string table name has no NUL");
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::section_at(u32 index) const noexcept -> result<section> {
+  if (index == 0 || index > section_count_)
+    return bytes_.fail(errc::out_of_range, no_offset_in_file(), "section index out of range");
+  section s;
+  s.index = index;
+  s.header = sections_[index - 1];
+  const u64 header_offset = section_table_offset() + u64{index - 1} * sizeof(section_header);
+  // The name must point into the file, not into the local copy `s.header`
+  // (a view of the copy would dangle once `s` is returned).
+  std::string_view raw = detail::fixed_name(reinterpret_cast<const char*>(bytes_.data() + header_offset), 8);
+  if (raw.size() > 1 && raw[0] == '/') {
+    u64 offset = 0;
+    bool ok = raw[1] == '/' ? detail::decode_base64_offset(raw.substr(2), offset)
+                            : parse_ascii_number(raw.substr(1), offset);
+    if (!ok) return bytes_.fail(errc::bad_field, header_offset, "bad long section name reference");
+    LINKSCOPE_TRY(name, string_at(offset));
+    s.name = name;
+  } else {
+    s.name = raw;
+  }
+  return s;
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::section_data(const section& s) const noexcept -> result<byte_view> {
+  if (s.header.pointer_to_raw_data == 0 || s.is_bss()) return byte_view(bytes_.data(), 0, bytes_.base());
+  return bytes_.sub(s.header.pointer_to_raw_data, s.header.size_of_raw_data, "section data past end of file");
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::relocations(const section& s) const noexcept
+    -> result<record_array<relocation>> {
+  u64 count = s.header.number_of_relocations;
+  u64 offset = s.header.pointer_to_relocations;
+  if ((s.characteristics() & scn::lnk_nreloc_ovfl) != 0 && count == 0xffff) {
+    // The real count is in the first relocation's VirtualAddress (and includes it).
+    LINKSCOPE_TRY(first, bytes_.template read<relocation>(offset, "relocations past end of file"));
+    count = first.virtual_address;
+    if (count == 0) return bytes_.fail(errc::bad_field, offset, "bad extended relocation count");
+    offset += sizeof(relocation);
+    count -= 1;
+  }
+  return bytes_.template array<relocation>(offset, count, sizeof(relocation), "relocations past end of file");
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::symbol_at(u32 index) const noexcept -> result<symbol_entry> {
+  if (index >= symbol_count_)
+    return bytes_.fail(errc::out_of_range, no_offset_in_file(), "symbol index out of range");
+  const u64 offset = u64{index} * symbol_size;
+  const Sym rec = symtab_.template read_unchecked<Sym>(offset);
+  symbol_entry e;
+  e.index = index;
+  e.value = rec.value;
+  e.section_number = static_cast<i32>(rec.section_number.value());
+  e.type = rec.type;
+  e.storage_class = rec.storage_class;
+  e.aux_count = rec.number_of_aux_symbols;
+  e.aux_stride = symbol_size;
+  if (u64{index} + 1 + e.aux_count > symbol_count_)
+    return symtab_.fail(errc::out_of_range, offset, "aux records past end of symbol table");
+  e.aux = symtab_.sub_unchecked(offset + symbol_size, u64{e.aux_count} * symbol_size);
+  LINKSCOPE_TRY(name, symbol_name_of(offset));
+  e.name = name;
+  if (e.section_number > 0 && static_cast<u32>(e.section_number) > section_count_)
+    return symtab_.fail(errc::out_of_range, offset, "symbol section index out of range");
+  return e;
+}
+
+template <class Sym>
+LINKSCOPE_FUNC symbol basic_object<Sym>::to_symbol(const symbol_entry& e, u64 origin) const noexcept {
+  symbol s;
+  s.name = e.name;
+  s.value = e.value;
+  s.index = e.index;
+  s.origin = origin;
+  s.section = static_cast<u16>(e.section_number);
+  if (e.is_weak_external()) {
+    s.bind = binding::weak;
+    s.defined = false;
+  } else if (e.is_external()) {
+    s.bind = binding::global;
+    s.defined = e.section_number != sym_undefined || e.value != 0;
+  } else {
+    s.bind = binding::local;
+    s.defined = e.section_number != sym_undefined;
+  }
+  if (e.is_file()) {
+    s.kind = symbol_kind::file;
+  } else if (e.is_section_definition()) {
+    s.kind = symbol_kind::section;
+    if (auto def = e.section_definition()) s.size = def->length;
+  } else if (e.is_common()) {
+    s.kind = symbol_kind::common;
+    s.size = e.value;
+  } else if (e.is_function()) {
+    s.kind = symbol_kind::func;
+    if (auto fn = e.function_definition()) s.size = fn->total_size;
+  } else if (e.section_number > 0 && static_cast<u32>(e.section_number) <= section_count_) {
+    const section_header& h = sections_[static_cast<u32>(e.section_number) - 1];
+    s.kind = (h.characteristics & scn::cnt_code) != 0 ? symbol_kind::func : symbol_kind::object;
+  }
+  return s;
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::nm_letter(const symbol_entry& e) const noexcept -> result<char> {
+  const bool global = e.is_external() || e.is_weak_external();
+  if (e.is_weak_external()) return 'w';
+  if (e.is_file() || e.is_debug()) return '\0';
+  if (e.is_external() && e.section_number == sym_undefined) return e.value != 0 ? 'C' : 'U';
+  if (!e.is_external() && e.storage_class != storage_class::static_ &&
+      e.storage_class != storage_class::label && e.storage_class != storage_class::function &&
+      e.storage_class != storage_class::section)
+    return '\0';
+  char c = '?';
+  if (e.is_absolute()) {
+    c = 'a';
+  } else if (e.section_number > 0) {
+    LINKSCOPE_TRY(sec, section_at(static_cast<u32>(e.section_number)));
+    c = section_letter(sec);
+  } else {
+    return '\0';
+  }
+  if (global && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return c;
+}
+
+template <class Sym>
+LINKSCOPE_FUNC char basic_object<Sym>::section_letter(const section& sec) noexcept {
+  // binutils coff_section_type(): name prefixes first.
+  static constexpr std::pair<std::string_view, char> by_name[] = {
+      {".drectve", 'i'}, {".edata", 'e'}, {".idata", 'i'}, {".pdata", 'p'}};
+  for (const auto& [prefix, letter] : by_name)
+    if (sec.name.substr(0, prefix.size()) == prefix) return letter;
+  const u32 ch = sec.characteristics();
+  if (ch & scn::cnt_code) return 't';
+  if (ch & scn::cnt_initialized_data) return (ch & scn::mem_write) ? 'd' : 'r';
+  if (ch & scn::cnt_uninitialized_data) return 'b';
+  if (sec.name.substr(0, 6) == ".debug") return 'N';
+  if (ch & (scn::lnk_info | scn::lnk_remove)) return 'n';
+  return (ch & scn::mem_write) ? 'd' : 'r';
+}
+
+template <class Sym>
+LINKSCOPE_FUNC u64 basic_object<Sym>::section_table_offset() const noexcept {
+  if constexpr (is_big) return sizeof(bigobj_header);
+  else return header_offset_ + sizeof(file_header) +
+              (bytes_.contains(header_offset_, sizeof(file_header))
+                   ? u64{bytes_.read_unchecked<file_header>(header_offset_).size_of_optional_header}
+                   : 0);
+}
+
+template <class Sym>
+LINKSCOPE_FUNC auto basic_object<Sym>::symbol_name_of(u64 slot_offset) const noexcept -> result<std::string_view> {
+  const unsigned char* raw = symtab_.data() + slot_offset;  // the name is the slot's first 8 bytes
+  if (raw[0] == 0 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0) {
+    const u32 offset = load<u32, std::endian::little>(raw + 4);
+    if (offset < 4 || offset >= strtab_.size())
+      return symtab_.fail(errc::out_of_range, slot_offset, "string table offset past end");
+    return strtab_.cstring(offset, "string table name has no NUL");
+  }
+  return detail::fixed_name(reinterpret_cast<const char*>(raw), 8);
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
 using standard_object = basic_object<symbol16>;
 using bigobj_object = basic_object<symbol32>;
+#if LINKSCOPE_EXTERN_TEMPLATES || defined(LINKSCOPE_IMPLEMENTATION)
+extern template class basic_object<symbol16>;
+extern template class basic_object<symbol32>;
+#endif
 
 // Detect the form once and call f(basic_object<Sym>&).
 template <class F>
@@ -6930,23 +7001,7 @@ auto visit_object(byte_view bytes, F&& f) -> result<std::invoke_result_t<F&, con
 class object {
  public:
   object() = default;
-  static result<object> parse(byte_view bytes) noexcept {
-    if (is_short_import(bytes))
-      return bytes.fail(errc::unsupported, 0, "short import member, not a COFF object");
-    object o;
-    if (bytes.size() >= 4 && load<u16, std::endian::little>(bytes.data()) == 0 &&
-        load<u16, std::endian::little>(bytes.data() + 2) == 0xffff) {
-      if (!is_bigobj(bytes)) return bytes.fail(errc::bad_magic, 0, "unknown anonymous COFF object header");
-      LINKSCOPE_TRY(big, bigobj_object::parse(bytes));
-      o.big_ = big;
-      o.form_ = object_form::bigobj;
-    } else {
-      LINKSCOPE_TRY(std_, standard_object::parse(bytes));
-      o.standard_ = std_;
-      o.form_ = object_form::standard;
-    }
-    return o;
-  }
+  static result<object> parse(byte_view bytes) noexcept;
 
   object_form form() const noexcept { return form_; }
   template <class F>
@@ -6957,21 +7012,11 @@ class object {
   u16 machine() const noexcept { return visit([](const auto& o) { return o.machine(); }); }
   u32 section_count() const noexcept { return visit([](const auto& o) { return o.section_count(); }); }
   u32 symbol_count() const noexcept { return visit([](const auto& o) { return o.symbol_count(); }); }
-  result<section> section_at(u32 i) const noexcept {
-    return visit([&](const auto& o) { return o.section_at(i); });
-  }
-  result<byte_view> section_data(const section& s) const noexcept {
-    return visit([&](const auto& o) { return o.section_data(s); });
-  }
-  result<record_array<relocation>> relocations(const section& s) const noexcept {
-    return visit([&](const auto& o) { return o.relocations(s); });
-  }
-  result<symbol_entry> symbol_at(u32 i) const noexcept {
-    return visit([&](const auto& o) { return o.symbol_at(i); });
-  }
-  result<char> nm_letter(const symbol_entry& e) const noexcept {
-    return visit([&](const auto& o) { return o.nm_letter(e); });
-  }
+  result<section> section_at(u32 i) const noexcept;
+  result<byte_view> section_data(const section& s) const noexcept;
+  result<record_array<relocation>> relocations(const section& s) const noexcept;
+  result<symbol_entry> symbol_at(u32 i) const noexcept;
+  result<char> nm_letter(const symbol_entry& e) const noexcept;
   template <class F>
   result<void> for_each_section(F&& f) const {
     return visit([&](const auto& o) { return o.for_each_section(f); });
@@ -6993,6 +7038,47 @@ class object {
   object_form form_ = object_form::standard;
   u64 origin_ = 0;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC auto object::parse(byte_view bytes) noexcept -> result<object> {
+  if (is_short_import(bytes))
+    return bytes.fail(errc::unsupported, 0, "short import member, not a COFF object");
+  object o;
+  if (bytes.size() >= 4 && load<u16, std::endian::little>(bytes.data()) == 0 &&
+      load<u16, std::endian::little>(bytes.data() + 2) == 0xffff) {
+    if (!is_bigobj(bytes)) return bytes.fail(errc::bad_magic, 0, "unknown anonymous COFF object header");
+    LINKSCOPE_TRY(big, bigobj_object::parse(bytes));
+    o.big_ = big;
+    o.form_ = object_form::bigobj;
+  } else {
+    LINKSCOPE_TRY(std_, standard_object::parse(bytes));
+    o.standard_ = std_;
+    o.form_ = object_form::standard;
+  }
+  return o;
+}
+
+LINKSCOPE_FUNC auto object::section_at(u32 i) const noexcept -> result<section> {
+  return visit([&](const auto& o) { return o.section_at(i); });
+}
+
+LINKSCOPE_FUNC auto object::section_data(const section& s) const noexcept -> result<byte_view> {
+  return visit([&](const auto& o) { return o.section_data(s); });
+}
+
+LINKSCOPE_FUNC auto object::relocations(const section& s) const noexcept -> result<record_array<relocation>> {
+  return visit([&](const auto& o) { return o.relocations(s); });
+}
+
+LINKSCOPE_FUNC auto object::symbol_at(u32 i) const noexcept -> result<symbol_entry> {
+  return visit([&](const auto& o) { return o.symbol_at(i); });
+}
+
+LINKSCOPE_FUNC auto object::nm_letter(const symbol_entry& e) const noexcept -> result<char> {
+  return visit([&](const auto& o) { return o.nm_letter(e); });
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
 
 static_assert(symbol_source<object>);
 
@@ -7635,53 +7721,13 @@ struct assembly_identity {
 
 namespace detail {
 // The value of attribute `key` inside one XML start tag (either quote).
-inline std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept {
-  std::size_t at = 0;
-  while ((at = tag.find(key, at)) != std::string_view::npos) {
-    const bool word_start = at > 0 && (tag[at - 1] == ' ' || tag[at - 1] == '\t' || tag[at - 1] == '\n' ||
-                                       tag[at - 1] == '\r');
-    std::size_t p = at + key.size();
-    at = p;
-    if (!word_start) continue;
-    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
-    if (p >= tag.size() || tag[p] != '=') continue;
-    ++p;
-    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
-    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) continue;
-    const char quote = tag[p];
-    const std::size_t end = tag.find(quote, p + 1);
-    if (end == std::string_view::npos) return {};
-    return tag.substr(p + 1, end - p - 1);
-  }
-  return {};
-}
+std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept;
 }  // namespace detail
 
 // The dependent assemblies a manifest names (its <dependency> /
 // <dependentAssembly> / <assemblyIdentity> elements), in order. A plain
 // scan, not an XML parser: enough for what linkers and mt.exe write.
-inline std::vector<assembly_identity> manifest_dependencies(std::string_view xml) {
-  std::vector<assembly_identity> out;
-  std::size_t at = 0;
-  while ((at = xml.find("<dependentAssembly", at)) != std::string_view::npos) {
-    const std::size_t close = xml.find("</dependentAssembly", at);
-    const std::string_view body = xml.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
-    at += 18;
-    const std::size_t id = body.find("<assemblyIdentity");
-    if (id == std::string_view::npos) continue;
-    const std::size_t end = body.find('>', id);
-    const std::string_view tag = body.substr(id, end == std::string_view::npos ? std::string_view::npos : end - id);
-    assembly_identity a;
-    a.name = detail::xml_attribute(tag, "name");
-    a.version = detail::xml_attribute(tag, "version");
-    a.processor_architecture = detail::xml_attribute(tag, "processorArchitecture");
-    a.public_key_token = detail::xml_attribute(tag, "publicKeyToken");
-    a.type = detail::xml_attribute(tag, "type");
-    a.language = detail::xml_attribute(tag, "language");
-    out.push_back(a);
-  }
-  return out;
-}
+std::vector<assembly_identity> manifest_dependencies(std::string_view xml);
 
 // The CLR header of a managed image.
 struct clr_info {
@@ -7720,29 +7766,10 @@ class image {
     const data_directory d = directory(coff::dir::clr_runtime_header);
     return d.virtual_address != 0 && d.size != 0;
   }
-  result<clr_info> clr() const noexcept {
-    const data_directory d = directory(coff::dir::clr_runtime_header);
-    if (d.virtual_address == 0 || d.size == 0) return clr_info{};
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::clr_header), dirs_offset_ + 14 * 8,
-                               "CLR header RVA outside every section"));
-    const auto h = view.read_unchecked<coff::clr_header>(0);
-    clr_info c;
-    c.major_runtime_version = h.major_runtime_version;
-    c.minor_runtime_version = h.minor_runtime_version;
-    c.flags = h.flags;
-    return c;
-  }
+  result<clr_info> clr() const noexcept;
   // True if `rva` lies in a section that holds code (IMAGE_SCN_CNT_CODE or
   // MEM_EXECUTE): an export elsewhere is data.
-  bool rva_is_code(u64 rva) const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      return (s.characteristics & (coff::scn::cnt_code | coff::scn::mem_execute)) != 0;
-    }
-    return false;
-  }
+  bool rva_is_code(u64 rva) const noexcept;
   std::size_t section_count() const noexcept { return sections_.size(); }
   section_header section(std::size_t i) const noexcept { return sections_[i]; }
   byte_view bytes() const noexcept { return bytes_; }
@@ -7754,49 +7781,13 @@ class image {
 
   // File bytes for [rva, rva + len): inside one section's raw data (or the
   // headers). `where` is the file offset blamed on failure.
-  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      const u64 delta = rva - va;
-      if (!fits(delta, len, s.size_of_raw_data))
-        return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
-      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
-    }
-    if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
-    return bytes_.fail(errc::out_of_range, where, what);
-  }
+  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept;
   // The rest of the section from `rva` (for strings).
-  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      const u64 delta = rva - va;
-      if (delta >= s.size_of_raw_data)
-        return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
-      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
-                        "section raw data past end of file");
-    }
-    if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
-    return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
-  }
-  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept {
-    LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
-    return tail.cstring(0, "string at RVA has no NUL");
-  }
+  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept;
+  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept;
 
   // The DLL's own name from the export directory (empty if none).
-  result<std::string_view> export_name() const noexcept {
-    const data_directory d = directory(coff::dir::export_);
-    if (d.virtual_address == 0) return std::string_view{};
-    const u64 where = dirs_offset_;
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
-    const auto ed = view.read_unchecked<coff::export_directory>(0);
-    if (ed.name == 0) return std::string_view{};
-    return string_at_rva(ed.name, view.base() + 12);
-  }
+  result<std::string_view> export_name() const noexcept;
 
   result<std::vector<export_entry>> exports() const;
 
@@ -7879,6 +7870,123 @@ class image {
 static_assert(symbol_source<image>);
 
 #if LINKSCOPE_DEFINITIONS
+namespace detail {
+// The value of attribute `key` inside one XML start tag (either quote).
+LINKSCOPE_FUNC std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept {
+  std::size_t at = 0;
+  while ((at = tag.find(key, at)) != std::string_view::npos) {
+    const bool word_start = at > 0 && (tag[at - 1] == ' ' || tag[at - 1] == '\t' || tag[at - 1] == '\n' ||
+                                       tag[at - 1] == '\r');
+    std::size_t p = at + key.size();
+    at = p;
+    if (!word_start) continue;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || tag[p] != '=') continue;
+    ++p;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) continue;
+    const char quote = tag[p];
+    const std::size_t end = tag.find(quote, p + 1);
+    if (end == std::string_view::npos) return {};
+    return tag.substr(p + 1, end - p - 1);
+  }
+  return {};
+}
+}  // namespace detail
+
+// The dependent assemblies a manifest names (its <dependency> /
+// <dependentAssembly> / <assemblyIdentity> elements), in order. A plain
+// scan, not an XML parser: enough for what linkers and mt.exe write.
+LINKSCOPE_FUNC std::vector<assembly_identity> manifest_dependencies(std::string_view xml) {
+  std::vector<assembly_identity> out;
+  std::size_t at = 0;
+  while ((at = xml.find("<dependentAssembly", at)) != std::string_view::npos) {
+    const std::size_t close = xml.find("</dependentAssembly", at);
+    const std::string_view body = xml.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
+    at += 18;
+    const std::size_t id = body.find("<assemblyIdentity");
+    if (id == std::string_view::npos) continue;
+    const std::size_t end = body.find('>', id);
+    const std::string_view tag = body.substr(id, end == std::string_view::npos ? std::string_view::npos : end - id);
+    assembly_identity a;
+    a.name = detail::xml_attribute(tag, "name");
+    a.version = detail::xml_attribute(tag, "version");
+    a.processor_architecture = detail::xml_attribute(tag, "processorArchitecture");
+    a.public_key_token = detail::xml_attribute(tag, "publicKeyToken");
+    a.type = detail::xml_attribute(tag, "type");
+    a.language = detail::xml_attribute(tag, "language");
+    out.push_back(a);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC auto image::clr() const noexcept -> result<clr_info> {
+  const data_directory d = directory(coff::dir::clr_runtime_header);
+  if (d.virtual_address == 0 || d.size == 0) return clr_info{};
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::clr_header), dirs_offset_ + 14 * 8,
+                             "CLR header RVA outside every section"));
+  const auto h = view.read_unchecked<coff::clr_header>(0);
+  clr_info c;
+  c.major_runtime_version = h.major_runtime_version;
+  c.minor_runtime_version = h.minor_runtime_version;
+  c.flags = h.flags;
+  return c;
+}
+
+LINKSCOPE_FUNC bool image::rva_is_code(u64 rva) const noexcept {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    return (s.characteristics & (coff::scn::cnt_code | coff::scn::mem_execute)) != 0;
+  }
+  return false;
+}
+
+LINKSCOPE_FUNC auto image::at_rva(u64 rva, u64 len, u64 where, const char* what) const noexcept -> result<byte_view> {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    const u64 delta = rva - va;
+    if (!fits(delta, len, s.size_of_raw_data))
+      return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
+    return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
+  }
+  if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
+  return bytes_.fail(errc::out_of_range, where, what);
+}
+
+LINKSCOPE_FUNC auto image::section_tail_at_rva(u64 rva, u64 where) const noexcept -> result<byte_view> {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    const u64 delta = rva - va;
+    if (delta >= s.size_of_raw_data)
+      return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
+    return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
+                      "section raw data past end of file");
+  }
+  if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
+  return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
+}
+
+LINKSCOPE_FUNC auto image::string_at_rva(u64 rva, u64 where) const noexcept -> result<std::string_view> {
+  LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
+  return tail.cstring(0, "string at RVA has no NUL");
+}
+
+LINKSCOPE_FUNC auto image::export_name() const noexcept -> result<std::string_view> {
+  const data_directory d = directory(coff::dir::export_);
+  if (d.virtual_address == 0) return std::string_view{};
+  const u64 where = dirs_offset_;
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
+  const auto ed = view.read_unchecked<coff::export_directory>(0);
+  if (ed.name == 0) return std::string_view{};
+  return string_at_rva(ed.name, view.base() + 12);
+}
+
 LINKSCOPE_FUNC result<image> image::parse(byte_view bytes) noexcept {
   image img;
   img.bytes_ = bytes;
@@ -8819,34 +8927,7 @@ class file {
 
   file() = default;
 
-  static result<file> open(byte_view bytes) noexcept {
-    file f;
-    f.bytes_ = bytes;
-    LINKSCOPE_TRY(header, bytes.template read<mach_header>(0, "Mach-O header truncated"));
-    if (static_cast<u32>(header.magic) != MT::magic) return bytes.fail(errc::bad_magic, 0, "not a Mach-O file of this variant");
-    f.header_ = header;
-    const u64 ncmds = header.ncmds;
-    const u64 sizeofcmds = header.sizeofcmds;
-    if (!bytes.contains(sizeof(mach_header), sizeofcmds))
-      return bytes.fail(errc::truncated, 20, "load commands (sizeofcmds) past end of file");
-    // Every command takes at least 8 bytes, so ncmds is bounded by the bytes present.
-    if (ncmds > sizeofcmds / sizeof(load_command))
-      return bytes.fail(errc::too_large, 16, "ncmds does not fit in sizeofcmds");
-    u64 offset = sizeof(mach_header);
-    const u64 end = sizeof(mach_header) + sizeofcmds;
-    for (u64 i = 0; i < ncmds; ++i) {
-      if (!fits(offset, sizeof(load_command), end))
-        return bytes.fail(errc::truncated, offset, "load command past sizeofcmds");
-      const auto lc = bytes.template read_unchecked<load_command>(offset);
-      const u64 size = lc.cmdsize;
-      if (size < sizeof(load_command)) return bytes.fail(errc::bad_field, offset + 4, "cmdsize less than 8");
-      if (size % MT::command_alignment != 0) return bytes.fail(errc::bad_field, offset + 4, "cmdsize not aligned");
-      if (!fits(offset, size, end)) return bytes.fail(errc::truncated, offset + 4, "cmdsize past sizeofcmds");
-      offset += size;
-    }
-    f.commands_end_ = offset;
-    return f;
-  }
+  static result<file> open(byte_view bytes) noexcept;
 
   byte_view bytes() const noexcept { return bytes_; }
   const mach_header& header() const noexcept { return header_; }
@@ -8903,100 +8984,28 @@ class file {
 
   // An lc_str inside command `lc`: past the fixed record, NUL-terminated before cmdsize.
   result<std::string_view> command_string(const load_command_ref& lc, u32 str_offset, u64 record_size,
-                                          u64 field_offset) const noexcept {
-    if (str_offset < record_size || str_offset >= lc.cmdsize)
-      return bytes_.fail(errc::out_of_range, lc.offset + field_offset, "string offset outside its load command");
-    const void* nul = std::memchr(lc.bytes.data() + str_offset, 0, lc.cmdsize - str_offset);
-    if (nul == nullptr) return bytes_.fail(errc::malformed, lc.offset + str_offset, "string not terminated in its load command");
-    const char* first = reinterpret_cast<const char*>(lc.bytes.data() + str_offset);
-    return std::string_view(first, static_cast<std::size_t>(static_cast<const char*>(nul) - first));
-  }
+                                          u64 field_offset) const noexcept;
 
   // A dylib command (LC_ID_DYLIB or one that loads a dylib).
-  result<dylib_ref> dylib(const load_command_ref& lc) const noexcept {
-    LINKSCOPE_TRY(d, command<dylib_command>(lc));
-    LINKSCOPE_TRY(name, command_string(lc, d.name, sizeof(dylib_command), 8));
-    dylib_ref out;
-    out.name = name;
-    out.kind = dylib_kind_of(lc.cmd).value_or(dylib_kind::load);
-    out.current_version = {d.current_version};
-    out.compatibility_version = {d.compatibility_version};
-    out.timestamp = d.timestamp;
-    out.offset = lc.offset;
-    return out;
-  }
+  result<dylib_ref> dylib(const load_command_ref& lc) const noexcept;
 
   // Every dylib the image loads, in load-command order: entry i has
   // two-level-namespace library ordinal i + 1.
-  result<std::vector<dylib_ref>> dylibs() const {
-    std::vector<dylib_ref> out;
-    for (const auto lc : commands()) {
-      if (!dylib_kind_of(lc.cmd)) continue;
-      LINKSCOPE_TRY(d, dylib(lc));
-      out.push_back(d);
-    }
-    return out;
-  }
+  result<std::vector<dylib_ref>> dylibs() const;
 
   // LC_ID_DYLIB (a dylib's own install name), if any.
-  result<std::optional<dylib_ref>> install_name() const noexcept {
-    for (const auto lc : commands()) {
-      if (lc.cmd != LC_ID_DYLIB) continue;
-      LINKSCOPE_TRY(d, dylib(lc));
-      return std::optional<dylib_ref>(d);
-    }
-    return std::optional<dylib_ref>();
-  }
+  result<std::optional<dylib_ref>> install_name() const noexcept;
 
   // Strings of the commands with id `cmd` whose record is an lc_str_command
   // (LC_RPATH, LC_LOAD_DYLINKER, LC_SUB_FRAMEWORK, LC_SUB_CLIENT, ...).
-  result<std::vector<std::string_view>> strings_of(u32 cmd) const {
-    std::vector<std::string_view> out;
-    for (const auto lc : commands()) {
-      if (lc.cmd != cmd) continue;
-      LINKSCOPE_TRY(c, command<lc_str_command>(lc));
-      LINKSCOPE_TRY(s, command_string(lc, c.offset, sizeof(lc_str_command), 8));
-      out.push_back(s);
-    }
-    return out;
-  }
+  result<std::vector<std::string_view>> strings_of(u32 cmd) const;
   result<std::vector<std::string_view>> rpaths() const { return strings_of(LC_RPATH); }
 
-  result<std::optional<std::array<u8, 16>>> uuid() const noexcept {
-    for (const auto lc : commands()) {
-      if (lc.cmd != LC_UUID) continue;
-      LINKSCOPE_TRY(c, command<uuid_command>(lc));
-      std::array<u8, 16> out{};
-      std::memcpy(out.data(), c.uuid, 16);
-      return std::optional<std::array<u8, 16>>(out);
-    }
-    return std::optional<std::array<u8, 16>>();
-  }
+  result<std::optional<std::array<u8, 16>>> uuid() const noexcept;
 
   // LC_BUILD_VERSION and LC_VERSION_MIN_* in command order (a zippered
   // binary has two build versions).
-  result<std::vector<platform_version>> platforms() const {
-    std::vector<platform_version> out;
-    for (const auto lc : commands()) {
-      if (lc.cmd == LC_BUILD_VERSION) {
-        LINKSCOPE_TRY(c, command<build_version_command>(lc));
-        u64 tools = 0;
-        if (!checked_mul(c.ntools, sizeof(typename MT::build_tool_version), tools) ||
-            tools > lc.cmdsize - sizeof(build_version_command))
-          return bytes_.fail(errc::truncated, lc.offset + 20, "build tools past end of LC_BUILD_VERSION");
-        out.push_back({lc.cmd, c.platform, {c.minos}, {c.sdk}});
-      } else if (lc.cmd == LC_VERSION_MIN_MACOSX || lc.cmd == LC_VERSION_MIN_IPHONEOS ||
-                 lc.cmd == LC_VERSION_MIN_TVOS || lc.cmd == LC_VERSION_MIN_WATCHOS) {
-        LINKSCOPE_TRY(c, command<version_min_command>(lc));
-        const u32 platform = lc.cmd == LC_VERSION_MIN_MACOSX     ? PLATFORM_MACOS
-                             : lc.cmd == LC_VERSION_MIN_IPHONEOS ? PLATFORM_IOS
-                             : lc.cmd == LC_VERSION_MIN_TVOS     ? PLATFORM_TVOS
-                                                                 : PLATFORM_WATCHOS;
-        out.push_back({lc.cmd, platform, {c.version}, {c.sdk}});
-      }
-    }
-    return out;
-  }
+  result<std::vector<platform_version>> platforms() const;
 
   // A segment command and its section records (checked to lie in cmdsize,
   // and the segment's file range in the file).
@@ -9011,53 +9020,13 @@ class file {
       return {fixed_name(rec + 16), fixed_name(rec)};
     }
   };
-  result<segment_ref> segment(const load_command_ref& lc) const noexcept {
-    LINKSCOPE_TRY(seg, command<segment_command>(lc));
-    u64 section_bytes = 0;
-    if (!checked_mul(seg.nsects, sizeof(section), section_bytes) ||
-        section_bytes > lc.cmdsize - sizeof(segment_command))
-      return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 4 * sizeof(typename MT::uword),
-                         "segment's sections past its cmdsize");
-    if (!bytes_.contains(seg.fileoff, seg.filesize))
-      return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 2 * sizeof(typename MT::uword),
-                         "segment fileoff + filesize past end of file");
-    auto sections = record_array<section>(lc.bytes.data() + sizeof(segment_command), seg.nsects);
-    for (u32 i = 0; i < seg.nsects; ++i) {
-      const section s = sections[i];
-      // An object's sections have file contents unless zerofill (LLVM: "offset
-      // field plus size field ... extends past the end of the file").
-      if (!s.is_zerofill() && filetype() != MH_DSYM && !bytes_.contains(s.offset, s.size))
-        return bytes_.fail(errc::truncated, lc.offset + sizeof(segment_command) + u64{i} * sizeof(section),
-                           "section offset + size past end of file");
-    }
-    return segment_ref{seg, sections, lc.offset, lc.bytes.sub_unchecked(sizeof(segment_command), section_bytes)};
-  }
-  result<std::vector<segment_ref>> segments() const {
-    std::vector<segment_ref> out;
-    for (const auto lc : commands()) {
-      if (lc.cmd != MT::segment_command_id) continue;
-      LINKSCOPE_TRY(s, segment(lc));
-      out.push_back(s);
-    }
-    return out;
-  }
+  result<segment_ref> segment(const load_command_ref& lc) const noexcept;
+  result<std::vector<segment_ref>> segments() const;
   // All sections in file order: n_sect k (1-based) is sections()[k - 1].
-  result<std::vector<section>> sections() const {
-    std::vector<section> out;
-    for (const auto lc : commands()) {
-      if (lc.cmd != MT::segment_command_id) continue;
-      LINKSCOPE_TRY(s, segment(lc));
-      for (const auto& sec : s.sections) out.push_back(sec);
-    }
-    return out;
-  }
+  result<std::vector<section>> sections() const;
 
   // The first command with id `cmd`, or nullopt.
-  std::optional<load_command_ref> find_command(u32 cmd) const noexcept {
-    for (const auto lc : commands())
-      if (lc.cmd == cmd) return lc;
-    return std::nullopt;
-  }
+  std::optional<load_command_ref> find_command(u32 cmd) const noexcept;
 
   // LC_SYMTAB: the nlist array and the string table, both inside the file.
   struct symtab_ref {
@@ -9065,94 +9034,302 @@ class file {
     byte_view strings;
     u64 offset = 0;  // of the load command
   };
-  result<std::optional<symtab_ref>> symtab() const noexcept {
-    auto lc = find_command(LC_SYMTAB);
-    if (!lc) return std::optional<symtab_ref>();
-    LINKSCOPE_TRY(st, command<symtab_command>(*lc));
-    LINKSCOPE_TRY(syms, bytes_.template array<nlist>(st.symoff, st.nsyms, sizeof(nlist),
-                                                     "symbol table (symoff + nsyms) past end of file"));
-    LINKSCOPE_TRY(strings, bytes_.sub(st.stroff, st.strsize, "string table (stroff + strsize) past end of file"));
-    return std::optional<symtab_ref>(symtab_ref{syms, strings, lc->offset});
-  }
+  result<std::optional<symtab_ref>> symtab() const noexcept;
   // Name of symbol `sym`; n_strx must lie inside the string table (the
   // string may run to its end without a NUL only if it ends there: LLVM
   // reads up to strsize).
-  result<std::string_view> symbol_name(const symtab_ref& table, const nlist& sym) const noexcept {
-    const u64 strx = sym.n_strx;
-    if (strx >= table.strings.size()) {
-      if (strx == 0) return std::string_view();
-      return table.strings.fail(errc::out_of_range, 0, "n_strx past end of string table");
-    }
-    const char* first = reinterpret_cast<const char*>(table.strings.data() + strx);
-    const std::size_t room = table.strings.size() - static_cast<std::size_t>(strx);
-    const void* nul = std::memchr(first, 0, room);
-    return std::string_view(first, nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - first) : room);
-  }
+  result<std::string_view> symbol_name(const symtab_ref& table, const nlist& sym) const noexcept;
 
   // LC_DYSYMTAB with its symbol ranges checked against nsyms and its tables against the file.
-  result<std::optional<dysymtab_command>> dysymtab() const noexcept {
-    auto lc = find_command(LC_DYSYMTAB);
-    if (!lc) return std::optional<dysymtab_command>();
-    LINKSCOPE_TRY(d, command<dysymtab_command>(*lc));
-    u64 nsyms = 0;
-    if (auto st = find_command(LC_SYMTAB)) {
-      LINKSCOPE_TRY(s, command<symtab_command>(*st));
-      nsyms = s.nsyms;
-    }
-    const u64 ranges[3][2] = {{d.ilocalsym, d.nlocalsym}, {d.iextdefsym, d.nextdefsym}, {d.iundefsym, d.nundefsym}};
-    for (int i = 0; i < 3; ++i)
-      if (!fits(ranges[i][0], ranges[i][1], nsyms))
-        return bytes_.fail(errc::out_of_range, lc->offset + 8 + 8 * static_cast<u64>(i), "dysymtab symbol range past nsyms");
-    if (!bytes_.contains(d.indirectsymoff, u64{d.nindirectsyms} * 4))
-      return bytes_.fail(errc::truncated, lc->offset + 56, "indirect symbol table past end of file");
-    return std::optional<dysymtab_command>(d);
-  }
+  result<std::optional<dysymtab_command>> dysymtab() const noexcept;
 
   // LC_DYLD_INFO(_ONLY): each stream (off, size) inside the file.
-  result<std::optional<dyld_info_streams>> dyld_info() const noexcept {
-    std::optional<load_command_ref> lc = find_command(LC_DYLD_INFO_ONLY);
-    if (!lc) lc = find_command(LC_DYLD_INFO);
-    if (!lc) return std::optional<dyld_info_streams>();
-    LINKSCOPE_TRY(d, command<dyld_info_command>(*lc));
-    dyld_info_streams out;
-    out.cmd = lc->cmd;
-    const u32 pairs[5][2] = {{d.rebase_off, d.rebase_size}, {d.bind_off, d.bind_size},
-                             {d.weak_bind_off, d.weak_bind_size}, {d.lazy_bind_off, d.lazy_bind_size},
-                             {d.export_off, d.export_size}};
-    byte_view* views[5] = {&out.rebase, &out.bind, &out.weak_bind, &out.lazy_bind, &out.exports};
-    for (int i = 0; i < 5; ++i) {
-      if (pairs[i][1] == 0) continue;
-      if (!bytes_.contains(pairs[i][0], pairs[i][1]))
-        return bytes_.fail(errc::truncated, lc->offset + 8 + 8 * static_cast<u64>(i), "dyld info stream past end of file");
-      *views[i] = bytes_.sub_unchecked(pairs[i][0], pairs[i][1]);
-    }
-    return std::optional<dyld_info_streams>(out);
-  }
+  result<std::optional<dyld_info_streams>> dyld_info() const noexcept;
 
   // A linkedit_data_command's blob (LC_DYLD_EXPORTS_TRIE, LC_DYLD_CHAINED_FIXUPS,
   // LC_FUNCTION_STARTS, LC_DATA_IN_CODE, LC_CODE_SIGNATURE, ...), or nullopt.
-  result<std::optional<byte_view>> linkedit_data(u32 cmd) const noexcept {
-    auto lc = find_command(cmd);
-    if (!lc) return std::optional<byte_view>();
-    LINKSCOPE_TRY(d, command<linkedit_data_command>(*lc));
-    LINKSCOPE_TRY(blob, bytes_.sub(d.dataoff, d.datasize, "linkedit data (dataoff + datasize) past end of file"));
-    return std::optional<byte_view>(blob);
-  }
+  result<std::optional<byte_view>> linkedit_data(u32 cmd) const noexcept;
 
   // The export trie: LC_DYLD_EXPORTS_TRIE, else the dyld info export stream.
-  result<std::optional<byte_view>> export_trie() const noexcept {
-    LINKSCOPE_TRY(trie, linkedit_data(LC_DYLD_EXPORTS_TRIE));
-    if (trie) return trie;
-    LINKSCOPE_TRY(info, dyld_info());
-    if (info && !info->exports.empty()) return std::optional<byte_view>(info->exports);
-    return std::optional<byte_view>();
-  }
+  result<std::optional<byte_view>> export_trie() const noexcept;
 
  private:
   byte_view bytes_;
   mach_header header_{};
   u64 commands_end_ = 0;
 };
+
+// The member functions' bodies: compiled once per variant in compiled mode
+// (src/linkscope.cpp instantiates file<MT> for the four variants, and every
+// other translation unit sees the `extern template` declarations below).
+#if LINKSCOPE_DEFINITIONS
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::open(byte_view bytes) noexcept -> result<file> {
+  file f;
+  f.bytes_ = bytes;
+  LINKSCOPE_TRY(header, bytes.template read<mach_header>(0, "Mach-O header truncated"));
+  if (static_cast<u32>(header.magic) != MT::magic) return bytes.fail(errc::bad_magic, 0, "not a Mach-O file of this variant");
+  f.header_ = header;
+  const u64 ncmds = header.ncmds;
+  const u64 sizeofcmds = header.sizeofcmds;
+  if (!bytes.contains(sizeof(mach_header), sizeofcmds))
+    return bytes.fail(errc::truncated, 20, "load commands (sizeofcmds) past end of file");
+  // Every command takes at least 8 bytes, so ncmds is bounded by the bytes present.
+  if (ncmds > sizeofcmds / sizeof(load_command))
+    return bytes.fail(errc::too_large, 16, "ncmds does not fit in sizeofcmds");
+  u64 offset = sizeof(mach_header);
+  const u64 end = sizeof(mach_header) + sizeofcmds;
+  for (u64 i = 0; i < ncmds; ++i) {
+    if (!fits(offset, sizeof(load_command), end))
+      return bytes.fail(errc::truncated, offset, "load command past sizeofcmds");
+    const auto lc = bytes.template read_unchecked<load_command>(offset);
+    const u64 size = lc.cmdsize;
+    if (size < sizeof(load_command)) return bytes.fail(errc::bad_field, offset + 4, "cmdsize less than 8");
+    if (size % MT::command_alignment != 0) return bytes.fail(errc::bad_field, offset + 4, "cmdsize not aligned");
+    if (!fits(offset, size, end)) return bytes.fail(errc::truncated, offset + 4, "cmdsize past sizeofcmds");
+    offset += size;
+  }
+  f.commands_end_ = offset;
+  return f;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::command_string(const load_command_ref& lc, u32 str_offset, u64 record_size,
+                                             u64 field_offset) const noexcept -> result<std::string_view> {
+  if (str_offset < record_size || str_offset >= lc.cmdsize)
+    return bytes_.fail(errc::out_of_range, lc.offset + field_offset, "string offset outside its load command");
+  const void* nul = std::memchr(lc.bytes.data() + str_offset, 0, lc.cmdsize - str_offset);
+  if (nul == nullptr) return bytes_.fail(errc::malformed, lc.offset + str_offset, "string not terminated in its load command");
+  const char* first = reinterpret_cast<const char*>(lc.bytes.data() + str_offset);
+  return std::string_view(first, static_cast<std::size_t>(static_cast<const char*>(nul) - first));
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::dylib(const load_command_ref& lc) const noexcept -> result<dylib_ref> {
+  LINKSCOPE_TRY(d, command<dylib_command>(lc));
+  LINKSCOPE_TRY(name, command_string(lc, d.name, sizeof(dylib_command), 8));
+  dylib_ref out;
+  out.name = name;
+  out.kind = dylib_kind_of(lc.cmd).value_or(dylib_kind::load);
+  out.current_version = {d.current_version};
+  out.compatibility_version = {d.compatibility_version};
+  out.timestamp = d.timestamp;
+  out.offset = lc.offset;
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::dylibs() const -> result<std::vector<dylib_ref>> {
+  std::vector<dylib_ref> out;
+  for (const auto lc : commands()) {
+    if (!dylib_kind_of(lc.cmd)) continue;
+    LINKSCOPE_TRY(d, dylib(lc));
+    out.push_back(d);
+  }
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::install_name() const noexcept -> result<std::optional<dylib_ref>> {
+  for (const auto lc : commands()) {
+    if (lc.cmd != LC_ID_DYLIB) continue;
+    LINKSCOPE_TRY(d, dylib(lc));
+    return std::optional<dylib_ref>(d);
+  }
+  return std::optional<dylib_ref>();
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::strings_of(u32 cmd) const -> result<std::vector<std::string_view>> {
+  std::vector<std::string_view> out;
+  for (const auto lc : commands()) {
+    if (lc.cmd != cmd) continue;
+    LINKSCOPE_TRY(c, command<lc_str_command>(lc));
+    LINKSCOPE_TRY(s, command_string(lc, c.offset, sizeof(lc_str_command), 8));
+    out.push_back(s);
+  }
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::uuid() const noexcept -> result<std::optional<std::array<u8, 16>>> {
+  for (const auto lc : commands()) {
+    if (lc.cmd != LC_UUID) continue;
+    LINKSCOPE_TRY(c, command<uuid_command>(lc));
+    std::array<u8, 16> out{};
+    std::memcpy(out.data(), c.uuid, 16);
+    return std::optional<std::array<u8, 16>>(out);
+  }
+  return std::optional<std::array<u8, 16>>();
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::platforms() const -> result<std::vector<platform_version>> {
+  std::vector<platform_version> out;
+  for (const auto lc : commands()) {
+    if (lc.cmd == LC_BUILD_VERSION) {
+      LINKSCOPE_TRY(c, command<build_version_command>(lc));
+      u64 tools = 0;
+      if (!checked_mul(c.ntools, sizeof(typename MT::build_tool_version), tools) ||
+          tools > lc.cmdsize - sizeof(build_version_command))
+        return bytes_.fail(errc::truncated, lc.offset + 20, "build tools past end of LC_BUILD_VERSION");
+      out.push_back({lc.cmd, c.platform, {c.minos}, {c.sdk}});
+    } else if (lc.cmd == LC_VERSION_MIN_MACOSX || lc.cmd == LC_VERSION_MIN_IPHONEOS ||
+               lc.cmd == LC_VERSION_MIN_TVOS || lc.cmd == LC_VERSION_MIN_WATCHOS) {
+      LINKSCOPE_TRY(c, command<version_min_command>(lc));
+      const u32 platform = lc.cmd == LC_VERSION_MIN_MACOSX     ? PLATFORM_MACOS
+                           : lc.cmd == LC_VERSION_MIN_IPHONEOS ? PLATFORM_IOS
+                           : lc.cmd == LC_VERSION_MIN_TVOS     ? PLATFORM_TVOS
+                                                               : PLATFORM_WATCHOS;
+      out.push_back({lc.cmd, platform, {c.version}, {c.sdk}});
+    }
+  }
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::segment(const load_command_ref& lc) const noexcept -> result<segment_ref> {
+  LINKSCOPE_TRY(seg, command<segment_command>(lc));
+  u64 section_bytes = 0;
+  if (!checked_mul(seg.nsects, sizeof(section), section_bytes) ||
+      section_bytes > lc.cmdsize - sizeof(segment_command))
+    return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 4 * sizeof(typename MT::uword),
+                       "segment's sections past its cmdsize");
+  if (!bytes_.contains(seg.fileoff, seg.filesize))
+    return bytes_.fail(errc::truncated, lc.offset + 8 + 16 + 2 * sizeof(typename MT::uword),
+                       "segment fileoff + filesize past end of file");
+  auto sections = record_array<section>(lc.bytes.data() + sizeof(segment_command), seg.nsects);
+  for (u32 i = 0; i < seg.nsects; ++i) {
+    const section s = sections[i];
+    // An object's sections have file contents unless zerofill (LLVM: "offset
+    // field plus size field ... extends past the end of the file").
+    if (!s.is_zerofill() && filetype() != MH_DSYM && !bytes_.contains(s.offset, s.size))
+      return bytes_.fail(errc::truncated, lc.offset + sizeof(segment_command) + u64{i} * sizeof(section),
+                         "section offset + size past end of file");
+  }
+  return segment_ref{seg, sections, lc.offset, lc.bytes.sub_unchecked(sizeof(segment_command), section_bytes)};
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::segments() const -> result<std::vector<segment_ref>> {
+  std::vector<segment_ref> out;
+  for (const auto lc : commands()) {
+    if (lc.cmd != MT::segment_command_id) continue;
+    LINKSCOPE_TRY(s, segment(lc));
+    out.push_back(s);
+  }
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::sections() const -> result<std::vector<section>> {
+  std::vector<section> out;
+  for (const auto lc : commands()) {
+    if (lc.cmd != MT::segment_command_id) continue;
+    LINKSCOPE_TRY(s, segment(lc));
+    for (const auto& sec : s.sections) out.push_back(sec);
+  }
+  return out;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::find_command(u32 cmd) const noexcept -> std::optional<load_command_ref> {
+  for (const auto lc : commands())
+    if (lc.cmd == cmd) return lc;
+  return std::nullopt;
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::symtab() const noexcept -> result<std::optional<symtab_ref>> {
+  auto lc = find_command(LC_SYMTAB);
+  if (!lc) return std::optional<symtab_ref>();
+  LINKSCOPE_TRY(st, command<symtab_command>(*lc));
+  LINKSCOPE_TRY(syms, bytes_.template array<nlist>(st.symoff, st.nsyms, sizeof(nlist),
+                                                   "symbol table (symoff + nsyms) past end of file"));
+  LINKSCOPE_TRY(strings, bytes_.sub(st.stroff, st.strsize, "string table (stroff + strsize) past end of file"));
+  return std::optional<symtab_ref>(symtab_ref{syms, strings, lc->offset});
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::symbol_name(const symtab_ref& table, const nlist& sym) const noexcept
+    -> result<std::string_view> {
+  const u64 strx = sym.n_strx;
+  if (strx >= table.strings.size()) {
+    if (strx == 0) return std::string_view();
+    return table.strings.fail(errc::out_of_range, 0, "n_strx past end of string table");
+  }
+  const char* first = reinterpret_cast<const char*>(table.strings.data() + strx);
+  const std::size_t room = table.strings.size() - static_cast<std::size_t>(strx);
+  const void* nul = std::memchr(first, 0, room);
+  return std::string_view(first, nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - first) : room);
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::dysymtab() const noexcept -> result<std::optional<dysymtab_command>> {
+  auto lc = find_command(LC_DYSYMTAB);
+  if (!lc) return std::optional<dysymtab_command>();
+  LINKSCOPE_TRY(d, command<dysymtab_command>(*lc));
+  u64 nsyms = 0;
+  if (auto st = find_command(LC_SYMTAB)) {
+    LINKSCOPE_TRY(s, command<symtab_command>(*st));
+    nsyms = s.nsyms;
+  }
+  const u64 ranges[3][2] = {{d.ilocalsym, d.nlocalsym}, {d.iextdefsym, d.nextdefsym}, {d.iundefsym, d.nundefsym}};
+  for (int i = 0; i < 3; ++i)
+    if (!fits(ranges[i][0], ranges[i][1], nsyms))
+      return bytes_.fail(errc::out_of_range, lc->offset + 8 + 8 * static_cast<u64>(i), "dysymtab symbol range past nsyms");
+  if (!bytes_.contains(d.indirectsymoff, u64{d.nindirectsyms} * 4))
+    return bytes_.fail(errc::truncated, lc->offset + 56, "indirect symbol table past end of file");
+  return std::optional<dysymtab_command>(d);
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::dyld_info() const noexcept -> result<std::optional<dyld_info_streams>> {
+  std::optional<load_command_ref> lc = find_command(LC_DYLD_INFO_ONLY);
+  if (!lc) lc = find_command(LC_DYLD_INFO);
+  if (!lc) return std::optional<dyld_info_streams>();
+  LINKSCOPE_TRY(d, command<dyld_info_command>(*lc));
+  dyld_info_streams out;
+  out.cmd = lc->cmd;
+  const u32 pairs[5][2] = {{d.rebase_off, d.rebase_size}, {d.bind_off, d.bind_size},
+                           {d.weak_bind_off, d.weak_bind_size}, {d.lazy_bind_off, d.lazy_bind_size},
+                           {d.export_off, d.export_size}};
+  byte_view* views[5] = {&out.rebase, &out.bind, &out.weak_bind, &out.lazy_bind, &out.exports};
+  for (int i = 0; i < 5; ++i) {
+    if (pairs[i][1] == 0) continue;
+    if (!bytes_.contains(pairs[i][0], pairs[i][1]))
+      return bytes_.fail(errc::truncated, lc->offset + 8 + 8 * static_cast<u64>(i), "dyld info stream past end of file");
+    *views[i] = bytes_.sub_unchecked(pairs[i][0], pairs[i][1]);
+  }
+  return std::optional<dyld_info_streams>(out);
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::linkedit_data(u32 cmd) const noexcept -> result<std::optional<byte_view>> {
+  auto lc = find_command(cmd);
+  if (!lc) return std::optional<byte_view>();
+  LINKSCOPE_TRY(d, command<linkedit_data_command>(*lc));
+  LINKSCOPE_TRY(blob, bytes_.sub(d.dataoff, d.datasize, "linkedit data (dataoff + datasize) past end of file"));
+  return std::optional<byte_view>(blob);
+}
+
+template <class MT>
+LINKSCOPE_FUNC auto file<MT>::export_trie() const noexcept -> result<std::optional<byte_view>> {
+  LINKSCOPE_TRY(trie, linkedit_data(LC_DYLD_EXPORTS_TRIE));
+  if (trie) return trie;
+  LINKSCOPE_TRY(info, dyld_info());
+  if (info && !info->exports.empty()) return std::optional<byte_view>(info->exports);
+  return std::optional<byte_view>();
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
+
+#if LINKSCOPE_EXTERN_TEMPLATES || defined(LINKSCOPE_IMPLEMENTATION)
+extern template class file<macho32le>;
+extern template class file<macho32be>;
+extern template class file<macho64le>;
+extern template class file<macho64be>;
+#endif
 
 // Open `bytes` as whichever of the four variants its magic names and call f(file<MT>).
 template <class F>
@@ -9598,7 +9775,15 @@ struct export_entry {
 
 namespace detail {
 // A C string inside `bytes` at `offset`; advances past its NUL.
-inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept {
+result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept;
+// The terminal data of the node at `node_offset`, read from `at` inside
+// `info` (the trie cut at the end of the terminal data).
+result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept;
+}  // namespace detail
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept {
   if (offset >= bytes.size()) return bytes.fail(errc::truncated, offset, what);
   const void* nul = std::memchr(bytes.data() + offset, 0, bytes.size() - static_cast<std::size_t>(offset));
   if (nul == nullptr) return bytes.fail(errc::malformed, offset, what);
@@ -9607,9 +9792,8 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
   offset += len + 1;
   return std::string_view(first, len);
 }
-// The terminal data of the node at `node_offset`, read from `at` inside
-// `info` (the trie cut at the end of the terminal data).
-inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
+
+LINKSCOPE_FUNC result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
   export_entry e;
   e.node_offset = node_offset;
   LINKSCOPE_TRY(flags, read_uleb128(info, at));
@@ -9630,13 +9814,17 @@ inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 a
   return e;
 }
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Look one name up as dyld does (trieWalk): from the root, follow the child
 // whose edge is a prefix of what is left of the name. Each step consumes at
 // least one character (an empty edge never matches), so the walk takes at
 // most name.size() + 1 steps. The entry's `name` is `name`. nullopt when the
 // name is not exported; an error when a node on the way is malformed.
-inline result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
+result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
   using found = std::optional<export_entry>;
   if (trie.empty()) return found();
   u64 node = 0;
@@ -9676,6 +9864,7 @@ inline result<std::optional<export_entry>> find_export(byte_view trie, std::stri
     node = next;
   }
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Visit every exported symbol, a node after its children (llvm-objdump's order):
 // callback(const export_entry&) -> void or bool (false stops).
@@ -9823,64 +10012,73 @@ class fat_file {
  public:
   fat_file() = default;
 
-  static result<fat_file> open(byte_view bytes) {
-    fat_file f;
-    LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
-    const u32 magic = header.magic;
-    if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
-    const bool is64 = magic == FAT_MAGIC_64;
-    const u64 count = header.nfat_arch;
-    const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
-    u64 table = 0;
-    if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
-      return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
-    const u64 headers_end = sizeof(fat_header) + table;
-    f.slices_.reserve(static_cast<std::size_t>(count));
-    for (u64 i = 0; i < count; ++i) {
-      const u64 at = sizeof(fat_header) + i * record;
-      fat_slice s;
-      if (is64) {
-        const auto a = bytes.read_unchecked<fat_arch_64>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      } else {
-        const auto a = bytes.read_unchecked<fat_arch>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      }
-      if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
-      if (!bytes.contains(s.offset, s.size))
-        return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
-      if (s.offset < headers_end && s.size != 0)
-        return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
-      s.bytes = bytes.sub_unchecked(s.offset, s.size);
-      for (const auto& other : f.slices_) {
-        if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
-          return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
-        if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
-          return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
-      }
-      f.slices_.push_back(s);
-    }
-    return f;
-  }
+  static result<fat_file> open(byte_view bytes);
 
   const std::vector<fat_slice>& slices() const noexcept { return slices_; }
 
   // The slice for (cputype, cpusubtype); capability bits of the subtype are ignored.
-  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept {
-    for (const auto& s : slices_)
-      if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
-    return std::nullopt;
-  }
+  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept;
   // The slice whose arch_name() is `name` ("x86_64", "arm64", ...).
-  std::optional<fat_slice> find(std::string_view name) const noexcept {
-    for (const auto& s : slices_)
-      if (name == arch_name(s.cputype, s.cpusubtype)) return s;
-    return std::nullopt;
-  }
+  std::optional<fat_slice> find(std::string_view name) const noexcept;
 
  private:
   std::vector<fat_slice> slices_;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC auto fat_file::open(byte_view bytes) -> result<fat_file> {
+  fat_file f;
+  LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
+  const u32 magic = header.magic;
+  if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
+  const bool is64 = magic == FAT_MAGIC_64;
+  const u64 count = header.nfat_arch;
+  const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
+  u64 table = 0;
+  if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
+    return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
+  const u64 headers_end = sizeof(fat_header) + table;
+  f.slices_.reserve(static_cast<std::size_t>(count));
+  for (u64 i = 0; i < count; ++i) {
+    const u64 at = sizeof(fat_header) + i * record;
+    fat_slice s;
+    if (is64) {
+      const auto a = bytes.read_unchecked<fat_arch_64>(at);
+      s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+    } else {
+      const auto a = bytes.read_unchecked<fat_arch>(at);
+      s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+    }
+    if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
+    if (!bytes.contains(s.offset, s.size))
+      return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
+    if (s.offset < headers_end && s.size != 0)
+      return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
+    s.bytes = bytes.sub_unchecked(s.offset, s.size);
+    for (const auto& other : f.slices_) {
+      if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
+        return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
+      if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
+        return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
+    }
+    f.slices_.push_back(s);
+  }
+  return f;
+}
+
+LINKSCOPE_FUNC auto fat_file::find(u32 cputype, u32 cpusubtype) const noexcept -> std::optional<fat_slice> {
+  for (const auto& s : slices_)
+    if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
+  return std::nullopt;
+}
+
+LINKSCOPE_FUNC auto fat_file::find(std::string_view name) const noexcept -> std::optional<fat_slice> {
+  for (const auto& s : slices_)
+    if (name == arch_name(s.cputype, s.cpusubtype)) return s;
+  return std::nullopt;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace macho
 }  // namespace v0
@@ -10014,7 +10212,16 @@ result<void> for_each_nlist(const file<MT>& f, F&& callback) {
 
 // The symbol model of one entry. `sections` gives the kinds; `two_level` and
 // `linked` (not MH_OBJECT) decide whether the library ordinal means anything.
-inline symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
+symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
+                        bool linked) noexcept;
+
+// llvm-nm's one-letter type of an entry, lower case for a non-external one:
+// U undefined, C common, A absolute, I indirect, T __TEXT,__text,
+// D __DATA,__data, B __DATA,__bss, S any other section, '-' a stab.
+char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept;
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
                         bool linked) noexcept {
   symbol out;
   out.name = e.name;
@@ -10063,10 +10270,7 @@ inline symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& s
   return out;
 }
 
-// llvm-nm's one-letter type of an entry, lower case for a non-external one:
-// U undefined, C common, A absolute, I indirect, T __TEXT,__text,
-// D __DATA,__data, B __DATA,__bss, S any other section, '-' a stab.
-inline char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept {
+LINKSCOPE_FUNC char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept {
   if (e.is_stab()) return '-';
   if (e.is_common()) return 'C';
   if (e.type() == N_UNDF) return 'U';
@@ -10095,6 +10299,7 @@ inline char nm_type_char(const nlist_entry& e, const std::vector<section_info>& 
   if (e.is_external() && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   return c;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Visit the symbols (stabs left out) of one opened image.
 template <class MT, class F>
@@ -14429,26 +14634,7 @@ struct dyld_image {
   std::unordered_map<std::string_view, bool> names;  // nlist or tbd exports -> weak
 
   // One name in this image's own exports (re-exported dylibs are the caller's business).
-  result<std::optional<dyld_export_hit>> find(std::string_view name) const {
-    using hit = std::optional<dyld_export_hit>;
-    if (has_trie) {
-      LINKSCOPE_TRY(e, macho::find_export(trie, name));
-      if (!e) return hit();
-      dyld_export_hit h;
-      h.weak = e->weak_definition();
-      if (e->reexport()) {
-        h.reexport = true;
-        h.ordinal = e->library_ordinal;
-        h.import_name = e->import_name;
-      }
-      return hit(h);
-    }
-    auto it = names.find(name);
-    if (it == names.end()) return hit();
-    dyld_export_hit h;
-    h.weak = it->second;
-    return hit(h);
-  }
+  result<std::optional<dyld_export_hit>> find(std::string_view name) const;
 };
 
 // One file: a Mach-O image (images.size() == 1) or a .tbd's documents.
@@ -14482,16 +14668,8 @@ class dyld_cache {
   dyld_cache(const dyld_cache&) = delete;
   dyld_cache& operator=(const dyld_cache&) = delete;
   // Moving takes the files, not the lock (no thread may use either cache meanwhile).
-  dyld_cache(dyld_cache&& other) noexcept
-      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
-        hits_(other.hits_) {}
-  dyld_cache& operator=(dyld_cache&& other) noexcept {
-    by_path_ = std::move(other.by_path_);
-    by_file_ = std::move(other.by_file_);
-    files_ = other.files_;
-    hits_ = other.hits_;
-    return *this;
-  }
+  dyld_cache(dyld_cache&& other) noexcept;
+  dyld_cache& operator=(dyld_cache&& other) noexcept;
 
   std::size_t files() const noexcept { return files_; }
   std::size_t hits() const noexcept { return hits_; }
@@ -14510,6 +14688,27 @@ class dyld_cache {
 
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
+LINKSCOPE_FUNC auto dyld_image::find(std::string_view name) const -> result<std::optional<dyld_export_hit>> {
+  using hit = std::optional<dyld_export_hit>;
+  if (has_trie) {
+    LINKSCOPE_TRY(e, macho::find_export(trie, name));
+    if (!e) return hit();
+    dyld_export_hit h;
+    h.weak = e->weak_definition();
+    if (e->reexport()) {
+      h.reexport = true;
+      h.ordinal = e->library_ordinal;
+      h.import_name = e->import_name;
+    }
+    return hit(h);
+  }
+  auto it = names.find(name);
+  if (it == names.end()) return hit();
+  dyld_export_hit h;
+  h.weak = it->second;
+  return hit(h);
+}
+
 LINKSCOPE_FUNC void read_macho(dyld_file& out, std::uint32_t cputype) {
   auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
   if (!l) {
@@ -14583,6 +14782,18 @@ LINKSCOPE_FUNC void read_tbd(dyld_file& out, std::string_view arch) {
 #endif  // LINKSCOPE_DEFINITIONS
 
 #if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC dyld_cache::dyld_cache(dyld_cache&& other) noexcept
+    : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+      hits_(other.hits_) {}
+
+LINKSCOPE_FUNC dyld_cache& dyld_cache::operator=(dyld_cache&& other) noexcept {
+  by_path_ = std::move(other.by_path_);
+  by_file_ = std::move(other.by_file_);
+  files_ = other.files_;
+  hits_ = other.hits_;
+  return *this;
+}
+
 LINKSCOPE_FUNC std::shared_ptr<const detail::dyld_file> dyld_cache::open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
   using file_ptr = std::shared_ptr<const detail::dyld_file>;
   std::string key = file;
@@ -19987,19 +20198,6 @@ LINKSCOPE_FUNC windows_needs resolve_windows_link(const windows_consumer& consum
 }
 #endif
 
-namespace detail {
-inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-}  // namespace detail
-
 struct image_dll_check {
   std::string_view dll;
   bool delay_load = false;
@@ -20014,6 +20212,19 @@ struct image_dll_check {
 result<std::vector<image_dll_check>> check_image_imports(const pe::image& image,
                                                          const std::vector<const coff::import_library*>& libraries);
 #if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
     const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
   std::vector<image_dll_check> out;
@@ -20108,9 +20319,13 @@ struct crt_dependency {
   std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
 };
 
+// The C runtime a DLL name stands for; nullopt for any other DLL.
+std::optional<crt_dependency> classify_crt(std::string_view dll);
+
+#if LINKSCOPE_DEFINITIONS
 namespace crt_detail {
-inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
-inline bool all_digits(std::string_view s) noexcept {
+LINKSCOPE_FUNC bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+LINKSCOPE_FUNC bool all_digits(std::string_view s) noexcept {
   if (s.empty()) return false;
   for (char c : s)
     if (c < '0' || c > '9') return false;
@@ -20118,8 +20333,7 @@ inline bool all_digits(std::string_view s) noexcept {
 }
 }  // namespace crt_detail
 
-// The C runtime a DLL name stands for; nullopt for any other DLL.
-inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
+LINKSCOPE_FUNC std::optional<crt_dependency> classify_crt(std::string_view dll) {
   std::string name(dll);
   for (char& c : name)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -20169,6 +20383,7 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
   }
   return std::nullopt;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -20682,7 +20897,41 @@ struct apiset_entry {
 };
 
 // True for a name the loader treats as an API set contract.
-inline bool is_apiset_name(std::string_view name) noexcept {
+bool is_apiset_name(std::string_view name) noexcept;
+
+class apiset_schema {
+ public:
+  // Read the ".apiset" section of `image` (apisetschema.dll). No such section:
+  // errc::not_found.
+  static result<apiset_schema> read(const image& img);
+
+  // Parse a namespace (version 6) from the section's bytes.
+  static result<apiset_schema> parse(byte_view ns);
+
+  const std::vector<apiset_entry>& entries() const noexcept { return entries_; }
+
+  // The entry for a contract name ("API-MS-Win-Core-Synch-L1-2-0.dll"), or
+  // null. As the loader does: drop ".dll", cut at the last '-', compare that
+  // part with each entry's hashed part, ignoring case.
+  const apiset_entry* find(std::string_view contract) const noexcept;
+
+  // The host DLL for `contract` imported by `importer` (a file name), empty
+  // when the entry has no host; std::nullopt when the schema has no entry.
+  std::optional<std::string> host(std::string_view contract, std::string_view importer = {}) const;
+
+  static std::string lower(std::string_view s);
+
+ private:
+  static std::size_t strnlen_(const char* s, std::size_t n) noexcept;
+  // A UTF-16LE name, lower-cased; characters past ASCII become '?' (no
+  // contract or DLL name in a schema uses them).
+  static result<std::string> utf16(byte_view ns, u64 offset, u64 length, u64 where);
+
+  std::vector<apiset_entry> entries_;
+};
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC bool is_apiset_name(std::string_view name) noexcept {
   auto starts = [&](std::string_view p) {
     if (name.size() < p.size()) return false;
     for (std::size_t i = 0; i < p.size(); ++i) {
@@ -20695,125 +20944,110 @@ inline bool is_apiset_name(std::string_view name) noexcept {
   return starts("api-") || starts("ext-");
 }
 
-class apiset_schema {
- public:
-  // Read the ".apiset" section of `image` (apisetschema.dll). No such section:
-  // errc::not_found.
-  static result<apiset_schema> read(const image& img) {
-    for (std::size_t i = 0; i < img.section_count(); ++i) {
-      const coff::section_header s = img.section(i);
-      if (std::string_view(s.name, strnlen_(s.name, 8)) != ".apiset") continue;
-      LINKSCOPE_TRY(bytes, img.bytes().sub(s.pointer_to_raw_data, s.size_of_raw_data,
-                                           ".apiset section past end of file"));
-      return parse(bytes);
+LINKSCOPE_FUNC auto apiset_schema::read(const image& img) -> result<apiset_schema> {
+  for (std::size_t i = 0; i < img.section_count(); ++i) {
+    const coff::section_header s = img.section(i);
+    if (std::string_view(s.name, strnlen_(s.name, 8)) != ".apiset") continue;
+    LINKSCOPE_TRY(bytes, img.bytes().sub(s.pointer_to_raw_data, s.size_of_raw_data,
+                                         ".apiset section past end of file"));
+    return parse(bytes);
+  }
+  return make_error(errc::not_found, no_offset, "no .apiset section");
+}
+
+LINKSCOPE_FUNC auto apiset_schema::parse(byte_view ns) -> result<apiset_schema> {
+  apiset_schema out;
+  if (!ns.contains(0, 28)) return ns.fail(errc::truncated, 0, "API set namespace header truncated");
+  auto u32_at = [&](u64 off) { return load<u32, std::endian::little>(ns.data() + off); };
+  if (u32_at(0) != 6) return ns.fail(errc::unsupported, 0, "API set schema version is not 6");
+  const u64 count = u32_at(12);
+  const u64 entries = u32_at(16);
+  if (count > ns.size() / 24 || !ns.contains(entries, count * 24))
+    return ns.fail(errc::out_of_range, 16, "API set entries past the section");
+  out.entries_.reserve(static_cast<std::size_t>(count));
+  for (u64 i = 0; i < count; ++i) {
+    const u64 at = entries + i * 24;
+    apiset_entry e;
+    e.sealed = (u32_at(at) & 1u) != 0;
+    LINKSCOPE_TRY(name, utf16(ns, u32_at(at + 4), u32_at(at + 8), at + 4));
+    e.name = std::move(name);
+    const u64 hashed = u32_at(at + 12) / 2;
+    e.hashed = hashed <= e.name.size() ? static_cast<std::size_t>(hashed) : e.name.size();
+    const u64 values = u32_at(at + 16);
+    const u64 nvalues = u32_at(at + 20);
+    if (nvalues > ns.size() / 20 || !ns.contains(values, nvalues * 20))
+      return ns.fail(errc::out_of_range, at + 16, "API set values past the section");
+    for (u64 j = 0; j < nvalues; ++j) {
+      const u64 v = values + j * 20;
+      apiset_value value;
+      LINKSCOPE_TRY(importer, utf16(ns, u32_at(v + 4), u32_at(v + 8), v + 4));
+      LINKSCOPE_TRY(host, utf16(ns, u32_at(v + 12), u32_at(v + 16), v + 12));
+      value.importer = std::move(importer);
+      value.host = std::move(host);
+      e.values.push_back(std::move(value));
     }
-    return make_error(errc::not_found, no_offset, "no .apiset section");
+    out.entries_.push_back(std::move(e));
   }
+  return out;
+}
 
-  // Parse a namespace (version 6) from the section's bytes.
-  static result<apiset_schema> parse(byte_view ns) {
-    apiset_schema out;
-    if (!ns.contains(0, 28)) return ns.fail(errc::truncated, 0, "API set namespace header truncated");
-    auto u32_at = [&](u64 off) { return load<u32, std::endian::little>(ns.data() + off); };
-    if (u32_at(0) != 6) return ns.fail(errc::unsupported, 0, "API set schema version is not 6");
-    const u64 count = u32_at(12);
-    const u64 entries = u32_at(16);
-    if (count > ns.size() / 24 || !ns.contains(entries, count * 24))
-      return ns.fail(errc::out_of_range, 16, "API set entries past the section");
-    out.entries_.reserve(static_cast<std::size_t>(count));
-    for (u64 i = 0; i < count; ++i) {
-      const u64 at = entries + i * 24;
-      apiset_entry e;
-      e.sealed = (u32_at(at) & 1u) != 0;
-      LINKSCOPE_TRY(name, utf16(ns, u32_at(at + 4), u32_at(at + 8), at + 4));
-      e.name = std::move(name);
-      const u64 hashed = u32_at(at + 12) / 2;
-      e.hashed = hashed <= e.name.size() ? static_cast<std::size_t>(hashed) : e.name.size();
-      const u64 values = u32_at(at + 16);
-      const u64 nvalues = u32_at(at + 20);
-      if (nvalues > ns.size() / 20 || !ns.contains(values, nvalues * 20))
-        return ns.fail(errc::out_of_range, at + 16, "API set values past the section");
-      for (u64 j = 0; j < nvalues; ++j) {
-        const u64 v = values + j * 20;
-        apiset_value value;
-        LINKSCOPE_TRY(importer, utf16(ns, u32_at(v + 4), u32_at(v + 8), v + 4));
-        LINKSCOPE_TRY(host, utf16(ns, u32_at(v + 12), u32_at(v + 16), v + 12));
-        value.importer = std::move(importer);
-        value.host = std::move(host);
-        e.values.push_back(std::move(value));
-      }
-      out.entries_.push_back(std::move(e));
+LINKSCOPE_FUNC auto apiset_schema::find(std::string_view contract) const noexcept -> const apiset_entry* {
+  std::string key = lower(contract);
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, ".dll") == 0) key.resize(key.size() - 4);
+  const std::size_t dash = key.rfind('-');
+  if (dash == std::string::npos) return nullptr;
+  const std::string_view part(key.data(), dash);
+  for (const apiset_entry& e : entries_)
+    if (std::string_view(e.name).substr(0, e.hashed) == part) return &e;
+  return nullptr;
+}
+
+LINKSCOPE_FUNC std::optional<std::string> apiset_schema::host(std::string_view contract, std::string_view importer) const {
+  const apiset_entry* e = find(contract);
+  if (e == nullptr) return std::nullopt;
+  const std::string who = lower(importer);
+  std::string fallback;
+  bool have_default = false;
+  for (const apiset_value& v : e->values) {
+    if (v.importer.empty()) {
+      if (!have_default) fallback = v.host;
+      have_default = true;
+    } else if (!who.empty() && lower(v.importer) == who) {
+      return v.host;
     }
-    return out;
   }
+  if (!have_default && !e->values.empty()) return e->values.front().host;
+  return fallback;
+}
 
-  const std::vector<apiset_entry>& entries() const noexcept { return entries_; }
+LINKSCOPE_FUNC std::string apiset_schema::lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
 
-  // The entry for a contract name ("API-MS-Win-Core-Synch-L1-2-0.dll"), or
-  // null. As the loader does: drop ".dll", cut at the last '-', compare that
-  // part with each entry's hashed part, ignoring case.
-  const apiset_entry* find(std::string_view contract) const noexcept {
-    std::string key = lower(contract);
-    if (key.size() > 4 && key.compare(key.size() - 4, 4, ".dll") == 0) key.resize(key.size() - 4);
-    const std::size_t dash = key.rfind('-');
-    if (dash == std::string::npos) return nullptr;
-    const std::string_view part(key.data(), dash);
-    for (const apiset_entry& e : entries_)
-      if (std::string_view(e.name).substr(0, e.hashed) == part) return &e;
-    return nullptr;
+LINKSCOPE_FUNC std::size_t apiset_schema::strnlen_(const char* s, std::size_t n) noexcept {
+  std::size_t i = 0;
+  while (i < n && s[i] != '\0') ++i;
+  return i;
+}
+
+LINKSCOPE_FUNC auto apiset_schema::utf16(byte_view ns, u64 offset, u64 length, u64 where) -> result<std::string> {
+  if (length % 2 != 0 || !ns.contains(offset, length))
+    return ns.fail(errc::out_of_range, where, "API set name past the section");
+  std::string out;
+  out.reserve(static_cast<std::size_t>(length / 2));
+  for (u64 i = 0; i < length; i += 2) {
+    const u16 c = load<u16, std::endian::little>(ns.data() + offset + i);
+    char ch = c < 0x80 ? static_cast<char>(c) : '?';
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+    out.push_back(ch);
   }
+  return out;
+}
 
-  // The host DLL for `contract` imported by `importer` (a file name), empty
-  // when the entry has no host; std::nullopt when the schema has no entry.
-  std::optional<std::string> host(std::string_view contract, std::string_view importer = {}) const {
-    const apiset_entry* e = find(contract);
-    if (e == nullptr) return std::nullopt;
-    const std::string who = lower(importer);
-    std::string fallback;
-    bool have_default = false;
-    for (const apiset_value& v : e->values) {
-      if (v.importer.empty()) {
-        if (!have_default) fallback = v.host;
-        have_default = true;
-      } else if (!who.empty() && lower(v.importer) == who) {
-        return v.host;
-      }
-    }
-    if (!have_default && !e->values.empty()) return e->values.front().host;
-    return fallback;
-  }
-
-  static std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  }
-
- private:
-  static std::size_t strnlen_(const char* s, std::size_t n) noexcept {
-    std::size_t i = 0;
-    while (i < n && s[i] != '\0') ++i;
-    return i;
-  }
-  // A UTF-16LE name, lower-cased; characters past ASCII become '?' (no
-  // contract or DLL name in a schema uses them).
-  static result<std::string> utf16(byte_view ns, u64 offset, u64 length, u64 where) {
-    if (length % 2 != 0 || !ns.contains(offset, length))
-      return ns.fail(errc::out_of_range, where, "API set name past the section");
-    std::string out;
-    out.reserve(static_cast<std::size_t>(length / 2));
-    for (u64 i = 0; i < length; i += 2) {
-      const u16 c = load<u16, std::endian::little>(ns.data() + offset + i);
-      char ch = c < 0x80 ? static_cast<char>(c) : '?';
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-      out.push_back(ch);
-    }
-    return out;
-  }
-
-  std::vector<apiset_entry> entries_;
-};
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace pe
 }  // namespace v0
@@ -25813,6 +26047,7 @@ inline void print_diagnostic(std::string_view tool, const diagnostic& d, std::FI
 #include <type_traits>
 #include <vector>
 
+
 namespace linkscope {
 inline namespace v0 {
 
@@ -25872,12 +26107,7 @@ class json_writer {
   }
 
   // Write a string with a printf-free hex representation, e.g. "0x1a2b".
-  json_writer& hex(std::uint64_t n) {
-    char buf[20] = {'0', 'x'};
-    auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
-    (void)ec;
-    return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
-  }
+  json_writer& hex(std::uint64_t n);
 
   void flush() {
     if (file_ != nullptr && !buffer_.empty()) {
@@ -25889,105 +26119,14 @@ class json_writer {
   void newline() { put('\n'); }
 
  private:
-  json_writer& open(char c) {
-    separate();
-    put(c);
-    first_.push_back(true);
-    return *this;
-  }
-  json_writer& close(char c) {
-    if (!first_.empty()) first_.pop_back();
-    put(c);
-    return *this;
-  }
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!first_.empty()) {
-      if (!first_.back()) put(',');
-      first_.back() = false;
-    }
-  }
-  void write_string(std::string_view s) {
-    put('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      const char* esc = nullptr;
-      char ubuf[7];
-      switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            escape_unit(ubuf, '0', '0', c);
-            esc = ubuf;
-          } else if (c >= 0x80) {
-            const std::size_t n = utf8_length(s, i);
-            if (n == 0) {
-              escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
-              esc = ubuf;
-            } else {
-              run += n;
-              i += n - 1;
-              continue;
-            }
-          }
-      }
-      if (esc != nullptr) {
-        write(s.substr(i - run, run));
-        run = 0;
-        write(esc);
-      } else {
-        ++run;
-      }
-    }
-    write(s.substr(s.size() - run, run));
-    put('"');
-  }
+  json_writer& open(char c);
+  json_writer& close(char c);
+  void separate();
+  void write_string(std::string_view s);
   // "\\uHHLL" into buf (7 bytes with the NUL).
-  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
-    static constexpr char digits[] = "0123456789abcdef";
-    buf[0] = '\\';
-    buf[1] = 'u';
-    buf[2] = h1;
-    buf[3] = h2;
-    buf[4] = digits[low / 16];
-    buf[5] = digits[low % 16];
-    buf[6] = 0;
-  }
+  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept;
   // Length of the valid UTF-8 sequence at s[i] (s[i] >= 0x80), or 0.
-  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const std::size_t left = s.size() - i;
-    const unsigned char c = at(0);
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 3;
-      if (c == 0xe0) lo = 0xa0;       // no overlong forms
-      else if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4;
-      if (c == 0xf0) lo = 0x90;       // no overlong forms
-      else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
-    } else {
-      return 0;
-    }
-    if (left < n || at(1) < lo || at(1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (at(k) < 0x80 || at(k) > 0xbf) return 0;
-    return n;
-  }
+  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept;
   void put(char c) { write(std::string_view(&c, 1)); }
   void write(std::string_view s) {
     if (out_ != nullptr) {
@@ -26004,6 +26143,119 @@ class json_writer {
   std::vector<bool> first_;
   bool after_key_ = false;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC json_writer& json_writer::hex(std::uint64_t n) {
+  char buf[20] = {'0', 'x'};
+  auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
+  (void)ec;
+  return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+}
+
+LINKSCOPE_FUNC json_writer& json_writer::open(char c) {
+  separate();
+  put(c);
+  first_.push_back(true);
+  return *this;
+}
+
+LINKSCOPE_FUNC json_writer& json_writer::close(char c) {
+  if (!first_.empty()) first_.pop_back();
+  put(c);
+  return *this;
+}
+
+LINKSCOPE_FUNC void json_writer::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) put(',');
+    first_.back() = false;
+  }
+}
+
+LINKSCOPE_FUNC void json_writer::write_string(std::string_view s) {
+  put('"');
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const char* esc = nullptr;
+    char ubuf[7];
+    switch (c) {
+      case '"': esc = "\\\""; break;
+      case '\\': esc = "\\\\"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          escape_unit(ubuf, '0', '0', c);
+          esc = ubuf;
+        } else if (c >= 0x80) {
+          const std::size_t n = utf8_length(s, i);
+          if (n == 0) {
+            escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
+            esc = ubuf;
+          } else {
+            run += n;
+            i += n - 1;
+            continue;
+          }
+        }
+    }
+    if (esc != nullptr) {
+      write(s.substr(i - run, run));
+      run = 0;
+      write(esc);
+    } else {
+      ++run;
+    }
+  }
+  write(s.substr(s.size() - run, run));
+  put('"');
+}
+
+LINKSCOPE_FUNC void json_writer::escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
+  static constexpr char digits[] = "0123456789abcdef";
+  buf[0] = '\\';
+  buf[1] = 'u';
+  buf[2] = h1;
+  buf[3] = h2;
+  buf[4] = digits[low / 16];
+  buf[5] = digits[low % 16];
+  buf[6] = 0;
+}
+
+LINKSCOPE_FUNC std::size_t json_writer::utf8_length(std::string_view s, std::size_t i) noexcept {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const std::size_t left = s.size() - i;
+  const unsigned char c = at(0);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;       // no overlong forms
+    else if (c == 0xed) hi = 0x9f;  // no surrogates
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;       // no overlong forms
+    else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (left < n || at(1) < lo || at(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (at(k) < 0x80 || at(k) > 0xbf) return 0;
+  return n;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace v0
 }  // namespace linkscope
@@ -26606,7 +26858,10 @@ inline std::size_t dupes_shown(const resolve::duplicates_report& r, const dupes_
   return n;
 }
 
-inline void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o) {
   w.begin_object().field("version", 1);
   w.key("closure_order").begin_array();
   for (const auto& f : r.closure_order) w.value(f);
@@ -26645,6 +26900,7 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
   }
   w.end_array().end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

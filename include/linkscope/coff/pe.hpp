@@ -168,53 +168,13 @@ struct assembly_identity {
 
 namespace detail {
 // The value of attribute `key` inside one XML start tag (either quote).
-inline std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept {
-  std::size_t at = 0;
-  while ((at = tag.find(key, at)) != std::string_view::npos) {
-    const bool word_start = at > 0 && (tag[at - 1] == ' ' || tag[at - 1] == '\t' || tag[at - 1] == '\n' ||
-                                       tag[at - 1] == '\r');
-    std::size_t p = at + key.size();
-    at = p;
-    if (!word_start) continue;
-    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
-    if (p >= tag.size() || tag[p] != '=') continue;
-    ++p;
-    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
-    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) continue;
-    const char quote = tag[p];
-    const std::size_t end = tag.find(quote, p + 1);
-    if (end == std::string_view::npos) return {};
-    return tag.substr(p + 1, end - p - 1);
-  }
-  return {};
-}
+std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept;
 }  // namespace detail
 
 // The dependent assemblies a manifest names (its <dependency> /
 // <dependentAssembly> / <assemblyIdentity> elements), in order. A plain
 // scan, not an XML parser: enough for what linkers and mt.exe write.
-inline std::vector<assembly_identity> manifest_dependencies(std::string_view xml) {
-  std::vector<assembly_identity> out;
-  std::size_t at = 0;
-  while ((at = xml.find("<dependentAssembly", at)) != std::string_view::npos) {
-    const std::size_t close = xml.find("</dependentAssembly", at);
-    const std::string_view body = xml.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
-    at += 18;
-    const std::size_t id = body.find("<assemblyIdentity");
-    if (id == std::string_view::npos) continue;
-    const std::size_t end = body.find('>', id);
-    const std::string_view tag = body.substr(id, end == std::string_view::npos ? std::string_view::npos : end - id);
-    assembly_identity a;
-    a.name = detail::xml_attribute(tag, "name");
-    a.version = detail::xml_attribute(tag, "version");
-    a.processor_architecture = detail::xml_attribute(tag, "processorArchitecture");
-    a.public_key_token = detail::xml_attribute(tag, "publicKeyToken");
-    a.type = detail::xml_attribute(tag, "type");
-    a.language = detail::xml_attribute(tag, "language");
-    out.push_back(a);
-  }
-  return out;
-}
+std::vector<assembly_identity> manifest_dependencies(std::string_view xml);
 
 // The CLR header of a managed image.
 struct clr_info {
@@ -253,29 +213,10 @@ class image {
     const data_directory d = directory(coff::dir::clr_runtime_header);
     return d.virtual_address != 0 && d.size != 0;
   }
-  result<clr_info> clr() const noexcept {
-    const data_directory d = directory(coff::dir::clr_runtime_header);
-    if (d.virtual_address == 0 || d.size == 0) return clr_info{};
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::clr_header), dirs_offset_ + 14 * 8,
-                               "CLR header RVA outside every section"));
-    const auto h = view.read_unchecked<coff::clr_header>(0);
-    clr_info c;
-    c.major_runtime_version = h.major_runtime_version;
-    c.minor_runtime_version = h.minor_runtime_version;
-    c.flags = h.flags;
-    return c;
-  }
+  result<clr_info> clr() const noexcept;
   // True if `rva` lies in a section that holds code (IMAGE_SCN_CNT_CODE or
   // MEM_EXECUTE): an export elsewhere is data.
-  bool rva_is_code(u64 rva) const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      return (s.characteristics & (coff::scn::cnt_code | coff::scn::mem_execute)) != 0;
-    }
-    return false;
-  }
+  bool rva_is_code(u64 rva) const noexcept;
   std::size_t section_count() const noexcept { return sections_.size(); }
   section_header section(std::size_t i) const noexcept { return sections_[i]; }
   byte_view bytes() const noexcept { return bytes_; }
@@ -287,49 +228,13 @@ class image {
 
   // File bytes for [rva, rva + len): inside one section's raw data (or the
   // headers). `where` is the file offset blamed on failure.
-  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      const u64 delta = rva - va;
-      if (!fits(delta, len, s.size_of_raw_data))
-        return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
-      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
-    }
-    if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
-    return bytes_.fail(errc::out_of_range, where, what);
-  }
+  result<byte_view> at_rva(u64 rva, u64 len, u64 where, const char* what = "RVA outside every section") const noexcept;
   // The rest of the section from `rva` (for strings).
-  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept {
-    for (const section_header& s : sections_) {
-      const u64 va = s.virtual_address;
-      const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
-      if (rva < va || rva - va >= span) continue;
-      const u64 delta = rva - va;
-      if (delta >= s.size_of_raw_data)
-        return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
-      return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
-                        "section raw data past end of file");
-    }
-    if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
-    return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
-  }
-  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept {
-    LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
-    return tail.cstring(0, "string at RVA has no NUL");
-  }
+  result<byte_view> section_tail_at_rva(u64 rva, u64 where) const noexcept;
+  result<std::string_view> string_at_rva(u64 rva, u64 where) const noexcept;
 
   // The DLL's own name from the export directory (empty if none).
-  result<std::string_view> export_name() const noexcept {
-    const data_directory d = directory(coff::dir::export_);
-    if (d.virtual_address == 0) return std::string_view{};
-    const u64 where = dirs_offset_;
-    LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
-    const auto ed = view.read_unchecked<coff::export_directory>(0);
-    if (ed.name == 0) return std::string_view{};
-    return string_at_rva(ed.name, view.base() + 12);
-  }
+  result<std::string_view> export_name() const noexcept;
 
   result<std::vector<export_entry>> exports() const;
 
@@ -412,6 +317,123 @@ class image {
 static_assert(symbol_source<image>);
 
 #if LINKSCOPE_DEFINITIONS
+namespace detail {
+// The value of attribute `key` inside one XML start tag (either quote).
+LINKSCOPE_FUNC std::string_view xml_attribute(std::string_view tag, std::string_view key) noexcept {
+  std::size_t at = 0;
+  while ((at = tag.find(key, at)) != std::string_view::npos) {
+    const bool word_start = at > 0 && (tag[at - 1] == ' ' || tag[at - 1] == '\t' || tag[at - 1] == '\n' ||
+                                       tag[at - 1] == '\r');
+    std::size_t p = at + key.size();
+    at = p;
+    if (!word_start) continue;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || tag[p] != '=') continue;
+    ++p;
+    while (p < tag.size() && (tag[p] == ' ' || tag[p] == '\t' || tag[p] == '\n' || tag[p] == '\r')) ++p;
+    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) continue;
+    const char quote = tag[p];
+    const std::size_t end = tag.find(quote, p + 1);
+    if (end == std::string_view::npos) return {};
+    return tag.substr(p + 1, end - p - 1);
+  }
+  return {};
+}
+}  // namespace detail
+
+// The dependent assemblies a manifest names (its <dependency> /
+// <dependentAssembly> / <assemblyIdentity> elements), in order. A plain
+// scan, not an XML parser: enough for what linkers and mt.exe write.
+LINKSCOPE_FUNC std::vector<assembly_identity> manifest_dependencies(std::string_view xml) {
+  std::vector<assembly_identity> out;
+  std::size_t at = 0;
+  while ((at = xml.find("<dependentAssembly", at)) != std::string_view::npos) {
+    const std::size_t close = xml.find("</dependentAssembly", at);
+    const std::string_view body = xml.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
+    at += 18;
+    const std::size_t id = body.find("<assemblyIdentity");
+    if (id == std::string_view::npos) continue;
+    const std::size_t end = body.find('>', id);
+    const std::string_view tag = body.substr(id, end == std::string_view::npos ? std::string_view::npos : end - id);
+    assembly_identity a;
+    a.name = detail::xml_attribute(tag, "name");
+    a.version = detail::xml_attribute(tag, "version");
+    a.processor_architecture = detail::xml_attribute(tag, "processorArchitecture");
+    a.public_key_token = detail::xml_attribute(tag, "publicKeyToken");
+    a.type = detail::xml_attribute(tag, "type");
+    a.language = detail::xml_attribute(tag, "language");
+    out.push_back(a);
+  }
+  return out;
+}
+
+LINKSCOPE_FUNC auto image::clr() const noexcept -> result<clr_info> {
+  const data_directory d = directory(coff::dir::clr_runtime_header);
+  if (d.virtual_address == 0 || d.size == 0) return clr_info{};
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::clr_header), dirs_offset_ + 14 * 8,
+                             "CLR header RVA outside every section"));
+  const auto h = view.read_unchecked<coff::clr_header>(0);
+  clr_info c;
+  c.major_runtime_version = h.major_runtime_version;
+  c.minor_runtime_version = h.minor_runtime_version;
+  c.flags = h.flags;
+  return c;
+}
+
+LINKSCOPE_FUNC bool image::rva_is_code(u64 rva) const noexcept {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    return (s.characteristics & (coff::scn::cnt_code | coff::scn::mem_execute)) != 0;
+  }
+  return false;
+}
+
+LINKSCOPE_FUNC auto image::at_rva(u64 rva, u64 len, u64 where, const char* what) const noexcept -> result<byte_view> {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    const u64 delta = rva - va;
+    if (!fits(delta, len, s.size_of_raw_data))
+      return bytes_.fail(errc::out_of_range, where, "RVA range past the section's raw data");
+    return bytes_.sub(u64{s.pointer_to_raw_data} + delta, len, "section raw data past end of file");
+  }
+  if (rva < size_of_headers_ && fits(rva, len, size_of_headers_)) return bytes_.sub(rva, len);
+  return bytes_.fail(errc::out_of_range, where, what);
+}
+
+LINKSCOPE_FUNC auto image::section_tail_at_rva(u64 rva, u64 where) const noexcept -> result<byte_view> {
+  for (const section_header& s : sections_) {
+    const u64 va = s.virtual_address;
+    const u64 span = s.virtual_size > s.size_of_raw_data ? u64{s.virtual_size} : u64{s.size_of_raw_data};
+    if (rva < va || rva - va >= span) continue;
+    const u64 delta = rva - va;
+    if (delta >= s.size_of_raw_data)
+      return bytes_.fail(errc::out_of_range, where, "RVA in the section's zero-filled tail");
+    return bytes_.sub(u64{s.pointer_to_raw_data} + delta, u64{s.size_of_raw_data} - delta,
+                      "section raw data past end of file");
+  }
+  if (rva < size_of_headers_) return bytes_.sub(rva, size_of_headers_ - rva);
+  return bytes_.fail(errc::out_of_range, where, "RVA outside every section");
+}
+
+LINKSCOPE_FUNC auto image::string_at_rva(u64 rva, u64 where) const noexcept -> result<std::string_view> {
+  LINKSCOPE_TRY(tail, section_tail_at_rva(rva, where));
+  return tail.cstring(0, "string at RVA has no NUL");
+}
+
+LINKSCOPE_FUNC auto image::export_name() const noexcept -> result<std::string_view> {
+  const data_directory d = directory(coff::dir::export_);
+  if (d.virtual_address == 0) return std::string_view{};
+  const u64 where = dirs_offset_;
+  LINKSCOPE_TRY(view, at_rva(d.virtual_address, sizeof(coff::export_directory), where));
+  const auto ed = view.read_unchecked<coff::export_directory>(0);
+  if (ed.name == 0) return std::string_view{};
+  return string_at_rva(ed.name, view.base() + 12);
+}
+
 LINKSCOPE_FUNC result<image> image::parse(byte_view bytes) noexcept {
   image img;
   img.bytes_ = bytes;

@@ -58,265 +58,42 @@ class json_reader {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
   }
   // The input ended where more was required: truncated; anything else: malformed.
-  error unexpected(const char* message) const noexcept {
-    return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
-  }
-  result<void> expect(char c, const char* message) {
-    ws();
-    if (at_end() || s_[i_] != c) return unexpected(message);
-    ++i_;
-    return ok();
-  }
+  error unexpected(const char* message) const noexcept;
+  result<void> expect(char c, const char* message);
 
   // Any JSON value, validated and skipped. `depth` is the nesting of a
   // container that starts here.
-  result<void> value(std::size_t depth) {
-    ws();
-    if (at_end()) return unexpected("expected a JSON value");
-    switch (s_[i_]) {
-      case '{':
-      case '[': return container(depth);
-      case '"': return string(text_mode::skip, nullptr);
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      case 'N': return literal("NaN");
-      case 'I': return literal("Infinity");
-      default: return number();
-    }
-  }
+  result<void> value(std::size_t depth);
 
-  result<void> container(std::size_t depth) {
-    if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
-    const bool object = s_[i_] == '{';
-    const char close = object ? '}' : ']';
-    ++i_;
-    ws();
-    if (!at_end() && s_[i_] == close) {
-      ++i_;
-      return ok();
-    }
-    for (;;) {
-      if (object) {
-        ws();
-        if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
-        LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
-        LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
-      }
-      LINKSCOPE_CHECK(value(depth + 1));
-      ws();
-      if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      if (s_[i_] == close) {
-        ++i_;
-        return ok();
-      }
-      if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
-      ++i_;
-    }
-  }
+  result<void> container(std::size_t depth);
 
   // A literal is reported where it starts, as json.loads does.
-  result<void> literal(std::string_view word) {
-    const std::string_view have = s_.substr(i_, word.size());
-    if (have == word) {
-      i_ += word.size();
-      return ok();
-    }
-    const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
-    return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
-  }
+  result<void> literal(std::string_view word);
 
   bool digit() const noexcept { return !at_end() && s_[i_] >= '0' && s_[i_] <= '9'; }
 
   // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or -Infinity. A '.' or an
   // exponent without digits is reported at the '.' or 'e' (json.loads stops
   // the number before it).
-  result<void> number() {
-    const std::size_t start = i_;
-    if (s_[i_] == '-') {
-      if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
-      ++i_;
-    }
-    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
-    if (s_[i_] == '0') {
-      ++i_;
-    } else {
-      while (digit()) ++i_;
-    }
-    if (!at_end() && s_[i_] == '.') {
-      const std::size_t dot = i_++;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
-      while (digit()) ++i_;
-    }
-    if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      const std::size_t e = i_++;
-      if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
-      while (digit()) ++i_;
-    }
-    return ok();
-  }
+  result<void> number();
 
-  static int hex_digit(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
+  static int hex_digit(char c) noexcept;
   // Four hex digits at `at`; -1 when they are not there.
-  long hex4(std::size_t at) const noexcept {
-    if (s_.size() - at < 4 || at > s_.size()) return -1;
-    long v = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      const int d = hex_digit(s_[at + k]);
-      if (d < 0) return -1;
-      v = v * 16 + d;
-    }
-    return v;
-  }
+  long hex4(std::size_t at) const noexcept;
 
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    }
-  }
+  static void append_utf8(std::string& out, std::uint32_t cp);
 
   // Length of the UTF-8 sequence at i_ (Unicode 15, table 3-7), 0 if none.
   // `surrogate` is set for ED A0..BF xx, a UTF-16 surrogate encoded as UTF-8,
   // which json.loads(bytes) decodes ('surrogatepass') into a lone surrogate.
-  std::size_t utf8_length(bool& surrogate) const noexcept {
-    const unsigned b0 = byte(i_);
-    std::size_t n = 0;
-    unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
-    surrogate = false;
-    if (b0 >= 0xc2 && b0 <= 0xdf) {
-      n = 2;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      n = 3;
-      if (b0 == 0xe0) lo = 0xa0;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      n = 4;
-      if (b0 == 0xf0) lo = 0x90;
-      if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-    } else {
-      return 0;
-    }
-    if (s_.size() - i_ < n) return 0;
-    if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
-    surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
-    return n;
-  }
+  std::size_t utf8_length(bool& surrogate) const noexcept;
 
   // A string at '"'. `out` receives the decoded UTF-8 unless mode is skip. A
   // lone surrogate escape is an error in a kept value, U+FFFD in a key (it can
   // then match no member linkscope reads), and only validated when skipped.
-  result<void> string(text_mode mode, std::string* out) {
-    const std::size_t start = i_;
-    ++i_;
-    for (;;) {
-      if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
-      const unsigned c = byte(i_);
-      if (c == '"') {
-        ++i_;
-        return ok();
-      }
-      if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
-      if (c < 0x80 && c != '\\') {
-        const std::size_t run = i_;
-        while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
-        if (out != nullptr) out->append(s_.data() + run, i_ - run);
-        continue;
-      }
-      if (c >= 0x80) {
-        bool surrogate = false;
-        const std::size_t n = utf8_length(surrogate);
-        if (n == 0) {
-          // A sequence cut by the end of the input is truncated; anything else malformed.
-          const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
-          bool prefix_ok = cut;
-          for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
-          return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
-        }
-        if (surrogate) {
-          if (mode == text_mode::value)
-            defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
-          if (out != nullptr) append_utf8(*out, 0xfffd);
-        } else if (out != nullptr) {
-          out->append(s_.data() + i_, n);
-        }
-        i_ += n;
-        continue;
-      }
-      // An escape.
-      const std::size_t escape = i_;
-      if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
-      const char e = s_[i_ + 1];
-      i_ += 2;
-      char plain = 0;
-      switch (e) {
-        case '"': plain = '"'; break;
-        case '\\': plain = '\\'; break;
-        case '/': plain = '/'; break;
-        case 'b': plain = '\b'; break;
-        case 'f': plain = '\f'; break;
-        case 'n': plain = '\n'; break;
-        case 'r': plain = '\r'; break;
-        case 't': plain = '\t'; break;
-        case 'u': break;
-        default: return fail(errc::malformed, escape, "bad JSON escape");
-      }
-      if (e != 'u') {
-        if (out != nullptr) out->push_back(plain);
-        continue;
-      }
-      // json.loads wants room for the closing quote after the four digits and
-      // reports a \u cut by the end at its 'u'.
-      const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
-      if (unit < 0) {
-        return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
-                    "bad \\u escape in a JSON string");
-      }
-      i_ += 4;
-      std::uint32_t cp = static_cast<std::uint32_t>(unit);
-      bool lone = false;
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
-          i_ += 6;
-        } else {
-          lone = true;
-        }
-      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-        lone = true;
-      }
-      if (lone) {
-        if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
-        cp = 0xfffd;
-      }
-      if (out != nullptr) append_utf8(*out, cp);
-    }
-  }
+  result<void> string(text_mode mode, std::string* out);
   // Whether the bytes from `at` to the end are all hex digits (a \u cut short).
-  bool hex_run(std::size_t at) const noexcept {
-    for (std::size_t k = at; k < s_.size(); ++k)
-      if (hex_digit(s_[k]) < 0) return false;
-    return true;
-  }
+  bool hex_run(std::size_t at) const noexcept;
 
  protected:
   std::string_view s_;
@@ -349,12 +126,6 @@ struct json_member {
   json_value value;
 };
 
-inline const json_value* json_value::find(std::string_view key) const noexcept {
-  for (auto it = members.rbegin(); it != members.rend(); ++it)
-    if (it->name == key) return &it->value;
-  return nullptr;
-}
-
 struct json_limits {
   std::size_t max_depth = 512;
   std::size_t max_bytes = std::size_t{1} << 24;  // 16 MiB: a tree costs a few times its text
@@ -364,6 +135,259 @@ struct json_limits {
 result<json_value> read_json(std::string_view text, const json_limits& limits = {});
 
 #if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC error json_reader::unexpected(const char* message) const noexcept {
+  return at_end() ? fail(errc::truncated, i_, message) : fail(errc::malformed, i_, message);
+}
+
+LINKSCOPE_FUNC auto json_reader::expect(char c, const char* message) -> result<void> {
+  ws();
+  if (at_end() || s_[i_] != c) return unexpected(message);
+  ++i_;
+  return ok();
+}
+
+LINKSCOPE_FUNC auto json_reader::value(std::size_t depth) -> result<void> {
+  ws();
+  if (at_end()) return unexpected("expected a JSON value");
+  switch (s_[i_]) {
+    case '{':
+    case '[': return container(depth);
+    case '"': return string(text_mode::skip, nullptr);
+    case 't': return literal("true");
+    case 'f': return literal("false");
+    case 'n': return literal("null");
+    case 'N': return literal("NaN");
+    case 'I': return literal("Infinity");
+    default: return number();
+  }
+}
+
+LINKSCOPE_FUNC auto json_reader::container(std::size_t depth) -> result<void> {
+  if (depth > max_depth_) return fail(errc::too_large, i_, "JSON nested too deeply");
+  const bool object = s_[i_] == '{';
+  const char close = object ? '}' : ']';
+  ++i_;
+  ws();
+  if (!at_end() && s_[i_] == close) {
+    ++i_;
+    return ok();
+  }
+  for (;;) {
+    if (object) {
+      ws();
+      if (at_end() || s_[i_] != '"') return unexpected("expected a member name in a JSON object");
+      LINKSCOPE_CHECK(string(text_mode::skip, nullptr));
+      LINKSCOPE_CHECK(expect(':', "expected ':' after a member name"));
+    }
+    LINKSCOPE_CHECK(value(depth + 1));
+    ws();
+    if (at_end()) return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+    if (s_[i_] == close) {
+      ++i_;
+      return ok();
+    }
+    if (s_[i_] != ',') return unexpected(object ? "expected ',' or '}' in a JSON object" : "expected ',' or ']' in a JSON array");
+    ++i_;
+  }
+}
+
+LINKSCOPE_FUNC auto json_reader::literal(std::string_view word) -> result<void> {
+  const std::string_view have = s_.substr(i_, word.size());
+  if (have == word) {
+    i_ += word.size();
+    return ok();
+  }
+  const bool cut = have.size() < word.size() && word.substr(0, have.size()) == have;
+  return fail(cut ? errc::truncated : errc::malformed, i_, "bad JSON literal");
+}
+
+LINKSCOPE_FUNC auto json_reader::number() -> result<void> {
+  const std::size_t start = i_;
+  if (s_[i_] == '-') {
+    if (s_.size() - i_ > 1 && s_[i_ + 1] == 'I') return literal("-Infinity");
+    ++i_;
+  }
+  if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, start, "expected a JSON value");
+  if (s_[i_] == '0') {
+    ++i_;
+  } else {
+    while (digit()) ++i_;
+  }
+  if (!at_end() && s_[i_] == '.') {
+    const std::size_t dot = i_++;
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, dot, "expected a digit after '.' in a JSON number");
+    while (digit()) ++i_;
+  }
+  if (!at_end() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+    const std::size_t e = i_++;
+    if (!at_end() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+    if (!digit()) return fail(at_end() ? errc::truncated : errc::malformed, e, "expected a digit in a JSON exponent");
+    while (digit()) ++i_;
+  }
+  return ok();
+}
+
+LINKSCOPE_FUNC auto json_reader::hex_digit(char c) noexcept -> int {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+LINKSCOPE_FUNC auto json_reader::hex4(std::size_t at) const noexcept -> long {
+  if (s_.size() - at < 4 || at > s_.size()) return -1;
+  long v = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int d = hex_digit(s_[at + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+LINKSCOPE_FUNC void json_reader::append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+LINKSCOPE_FUNC std::size_t json_reader::utf8_length(bool& surrogate) const noexcept {
+  const unsigned b0 = byte(i_);
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xbf;  // range of the second byte
+  surrogate = false;
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    n = 2;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3;
+    if (b0 == 0xe0) lo = 0xa0;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4;
+    if (b0 == 0xf0) lo = 0x90;
+    if (b0 == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (s_.size() - i_ < n) return 0;
+  if (byte(i_ + 1) < lo || byte(i_ + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (byte(i_ + k) < 0x80 || byte(i_ + k) > 0xbf) return 0;
+  surrogate = b0 == 0xed && byte(i_ + 1) >= 0xa0;
+  return n;
+}
+
+LINKSCOPE_FUNC auto json_reader::string(text_mode mode, std::string* out) -> result<void> {
+  const std::size_t start = i_;
+  ++i_;
+  for (;;) {
+    if (at_end()) return fail(errc::truncated, start, "unterminated JSON string");
+    const unsigned c = byte(i_);
+    if (c == '"') {
+      ++i_;
+      return ok();
+    }
+    if (c < 0x20) return fail(errc::malformed, i_, "control character in a JSON string");
+    if (c < 0x80 && c != '\\') {
+      const std::size_t run = i_;
+      while (i_ < s_.size() && byte(i_) >= 0x20 && byte(i_) < 0x80 && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+      if (out != nullptr) out->append(s_.data() + run, i_ - run);
+      continue;
+    }
+    if (c >= 0x80) {
+      bool surrogate = false;
+      const std::size_t n = utf8_length(surrogate);
+      if (n == 0) {
+        // A sequence cut by the end of the input is truncated; anything else malformed.
+        const bool cut = (c >= 0xc2 && c <= 0xf4) && s_.size() - i_ < (c >= 0xf0 ? 4u : c >= 0xe0 ? 3u : 2u);
+        bool prefix_ok = cut;
+        for (std::size_t k = i_ + 1; cut && k < s_.size(); ++k) prefix_ok = prefix_ok && byte(k) >= 0x80 && byte(k) <= 0xbf;
+        return fail(prefix_ok ? errc::truncated : errc::malformed, i_, "invalid UTF-8 in a JSON string");
+      }
+      if (surrogate) {
+        if (mode == text_mode::value)
+          defer(errc::malformed, i_, "UTF-16 surrogate encoded in a JSON string (not valid UTF-8)");
+        if (out != nullptr) append_utf8(*out, 0xfffd);
+      } else if (out != nullptr) {
+        out->append(s_.data() + i_, n);
+      }
+      i_ += n;
+      continue;
+    }
+    // An escape.
+    const std::size_t escape = i_;
+    if (s_.size() - i_ < 2) return fail(errc::truncated, start, "unterminated JSON string");
+    const char e = s_[i_ + 1];
+    i_ += 2;
+    char plain = 0;
+    switch (e) {
+      case '"': plain = '"'; break;
+      case '\\': plain = '\\'; break;
+      case '/': plain = '/'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'n': plain = '\n'; break;
+      case 'r': plain = '\r'; break;
+      case 't': plain = '\t'; break;
+      case 'u': break;
+      default: return fail(errc::malformed, escape, "bad JSON escape");
+    }
+    if (e != 'u') {
+      if (out != nullptr) out->push_back(plain);
+      continue;
+    }
+    // json.loads wants room for the closing quote after the four digits and
+    // reports a \u cut by the end at its 'u'.
+    const long unit = s_.size() - i_ > 4 ? hex4(i_) : -1;
+    if (unit < 0) {
+      return fail(s_.size() - i_ <= 4 && hex_run(i_) ? errc::truncated : errc::malformed, escape + 1,
+                  "bad \\u escape in a JSON string");
+    }
+    i_ += 4;
+    std::uint32_t cp = static_cast<std::uint32_t>(unit);
+    bool lone = false;
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      const long low = s_.size() - i_ > 6 && s_[i_] == '\\' && s_[i_ + 1] == 'u' ? hex4(i_ + 2) : -1;
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (static_cast<std::uint32_t>(low) - 0xdc00);
+        i_ += 6;
+      } else {
+        lone = true;
+      }
+    } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+      lone = true;
+    }
+    if (lone) {
+      if (mode == text_mode::value) defer(errc::malformed, escape, "lone UTF-16 surrogate in a JSON string (not valid UTF-8)");
+      cp = 0xfffd;
+    }
+    if (out != nullptr) append_utf8(*out, cp);
+  }
+}
+
+LINKSCOPE_FUNC bool json_reader::hex_run(std::size_t at) const noexcept {
+  for (std::size_t k = at; k < s_.size(); ++k)
+    if (hex_digit(s_[k]) < 0) return false;
+  return true;
+}
+
+LINKSCOPE_FUNC const json_value* json_value::find(std::string_view key) const noexcept {
+  for (auto it = members.rbegin(); it != members.rend(); ++it)
+    if (it->name == key) return &it->value;
+  return nullptr;
+}
+
 namespace detail {
 class json_tree_reader : public json_reader {
  public:

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/macho/leb128.hpp"
 
@@ -73,7 +74,15 @@ struct export_entry {
 
 namespace detail {
 // A C string inside `bytes` at `offset`; advances past its NUL.
-inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept {
+result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept;
+// The terminal data of the node at `node_offset`, read from `at` inside
+// `info` (the trie cut at the end of the terminal data).
+result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept;
+}  // namespace detail
+
+#if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC result<std::string_view> trie_string(byte_view bytes, u64& offset, const char* what) noexcept {
   if (offset >= bytes.size()) return bytes.fail(errc::truncated, offset, what);
   const void* nul = std::memchr(bytes.data() + offset, 0, bytes.size() - static_cast<std::size_t>(offset));
   if (nul == nullptr) return bytes.fail(errc::malformed, offset, what);
@@ -82,9 +91,8 @@ inline result<std::string_view> trie_string(byte_view bytes, u64& offset, const 
   offset += len + 1;
   return std::string_view(first, len);
 }
-// The terminal data of the node at `node_offset`, read from `at` inside
-// `info` (the trie cut at the end of the terminal data).
-inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
+
+LINKSCOPE_FUNC result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 at) noexcept {
   export_entry e;
   e.node_offset = node_offset;
   LINKSCOPE_TRY(flags, read_uleb128(info, at));
@@ -105,13 +113,17 @@ inline result<export_entry> read_terminal(byte_view info, u64 node_offset, u64 a
   return e;
 }
 }  // namespace detail
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Look one name up as dyld does (trieWalk): from the root, follow the child
 // whose edge is a prefix of what is left of the name. Each step consumes at
 // least one character (an empty edge never matches), so the walk takes at
 // most name.size() + 1 steps. The entry's `name` is `name`. nullopt when the
 // name is not exported; an error when a node on the way is malformed.
-inline result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
+result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name);
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC result<std::optional<export_entry>> find_export(byte_view trie, std::string_view name) {
   using found = std::optional<export_entry>;
   if (trie.empty()) return found();
   u64 node = 0;
@@ -151,6 +163,7 @@ inline result<std::optional<export_entry>> find_export(byte_view trie, std::stri
     node = next;
   }
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Visit every exported symbol, a node after its children (llvm-objdump's order):
 // callback(const export_entry&) -> void or bool (false stops).

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/macho/types.hpp"
 
@@ -69,64 +70,73 @@ class fat_file {
  public:
   fat_file() = default;
 
-  static result<fat_file> open(byte_view bytes) {
-    fat_file f;
-    LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
-    const u32 magic = header.magic;
-    if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
-    const bool is64 = magic == FAT_MAGIC_64;
-    const u64 count = header.nfat_arch;
-    const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
-    u64 table = 0;
-    if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
-      return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
-    const u64 headers_end = sizeof(fat_header) + table;
-    f.slices_.reserve(static_cast<std::size_t>(count));
-    for (u64 i = 0; i < count; ++i) {
-      const u64 at = sizeof(fat_header) + i * record;
-      fat_slice s;
-      if (is64) {
-        const auto a = bytes.read_unchecked<fat_arch_64>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      } else {
-        const auto a = bytes.read_unchecked<fat_arch>(at);
-        s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
-      }
-      if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
-      if (!bytes.contains(s.offset, s.size))
-        return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
-      if (s.offset < headers_end && s.size != 0)
-        return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
-      s.bytes = bytes.sub_unchecked(s.offset, s.size);
-      for (const auto& other : f.slices_) {
-        if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
-          return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
-        if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
-          return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
-      }
-      f.slices_.push_back(s);
-    }
-    return f;
-  }
+  static result<fat_file> open(byte_view bytes);
 
   const std::vector<fat_slice>& slices() const noexcept { return slices_; }
 
   // The slice for (cputype, cpusubtype); capability bits of the subtype are ignored.
-  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept {
-    for (const auto& s : slices_)
-      if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
-    return std::nullopt;
-  }
+  std::optional<fat_slice> find(u32 cputype, u32 cpusubtype) const noexcept;
   // The slice whose arch_name() is `name` ("x86_64", "arm64", ...).
-  std::optional<fat_slice> find(std::string_view name) const noexcept {
-    for (const auto& s : slices_)
-      if (name == arch_name(s.cputype, s.cpusubtype)) return s;
-    return std::nullopt;
-  }
+  std::optional<fat_slice> find(std::string_view name) const noexcept;
 
  private:
   std::vector<fat_slice> slices_;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC auto fat_file::open(byte_view bytes) -> result<fat_file> {
+  fat_file f;
+  LINKSCOPE_TRY(header, bytes.read<fat_header>(0, "fat header truncated"));
+  const u32 magic = header.magic;
+  if (magic != FAT_MAGIC && magic != FAT_MAGIC_64) return bytes.fail(errc::bad_magic, 0, "not a universal file");
+  const bool is64 = magic == FAT_MAGIC_64;
+  const u64 count = header.nfat_arch;
+  const u64 record = is64 ? sizeof(fat_arch_64) : sizeof(fat_arch);
+  u64 table = 0;
+  if (!checked_mul(count, record, table) || !bytes.contains(sizeof(fat_header), table))
+    return bytes.fail(errc::truncated, 4, "fat_arch records (nfat_arch) past end of file");
+  const u64 headers_end = sizeof(fat_header) + table;
+  f.slices_.reserve(static_cast<std::size_t>(count));
+  for (u64 i = 0; i < count; ++i) {
+    const u64 at = sizeof(fat_header) + i * record;
+    fat_slice s;
+    if (is64) {
+      const auto a = bytes.read_unchecked<fat_arch_64>(at);
+      s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+    } else {
+      const auto a = bytes.read_unchecked<fat_arch>(at);
+      s = {a.cputype, a.cpusubtype, a.offset, a.size, a.align, {}};
+    }
+    if (s.align > 15) return bytes.fail(errc::bad_field, at + (is64 ? 24 : 16), "fat_arch align above 2^15");
+    if (!bytes.contains(s.offset, s.size))
+      return bytes.fail(errc::truncated, at + 8, "fat slice (offset + size) past end of file");
+    if (s.offset < headers_end && s.size != 0)
+      return bytes.fail(errc::malformed, at + 8, "fat slice overlaps the fat headers");
+    s.bytes = bytes.sub_unchecked(s.offset, s.size);
+    for (const auto& other : f.slices_) {
+      if (other.cputype == s.cputype && other.cpusubtype == s.cpusubtype)
+        return bytes.fail(errc::malformed, at, "two fat slices with the same cputype and cpusubtype");
+      if (s.size != 0 && other.size != 0 && s.offset < other.offset + other.size && other.offset < s.offset + s.size)
+        return bytes.fail(errc::malformed, at + 8, "fat slices overlap");
+    }
+    f.slices_.push_back(s);
+  }
+  return f;
+}
+
+LINKSCOPE_FUNC auto fat_file::find(u32 cputype, u32 cpusubtype) const noexcept -> std::optional<fat_slice> {
+  for (const auto& s : slices_)
+    if (s.cputype == cputype && (s.cpusubtype & ~CPU_SUBTYPE_MASK) == (cpusubtype & ~CPU_SUBTYPE_MASK)) return s;
+  return std::nullopt;
+}
+
+LINKSCOPE_FUNC auto fat_file::find(std::string_view name) const noexcept -> std::optional<fat_slice> {
+  for (const auto& s : slices_)
+    if (name == arch_name(s.cputype, s.cpusubtype)) return s;
+  return std::nullopt;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace macho
 }  // namespace v0

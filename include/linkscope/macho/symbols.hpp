@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/macho/fat.hpp"
 #include "linkscope/macho/file.hpp"
@@ -133,7 +134,16 @@ result<void> for_each_nlist(const file<MT>& f, F&& callback) {
 
 // The symbol model of one entry. `sections` gives the kinds; `two_level` and
 // `linked` (not MH_OBJECT) decide whether the library ordinal means anything.
-inline symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
+symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
+                        bool linked) noexcept;
+
+// llvm-nm's one-letter type of an entry, lower case for a non-external one:
+// U undefined, C common, A absolute, I indirect, T __TEXT,__text,
+// D __DATA,__data, B __DATA,__bss, S any other section, '-' a stab.
+char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept;
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& sections, bool two_level,
                         bool linked) noexcept {
   symbol out;
   out.name = e.name;
@@ -182,10 +192,7 @@ inline symbol to_symbol(const nlist_entry& e, const std::vector<section_info>& s
   return out;
 }
 
-// llvm-nm's one-letter type of an entry, lower case for a non-external one:
-// U undefined, C common, A absolute, I indirect, T __TEXT,__text,
-// D __DATA,__data, B __DATA,__bss, S any other section, '-' a stab.
-inline char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept {
+LINKSCOPE_FUNC char nm_type_char(const nlist_entry& e, const std::vector<section_info>& sections) noexcept {
   if (e.is_stab()) return '-';
   if (e.is_common()) return 'C';
   if (e.type() == N_UNDF) return 'U';
@@ -214,6 +221,7 @@ inline char nm_type_char(const nlist_entry& e, const std::vector<section_info>& 
   if (e.is_external() && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   return c;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 // Visit the symbols (stabs left out) of one opened image.
 template <class MT, class F>

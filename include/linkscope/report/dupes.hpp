@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/report/json.hpp"
 #include "linkscope/report/json_error.hpp"
 #include "linkscope/resolve/duplicates.hpp"
@@ -46,7 +47,10 @@ inline std::size_t dupes_shown(const resolve::duplicates_report& r, const dupes_
   return n;
 }
 
-inline void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o = {}) {
+void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o = {});
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::duplicates_report& r, const dupes_json_options& o) {
   w.begin_object().field("version", 1);
   w.key("closure_order").begin_array();
   for (const auto& f : r.closure_order) w.value(f);
@@ -85,6 +89,7 @@ inline void write_json(json_writer& w, const resolve::duplicates_report& r, cons
   }
   w.end_array().end_object();
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace report
 }  // namespace v0

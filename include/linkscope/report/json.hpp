@@ -24,6 +24,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
+
 namespace linkscope {
 inline namespace v0 {
 
@@ -83,12 +85,7 @@ class json_writer {
   }
 
   // Write a string with a printf-free hex representation, e.g. "0x1a2b".
-  json_writer& hex(std::uint64_t n) {
-    char buf[20] = {'0', 'x'};
-    auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
-    (void)ec;
-    return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
-  }
+  json_writer& hex(std::uint64_t n);
 
   void flush() {
     if (file_ != nullptr && !buffer_.empty()) {
@@ -100,105 +97,14 @@ class json_writer {
   void newline() { put('\n'); }
 
  private:
-  json_writer& open(char c) {
-    separate();
-    put(c);
-    first_.push_back(true);
-    return *this;
-  }
-  json_writer& close(char c) {
-    if (!first_.empty()) first_.pop_back();
-    put(c);
-    return *this;
-  }
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!first_.empty()) {
-      if (!first_.back()) put(',');
-      first_.back() = false;
-    }
-  }
-  void write_string(std::string_view s) {
-    put('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      const char* esc = nullptr;
-      char ubuf[7];
-      switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            escape_unit(ubuf, '0', '0', c);
-            esc = ubuf;
-          } else if (c >= 0x80) {
-            const std::size_t n = utf8_length(s, i);
-            if (n == 0) {
-              escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
-              esc = ubuf;
-            } else {
-              run += n;
-              i += n - 1;
-              continue;
-            }
-          }
-      }
-      if (esc != nullptr) {
-        write(s.substr(i - run, run));
-        run = 0;
-        write(esc);
-      } else {
-        ++run;
-      }
-    }
-    write(s.substr(s.size() - run, run));
-    put('"');
-  }
+  json_writer& open(char c);
+  json_writer& close(char c);
+  void separate();
+  void write_string(std::string_view s);
   // "\\uHHLL" into buf (7 bytes with the NUL).
-  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
-    static constexpr char digits[] = "0123456789abcdef";
-    buf[0] = '\\';
-    buf[1] = 'u';
-    buf[2] = h1;
-    buf[3] = h2;
-    buf[4] = digits[low / 16];
-    buf[5] = digits[low % 16];
-    buf[6] = 0;
-  }
+  static void escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept;
   // Length of the valid UTF-8 sequence at s[i] (s[i] >= 0x80), or 0.
-  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const std::size_t left = s.size() - i;
-    const unsigned char c = at(0);
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 3;
-      if (c == 0xe0) lo = 0xa0;       // no overlong forms
-      else if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4;
-      if (c == 0xf0) lo = 0x90;       // no overlong forms
-      else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
-    } else {
-      return 0;
-    }
-    if (left < n || at(1) < lo || at(1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-      if (at(k) < 0x80 || at(k) > 0xbf) return 0;
-    return n;
-  }
+  static std::size_t utf8_length(std::string_view s, std::size_t i) noexcept;
   void put(char c) { write(std::string_view(&c, 1)); }
   void write(std::string_view s) {
     if (out_ != nullptr) {
@@ -215,6 +121,119 @@ class json_writer {
   std::vector<bool> first_;
   bool after_key_ = false;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC json_writer& json_writer::hex(std::uint64_t n) {
+  char buf[20] = {'0', 'x'};
+  auto [end, ec] = std::to_chars(buf + 2, buf + sizeof(buf), n, 16);
+  (void)ec;
+  return value(std::string_view(buf, static_cast<std::size_t>(end - buf)));
+}
+
+LINKSCOPE_FUNC json_writer& json_writer::open(char c) {
+  separate();
+  put(c);
+  first_.push_back(true);
+  return *this;
+}
+
+LINKSCOPE_FUNC json_writer& json_writer::close(char c) {
+  if (!first_.empty()) first_.pop_back();
+  put(c);
+  return *this;
+}
+
+LINKSCOPE_FUNC void json_writer::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) put(',');
+    first_.back() = false;
+  }
+}
+
+LINKSCOPE_FUNC void json_writer::write_string(std::string_view s) {
+  put('"');
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const char* esc = nullptr;
+    char ubuf[7];
+    switch (c) {
+      case '"': esc = "\\\""; break;
+      case '\\': esc = "\\\\"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          escape_unit(ubuf, '0', '0', c);
+          esc = ubuf;
+        } else if (c >= 0x80) {
+          const std::size_t n = utf8_length(s, i);
+          if (n == 0) {
+            escape_unit(ubuf, 'd', 'c', c);  // surrogateescape
+            esc = ubuf;
+          } else {
+            run += n;
+            i += n - 1;
+            continue;
+          }
+        }
+    }
+    if (esc != nullptr) {
+      write(s.substr(i - run, run));
+      run = 0;
+      write(esc);
+    } else {
+      ++run;
+    }
+  }
+  write(s.substr(s.size() - run, run));
+  put('"');
+}
+
+LINKSCOPE_FUNC void json_writer::escape_unit(char* buf, char h1, char h2, unsigned char low) noexcept {
+  static constexpr char digits[] = "0123456789abcdef";
+  buf[0] = '\\';
+  buf[1] = 'u';
+  buf[2] = h1;
+  buf[3] = h2;
+  buf[4] = digits[low / 16];
+  buf[5] = digits[low % 16];
+  buf[6] = 0;
+}
+
+LINKSCOPE_FUNC std::size_t json_writer::utf8_length(std::string_view s, std::size_t i) noexcept {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const std::size_t left = s.size() - i;
+  const unsigned char c = at(0);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;       // no overlong forms
+    else if (c == 0xed) hi = 0x9f;  // no surrogates
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;       // no overlong forms
+    else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (left < n || at(1) < lo || at(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (at(k) < 0x80 || at(k) > 0xbf) return 0;
+  return n;
+}
+
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace v0
 }  // namespace linkscope

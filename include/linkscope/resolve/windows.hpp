@@ -126,19 +126,6 @@ LINKSCOPE_FUNC windows_needs resolve_windows_link(const windows_consumer& consum
 }
 #endif
 
-namespace detail {
-inline bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-}  // namespace detail
-
 struct image_dll_check {
   std::string_view dll;
   bool delay_load = false;
@@ -153,6 +140,19 @@ struct image_dll_check {
 result<std::vector<image_dll_check>> check_image_imports(const pe::image& image,
                                                          const std::vector<const coff::import_library*>& libraries);
 #if LINKSCOPE_DEFINITIONS
+namespace detail {
+LINKSCOPE_FUNC bool dll_name_equals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
 LINKSCOPE_FUNC result<std::vector<image_dll_check>> check_image_imports(
     const pe::image& image, const std::vector<const coff::import_library*>& libraries) {
   std::vector<image_dll_check> out;
@@ -247,9 +247,13 @@ struct crt_dependency {
   std::string version;  // "14" for vcruntime140, "120" for msvcr120; "" when none
 };
 
+// The C runtime a DLL name stands for; nullopt for any other DLL.
+std::optional<crt_dependency> classify_crt(std::string_view dll);
+
+#if LINKSCOPE_DEFINITIONS
 namespace crt_detail {
-inline bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
-inline bool all_digits(std::string_view s) noexcept {
+LINKSCOPE_FUNC bool starts_with(std::string_view s, std::string_view p) noexcept { return s.substr(0, p.size()) == p; }
+LINKSCOPE_FUNC bool all_digits(std::string_view s) noexcept {
   if (s.empty()) return false;
   for (char c : s)
     if (c < '0' || c > '9') return false;
@@ -257,8 +261,7 @@ inline bool all_digits(std::string_view s) noexcept {
 }
 }  // namespace crt_detail
 
-// The C runtime a DLL name stands for; nullopt for any other DLL.
-inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
+LINKSCOPE_FUNC std::optional<crt_dependency> classify_crt(std::string_view dll) {
   std::string name(dll);
   for (char& c : name)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -308,6 +311,7 @@ inline std::optional<crt_dependency> classify_crt(std::string_view dll) {
   }
   return std::nullopt;
 }
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -87,26 +87,7 @@ struct dyld_image {
   std::unordered_map<std::string_view, bool> names;  // nlist or tbd exports -> weak
 
   // One name in this image's own exports (re-exported dylibs are the caller's business).
-  result<std::optional<dyld_export_hit>> find(std::string_view name) const {
-    using hit = std::optional<dyld_export_hit>;
-    if (has_trie) {
-      LINKSCOPE_TRY(e, macho::find_export(trie, name));
-      if (!e) return hit();
-      dyld_export_hit h;
-      h.weak = e->weak_definition();
-      if (e->reexport()) {
-        h.reexport = true;
-        h.ordinal = e->library_ordinal;
-        h.import_name = e->import_name;
-      }
-      return hit(h);
-    }
-    auto it = names.find(name);
-    if (it == names.end()) return hit();
-    dyld_export_hit h;
-    h.weak = it->second;
-    return hit(h);
-  }
+  result<std::optional<dyld_export_hit>> find(std::string_view name) const;
 };
 
 // One file: a Mach-O image (images.size() == 1) or a .tbd's documents.
@@ -140,16 +121,8 @@ class dyld_cache {
   dyld_cache(const dyld_cache&) = delete;
   dyld_cache& operator=(const dyld_cache&) = delete;
   // Moving takes the files, not the lock (no thread may use either cache meanwhile).
-  dyld_cache(dyld_cache&& other) noexcept
-      : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
-        hits_(other.hits_) {}
-  dyld_cache& operator=(dyld_cache&& other) noexcept {
-    by_path_ = std::move(other.by_path_);
-    by_file_ = std::move(other.by_file_);
-    files_ = other.files_;
-    hits_ = other.hits_;
-    return *this;
-  }
+  dyld_cache(dyld_cache&& other) noexcept;
+  dyld_cache& operator=(dyld_cache&& other) noexcept;
 
   std::size_t files() const noexcept { return files_; }
   std::size_t hits() const noexcept { return hits_; }
@@ -168,6 +141,27 @@ class dyld_cache {
 
 #if LINKSCOPE_DEFINITIONS
 namespace detail {
+LINKSCOPE_FUNC auto dyld_image::find(std::string_view name) const -> result<std::optional<dyld_export_hit>> {
+  using hit = std::optional<dyld_export_hit>;
+  if (has_trie) {
+    LINKSCOPE_TRY(e, macho::find_export(trie, name));
+    if (!e) return hit();
+    dyld_export_hit h;
+    h.weak = e->weak_definition();
+    if (e->reexport()) {
+      h.reexport = true;
+      h.ordinal = e->library_ordinal;
+      h.import_name = e->import_name;
+    }
+    return hit(h);
+  }
+  auto it = names.find(name);
+  if (it == names.end()) return hit();
+  dyld_export_hit h;
+  h.weak = it->second;
+  return hit(h);
+}
+
 LINKSCOPE_FUNC void read_macho(dyld_file& out, std::uint32_t cputype) {
   auto l = macho::read_linkage_slice(out.mapped->bytes(), cputype);
   if (!l) {
@@ -241,6 +235,18 @@ LINKSCOPE_FUNC void read_tbd(dyld_file& out, std::string_view arch) {
 #endif  // LINKSCOPE_DEFINITIONS
 
 #if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC dyld_cache::dyld_cache(dyld_cache&& other) noexcept
+    : by_path_(std::move(other.by_path_)), by_file_(std::move(other.by_file_)), files_(other.files_),
+      hits_(other.hits_) {}
+
+LINKSCOPE_FUNC dyld_cache& dyld_cache::operator=(dyld_cache&& other) noexcept {
+  by_path_ = std::move(other.by_path_);
+  by_file_ = std::move(other.by_file_);
+  files_ = other.files_;
+  hits_ = other.hits_;
+  return *this;
+}
+
 LINKSCOPE_FUNC std::shared_ptr<const detail::dyld_file> dyld_cache::open(const std::string& file, std::uint32_t cputype, std::string_view arch) {
   using file_ptr = std::shared_ptr<const detail::dyld_file>;
   std::string key = file;
