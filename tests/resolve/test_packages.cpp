@@ -41,6 +41,33 @@ TEST_CASE("package names and /usr-merge aliases", "[packages]") {
   CHECK(resolve::detail::path_within("/x", "/"));
 }
 
+TEST_CASE("lexically_normal_path agrees with std::filesystem's lexically_normal", "[packages]") {
+  // Every path of up to four elements over these, absolute and relative,
+  // with and without a trailing slash: the fast path must give what
+  // std::filesystem::path::lexically_normal gives, normal or not.
+  const std::vector<std::string> elements = {"", ".", "..", "a", "bc", ".x", "..y", "a.", "...", "d\\e"};
+  std::size_t compared = 0;
+  std::vector<std::string> paths = {"", "/", "//", ".", "..", "./", "../"};
+  std::vector<std::string> level = {""};
+  for (int depth = 1; depth <= 4; ++depth) {
+    std::vector<std::string> next;
+    for (const auto& prefix : level)
+      for (const auto& e : elements) next.push_back(depth == 1 ? e : prefix + "/" + e);
+    for (const auto& p : next) {
+      paths.push_back(p);
+      paths.push_back("/" + p);
+      paths.push_back(p + "/");
+    }
+    level = std::move(next);
+  }
+  for (const auto& p : paths) {
+    INFO("path '" << p << "'");
+    CHECK(resolve::detail::lexically_normal_path(p) == std::filesystem::path(p).lexically_normal().string());
+    ++compared;
+  }
+  CHECK(compared > 30000);
+}
+
 TEST_CASE("conda_owners: records in name order, first owner wins, bad records are warnings", "[packages]") {
   const std::string prefix = lt::scratch_dir("packages") + "/env";
   std::filesystem::create_directories(prefix + "/conda-meta");

@@ -327,6 +327,43 @@ TEST_CASE("library_search finds what ld.so finds: rpath chain, runpath, LD_LIBRA
     CHECK(y.path == real_path("./m_hwcaps", "", "liby.so"));
   }
   {
+    // Searches that share one search_probes (every root of a run does) but
+    // differ in their subdirectory lists each get their own folder listings:
+    // ISA level 1 tries no glibc-hwcaps folder, as ld.so does when its mask
+    // leaves out x86-64-v2 (the only one this fixture has).
+    search_probes probes;
+    auto find_y = [&](int isa_level) {
+      search_options opts;
+      opts.use_env = false;
+      opts.cwd = d;
+      opts.isa_level = isa_level;
+      library_search search(opts);
+      search.share_probes(&probes);
+      search_object main;
+      main.name = "./m_hwcaps";
+      main.origin = origin_of(main.name, d);  // as ld.so spells it: DIR/.
+      main.is_main = true;
+      main.has_rpath = true;
+      main.rpath = "$ORIGIN/r:$ORIGIN/glibc";
+      search_object libx;
+      libx.name = "./r/libx.so";
+      libx.origin = origin_of(libx.name, d);
+      libx.loader = &main;
+      return search.find("liby.so", &libx, main);
+    };
+    const std::string masked = capture("cd " + shell_quote(d) + " && " + std::string(real_ld_so()) +
+                                       " --glibc-hwcaps-mask x86-64-v3 --list ./m_hwcaps 2>&1").out;
+    INFO(masked);
+    CHECK(masked.find("liby.so: cannot open shared object file") != std::string::npos);
+    for (int round = 0; round < 2; ++round) {
+      const found_library all = find_y(-1), none = find_y(1), v2 = find_y(2);
+      CHECK(all.path == real_path("./m_hwcaps", "", "liby.so"));
+      CHECK(all.subdir == "glibc-hwcaps/x86-64-v2/");
+      CHECK_FALSE(none.found());
+      CHECK(v2.subdir == "glibc-hwcaps/x86-64-v2/");
+    }
+  }
+  {
     search_options opts;
     opts.use_env = false;
     library_search search(opts);

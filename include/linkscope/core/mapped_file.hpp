@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <utility>
-#include <vector>
 
 #include "linkscope/core/bytes.hpp"
 #include "linkscope/core/error.hpp"
@@ -92,7 +92,8 @@ class mapped_file {
   const unsigned char* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
-  std::vector<unsigned char> buffer_;
+  // A small file's bytes, read (not zeroed first: read() fills them).
+  std::unique_ptr<unsigned char[]> buffer_;
   std::uint64_t device_ = 0;
   std::uint64_t inode_ = 0;
 };
@@ -104,7 +105,7 @@ inline void mapped_file::reset() noexcept {
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
-  buffer_.clear();
+  buffer_.reset();
 }
 
 inline result<void> mapped_file::probe(const std::string& path) {
@@ -162,8 +163,7 @@ inline void mapped_file::reset() noexcept {
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
-  buffer_.clear();
-  buffer_.shrink_to_fit();
+  buffer_.reset();
 }
 
 namespace detail {
@@ -222,18 +222,17 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
   out.inode_ = static_cast<std::uint64_t>(st.st_ino);
   const auto size = static_cast<std::size_t>(st.st_size);
   if (force_read || size < mmap_threshold) {
-    out.buffer_.resize(size);
+    out.buffer_.reset(new unsigned char[size]);
     std::size_t done = 0;
     while (done < size) {
-      ssize_t got = ::read(fd, out.buffer_.data() + done, size - done);
+      ssize_t got = ::read(fd, out.buffer_.get() + done, size - done);
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (got <= 0) break;  // shrank underneath us: keep what we have
       done += static_cast<std::size_t>(got);
     }
     ::close(fd);
     if (done == 0) return make_error(errc::empty_file, 0, "file is empty");
-    out.buffer_.resize(done);
-    out.data_ = out.buffer_.data();
+    out.data_ = out.buffer_.get();
     out.size_ = done;
     return out;
   }

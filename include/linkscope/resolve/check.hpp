@@ -136,7 +136,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     detail::run_parallel(std::min<unsigned>(threads, 64), explicit_files.size(), [&](std::size_t i) {
       std::error_code e2;
       const std::string& f = explicit_files[i];
-      absolute_paths[i] = (!f.empty() && f[0] == '/' ? fs::path(f) : fs::absolute(f, e2)).lexically_normal().string();
+      absolute_paths[i] = !f.empty() && f[0] == '/' ? detail::lexically_normal_path(f)
+                                                     : fs::absolute(f, e2).lexically_normal().string();
       ids[i] = detail::file_identity(absolute_paths[i]);
     });
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
@@ -321,13 +322,13 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   }
   std::vector<std::string> dpkg_paths;
   auto display = [&](const std::string& path) {
-    const std::string normal = fs::path(path).lexically_normal().string();
+    const std::string normal = detail::lexically_normal_path(path);
     if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
     return normal;
   };
   auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
     if (conda.empty()) return std::nullopt;
-    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
+    for (const std::string& candidate : {detail::lexically_normal_path(path), detail::canonical_or_normal(path)}) {
       if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
       const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
       const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);

@@ -70,15 +70,38 @@ class file_verdicts {
         out.missing.push_back({objects[dep].name, o.path, id == 0});
       }
     }
-    // What the file binds, per target object (distinct name[@version] labels).
-    std::vector<std::vector<std::string>> bound(objects.size());
+    // What the file binds, per target object: its distinct name[@version]
+    // labels. Distinct (name, version) pairs are the same labels unless a
+    // name holds an '@' itself; only then are labels made to count them.
+    using name_version = std::pair<std::string_view, std::string_view>;
+    std::vector<std::vector<name_version>> bound(objects.size());
     std::set<std::string> undefined;
     for (const symbol_binding& b : link.bindings) {
       if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
-      std::string label(b.symbol);
-      if (!b.version.empty()) label.append("@").append(b.version);
-      auto& v = bound[b.to];
-      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
+      bound[b.to].emplace_back(b.symbol, b.version);
+    }
+    auto label_of = [](const name_version& p) {
+      std::string label(p.first);
+      if (!p.second.empty()) label.append("@").append(p.second);
+      return label;
+    };
+    auto labels_of = [&](const std::vector<name_version>& pairs) {
+      std::vector<std::string> labels;
+      labels.reserve(pairs.size());
+      for (const auto& p : pairs) labels.push_back(label_of(p));
+      std::sort(labels.begin(), labels.end());
+      labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+      return labels;
+    };
+    std::vector<std::size_t> bound_count(objects.size(), 0);
+    for (std::size_t id = 0; id < bound.size(); ++id) {
+      auto& v = bound[id];
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      const bool at_in_name = std::any_of(v.begin(), v.end(), [](const name_version& p) {
+        return p.first.find('@') != std::string_view::npos;
+      });
+      bound_count[id] = at_in_name ? labels_of(v).size() : v.size();
     }
     for (const undefined_reference& u : link.undefined) {
       if (u.from != 0) continue;
@@ -101,7 +124,7 @@ class file_verdicts {
         n.file = o.file;
         n.via = o.via;
         n.in_prefix = path_within(canonical(o.file), prefix_);
-        n.symbols = bound[dep].size();
+        n.symbols = bound_count[dep];
         n.used = n.symbols != 0;
         n.allowed = allowed(n.name) || allowed(n.path) || allowed(o.soname);
       } else {
@@ -118,8 +141,7 @@ class file_verdicts {
       e.soname = std::string(o.soname);
       e.via = requester(objects, static_cast<std::uint32_t>(id));
       e.allowed = allowed(e.path) || allowed(e.soname);
-      e.symbols = std::move(bound[id]);
-      std::sort(e.symbols.begin(), e.symbols.end());
+      e.symbols = labels_of(bound[id]);
       out.overlinked.push_back(std::move(e));
     }
     // RPATH / RUNPATH entries.
@@ -136,7 +158,7 @@ class file_verdicts {
         if (item.empty()) {
           r.outside = true;  // ld.so reads an empty entry as the current directory
         } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
-          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          r.expanded = lexically_normal_path(*expanded);
           if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
           r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
         } else {
@@ -255,7 +277,7 @@ class file_verdicts {
       if (expanded.empty()) {
         r.outside = true;  // relative to the current folder, or @rpath inside an rpath: nowhere fixed
       } else {
-        r.expanded = std::filesystem::path(expanded).lexically_normal().string();
+        r.expanded = lexically_normal_path(expanded);
         if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
         r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
       }

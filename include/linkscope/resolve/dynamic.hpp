@@ -54,11 +54,11 @@ result<void> link_with(const std::string& program, const dynamic_options& option
     auto d = elf::dynamic_info<ET>::read(*f);
     if (!d) return d.error();
   }
-  dynamic_options opts = options;
-  opts.search.target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
-  opts.search.target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
-  opts.search.target.machine = img->machine;
-  binder<ET> l(opts, out, cache);
+  loader_target target = options.search.target;
+  target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
+  target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
+  target.machine = img->machine;
+  binder<ET> l(options, out, cache, target);
   // The closure: main, preloads, then breadth-first over DT_NEEDED.
   l.load(program, std::move(img), std::move(main));
   // dl-version.c: every needed version is defined where it is needed from.

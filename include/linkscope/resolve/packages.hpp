@@ -57,6 +57,24 @@ inline std::string_view base_name(std::string_view path) noexcept {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// std::filesystem::path(path).lexically_normal().string(), without taking
+// the path apart when it is normal already (no empty, "." or ".." element;
+// a path with a backslash always goes through std::filesystem).
+inline std::string lexically_normal_path(const std::string& path) {
+  const std::string_view p = path;
+  bool normal = p.find('\\') == std::string_view::npos && p != "." && p != ".." &&
+                p.find("//") == std::string_view::npos;
+  for (std::size_t at = 0; normal && at < p.size();) {
+    std::size_t end = p.find('/', at);
+    if (end == std::string_view::npos) end = p.size();
+    const std::string_view element = p.substr(at, end - at);
+    if (element == "." || element == "..") normal = false;
+    at = end + 1;
+  }
+  if (normal) return path;
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
 // The canonical path (symlinks resolved), or the lexically normal one when it
 // cannot be had.
 inline std::string canonical_or_normal(const std::string& path) {

@@ -158,6 +158,80 @@ inline int detect_x86_isa_level() noexcept {
   return level;
 }
 
+namespace detail {
+// What a library search derives from its options before any lookup: the ISA
+// level, the glibc-hwcaps names and every subdirectory tried in each folder
+// (best first; "" is the folder itself). The same for every root of a run,
+// so it is made once per distinct set of inputs (search_setup_for).
+struct search_setup {
+  int isa_level = 0;
+  std::vector<std::string> hwcaps_names;
+  std::vector<std::string> subdirs;
+  std::uint32_t id = 0;  // distinct per distinct setup in this process
+};
+
+inline std::shared_ptr<const search_setup> make_search_setup(const search_options& o, int isa_level) {
+  auto out = std::make_shared<search_setup>();
+  out->isa_level = isa_level;
+  if (o.target.machine == 62 && o.target.elf_class == 2) {
+    for (int level = 4; level >= 2; --level)
+      if (isa_level >= level) {
+        out->hwcaps_names.push_back("x86-64-v" + std::to_string(level));
+        out->subdirs.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
+      }
+  }
+  if (o.legacy_subdirs) {
+    // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
+    // the platform, and "tls"; every subset is tried, largest combinations first.
+    std::vector<std::string> parts;
+    parts.push_back("tls");
+    for (const auto& h : o.legacy_hwcaps) parts.push_back(h);
+    if (!o.platform.empty()) parts.push_back(o.platform);
+    const std::size_t n = parts.size();
+    if (n < 16) {
+      // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
+      // with "tls" as the most significant component.
+      for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
+        std::string sub;
+        for (std::size_t i = 0; i < n; ++i)
+          if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
+        out->subdirs.push_back(sub);
+      }
+    }
+  }
+  out->subdirs.push_back("");
+  return out;
+}
+
+// The setup for `o`, shared with every earlier search of the same inputs
+// (target class and machine, ISA level, legacy subdirectories, hwcap names,
+// platform). At most 64 distinct setups are kept; past that each search
+// makes its own.
+inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o) {
+  const int isa_level = o.isa_level >= 0 ? o.isa_level : detect_x86_isa_level();
+  const bool hwcaps = o.target.machine == 62 && o.target.elf_class == 2;
+  struct memo_entry {
+    bool hwcaps, legacy;
+    int isa_level;
+    std::vector<std::string> legacy_hwcaps;
+    std::string platform;
+    std::shared_ptr<const search_setup> setup;
+  };
+  static std::mutex lock;
+  static std::vector<memo_entry> memo;
+  std::lock_guard<std::mutex> hold(lock);
+  for (const memo_entry& e : memo)
+    if (e.hwcaps == hwcaps && e.legacy == o.legacy_subdirs && e.isa_level == isa_level &&
+        (!o.legacy_subdirs || (e.legacy_hwcaps == o.legacy_hwcaps && e.platform == o.platform)))
+      return e.setup;
+  auto made = std::const_pointer_cast<search_setup>(make_search_setup(o, isa_level));
+  made->id = static_cast<std::uint32_t>(memo.size());
+  if (memo.size() < 64) memo.push_back({hwcaps, o.legacy_subdirs, isa_level, o.legacy_hwcaps, o.platform, made});
+  else made->id = ~std::uint32_t{0};  // not memoised: its listings are not shared either
+  return made;
+}
+}  // namespace detail
+
 // $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
 // cwd/name (or of name when absolute), without resolving symlinks.
 inline std::string origin_of(std::string_view name, std::string_view cwd) {
@@ -178,7 +252,11 @@ inline std::string origin_of(std::string_view name, std::string_view cwd) {
 // A loaded object as the search sees it.
 struct search_object {
   std::string name;      // l_name: how ld.so spells its path
-  std::string origin;    // $ORIGIN
+  // $ORIGIN; with origin_pending, made from name and origin_cwd on first use
+  // (library_search::origin), as most objects never need it.
+  mutable std::string origin;
+  std::string_view origin_cwd;
+  mutable bool origin_pending = false;
   bool has_rpath = false;
   bool has_runpath = false;
   std::string_view rpath;    // DT_RPATH string (views into the object's bytes)
@@ -232,11 +310,26 @@ class search_probes {
   void set_directory(const std::string& host, bool exists) {
     store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
   }
+  // Which of a search setup's subdirectories exist in a folder (key: the
+  // folder's host path, NUL, the setup's id; library_search::existing_subdirs).
+  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const {
+    const shard& s = at(key);
+    std::lock_guard<std::mutex> hold(s.lock);
+    auto it = s.listings.find(key);
+    if (it == s.listings.end()) return std::nullopt;
+    return it->second;
+  }
+  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
+    shard& s = const_cast<shard&>(at(key));
+    std::lock_guard<std::mutex> hold(s.lock);
+    s.listings.emplace(key, found);
+  }
 
  private:
   struct shard {
     mutable std::mutex lock;
     std::unordered_map<std::string, std::uint8_t> files, dirs;
+    std::unordered_map<std::string, std::vector<std::uint32_t>> listings;
   };
   const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
   std::optional<candidate_status> find(const std::string& key, bool dir) const {
@@ -354,36 +447,17 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
 class library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) {
+  explicit library_search(search_options options) : options_(std::move(options)) { init(); }
+  // The same search for objects of `target` (options.target is not read).
+  library_search(search_options options, const loader_target& target) : options_(std::move(options)) {
+    options_.target = target;
+    init();
+  }
+
+ private:
+  void init() {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
-    isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
-    if (options_.target.machine == 62 && options_.target.elf_class == 2) {
-      for (int level = 4; level >= 2; --level)
-        if (isa_level_ >= level) {
-          hwcaps_names_.push_back("x86-64-v" + std::to_string(level));
-          subdirs_.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
-        }
-    }
-    if (options_.legacy_subdirs) {
-      // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
-      // the platform, and "tls"; every subset is tried, largest combinations first.
-      std::vector<std::string> parts;
-      parts.push_back("tls");
-      for (const auto& h : options_.legacy_hwcaps) parts.push_back(h);
-      if (!options_.platform.empty()) parts.push_back(options_.platform);
-      const std::size_t n = parts.size();
-      if (n < 16) {
-        // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
-        // with "tls" as the most significant component.
-        for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
-          std::string sub;
-          for (std::size_t i = 0; i < n; ++i)
-            if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
-          subdirs_.push_back(sub);
-        }
-      }
-    }
-    subdirs_.push_back("");
+    setup_ = detail::search_setup_for(options_);
     if (options_.library_path) {
       library_path_ = *options_.library_path;
       have_library_path_ = true;
@@ -395,15 +469,16 @@ class library_search {
     }
   }
 
+ public:
   const search_options& options() const noexcept { return options_; }
-  int isa_level() const noexcept { return isa_level_; }
+  int isa_level() const noexcept { return setup_->isa_level; }
   // Subdirectories tried in every directory, best first ("" = the directory itself).
-  const std::vector<std::string>& subdirs() const noexcept { return subdirs_; }
+  const std::vector<std::string>& subdirs() const noexcept { return setup_->subdirs; }
   const std::vector<std::string>& library_path_dirs(const search_object& main) {
     if (!library_path_done_) {
       library_path_done_ = true;
       if (have_library_path_)
-        library_path_dirs_ = decompose_path_list(library_path_, ":;", main.origin, options_.lib, options_.platform);
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options_.lib, options_.platform);
     }
     return library_path_dirs_;
   }
@@ -416,8 +491,8 @@ class library_search {
         if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
-        for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
-        lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
+        for (const auto& h : setup_->hwcaps_names) lookup_.hwcaps_subdirs.push_back(h);
+        lookup_.isa_level_bits = setup_->isa_level > 0 ? (1u << setup_->isa_level) - 1 : 1u;
       }
     }
     return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
@@ -438,8 +513,10 @@ class library_search {
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
     if (probes_ == nullptr) return verify_uncached(file);
-    // The verdict depends on the target (class, data, machine): part of the key.
-    std::string key = file;
+    // The verdict depends on the target (class, data, machine): part of the
+    // key, built in a buffer the search keeps (no allocation per candidate).
+    std::string& key = key_buffer_;
+    key.assign(file);
     const auto& t = options_.target;
     key.push_back('\0');
     key.push_back(static_cast<char>(t.elf_class));
@@ -566,11 +643,12 @@ class library_search {
   }
 
   bool try_file(const std::string& path, found_library& out) {
-    std::string file = options_.root + path;
-    switch (verify(file)) {
+    const bool rooted = !options_.root.empty();
+    if (rooted) file_buffer_.assign(options_.root).append(path);
+    switch (verify(rooted ? file_buffer_ : path)) {
       case candidate_status::ok:
         out.path = path;
-        out.file = std::move(file);
+        out.file = rooted ? file_buffer_ : path;
         return true;
       case candidate_status::absent: return false;
       case candidate_status::other_class: out.rejected.push_back({path, "wrong ELF class"}); return false;
@@ -601,24 +679,36 @@ class library_search {
     return exists;
   }
 
-  // The subdirectories of `dir` that exist (indices into subdirs_, best
-  // first): asked once per folder per search, not once per name.
+  // The subdirectories of `dir` that exist (indices into subdirs(), best
+  // first): asked once per folder per search, not once per name, and once
+  // per folder per run when the probes are shared.
   const std::vector<std::uint32_t>& existing_subdirs(const std::string& dir) {
     auto it = existing_.find(dir);
     if (it != existing_.end()) return it->second;
+    const auto& subdirs = setup_->subdirs;
+    // "." (an empty element) depends on the search's cwd: never shared.
+    const bool shared = probes_ != nullptr && setup_->id != ~std::uint32_t{0} && !dir.empty() &&
+                        (options_.root.empty() ? dir[0] : options_.root[0]) == '/';
+    std::string key;
+    if (shared) {
+      key = options_.root + dir;
+      key.push_back('\0');
+      key.append(std::to_string(setup_->id));
+      if (auto known = probes_->listing(key)) return existing_.emplace(dir, std::move(*known)).first->second;
+    }
     std::vector<std::uint32_t> found;
-    for (std::size_t k = 0; k < subdirs_.size(); ++k)
-      if (directory_exists(dir + subdirs_[k])) found.push_back(static_cast<std::uint32_t>(k));
+    for (std::size_t k = 0; k < subdirs.size(); ++k)
+      if (directory_exists(dir + subdirs[k])) found.push_back(static_cast<std::uint32_t>(k));
+    if (shared) probes_->set_listing(key, found);
     return existing_.emplace(dir, std::move(found)).first->second;
   }
 
   bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
+    std::string& path = path_buffer_;
     for (const auto& dir : dirs) {
       for (const std::uint32_t k : existing_subdirs(dir)) {
-        const std::string& sub = subdirs_[k];
-        std::string path;
-        path.reserve(dir.size() + sub.size() + name.size());
-        path.append(dir).append(sub).append(name);
+        const std::string& sub = setup_->subdirs[k];
+        path.assign(dir).append(sub).append(name);
         if (try_file(path, out)) {
           out.subdir = sub;
           return true;
@@ -633,6 +723,13 @@ class library_search {
     return false;
   }
 
+  static const std::string& origin(const search_object& o) {
+    if (o.origin_pending) {
+      o.origin = origin_of(o.name, o.origin_cwd);
+      o.origin_pending = false;
+    }
+    return o.origin;
+  }
   static bool uses_rpath(const search_object& o) noexcept { return o.has_rpath && !(o.is_main && o.has_runpath); }
   // Nearest proper loader of `o` whose RPATH counts (memoised; parents are searched
   // before their children, so the recursion is shallow).
@@ -650,7 +747,7 @@ class library_search {
     if (!o.rpath_done) {
       o.rpath_done = true;
       if (uses_rpath(o))
-        o.rpath_dirs = decompose_path_list(o.rpath, ":", o.origin, options_.lib, options_.platform);
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options_.lib, options_.platform);
     }
     return o.rpath_dirs;
   }
@@ -658,15 +755,13 @@ class library_search {
     if (!o.runpath_done) {
       o.runpath_done = true;
       if (o.has_runpath)
-        o.runpath_dirs = decompose_path_list(o.runpath, ":", o.origin, options_.lib, options_.platform);
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options_.lib, options_.platform);
     }
     return o.runpath_dirs;
   }
 
   search_options options_;
-  int isa_level_ = 0;
-  std::vector<std::string> hwcaps_names_;
-  std::vector<std::string> subdirs_;
+  std::shared_ptr<const detail::search_setup> setup_;
   std::string library_path_;
   bool have_library_path_ = false;
   bool library_path_done_ = false;
@@ -677,6 +772,9 @@ class library_search {
   std::unordered_map<std::string, bool> dir_exists_;
   std::unordered_map<std::string, std::vector<std::uint32_t>> existing_;
   search_probes* probes_ = nullptr;
+  // Scratch strings reused by every candidate (their capacity stays).
+  mutable std::string key_buffer_;
+  std::string file_buffer_, path_buffer_;
 };
 
 }  // namespace resolve

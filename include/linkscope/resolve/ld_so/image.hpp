@@ -48,14 +48,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 #if defined(__linux__)
@@ -329,6 +328,11 @@ class object_cache {
  public:
   // A file's identity: device and inode.
   using file_id = std::pair<std::uint64_t, std::uint64_t>;
+  struct file_id_hash {
+    std::size_t operator()(const file_id& id) const noexcept {
+      return std::hash<std::uint64_t>()(id.second * 0x9E3779B97F4A7C15ull ^ id.first);
+    }
+  };
 
   object_cache() = default;
   object_cache(const object_cache&) = delete;
@@ -484,7 +488,7 @@ class object_cache {
   template <class ET>
   struct store {
     std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<file_id, entry<ET>> by_file;
+    std::unordered_map<file_id, entry<ET>, file_id_hash> by_file;
   };
   // What a closure-only cache shares with the cache of the run it plans.
   struct shared_lookups {
@@ -528,9 +532,9 @@ class object_cache {
   }
 
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<file_id> parsed_;  // every file parsed, by device and inode
+  std::unordered_set<file_id, file_id_hash> parsed_;  // every file parsed, by device and inode
   std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
-  std::map<file_id, std::uint32_t> pending_;  // expect_use - end_use, per file
+  std::unordered_map<file_id, std::uint32_t, file_id_hash> pending_;  // expect_use - end_use, per file
   bool closure_only_ = false;
   bool roots_only_ = false;
   std::mutex lock_;

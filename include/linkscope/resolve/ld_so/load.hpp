@@ -34,6 +34,7 @@
 #include "linkscope/resolve/ld_so/image.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
 #include "linkscope/resolve/search_path.hpp"
+#include "linkscope/symbols/index.hpp"
 
 namespace linkscope {
 inline namespace v0 {
@@ -59,10 +60,21 @@ class loader {
  public:
   using image_ptr = std::shared_ptr<const object_image<ET>>;
 
-  loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
-      : options_(options), out_(out), cache_(cache), search_(options.search) {
+  // `target`: the class, data and machine of the objects searched for (the
+  // main program's), instead of options.search.target.
+  loader(const dynamic_options& options, dynamic_link& out, object_cache& cache, const loader_target& target)
+      : options_(options), out_(out), cache_(cache), search_(options.search, target) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
     search_.share_probes(&cache_.probes());
+    // Room for a typical closure, so that most roots grow no table.
+    constexpr std::size_t typical = 16;
+    objects_.reserve(typical);
+    images_.reserve(typical);
+    search_objects_.reserve(typical);
+    in_list_.reserve(typical);
+    bfs_.reserve(typical);
+    by_name_.reserve(3 * typical);
+    by_file_.reserve(typical);
   }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
@@ -73,8 +85,8 @@ class loader {
     describe(*main_image, main);
     add_object(std::move(main), std::move(main_image), program, cwd);
     // The interpreter: known from the start, in the list only once needed.
-    const std::string interp =
-        images_[0]->interpreter.empty() ? options_.default_interpreter : images_[0]->interpreter;
+    interp_path_ = images_[0]->interpreter.empty() ? options_.default_interpreter : images_[0]->interpreter;
+    const std::string& interp = interp_path_;
     {
       loaded_object rtld;
       rtld.name = interp;
@@ -87,14 +99,14 @@ class loader {
       interpreter_ = std::move(rtld);
       interpreter_image_ = std::move(img);
       if (interpreter_image_->ok) {
-        by_name_.emplace(interpreter_->path, interp_marker);
-        if (!interpreter_->soname.empty()) by_name_.emplace(std::string(interpreter_->soname), interp_marker);
+        name_loaded(interp_path_, interp_marker);
+        if (!interpreter_->soname.empty()) name_loaded(interpreter_->soname, interp_marker);
         by_file_.emplace(file_key(*interpreter_image_), interp_marker);
       }
     }
     // Preloads, then BFS.
     for (const auto& p : options_.preload) {
-      const std::uint32_t id = map_object(p, 0);
+      const std::uint32_t id = map_object(std::string_view(p), 0);
       if (id != no_object && !in_list_[id]) {
         objects_[id].preloaded = true;
         append_to_list(id);
@@ -104,7 +116,8 @@ class loader {
       const std::uint32_t id = bfs_[i];
       const std::size_t n = objects_[id].needed.size();
       for (std::size_t k = 0; k < n; ++k) {
-        const std::string name(objects_[id].needed[k]);
+        // A view into the image, which images_ keeps: stable as a key.
+        const std::string_view name = objects_[id].needed[k];
         const std::uint32_t dep = map_object(name, id);
         objects_[id].needed_objects.push_back(dep);
         if (dep != no_object && !in_list_[dep]) append_to_list(dep);
@@ -139,7 +152,7 @@ class loader {
         if (n >= img.versions.size()) continue;
         const auto& v = img.versions[n];
         if (v.filename.empty() || v.hash == 0) continue;
-        const std::uint32_t target = lookup_loaded(std::string(v.filename));
+        const std::uint32_t target = lookup_loaded(v.filename);
         const bool loaded = target != no_object && objects_[target].found();
         bool have = false;
         if (loaded)
@@ -208,13 +221,18 @@ class loader {
     }
   };
 
-  std::uint32_t add_object(loaded_object obj, image_ptr img, const std::string& path, const std::string& cwd) {
+  // `name` is what the object was asked for by, as a view that outlives the
+  // loader's names (an image's string, an option, interp_path_); empty when
+  // it is the path.
+  std::uint32_t add_object(loaded_object obj, image_ptr img, const std::string& path, const std::string& cwd,
+                           std::string_view name = {}) {
     const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
     obj.path = path;
     search_objects_.push_back(std::make_unique<search_object>());
     search_object& so = *search_objects_.back();
-    so.name = path;
-    so.origin = origin_of(path, cwd);
+    so.name = path;  // heap-held and never moved: the key for the path
+    so.origin_cwd = cwd;  // search_.options().cwd: lives as long as the search
+    so.origin_pending = true;
     so.has_rpath = obj.has_rpath;
     so.has_runpath = obj.has_runpath;
     so.rpath = obj.rpath;
@@ -222,9 +240,9 @@ class loader {
     so.nodeflib = obj.nodeflib;
     so.is_main = obj.is_main;
     so.loader = obj.loader != no_object ? search_objects_[obj.loader].get() : nullptr;
-    if (!path.empty()) by_name_.emplace(path, id);
-    if (!obj.name.empty()) by_name_.emplace(obj.name, id);
-    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
+    if (!so.name.empty()) name_loaded(so.name, id);
+    if (!name.empty()) name_loaded(name, id);
+    if (!obj.soname.empty()) name_loaded(obj.soname, id);  // a view into the image
     if (img->readable) by_file_.emplace(file_key(*img), id);
     objects_.push_back(std::move(obj));
     images_.push_back(std::move(img));
@@ -245,22 +263,29 @@ class loader {
     image_ptr img = interpreter_image_;
     interpreter_image_.reset();
     const std::string path = rtld.path;
-    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd);
-    for (auto& [k, v] : by_name_)
-      if (v == interp_marker) v = interp_id_;
+    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd, interp_path_);
+    for (std::uint32_t k = 0; k < by_name_.size(); ++k)
+      if (by_name_[k] == interp_marker) by_name_[k] = interp_id_;
     for (auto& [k, v] : by_file_)
       if (v == interp_marker) v = interp_id_;
     return interp_id_;
   }
 
-  std::uint32_t lookup_loaded(const std::string& name) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) return no_object;
-    return it->second == interp_marker ? bring_in_interpreter() : it->second;
+  // The first object a name was given to keeps it.
+  void name_loaded(std::string_view name, std::uint32_t id) {
+    const auto [at, fresh] = by_name_.insert(name);
+    if (fresh) by_name_[at] = id;
   }
 
-  // _dl_map_object for `name` needed by `loader` (an object id).
-  std::uint32_t map_object(const std::string& name, std::uint32_t loader) {
+  std::uint32_t lookup_loaded(std::string_view name) {
+    const auto at = by_name_.find(name);
+    if (at == names::npos) return no_object;
+    return by_name_[at] == interp_marker ? bring_in_interpreter() : by_name_[at];
+  }
+
+  // _dl_map_object for `name` needed by `loader` (an object id); `name` is
+  // stable (add_object).
+  std::uint32_t map_object(std::string_view name, std::uint32_t loader) {
     if (std::uint32_t id = lookup_loaded(name); id != no_object) return id;
     found_library found = search_.find(name, search_objects_[loader].get(), *search_objects_[0]);
     loaded_object obj;
@@ -276,7 +301,7 @@ class loader {
       images_.push_back(placeholder_);
       search_objects_.push_back(std::make_unique<search_object>());
       in_list_.push_back(0);
-      by_name_.emplace(name, id);
+      name_loaded(name, id);
       return id;
     }
     obj.via = found.via;
@@ -288,12 +313,12 @@ class loader {
       auto same = by_file_.find(file_key(*img));
       if (same != by_file_.end()) {
         const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
-        by_name_.emplace(name, id);
+        name_loaded(name, id);
         return id;
       }
     }
     describe(*img, obj);
-    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd);
+    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd, name);
   }
 
   const dynamic_options& options_;
@@ -306,7 +331,11 @@ class loader {
   std::vector<char> in_list_;
   std::vector<std::uint32_t> bfs_;
   std::vector<std::uint32_t> load_order_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
+  // Every name an object is known by (requested names, paths, SONAMEs), to
+  // its id. The keys are views: see add_object.
+  using names = keyed_index<std::string_view, std::uint32_t>;
+  names by_name_;
+  std::string interp_path_;
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
   std::optional<loaded_object> interpreter_;
   image_ptr interpreter_image_;
