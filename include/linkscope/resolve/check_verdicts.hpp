@@ -28,7 +28,6 @@
 #include "linkscope/resolve/dynamic.hpp"
 #endif  // LINKSCOPE_DEFINITIONS
 
-
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {

@@ -37,7 +37,6 @@
 #endif
 #endif  // LINKSCOPE_DEFINITIONS
 
-
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
