@@ -1255,8 +1255,8 @@ LINKSCOPE_FUNC result<json_value> read_json(std::string_view text, const json_li
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <utility>
-#include <vector>
 
 
 #if defined(_WIN32)
@@ -1327,7 +1327,8 @@ class mapped_file {
   const unsigned char* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
-  std::vector<unsigned char> buffer_;
+  // A small file's bytes, read (not zeroed first: read() fills them).
+  std::unique_ptr<unsigned char[]> buffer_;
   std::uint64_t device_ = 0;
   std::uint64_t inode_ = 0;
 };
@@ -1339,7 +1340,7 @@ inline void mapped_file::reset() noexcept {
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
-  buffer_.clear();
+  buffer_.reset();
 }
 
 inline result<void> mapped_file::probe(const std::string& path) {
@@ -1397,8 +1398,7 @@ inline void mapped_file::reset() noexcept {
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
-  buffer_.clear();
-  buffer_.shrink_to_fit();
+  buffer_.reset();
 }
 
 namespace detail {
@@ -1457,18 +1457,17 @@ inline result<mapped_file> mapped_file::open(const std::string& path, bool force
   out.inode_ = static_cast<std::uint64_t>(st.st_ino);
   const auto size = static_cast<std::size_t>(st.st_size);
   if (force_read || size < mmap_threshold) {
-    out.buffer_.resize(size);
+    out.buffer_.reset(new unsigned char[size]);
     std::size_t done = 0;
     while (done < size) {
-      ssize_t got = ::read(fd, out.buffer_.data() + done, size - done);
+      ssize_t got = ::read(fd, out.buffer_.get() + done, size - done);
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (got <= 0) break;  // shrank underneath us: keep what we have
       done += static_cast<std::size_t>(got);
     }
     ::close(fd);
     if (done == 0) return make_error(errc::empty_file, 0, "file is empty");
-    out.buffer_.resize(done);
-    out.data_ = out.buffer_.data();
+    out.data_ = out.buffer_.get();
     out.size_ = done;
     return out;
   }
@@ -13825,6 +13824,80 @@ inline int detect_x86_isa_level() noexcept {
   return level;
 }
 
+namespace detail {
+// What a library search derives from its options before any lookup: the ISA
+// level, the glibc-hwcaps names and every subdirectory tried in each folder
+// (best first; "" is the folder itself). The same for every root of a run,
+// so it is made once per distinct set of inputs (search_setup_for).
+struct search_setup {
+  int isa_level = 0;
+  std::vector<std::string> hwcaps_names;
+  std::vector<std::string> subdirs;
+  std::uint32_t id = 0;  // distinct per distinct setup in this process
+};
+
+inline std::shared_ptr<const search_setup> make_search_setup(const search_options& o, int isa_level) {
+  auto out = std::make_shared<search_setup>();
+  out->isa_level = isa_level;
+  if (o.target.machine == 62 && o.target.elf_class == 2) {
+    for (int level = 4; level >= 2; --level)
+      if (isa_level >= level) {
+        out->hwcaps_names.push_back("x86-64-v" + std::to_string(level));
+        out->subdirs.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
+      }
+  }
+  if (o.legacy_subdirs) {
+    // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
+    // the platform, and "tls"; every subset is tried, largest combinations first.
+    std::vector<std::string> parts;
+    parts.push_back("tls");
+    for (const auto& h : o.legacy_hwcaps) parts.push_back(h);
+    if (!o.platform.empty()) parts.push_back(o.platform);
+    const std::size_t n = parts.size();
+    if (n < 16) {
+      // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
+      // with "tls" as the most significant component.
+      for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
+        std::string sub;
+        for (std::size_t i = 0; i < n; ++i)
+          if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
+        out->subdirs.push_back(sub);
+      }
+    }
+  }
+  out->subdirs.push_back("");
+  return out;
+}
+
+// The setup for `o`, shared with every earlier search of the same inputs
+// (target class and machine, ISA level, legacy subdirectories, hwcap names,
+// platform). At most 64 distinct setups are kept; past that each search
+// makes its own.
+inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o) {
+  const int isa_level = o.isa_level >= 0 ? o.isa_level : detect_x86_isa_level();
+  const bool hwcaps = o.target.machine == 62 && o.target.elf_class == 2;
+  struct memo_entry {
+    bool hwcaps, legacy;
+    int isa_level;
+    std::vector<std::string> legacy_hwcaps;
+    std::string platform;
+    std::shared_ptr<const search_setup> setup;
+  };
+  static std::mutex lock;
+  static std::vector<memo_entry> memo;
+  std::lock_guard<std::mutex> hold(lock);
+  for (const memo_entry& e : memo)
+    if (e.hwcaps == hwcaps && e.legacy == o.legacy_subdirs && e.isa_level == isa_level &&
+        (!o.legacy_subdirs || (e.legacy_hwcaps == o.legacy_hwcaps && e.platform == o.platform)))
+      return e.setup;
+  auto made = std::const_pointer_cast<search_setup>(make_search_setup(o, isa_level));
+  made->id = static_cast<std::uint32_t>(memo.size());
+  if (memo.size() < 64) memo.push_back({hwcaps, o.legacy_subdirs, isa_level, o.legacy_hwcaps, o.platform, made});
+  else made->id = ~std::uint32_t{0};  // not memoised: its listings are not shared either
+  return made;
+}
+}  // namespace detail
+
 // $ORIGIN of an object loaded as `name` (dl-object.c): the directory part of
 // cwd/name (or of name when absolute), without resolving symlinks.
 inline std::string origin_of(std::string_view name, std::string_view cwd) {
@@ -13845,7 +13918,11 @@ inline std::string origin_of(std::string_view name, std::string_view cwd) {
 // A loaded object as the search sees it.
 struct search_object {
   std::string name;      // l_name: how ld.so spells its path
-  std::string origin;    // $ORIGIN
+  // $ORIGIN; with origin_pending, made from name and origin_cwd on first use
+  // (library_search::origin), as most objects never need it.
+  mutable std::string origin;
+  std::string_view origin_cwd;
+  mutable bool origin_pending = false;
   bool has_rpath = false;
   bool has_runpath = false;
   std::string_view rpath;    // DT_RPATH string (views into the object's bytes)
@@ -13899,11 +13976,26 @@ class search_probes {
   void set_directory(const std::string& host, bool exists) {
     store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
   }
+  // Which of a search setup's subdirectories exist in a folder (key: the
+  // folder's host path, NUL, the setup's id; library_search::existing_subdirs).
+  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const {
+    const shard& s = at(key);
+    std::lock_guard<std::mutex> hold(s.lock);
+    auto it = s.listings.find(key);
+    if (it == s.listings.end()) return std::nullopt;
+    return it->second;
+  }
+  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
+    shard& s = const_cast<shard&>(at(key));
+    std::lock_guard<std::mutex> hold(s.lock);
+    s.listings.emplace(key, found);
+  }
 
  private:
   struct shard {
     mutable std::mutex lock;
     std::unordered_map<std::string, std::uint8_t> files, dirs;
+    std::unordered_map<std::string, std::vector<std::uint32_t>> listings;
   };
   const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
   std::optional<candidate_status> find(const std::string& key, bool dir) const {
@@ -14021,36 +14113,17 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
 class library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) {
+  explicit library_search(search_options options) : options_(std::move(options)) { init(); }
+  // The same search for objects of `target` (options.target is not read).
+  library_search(search_options options, const loader_target& target) : options_(std::move(options)) {
+    options_.target = target;
+    init();
+  }
+
+ private:
+  void init() {
     if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
-    isa_level_ = options_.isa_level >= 0 ? options_.isa_level : detect_x86_isa_level();
-    if (options_.target.machine == 62 && options_.target.elf_class == 2) {
-      for (int level = 4; level >= 2; --level)
-        if (isa_level_ >= level) {
-          hwcaps_names_.push_back("x86-64-v" + std::to_string(level));
-          subdirs_.push_back("glibc-hwcaps/x86-64-v" + std::to_string(level) + "/");
-        }
-    }
-    if (options_.legacy_subdirs) {
-      // _dl_important_hwcaps (glibc < 2.37): the components are the legacy hwcap names,
-      // the platform, and "tls"; every subset is tried, largest combinations first.
-      std::vector<std::string> parts;
-      parts.push_back("tls");
-      for (const auto& h : options_.legacy_hwcaps) parts.push_back(h);
-      if (!options_.platform.empty()) parts.push_back(options_.platform);
-      const std::size_t n = parts.size();
-      if (n < 16) {
-        // Bit i of the mask selects parts[i]; ld.so orders subsets by descending mask
-        // with "tls" as the most significant component.
-        for (std::size_t mask = (std::size_t{1} << n) - 1; mask > 0; --mask) {
-          std::string sub;
-          for (std::size_t i = 0; i < n; ++i)
-            if (mask & (std::size_t{1} << (n - 1 - i))) sub += parts[i] + "/";
-          subdirs_.push_back(sub);
-        }
-      }
-    }
-    subdirs_.push_back("");
+    setup_ = detail::search_setup_for(options_);
     if (options_.library_path) {
       library_path_ = *options_.library_path;
       have_library_path_ = true;
@@ -14062,15 +14135,16 @@ class library_search {
     }
   }
 
+ public:
   const search_options& options() const noexcept { return options_; }
-  int isa_level() const noexcept { return isa_level_; }
+  int isa_level() const noexcept { return setup_->isa_level; }
   // Subdirectories tried in every directory, best first ("" = the directory itself).
-  const std::vector<std::string>& subdirs() const noexcept { return subdirs_; }
+  const std::vector<std::string>& subdirs() const noexcept { return setup_->subdirs; }
   const std::vector<std::string>& library_path_dirs(const search_object& main) {
     if (!library_path_done_) {
       library_path_done_ = true;
       if (have_library_path_)
-        library_path_dirs_ = decompose_path_list(library_path_, ":;", main.origin, options_.lib, options_.platform);
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options_.lib, options_.platform);
     }
     return library_path_dirs_;
   }
@@ -14083,8 +14157,8 @@ class library_search {
         if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
-        for (const auto& h : hwcaps_names_) lookup_.hwcaps_subdirs.push_back(h);
-        lookup_.isa_level_bits = isa_level_ > 0 ? (1u << isa_level_) - 1 : 1u;
+        for (const auto& h : setup_->hwcaps_names) lookup_.hwcaps_subdirs.push_back(h);
+        lookup_.isa_level_bits = setup_->isa_level > 0 ? (1u << setup_->isa_level) - 1 : 1u;
       }
     }
     return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
@@ -14105,8 +14179,10 @@ class library_search {
   // Check a candidate as open_verify does (header only; nothing is mapped).
   candidate_status verify(const std::string& file) const {
     if (probes_ == nullptr) return verify_uncached(file);
-    // The verdict depends on the target (class, data, machine): part of the key.
-    std::string key = file;
+    // The verdict depends on the target (class, data, machine): part of the
+    // key, built in a buffer the search keeps (no allocation per candidate).
+    std::string& key = key_buffer_;
+    key.assign(file);
     const auto& t = options_.target;
     key.push_back('\0');
     key.push_back(static_cast<char>(t.elf_class));
@@ -14233,11 +14309,12 @@ class library_search {
   }
 
   bool try_file(const std::string& path, found_library& out) {
-    std::string file = options_.root + path;
-    switch (verify(file)) {
+    const bool rooted = !options_.root.empty();
+    if (rooted) file_buffer_.assign(options_.root).append(path);
+    switch (verify(rooted ? file_buffer_ : path)) {
       case candidate_status::ok:
         out.path = path;
-        out.file = std::move(file);
+        out.file = rooted ? file_buffer_ : path;
         return true;
       case candidate_status::absent: return false;
       case candidate_status::other_class: out.rejected.push_back({path, "wrong ELF class"}); return false;
@@ -14268,24 +14345,36 @@ class library_search {
     return exists;
   }
 
-  // The subdirectories of `dir` that exist (indices into subdirs_, best
-  // first): asked once per folder per search, not once per name.
+  // The subdirectories of `dir` that exist (indices into subdirs(), best
+  // first): asked once per folder per search, not once per name, and once
+  // per folder per run when the probes are shared.
   const std::vector<std::uint32_t>& existing_subdirs(const std::string& dir) {
     auto it = existing_.find(dir);
     if (it != existing_.end()) return it->second;
+    const auto& subdirs = setup_->subdirs;
+    // "." (an empty element) depends on the search's cwd: never shared.
+    const bool shared = probes_ != nullptr && setup_->id != ~std::uint32_t{0} && !dir.empty() &&
+                        (options_.root.empty() ? dir[0] : options_.root[0]) == '/';
+    std::string key;
+    if (shared) {
+      key = options_.root + dir;
+      key.push_back('\0');
+      key.append(std::to_string(setup_->id));
+      if (auto known = probes_->listing(key)) return existing_.emplace(dir, std::move(*known)).first->second;
+    }
     std::vector<std::uint32_t> found;
-    for (std::size_t k = 0; k < subdirs_.size(); ++k)
-      if (directory_exists(dir + subdirs_[k])) found.push_back(static_cast<std::uint32_t>(k));
+    for (std::size_t k = 0; k < subdirs.size(); ++k)
+      if (directory_exists(dir + subdirs[k])) found.push_back(static_cast<std::uint32_t>(k));
+    if (shared) probes_->set_listing(key, found);
     return existing_.emplace(dir, std::move(found)).first->second;
   }
 
   bool search_dirs(const std::vector<std::string>& dirs, std::string_view name, found_library& out) {
+    std::string& path = path_buffer_;
     for (const auto& dir : dirs) {
       for (const std::uint32_t k : existing_subdirs(dir)) {
-        const std::string& sub = subdirs_[k];
-        std::string path;
-        path.reserve(dir.size() + sub.size() + name.size());
-        path.append(dir).append(sub).append(name);
+        const std::string& sub = setup_->subdirs[k];
+        path.assign(dir).append(sub).append(name);
         if (try_file(path, out)) {
           out.subdir = sub;
           return true;
@@ -14300,6 +14389,13 @@ class library_search {
     return false;
   }
 
+  static const std::string& origin(const search_object& o) {
+    if (o.origin_pending) {
+      o.origin = origin_of(o.name, o.origin_cwd);
+      o.origin_pending = false;
+    }
+    return o.origin;
+  }
   static bool uses_rpath(const search_object& o) noexcept { return o.has_rpath && !(o.is_main && o.has_runpath); }
   // Nearest proper loader of `o` whose RPATH counts (memoised; parents are searched
   // before their children, so the recursion is shallow).
@@ -14317,7 +14413,7 @@ class library_search {
     if (!o.rpath_done) {
       o.rpath_done = true;
       if (uses_rpath(o))
-        o.rpath_dirs = decompose_path_list(o.rpath, ":", o.origin, options_.lib, options_.platform);
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options_.lib, options_.platform);
     }
     return o.rpath_dirs;
   }
@@ -14325,15 +14421,13 @@ class library_search {
     if (!o.runpath_done) {
       o.runpath_done = true;
       if (o.has_runpath)
-        o.runpath_dirs = decompose_path_list(o.runpath, ":", o.origin, options_.lib, options_.platform);
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options_.lib, options_.platform);
     }
     return o.runpath_dirs;
   }
 
   search_options options_;
-  int isa_level_ = 0;
-  std::vector<std::string> hwcaps_names_;
-  std::vector<std::string> subdirs_;
+  std::shared_ptr<const detail::search_setup> setup_;
   std::string library_path_;
   bool have_library_path_ = false;
   bool library_path_done_ = false;
@@ -14344,6 +14438,9 @@ class library_search {
   std::unordered_map<std::string, bool> dir_exists_;
   std::unordered_map<std::string, std::vector<std::uint32_t>> existing_;
   search_probes* probes_ = nullptr;
+  // Scratch strings reused by every candidate (their capacity stays).
+  mutable std::string key_buffer_;
+  std::string file_buffer_, path_buffer_;
 };
 
 }  // namespace resolve
@@ -15840,14 +15937,13 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 #include <cstdint>
 #include <cstdio>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 #if defined(__linux__)
@@ -16108,6 +16204,11 @@ class object_cache {
  public:
   // A file's identity: device and inode.
   using file_id = std::pair<std::uint64_t, std::uint64_t>;
+  struct file_id_hash {
+    std::size_t operator()(const file_id& id) const noexcept {
+      return std::hash<std::uint64_t>()(id.second * 0x9E3779B97F4A7C15ull ^ id.first);
+    }
+  };
 
   object_cache() = default;
   object_cache(const object_cache&) = delete;
@@ -16263,7 +16364,7 @@ class object_cache {
   template <class ET>
   struct store {
     std::unordered_map<std::string, std::shared_ptr<const detail::object_image<ET>>> by_path;
-    std::map<file_id, entry<ET>> by_file;
+    std::unordered_map<file_id, entry<ET>, file_id_hash> by_file;
   };
   // What a closure-only cache shares with the cache of the run it plans.
   struct shared_lookups {
@@ -16307,9 +16408,9 @@ class object_cache {
   }
 
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
-  std::set<file_id> parsed_;  // every file parsed, by device and inode
+  std::unordered_set<file_id, file_id_hash> parsed_;  // every file parsed, by device and inode
   std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
-  std::map<file_id, std::uint32_t> pending_;  // expect_use - end_use, per file
+  std::unordered_map<file_id, std::uint32_t, file_id_hash> pending_;  // expect_use - end_use, per file
   bool closure_only_ = false;
   bool roots_only_ = false;
   std::mutex lock_;
@@ -16420,10 +16521,21 @@ class loader {
  public:
   using image_ptr = std::shared_ptr<const object_image<ET>>;
 
-  loader(const dynamic_options& options, dynamic_link& out, object_cache& cache)
-      : options_(options), out_(out), cache_(cache), search_(options.search) {
+  // `target`: the class, data and machine of the objects searched for (the
+  // main program's), instead of options.search.target.
+  loader(const dynamic_options& options, dynamic_link& out, object_cache& cache, const loader_target& target)
+      : options_(options), out_(out), cache_(cache), search_(options.search, target) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
     search_.share_probes(&cache_.probes());
+    // Room for a typical closure, so that most roots grow no table.
+    constexpr std::size_t typical = 16;
+    objects_.reserve(typical);
+    images_.reserve(typical);
+    search_objects_.reserve(typical);
+    in_list_.reserve(typical);
+    bfs_.reserve(typical);
+    by_name_.reserve(3 * typical);
+    by_file_.reserve(typical);
   }
 
   // The closure of `program` (whose image is `main_image`), as _dl_map_object_deps builds it.
@@ -16434,8 +16546,8 @@ class loader {
     describe(*main_image, main);
     add_object(std::move(main), std::move(main_image), program, cwd);
     // The interpreter: known from the start, in the list only once needed.
-    const std::string interp =
-        images_[0]->interpreter.empty() ? options_.default_interpreter : images_[0]->interpreter;
+    interp_path_ = images_[0]->interpreter.empty() ? options_.default_interpreter : images_[0]->interpreter;
+    const std::string& interp = interp_path_;
     {
       loaded_object rtld;
       rtld.name = interp;
@@ -16448,14 +16560,14 @@ class loader {
       interpreter_ = std::move(rtld);
       interpreter_image_ = std::move(img);
       if (interpreter_image_->ok) {
-        by_name_.emplace(interpreter_->path, interp_marker);
-        if (!interpreter_->soname.empty()) by_name_.emplace(std::string(interpreter_->soname), interp_marker);
+        name_loaded(interp_path_, interp_marker);
+        if (!interpreter_->soname.empty()) name_loaded(interpreter_->soname, interp_marker);
         by_file_.emplace(file_key(*interpreter_image_), interp_marker);
       }
     }
     // Preloads, then BFS.
     for (const auto& p : options_.preload) {
-      const std::uint32_t id = map_object(p, 0);
+      const std::uint32_t id = map_object(std::string_view(p), 0);
       if (id != no_object && !in_list_[id]) {
         objects_[id].preloaded = true;
         append_to_list(id);
@@ -16465,7 +16577,8 @@ class loader {
       const std::uint32_t id = bfs_[i];
       const std::size_t n = objects_[id].needed.size();
       for (std::size_t k = 0; k < n; ++k) {
-        const std::string name(objects_[id].needed[k]);
+        // A view into the image, which images_ keeps: stable as a key.
+        const std::string_view name = objects_[id].needed[k];
         const std::uint32_t dep = map_object(name, id);
         objects_[id].needed_objects.push_back(dep);
         if (dep != no_object && !in_list_[dep]) append_to_list(dep);
@@ -16500,7 +16613,7 @@ class loader {
         if (n >= img.versions.size()) continue;
         const auto& v = img.versions[n];
         if (v.filename.empty() || v.hash == 0) continue;
-        const std::uint32_t target = lookup_loaded(std::string(v.filename));
+        const std::uint32_t target = lookup_loaded(v.filename);
         const bool loaded = target != no_object && objects_[target].found();
         bool have = false;
         if (loaded)
@@ -16569,13 +16682,18 @@ class loader {
     }
   };
 
-  std::uint32_t add_object(loaded_object obj, image_ptr img, const std::string& path, const std::string& cwd) {
+  // `name` is what the object was asked for by, as a view that outlives the
+  // loader's names (an image's string, an option, interp_path_); empty when
+  // it is the path.
+  std::uint32_t add_object(loaded_object obj, image_ptr img, const std::string& path, const std::string& cwd,
+                           std::string_view name = {}) {
     const std::uint32_t id = static_cast<std::uint32_t>(objects_.size());
     obj.path = path;
     search_objects_.push_back(std::make_unique<search_object>());
     search_object& so = *search_objects_.back();
-    so.name = path;
-    so.origin = origin_of(path, cwd);
+    so.name = path;  // heap-held and never moved: the key for the path
+    so.origin_cwd = cwd;  // search_.options().cwd: lives as long as the search
+    so.origin_pending = true;
     so.has_rpath = obj.has_rpath;
     so.has_runpath = obj.has_runpath;
     so.rpath = obj.rpath;
@@ -16583,9 +16701,9 @@ class loader {
     so.nodeflib = obj.nodeflib;
     so.is_main = obj.is_main;
     so.loader = obj.loader != no_object ? search_objects_[obj.loader].get() : nullptr;
-    if (!path.empty()) by_name_.emplace(path, id);
-    if (!obj.name.empty()) by_name_.emplace(obj.name, id);
-    if (!obj.soname.empty()) by_name_.emplace(std::string(obj.soname), id);
+    if (!so.name.empty()) name_loaded(so.name, id);
+    if (!name.empty()) name_loaded(name, id);
+    if (!obj.soname.empty()) name_loaded(obj.soname, id);  // a view into the image
     if (img->readable) by_file_.emplace(file_key(*img), id);
     objects_.push_back(std::move(obj));
     images_.push_back(std::move(img));
@@ -16606,22 +16724,29 @@ class loader {
     image_ptr img = interpreter_image_;
     interpreter_image_.reset();
     const std::string path = rtld.path;
-    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd);
-    for (auto& [k, v] : by_name_)
-      if (v == interp_marker) v = interp_id_;
+    interp_id_ = add_object(std::move(rtld), std::move(img), path, search_.options().cwd, interp_path_);
+    for (std::uint32_t k = 0; k < by_name_.size(); ++k)
+      if (by_name_[k] == interp_marker) by_name_[k] = interp_id_;
     for (auto& [k, v] : by_file_)
       if (v == interp_marker) v = interp_id_;
     return interp_id_;
   }
 
-  std::uint32_t lookup_loaded(const std::string& name) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) return no_object;
-    return it->second == interp_marker ? bring_in_interpreter() : it->second;
+  // The first object a name was given to keeps it.
+  void name_loaded(std::string_view name, std::uint32_t id) {
+    const auto [at, fresh] = by_name_.insert(name);
+    if (fresh) by_name_[at] = id;
   }
 
-  // _dl_map_object for `name` needed by `loader` (an object id).
-  std::uint32_t map_object(const std::string& name, std::uint32_t loader) {
+  std::uint32_t lookup_loaded(std::string_view name) {
+    const auto at = by_name_.find(name);
+    if (at == names::npos) return no_object;
+    return by_name_[at] == interp_marker ? bring_in_interpreter() : by_name_[at];
+  }
+
+  // _dl_map_object for `name` needed by `loader` (an object id); `name` is
+  // stable (add_object).
+  std::uint32_t map_object(std::string_view name, std::uint32_t loader) {
     if (std::uint32_t id = lookup_loaded(name); id != no_object) return id;
     found_library found = search_.find(name, search_objects_[loader].get(), *search_objects_[0]);
     loaded_object obj;
@@ -16637,7 +16762,7 @@ class loader {
       images_.push_back(placeholder_);
       search_objects_.push_back(std::make_unique<search_object>());
       in_list_.push_back(0);
-      by_name_.emplace(name, id);
+      name_loaded(name, id);
       return id;
     }
     obj.via = found.via;
@@ -16649,12 +16774,12 @@ class loader {
       auto same = by_file_.find(file_key(*img));
       if (same != by_file_.end()) {
         const std::uint32_t id = same->second == interp_marker ? bring_in_interpreter() : same->second;
-        by_name_.emplace(name, id);
+        name_loaded(name, id);
         return id;
       }
     }
     describe(*img, obj);
-    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd);
+    return add_object(std::move(obj), std::move(img), found.path, search_.options().cwd, name);
   }
 
   const dynamic_options& options_;
@@ -16667,7 +16792,11 @@ class loader {
   std::vector<char> in_list_;
   std::vector<std::uint32_t> bfs_;
   std::vector<std::uint32_t> load_order_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
+  // Every name an object is known by (requested names, paths, SONAMEs), to
+  // its id. The keys are views: see add_object.
+  using names = keyed_index<std::string_view, std::uint32_t>;
+  names by_name_;
+  std::string interp_path_;
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
   std::optional<loaded_object> interpreter_;
   image_ptr interpreter_image_;
@@ -17151,11 +17280,11 @@ result<void> link_with(const std::string& program, const dynamic_options& option
     auto d = elf::dynamic_info<ET>::read(*f);
     if (!d) return d.error();
   }
-  dynamic_options opts = options;
-  opts.search.target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
-  opts.search.target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
-  opts.search.target.machine = img->machine;
-  binder<ET> l(opts, out, cache);
+  loader_target target = options.search.target;
+  target.elf_class = ET::is64 ? elf::elfclass64 : elf::elfclass32;
+  target.elf_data = ET::endianness == std::endian::little ? elf::elfdata2lsb : elf::elfdata2msb;
+  target.machine = img->machine;
+  binder<ET> l(options, out, cache, target);
   // The closure: main, preloads, then breadth-first over DT_NEEDED.
   l.load(program, std::move(img), std::move(main));
   // dl-version.c: every needed version is defined where it is needed from.
@@ -22639,6 +22768,24 @@ inline std::string_view base_name(std::string_view path) noexcept {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// std::filesystem::path(path).lexically_normal().string(), without taking
+// the path apart when it is normal already (no empty, "." or ".." element;
+// a path with a backslash always goes through std::filesystem).
+inline std::string lexically_normal_path(const std::string& path) {
+  const std::string_view p = path;
+  bool normal = p.find('\\') == std::string_view::npos && p != "." && p != ".." &&
+                p.find("//") == std::string_view::npos;
+  for (std::size_t at = 0; normal && at < p.size();) {
+    std::size_t end = p.find('/', at);
+    if (end == std::string_view::npos) end = p.size();
+    const std::string_view element = p.substr(at, end - at);
+    if (element == "." || element == "..") normal = false;
+    at = end + 1;
+  }
+  if (normal) return path;
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
 // The canonical path (symlinks resolved), or the lexically normal one when it
 // cannot be had.
 inline std::string canonical_or_normal(const std::string& path) {
@@ -23307,7 +23454,6 @@ inline void judge_floors(const std::string& path, const std::vector<version_limi
 
 #endif  // LINKSCOPE_DEFINITIONS
 
-
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
@@ -23349,15 +23495,38 @@ class file_verdicts {
         out.missing.push_back({objects[dep].name, o.path, id == 0});
       }
     }
-    // What the file binds, per target object (distinct name[@version] labels).
-    std::vector<std::vector<std::string>> bound(objects.size());
+    // What the file binds, per target object: its distinct name[@version]
+    // labels. Distinct (name, version) pairs are the same labels unless a
+    // name holds an '@' itself; only then are labels made to count them.
+    using name_version = std::pair<std::string_view, std::string_view>;
+    std::vector<std::vector<name_version>> bound(objects.size());
     std::set<std::string> undefined;
     for (const symbol_binding& b : link.bindings) {
       if (b.from != 0 || b.to == 0 || b.to >= objects.size()) continue;
-      std::string label(b.symbol);
-      if (!b.version.empty()) label.append("@").append(b.version);
-      auto& v = bound[b.to];
-      if (std::find(v.begin(), v.end(), label) == v.end()) v.push_back(std::move(label));
+      bound[b.to].emplace_back(b.symbol, b.version);
+    }
+    auto label_of = [](const name_version& p) {
+      std::string label(p.first);
+      if (!p.second.empty()) label.append("@").append(p.second);
+      return label;
+    };
+    auto labels_of = [&](const std::vector<name_version>& pairs) {
+      std::vector<std::string> labels;
+      labels.reserve(pairs.size());
+      for (const auto& p : pairs) labels.push_back(label_of(p));
+      std::sort(labels.begin(), labels.end());
+      labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+      return labels;
+    };
+    std::vector<std::size_t> bound_count(objects.size(), 0);
+    for (std::size_t id = 0; id < bound.size(); ++id) {
+      auto& v = bound[id];
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      const bool at_in_name = std::any_of(v.begin(), v.end(), [](const name_version& p) {
+        return p.first.find('@') != std::string_view::npos;
+      });
+      bound_count[id] = at_in_name ? labels_of(v).size() : v.size();
     }
     for (const undefined_reference& u : link.undefined) {
       if (u.from != 0) continue;
@@ -23380,7 +23549,7 @@ class file_verdicts {
         n.file = o.file;
         n.via = o.via;
         n.in_prefix = path_within(canonical(o.file), prefix_);
-        n.symbols = bound[dep].size();
+        n.symbols = bound_count[dep];
         n.used = n.symbols != 0;
         n.allowed = allowed(n.name) || allowed(n.path) || allowed(o.soname);
       } else {
@@ -23397,8 +23566,7 @@ class file_verdicts {
       e.soname = std::string(o.soname);
       e.via = requester(objects, static_cast<std::uint32_t>(id));
       e.allowed = allowed(e.path) || allowed(e.soname);
-      e.symbols = std::move(bound[id]);
-      std::sort(e.symbols.begin(), e.symbols.end());
+      e.symbols = labels_of(bound[id]);
       out.overlinked.push_back(std::move(e));
     }
     // RPATH / RUNPATH entries.
@@ -23415,7 +23583,7 @@ class file_verdicts {
         if (item.empty()) {
           r.outside = true;  // ld.so reads an empty entry as the current directory
         } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
-          r.expanded = std::filesystem::path(*expanded).lexically_normal().string();
+          r.expanded = lexically_normal_path(*expanded);
           if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
           r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
         } else {
@@ -23534,7 +23702,7 @@ class file_verdicts {
       if (expanded.empty()) {
         r.outside = true;  // relative to the current folder, or @rpath inside an rpath: nowhere fixed
       } else {
-        r.expanded = std::filesystem::path(expanded).lexically_normal().string();
+        r.expanded = lexically_normal_path(expanded);
         if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
         r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
       }
@@ -23664,7 +23832,6 @@ class file_verdicts {
 #include <sys/stat.h>
 #endif
 #endif  // LINKSCOPE_DEFINITIONS
-
 
 namespace linkscope {
 inline namespace v0 {
@@ -23872,7 +24039,8 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     detail::run_parallel(std::min<unsigned>(threads, 64), explicit_files.size(), [&](std::size_t i) {
       std::error_code e2;
       const std::string& f = explicit_files[i];
-      absolute_paths[i] = (!f.empty() && f[0] == '/' ? fs::path(f) : fs::absolute(f, e2)).lexically_normal().string();
+      absolute_paths[i] = !f.empty() && f[0] == '/' ? detail::lexically_normal_path(f)
+                                                     : fs::absolute(f, e2).lexically_normal().string();
       ids[i] = detail::file_identity(absolute_paths[i]);
     });
     std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
@@ -24057,13 +24225,13 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   }
   std::vector<std::string> dpkg_paths;
   auto display = [&](const std::string& path) {
-    const std::string normal = fs::path(path).lexically_normal().string();
+    const std::string normal = detail::lexically_normal_path(path);
     if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
     return normal;
   };
   auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
     if (conda.empty()) return std::nullopt;
-    for (const std::string& candidate : {fs::path(path).lexically_normal().string(), detail::canonical_or_normal(path)}) {
+    for (const std::string& candidate : {detail::lexically_normal_path(path), detail::canonical_or_normal(path)}) {
       if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
       const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
       const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
