@@ -42,7 +42,7 @@ python3 - "$work/check.json" > "$work/files.txt" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 for f in r["files"]:
-    print(f["path"])
+    print(f["file"])
 s = r["stats"]
 print("files %d, objects parsed %d, lookups %d, %d ms" % (s["files"], s["objects_parsed"], s["lookups"], s["milliseconds"]), file=sys.stderr)
 PY
@@ -61,7 +61,7 @@ while read -r f; do
   python3 - "$work/check.json" "$f" "$work" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); path = sys.argv[2]; out = sys.argv[3]
-f = next(x for x in r["files"] if x["path"] == path)
+f = next(x for x in r["files"] if x["file"] == path)
 with open(out + "/our_unused", "w") as u:
     # ldd -u also lists a NEEDED that was not found, by name.
     for n in sorted(n["path"] or n["name"] for n in f["needed"] if not n["used"]):
@@ -151,7 +151,7 @@ for f in r["files"]:
         # dpkg-shlibdeps does not warn about libm when libstdc++ is needed too.
         if re.match(r"libm\.so\.\d+$", n["name"]) and any(re.match(r"libstdc\+\+\.so\.\d+", x) for x in names):
             continue
-        per_file.add("%s\t%s" % (f["path"], n["name"]))
+        per_file.add("%s\t%s" % (f["file"], n["name"]))
 open(out + "/our_notneeded", "w").write("".join(x + "\n" for x in sorted(per_file)))
 open(out + "/our_useless", "w").write("".join(x + "\n" for x in sorted(set(needed) - used)))
 PY
@@ -178,18 +178,18 @@ random.seed(1)
 bad = 0
 for f in random.sample(r["files"], min(n, len(r["files"]))):
     ours_u = sorted((x["path"] or x["name"]) for x in f["needed"] if not x["used"])
-    out = subprocess.run(["ldd", "-u", "-r", f["path"]], capture_output=True, text=True).stdout
+    out = subprocess.run(["ldd", "-u", "-r", f["file"]], capture_output=True, text=True).stdout
     theirs_u = []
     if "Unused direct dependencies:" in out:
         theirs_u = sorted(l[1:] for l in out.split("Unused direct dependencies:\n")[1].splitlines() if l.startswith("\t"))
-    p = subprocess.run(["ldd", "-r", f["path"]], capture_output=True, text=True)
+    p = subprocess.run(["ldd", "-r", f["file"]], capture_output=True, text=True)
     theirs_r = sorted(set(re.findall(r"^undefined symbol: ([^\s,]+)", p.stdout + p.stderr, re.M)))
     ours_r = sorted(set(x.split("@")[0] for x in f["undefined"]))
     theirs_m = sorted(set(re.findall(r"^\t(\S+) => not found", p.stdout, re.M)))
     ours_m = sorted(set(x["name"] for x in f["missing"]))
     if (ours_u, ours_r, ours_m) != (theirs_u, theirs_r, theirs_m):
         bad += 1
-        print("  DIFFERENT:", f["path"], ours_u, theirs_u, len(ours_r), len(theirs_r), ours_m, theirs_m)
+        print("  DIFFERENT:", f["file"], ours_u, theirs_u, len(ours_r), len(theirs_r), ours_m, theirs_m)
 print("  %d files compared, %d differ" % (min(n, len(r["files"])), bad))
 sys.exit(1 if bad else 0)
 PY
