@@ -8,7 +8,9 @@
 // Compiled (LINKSCOPE_HEADER_ONLY=0; CMake -DLINKSCOPE_HEADER_ONLY=OFF gives
 // the target linkscope::compiled, meson -Dheader_only=false): as {fmt} and
 // simdjson do it, the heavy entry points (the resolvers, the CLIs' analyses)
-// and the templates over the four ELF variants are compiled once, in src/.
+// and the templates over the four ELF variants (and macho::file over the
+// four Mach-O variants, coff::basic_object over its two symbol records) are
+// compiled once, in src/.
 // A consumer's translation units see only their declarations and
 // `extern template` declarations, so they neither parse nor instantiate the
 // bodies.
