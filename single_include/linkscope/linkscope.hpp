@@ -13838,7 +13838,7 @@ struct search_setup {
   std::uint32_t id = 0;  // distinct per distinct setup in this process
 };
 
-inline std::shared_ptr<const search_setup> make_search_setup(const search_options& o, int isa_level) {
+inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, int isa_level) {
   auto out = std::make_shared<search_setup>();
   out->isa_level = isa_level;
   if (o.target.machine == 62 && o.target.elf_class == 2) {
@@ -13892,10 +13892,10 @@ inline std::shared_ptr<const search_setup> search_setup_for(const search_options
     if (e.hwcaps == hwcaps && e.legacy == o.legacy_subdirs && e.isa_level == isa_level &&
         (!o.legacy_subdirs || (e.legacy_hwcaps == o.legacy_hwcaps && e.platform == o.platform)))
       return e.setup;
-  auto made = std::const_pointer_cast<search_setup>(make_search_setup(o, isa_level));
-  made->id = static_cast<std::uint32_t>(memo.size());
+  auto made = make_search_setup(o, isa_level);
+  // Not memoised (the memo is full): its listings are not shared either.
+  made->id = memo.size() < 64 ? static_cast<std::uint32_t>(memo.size()) : ~std::uint32_t{0};
   if (memo.size() < 64) memo.push_back({hwcaps, o.legacy_subdirs, isa_level, o.legacy_hwcaps, o.platform, made});
-  else made->id = ~std::uint32_t{0};  // not memoised: its listings are not shared either
   return made;
 }
 }  // namespace detail
