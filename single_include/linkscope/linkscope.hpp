@@ -16675,14 +16675,7 @@ class loader {
  protected:
   static constexpr std::uint32_t interp_marker = no_object - 1;
 
-  static std::pair<std::uint64_t, std::uint64_t> file_key(const object_image<ET>& img) {
-    return {img.device, img.inode};
-  }
-  struct pair_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
-      return std::hash<std::uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
-    }
-  };
+  static object_cache::file_id file_key(const object_image<ET>& img) { return {img.device, img.inode}; }
 
   // `name` is what the object was asked for by, as a view that outlives the
   // loader's names (an image's string, an option, interp_path_); empty when
@@ -16799,7 +16792,7 @@ class loader {
   using names = keyed_index<std::string_view, std::uint32_t>;
   names by_name_;
   std::string interp_path_;
-  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, pair_hash> by_file_;
+  std::unordered_map<object_cache::file_id, std::uint32_t, object_cache::file_id_hash> by_file_;
   std::optional<loaded_object> interpreter_;
   image_ptr interpreter_image_;
   image_ptr placeholder_;
