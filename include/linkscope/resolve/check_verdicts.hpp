@@ -102,12 +102,8 @@ class file_verdicts {
       });
       bound_count[id] = at_in_name ? labels_of(v).size() : v.size();
     }
-    for (const undefined_reference& u : link.undefined) {
-      if (u.from != 0) continue;
-      std::string label(u.symbol);
-      if (!u.version.empty()) label.append("@").append(u.version);
-      undefined.insert(std::move(label));
-    }
+    for (const undefined_reference& u : link.undefined)
+      if (u.from == 0) undefined.insert(label_of({u.symbol, u.version}));
     out.undefined.assign(undefined.begin(), undefined.end());
     // NEEDED entries.
     std::vector<char> direct(objects.size(), 0);
