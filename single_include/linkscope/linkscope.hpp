@@ -22548,6 +22548,9 @@ LINKSCOPE_FUNC result<duplicates_report, diagnostic> find_duplicates(const std::
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
 
 // ---- begin linkscope/resolve/conda_meta.hpp ----
 // linkscope/resolve/conda_meta.hpp — a conda environment's package records,
@@ -22789,6 +22792,40 @@ inline std::string canonical_or_normal(const std::string& path) {
   if (ec) return std::filesystem::path(path).lexically_normal().string();
   return c.string();
 }
+
+// canonical_or_normal, with each folder resolved once: a file in a folder
+// seen before costs one lstat (is it a symlink?), where canonical_or_normal
+// reads every element of its path again (a readlink or stat each). Only an
+// absolute, lexically normal path whose last element is no symlink takes
+// that way; anything else goes through canonical_or_normal whole, so the
+// answer is the same. Not thread-safe: one per thread.
+class canonical_paths {
+ public:
+  std::string operator()(const std::string& path) {
+#if defined(_WIN32)
+    return canonical_or_normal(path);
+#else
+    const std::size_t slash = path.rfind('/');
+    if (path.empty() || path[0] != '/' || slash == 0 || slash + 1 == path.size() || lexically_normal_path(path) != path)
+      return canonical_or_normal(path);
+    std::string dir = path.substr(0, slash);
+    auto at = dirs_.find(dir);
+    if (at == dirs_.end()) {
+      std::string resolved = canonical_or_normal(dir);
+      at = dirs_.emplace(std::move(dir), std::move(resolved)).first;
+    }
+    std::string joined = at->second;
+    if (joined != "/") joined += '/';
+    joined.append(path, slash + 1);
+    struct ::stat st;
+    if (::lstat(joined.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return canonical_or_normal(path);
+    return joined;
+#endif
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> dirs_;  // folder as given -> canonical_or_normal
+};
 
 // `path` is `dir` or below it (both absolute and normal).
 inline bool path_within(std::string_view path, std::string_view dir) noexcept {
@@ -23114,13 +23151,14 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
       }
   }
   // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
+  detail::canonical_paths real;  // each folder resolved once
   std::vector<std::string> canonical;
-  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
+  for (const owned_library& lib : libraries) canonical.push_back(real(lib.path));
   std::vector<std::vector<std::string>> closures(files.size());
   std::vector<char> made(files.size(), 0);
   auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
     if (!made[i]) {
-      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
+      for (const std::string& p : files[i].closure) closures[i].push_back(real(p));
       made[i] = 1;
     }
     return closures[i];
@@ -23576,7 +23614,7 @@ class file_verdicts {
         } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
           r.expanded = lexically_normal_path(*expanded);
           if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+          r.outside = !path_within(paths_(options_.search.root + r.expanded), prefix_);
         } else {
           r.outside = true;
         }
@@ -23695,7 +23733,7 @@ class file_verdicts {
       } else {
         r.expanded = lexically_normal_path(expanded);
         if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-        r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
+        r.outside = !path_within(paths_(options_.dyld.root + r.expanded), prefix_);
       }
       out.rpaths.push_back(std::move(r));
     }
@@ -23705,7 +23743,7 @@ class file_verdicts {
       r.tag = "LC_ID_DYLIB";
       r.entry = std::string(id);
       r.expanded = r.entry;
-      r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.entry), prefix_);
+      r.outside = !path_within(paths_(options_.dyld.root + r.entry), prefix_);
       if (r.outside) out.rpaths.push_back(std::move(r));
     }
   }
@@ -23777,13 +23815,14 @@ class file_verdicts {
   const std::string& canonical(const std::string& file) {
     auto it = canonical_.find(file);
     if (it != canonical_.end()) return it->second;
-    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
+    return canonical_.emplace(file, paths_(file)).first->second;
   }
 
   const prefix_options& options_;
   std::string prefix_;
   std::string cwd_;
   std::unordered_map<std::string, std::string> canonical_;
+  canonical_paths paths_;
 };
 
 }  // namespace detail
@@ -24215,6 +24254,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     }
   }
   std::vector<std::string> dpkg_paths;
+  detail::canonical_paths canonical;  // this phase runs on one thread
   auto display = [&](const std::string& path) {
     const std::string normal = detail::lexically_normal_path(path);
     if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
@@ -24222,7 +24262,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   };
   auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
     if (conda.empty()) return std::nullopt;
-    for (const std::string& candidate : {detail::lexically_normal_path(path), detail::canonical_or_normal(path)}) {
+    for (const std::string& candidate : {detail::lexically_normal_path(path), canonical(path)}) {
       if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
       const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
       const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
@@ -24253,7 +24293,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   auto dir_lookup = [&](const std::string& file) -> std::optional<package_owner> {
     if (package_dirs.empty() || file.empty()) return std::nullopt;
-    const std::string c = detail::canonical_or_normal(file);
+    const std::string c = canonical(file);
     for (const auto& [dir, name] : package_dirs)
       if (detail::path_within(c, dir)) return package_owner{name, "package-dir", c.substr(dir.size() == 1 ? 1 : dir.size() + 1)};
     return std::nullopt;
@@ -24356,7 +24396,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
           allow_list.macos_allowed(file) || allow_list.windows_allowed(base))
         return;
-      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
+      if (seen.insert(canonical(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {
       if (fr.failed()) continue;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,42 @@ TEST_CASE("lexically_normal_path agrees with std::filesystem's lexically_normal"
     ++compared;
   }
   CHECK(compared > 30000);
+}
+
+TEST_CASE("canonical_paths gives canonical_or_normal's answer, and realpath -m's where no link dangles", "[packages]") {
+  namespace fs = std::filesystem;
+  const std::string s = fs::weakly_canonical(lt::scratch_dir("canonical_paths")).string();
+  fs::create_directories(s + "/d/e");
+  { std::ofstream(s + "/d/f") << "x"; }
+  { std::ofstream(s + "/d/e/g") << "x"; }
+  fs::create_symlink("f", s + "/d/lf");             // a file symlink, relative
+  fs::create_symlink(s + "/d", s + "/ld");          // a folder symlink, absolute
+  fs::create_symlink("../d/e", s + "/d/le");        // a folder symlink through ..
+  fs::create_symlink("lf", s + "/d/llf");           // a chain
+  fs::create_symlink("nowhere", s + "/d/dang");     // dangling
+  const std::vector<std::string> resolved = {
+      "/", "/tmp", s, s + "/d", s + "/d/f", s + "/ld/f", s + "/ld/lf", s + "/d/llf", s + "/ld/e/g", s + "/d/le/g",
+      s + "/ld/le/g", s + "/d/missing", s + "/ld/missing", s + "/ld/missing/x", s + "/d/./f", s + "/d/../d/f",
+      s + "/ld/../d/f", s + "/ld//f", s + "/ld/", s + "/d/e/../f", s + "/ld/le/../f", s + "/missing/../d/f"};
+  const std::vector<std::string> others = {s + "/d/dang", s + "/ld/dang", s + "/d/dang/x", "d/f", "", "."};
+  resolve::detail::canonical_paths paths;
+  std::size_t against_realpath = 0;
+  for (int round = 0; round < 2; ++round) {  // the second round answers from the folder memo
+    for (const auto& p : resolved) {
+      INFO("path '" << p << "', round " << round);
+      const std::string got = paths(p);
+      CHECK(got == resolve::detail::canonical_or_normal(p));
+      auto r = lt::capture("realpath -m -- " + lt::shell_quote(p));
+      REQUIRE(r.status == 0);
+      CHECK(got + "\n" == r.out);
+      ++against_realpath;
+    }
+    for (const auto& p : others) {
+      INFO("path '" << p << "', round " << round);
+      CHECK(paths(p) == resolve::detail::canonical_or_normal(p));
+    }
+  }
+  CHECK(against_realpath == 2 * resolved.size());
 }
 
 TEST_CASE("conda_owners: records in name order, first owner wins, bad records are warnings", "[packages]") {

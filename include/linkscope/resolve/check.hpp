@@ -321,6 +321,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     }
   }
   std::vector<std::string> dpkg_paths;
+  detail::canonical_paths canonical;  // this phase runs on one thread
   auto display = [&](const std::string& path) {
     const std::string normal = detail::lexically_normal_path(path);
     if (detail::path_within(normal, prefix)) return normal.substr(prefix.size() == 1 ? 1 : prefix.size() + 1);
@@ -328,7 +329,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   };
   auto conda_lookup = [&](const std::string& path) -> std::optional<package_owner> {
     if (conda.empty()) return std::nullopt;
-    for (const std::string& candidate : {detail::lexically_normal_path(path), detail::canonical_or_normal(path)}) {
+    for (const std::string& candidate : {detail::lexically_normal_path(path), canonical(path)}) {
       if (!detail::path_within(candidate, prefix) && !detail::path_within(candidate, prefix_canonical)) continue;
       const std::string& base = detail::path_within(candidate, prefix) ? prefix : prefix_canonical;
       const std::string rel = candidate.substr(base.size() == 1 ? 1 : base.size() + 1);
@@ -359,7 +360,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   auto dir_lookup = [&](const std::string& file) -> std::optional<package_owner> {
     if (package_dirs.empty() || file.empty()) return std::nullopt;
-    const std::string c = detail::canonical_or_normal(file);
+    const std::string c = canonical(file);
     for (const auto& [dir, name] : package_dirs)
       if (detail::path_within(c, dir)) return package_owner{name, "package-dir", c.substr(dir.size() == 1 ? 1 : dir.size() + 1)};
     return std::nullopt;
@@ -462,7 +463,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       if (owner.package.empty() || !detail::is_library_name(file) || allow_list.allowed(base) ||
           allow_list.macos_allowed(file) || allow_list.windows_allowed(base))
         return;
-      if (seen.insert(detail::canonical_or_normal(file)).second) libraries.push_back({file, display(file), owner.package});
+      if (seen.insert(canonical(file)).second) libraries.push_back({file, display(file), owner.package});
     };
     for (const auto& fr : report.files) {
       if (fr.failed()) continue;

@@ -155,7 +155,7 @@ class file_verdicts {
         } else if (auto expanded = substitute_dst(item, origin, options_.search.lib, options_.search.platform)) {
           r.expanded = lexically_normal_path(*expanded);
           if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-          r.outside = !path_within(canonical_or_normal(options_.search.root + r.expanded), prefix_);
+          r.outside = !path_within(paths_(options_.search.root + r.expanded), prefix_);
         } else {
           r.outside = true;
         }
@@ -274,7 +274,7 @@ class file_verdicts {
       } else {
         r.expanded = lexically_normal_path(expanded);
         if (r.expanded.size() > 1 && r.expanded.back() == '/') r.expanded.pop_back();
-        r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.expanded), prefix_);
+        r.outside = !path_within(paths_(options_.dyld.root + r.expanded), prefix_);
       }
       out.rpaths.push_back(std::move(r));
     }
@@ -284,7 +284,7 @@ class file_verdicts {
       r.tag = "LC_ID_DYLIB";
       r.entry = std::string(id);
       r.expanded = r.entry;
-      r.outside = !path_within(canonical_or_normal(options_.dyld.root + r.entry), prefix_);
+      r.outside = !path_within(paths_(options_.dyld.root + r.entry), prefix_);
       if (r.outside) out.rpaths.push_back(std::move(r));
     }
   }
@@ -356,13 +356,14 @@ class file_verdicts {
   const std::string& canonical(const std::string& file) {
     auto it = canonical_.find(file);
     if (it != canonical_.end()) return it->second;
-    return canonical_.emplace(file, canonical_or_normal(file)).first->second;
+    return canonical_.emplace(file, paths_(file)).first->second;
   }
 
   const prefix_options& options_;
   std::string prefix_;
   std::string cwd_;
   std::unordered_map<std::string, std::string> canonical_;
+  canonical_paths paths_;
 };
 
 }  // namespace detail

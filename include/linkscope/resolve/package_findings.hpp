@@ -257,13 +257,14 @@ LINKSCOPE_FUNC std::vector<package_duplicate> find_package_duplicates(const std:
       }
   }
   // Paths compared as canonical paths: ld.so's spelling and the walk's differ.
+  detail::canonical_paths real;  // each folder resolved once
   std::vector<std::string> canonical;
-  for (const owned_library& lib : libraries) canonical.push_back(detail::canonical_or_normal(lib.path));
+  for (const owned_library& lib : libraries) canonical.push_back(real(lib.path));
   std::vector<std::vector<std::string>> closures(files.size());
   std::vector<char> made(files.size(), 0);
   auto canonical_closure = [&](std::size_t i) -> const std::vector<std::string>& {
     if (!made[i]) {
-      for (const std::string& p : files[i].closure) closures[i].push_back(detail::canonical_or_normal(p));
+      for (const std::string& p : files[i].closure) closures[i].push_back(real(p));
       made[i] = 1;
     }
     return closures[i];

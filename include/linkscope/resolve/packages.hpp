@@ -27,6 +27,9 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
@@ -83,6 +86,40 @@ inline std::string canonical_or_normal(const std::string& path) {
   if (ec) return std::filesystem::path(path).lexically_normal().string();
   return c.string();
 }
+
+// canonical_or_normal, with each folder resolved once: a file in a folder
+// seen before costs one lstat (is it a symlink?), where canonical_or_normal
+// reads every element of its path again (a readlink or stat each). Only an
+// absolute, lexically normal path whose last element is no symlink takes
+// that way; anything else goes through canonical_or_normal whole, so the
+// answer is the same. Not thread-safe: one per thread.
+class canonical_paths {
+ public:
+  std::string operator()(const std::string& path) {
+#if defined(_WIN32)
+    return canonical_or_normal(path);
+#else
+    const std::size_t slash = path.rfind('/');
+    if (path.empty() || path[0] != '/' || slash == 0 || slash + 1 == path.size() || lexically_normal_path(path) != path)
+      return canonical_or_normal(path);
+    std::string dir = path.substr(0, slash);
+    auto at = dirs_.find(dir);
+    if (at == dirs_.end()) {
+      std::string resolved = canonical_or_normal(dir);
+      at = dirs_.emplace(std::move(dir), std::move(resolved)).first;
+    }
+    std::string joined = at->second;
+    if (joined != "/") joined += '/';
+    joined.append(path, slash + 1);
+    struct ::stat st;
+    if (::lstat(joined.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return canonical_or_normal(path);
+    return joined;
+#endif
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> dirs_;  // folder as given -> canonical_or_normal
+};
 
 // `path` is `dir` or below it (both absolute and normal).
 inline bool path_within(std::string_view path, std::string_view dir) noexcept {
