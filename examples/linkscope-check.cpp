@@ -137,9 +137,9 @@ void write_error_json(const linkscope::diagnostic& d) {
   w.newline();
 }
 
-void write_json(const linkscope::resolve::prefix_report& r, double seconds) {
+void write_json(const linkscope::resolve::prefix_report& r, double seconds, unsigned jobs) {
   linkscope::json_writer w(stdout);
-  linkscope::report::write_json(w, r, {seconds});
+  linkscope::report::write_json(w, r, {seconds, jobs});
   w.newline();
 }
 
@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
   for (const auto& f : report->files)
     if (f.failed()) cli::report(tool, linkscope::diagnostic(f.failure, f.path));
   if (json)
-    write_json(*report, seconds);
+    write_json(*report, seconds, options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency()));
   else
     write_text(*report, verbose, seconds);
   std::fflush(stdout);

@@ -13838,10 +13838,11 @@ struct search_setup {
   std::uint32_t id = 0;  // distinct per distinct setup in this process
 };
 
-inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, int isa_level) {
+inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, const loader_target& target,
+                                                      int isa_level) {
   auto out = std::make_shared<search_setup>();
   out->isa_level = isa_level;
-  if (o.target.machine == 62 && o.target.elf_class == 2) {
+  if (target.machine == 62 && target.elf_class == 2) {
     for (int level = 4; level >= 2; --level)
       if (isa_level >= level) {
         out->hwcaps_names.push_back("x86-64-v" + std::to_string(level));
@@ -13875,9 +13876,9 @@ inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, 
 // (target class and machine, ISA level, legacy subdirectories, hwcap names,
 // platform). At most 64 distinct setups are kept; past that each search
 // makes its own.
-inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o) {
+inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o, const loader_target& target) {
   const int isa_level = o.isa_level >= 0 ? o.isa_level : detect_x86_isa_level();
-  const bool hwcaps = o.target.machine == 62 && o.target.elf_class == 2;
+  const bool hwcaps = target.machine == 62 && target.elf_class == 2;
   struct memo_entry {
     bool hwcaps, legacy;
     int isa_level;
@@ -13892,7 +13893,7 @@ inline std::shared_ptr<const search_setup> search_setup_for(const search_options
     if (e.hwcaps == hwcaps && e.legacy == o.legacy_subdirs && e.isa_level == isa_level &&
         (!o.legacy_subdirs || (e.legacy_hwcaps == o.legacy_hwcaps && e.platform == o.platform)))
       return e.setup;
-  auto made = make_search_setup(o, isa_level);
+  auto made = make_search_setup(o, target, isa_level);
   // Not memoised (the memo is full): its listings are not shared either.
   made->id = memo.size() < 64 ? static_cast<std::uint32_t>(memo.size()) : ~std::uint32_t{0};
   if (memo.size() < 64) memo.push_back({hwcaps, o.legacy_subdirs, isa_level, o.legacy_hwcaps, o.platform, made});
@@ -14115,21 +14116,36 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
 class library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) { init(); }
+  explicit library_search(search_options options) : own_(std::move(options)), target_(own_->target) { init(); }
   // The same search for objects of `target` (options.target is not read).
-  library_search(search_options options, const loader_target& target) : options_(std::move(options)) {
-    options_.target = target;
+  library_search(search_options options, const loader_target& target) : own_(std::move(options)), target_(target) {
+    own_->target = target;
+    init();
+  }
+  // The same, reading `options` where it is instead of copying it: it must
+  // outlive the search (the ld.so emulator's, one per root, whose
+  // dynamic_options outlive it).
+  struct borrow_options {};
+  library_search(const search_options& options, const loader_target& target, borrow_options)
+      : borrowed_(&options), target_(target) {
     init();
   }
 
  private:
   void init() {
-    if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
-    setup_ = detail::search_setup_for(options_);
-    if (options_.library_path) {
-      library_path_ = *options_.library_path;
+    if (options().cwd.empty()) {
+      if (borrowed_ != nullptr) {
+        own_ = *borrowed_;
+        own_->target = target_;
+        borrowed_ = nullptr;
+      }
+      own_->cwd = detail::getcwd_string();
+    }
+    setup_ = detail::search_setup_for(options(), target_);
+    if (options().library_path) {
+      library_path_ = *options().library_path;
       have_library_path_ = true;
-    } else if (options_.use_env) {
+    } else if (options().use_env) {
       if (const char* env = std::getenv("LD_LIBRARY_PATH")) {
         library_path_ = env;
         have_library_path_ = true;
@@ -14138,7 +14154,10 @@ class library_search {
   }
 
  public:
-  const search_options& options() const noexcept { return options_; }
+  // The options (their `target` is the searched objects' only when the search
+  // copied them; target() always is).
+  const search_options& options() const noexcept { return borrowed_ != nullptr ? *borrowed_ : *own_; }
+  const loader_target& target() const noexcept { return target_; }
   int isa_level() const noexcept { return setup_->isa_level; }
   // Subdirectories tried in every directory, best first ("" = the directory itself).
   const std::vector<std::string>& subdirs() const noexcept { return setup_->subdirs; }
@@ -14146,7 +14165,7 @@ class library_search {
     if (!library_path_done_) {
       library_path_done_ = true;
       if (have_library_path_)
-        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options_.lib, options_.platform);
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options().lib, options().platform);
     }
     return library_path_dirs_;
   }
@@ -14155,7 +14174,7 @@ class library_search {
   const ld_so_cache* cache() {
     if (!cache_loaded_) {
       cache_loaded_ = true;
-      if (options_.use_cache) {
+      if (options().use_cache) {
         if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
@@ -14163,13 +14182,13 @@ class library_search {
         lookup_.isa_level_bits = setup_->isa_level > 0 ? (1u << setup_->isa_level) - 1 : 1u;
       }
     }
-    return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
+    return options().use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
   }
   std::optional<error> cache_error() const {
-    return options_.use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
+    return options().use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
   }
   // The ld.so.cache file this search reads (under options().root).
-  std::string cache_path() const { return options_.root + options_.cache_file; }
+  std::string cache_path() const { return options().root + options().cache_file; }
   // Read the ld.so.cache from `file` (already loaded from cache_path()) instead
   // of loading it again: a run of many roots shares one.
   void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
@@ -14185,7 +14204,7 @@ class library_search {
     // key, built in a buffer the search keeps (no allocation per candidate).
     std::string& key = key_buffer_;
     key.assign(file);
-    const auto& t = options_.target;
+    const auto& t = target_;
     key.push_back('\0');
     key.push_back(static_cast<char>(t.elf_class));
     key.push_back(static_cast<char>(t.elf_data));
@@ -14225,7 +14244,7 @@ class library_search {
     if (name.find('/') != std::string_view::npos) {
       std::string path(name);
       if (loader != nullptr) {
-        auto expanded = substitute_dst(name, loader->origin, options_.lib, options_.platform);
+        auto expanded = substitute_dst(name, loader->origin, options().lib, options().platform);
         if (!expanded) return out;
         path = std::move(*expanded);
       }
@@ -14274,7 +14293,7 @@ class library_search {
     if (const ld_so_cache* c = cache()) {
       std::string_view cached = c->lookup(name, lookup_);
       if (!cached.empty() && nodeflib_owner->nodeflib) {
-        for (const auto& dir : options_.system_dirs)
+        for (const auto& dir : options().system_dirs)
           if (cached.substr(0, dir.size()) == dir) cached = {};
       }
       if (!cached.empty() && try_file(std::string(cached), out)) {
@@ -14283,7 +14302,7 @@ class library_search {
       }
     }
     // 5. Default directories.
-    if (!nodeflib_owner->nodeflib && search_dirs(options_.system_dirs, name, out)) {
+    if (!nodeflib_owner->nodeflib && search_dirs(options().system_dirs, name, out)) {
       out.via = found_via::default_dirs;
       return out;
     }
@@ -14292,7 +14311,7 @@ class library_search {
 
  private:
   std::int32_t expected_cache_flags() const noexcept {
-    const auto& t = options_.target;
+    const auto& t = target_;
     if (t.machine == 62) return t.elf_class == 2 ? 0x0303 : 0x0803;  // x86-64 / x32
     if (t.machine == 183) return 0x0a03;                             // AArch64
     if (t.machine == 3) return 0x0003;                               // i386: 3 (or 1)
@@ -14302,17 +14321,17 @@ class library_search {
   candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
     auto id = elf::identify(byte_view(h, size));
     if (!id) return candidate_status::bad_file;
-    if (id->elf_class != options_.target.elf_class) return candidate_status::other_class;
-    if (id->data != options_.target.elf_data || id->version != 1) return candidate_status::bad_file;
+    if (id->elf_class != target_.elf_class) return candidate_status::other_class;
+    if (id->data != target_.elf_data || id->version != 1) return candidate_status::bad_file;
     if (id->osabi != 0 && id->osabi != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
-    if (id->machine != options_.target.machine) return candidate_status::other_machine;
+    if (id->machine != target_.machine) return candidate_status::other_machine;
     if (!id->loadable()) return candidate_status::bad_file;
     return candidate_status::ok;
   }
 
   bool try_file(const std::string& path, found_library& out) {
-    const bool rooted = !options_.root.empty();
-    if (rooted) file_buffer_.assign(options_.root).append(path);
+    const bool rooted = !options().root.empty();
+    if (rooted) file_buffer_.assign(options().root).append(path);
     switch (verify(rooted ? file_buffer_ : path)) {
       case candidate_status::ok:
         out.path = path;
@@ -14332,7 +14351,7 @@ class library_search {
     if (it != dir_exists_.end()) return it->second;
     bool exists = true;
 #if !defined(_WIN32)
-    const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
+    const std::string host = options().root + (dir.empty() ? std::string(".") : dir);
     // "." (an empty element) depends on the search's cwd: never shared.
     const bool shared = probes_ != nullptr && !dir.empty() && host[0] == '/';
     if (auto known = shared ? probes_->directory(host) : std::nullopt) {
@@ -14356,10 +14375,10 @@ class library_search {
     const auto& subdirs = setup_->subdirs;
     // "." (an empty element) depends on the search's cwd: never shared.
     const bool shared = probes_ != nullptr && setup_->id != ~std::uint32_t{0} && !dir.empty() &&
-                        (options_.root.empty() ? dir[0] : options_.root[0]) == '/';
+                        (options().root.empty() ? dir[0] : options().root[0]) == '/';
     std::string key;
     if (shared) {
-      key = options_.root + dir;
+      key = options().root + dir;
       key.push_back('\0');
       key.append(std::to_string(setup_->id));
       if (auto known = probes_->listing(key)) return existing_.emplace(dir, std::move(*known)).first->second;
@@ -14415,7 +14434,7 @@ class library_search {
     if (!o.rpath_done) {
       o.rpath_done = true;
       if (uses_rpath(o))
-        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options_.lib, options_.platform);
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options().lib, options().platform);
     }
     return o.rpath_dirs;
   }
@@ -14423,12 +14442,14 @@ class library_search {
     if (!o.runpath_done) {
       o.runpath_done = true;
       if (o.has_runpath)
-        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options_.lib, options_.platform);
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options().lib, options().platform);
     }
     return o.runpath_dirs;
   }
 
-  search_options options_;
+  std::optional<search_options> own_;         // the options, unless borrowed
+  const search_options* borrowed_ = nullptr;  // or where they are
+  loader_target target_;
   std::shared_ptr<const detail::search_setup> setup_;
   std::string library_path_;
   bool have_library_path_ = false;
@@ -16526,7 +16547,7 @@ class loader {
   // `target`: the class, data and machine of the objects searched for (the
   // main program's), instead of options.search.target.
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache, const loader_target& target)
-      : options_(options), out_(out), cache_(cache), search_(options.search, target) {
+      : options_(options), out_(out), cache_(cache), search_(options.search, target, library_search::borrow_options{}) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
     search_.share_probes(&cache_.probes());
     // Room for a typical closure, so that most roots grow no table.
@@ -16632,12 +16653,33 @@ class loader {
   // and keep the mappings the result points into.
   void report() {
     std::vector<std::uint32_t> renum(objects_.size(), no_object);
-    std::vector<loaded_object> ordered;
-    ordered.reserve(load_order_.size());
-    for (std::uint32_t id : load_order_) {
-      renum[id] = static_cast<std::uint32_t>(ordered.size());
-      ordered.push_back(std::move(objects_[id]));
+    for (std::size_t k = 0; k < load_order_.size(); ++k) renum[load_order_[k]] = static_cast<std::uint32_t>(k);
+    if (load_order_.size() == objects_.size()) {
+      // Every object is in the load order: permute in place, cycle by cycle
+      // (no second array of objects).
+      std::vector<char> placed(objects_.size(), 0);
+      for (std::size_t start = 0; start < objects_.size(); ++start) {
+        if (placed[start]) continue;
+        loaded_object first = std::move(objects_[start]);
+        std::size_t at = start;
+        for (;;) {
+          placed[at] = 1;
+          const std::size_t from = load_order_[at];
+          if (from == start) {
+            objects_[at] = std::move(first);
+            break;
+          }
+          objects_[at] = std::move(objects_[from]);
+          at = from;
+        }
+      }
+    } else {
+      std::vector<loaded_object> ordered;
+      ordered.reserve(load_order_.size());
+      for (std::uint32_t id : load_order_) ordered.push_back(std::move(objects_[id]));
+      objects_ = std::move(ordered);
     }
+    std::vector<loaded_object>& ordered = objects_;
     auto fix = [&](std::uint32_t& v) {
       if (v != no_object) v = renum[v];
     };
@@ -23959,8 +24001,9 @@ inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(cons
 
 // The ELF files to analyse under `prefix`: regular files first, then symlinks
 // whose target is not one of them (nor another symlink's); directory symlinks
-// are not followed, so loops cannot happen.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+// are not followed, so loops cannot happen. The files are read (sniffed) and
+// stat'ed on `jobs` threads; the answer is the same for every `jobs`.
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report, unsigned jobs = 1) {
   namespace fs = std::filesystem;
   std::vector<std::string> regular, links;
   std::error_code ec;
@@ -23986,29 +24029,41 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
   }
   std::sort(regular.begin(), regular.end());
   std::sort(links.begin(), links.end());
+  // What each file is, and its identity: read in parallel, judged in order.
+  struct sniffed {
+    walk_kind kind = walk_kind::not_elf;
+    std::string problem;
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> id;
+  };
+  const std::size_t n = regular.size() + links.size();
+  std::vector<sniffed> facts(n);
+  run_parallel(jobs, n, [&](std::size_t i) {
+    const std::string& path = i < regular.size() ? regular[i] : links[i - regular.size()];
+    sniffed& f = facts[i];
+    f.kind = sniff_elf_file(path, &f.problem);
+    if (f.kind != walk_kind::not_elf) f.id = file_identity(path);
+  });
   std::vector<std::string> out;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-  auto consider = [&](const std::string& path, bool link) {
-    std::string problem;
-    const walk_kind kind = sniff_elf_file(path, &problem);
-    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
-    if (kind == walk_kind::not_elf) {
-      if (problem.empty()) ++report.skipped_non_elf;
-      return;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool link = i >= regular.size();
+    std::string& path = link ? links[i - regular.size()] : regular[i];
+    const sniffed& f = facts[i];
+    if (!f.problem.empty()) report.warnings.push_back(path + ": " + f.problem);
+    if (f.kind == walk_kind::not_elf) {
+      if (f.problem.empty()) ++report.skipped_non_elf;
+      continue;
     }
-    const auto id = file_identity(path);
-    if (id && !seen.insert(*id).second) {
+    if (f.id && !seen.insert(*f.id).second) {
       if (link) ++report.skipped_symlinks;
-      return;
+      continue;
     }
-    if (kind == walk_kind::other_elf || kind == walk_kind::other_macho) {
+    if (f.kind == walk_kind::other_elf || f.kind == walk_kind::other_macho) {
       ++report.skipped_static;
-      return;
+      continue;
     }
-    out.push_back(path);
-  };
-  for (const auto& p : regular) consider(p, false);
-  for (const auto& p : links) consider(p, true);
+    out.push_back(std::move(path));
+  }
   return out;
 }
 
@@ -24082,7 +24137,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       files.push_back(std::move(absolute_paths[i]));
     }
   } else {
-    files = detail::walk_prefix(prefix, report);
+    files = detail::walk_prefix(prefix, report, std::min<unsigned>(threads, 64));
   }
 
   // Link each file and judge it, on `jobs` threads: each takes the next file
@@ -26298,6 +26353,14 @@ class json_writer {
     return *this;
   }
 
+  // A value written already, as JSON, by another writer (one whole value:
+  // an object, an array, a string, a number or a literal).
+  json_writer& raw_value(std::string_view json) {
+    separate();
+    write(json);
+    return *this;
+  }
+
   // key + value in one call.
   template <class V>
   json_writer& field(std::string_view name, const V& v) {
@@ -26377,8 +26440,16 @@ LINKSCOPE_FUNC void json_writer::separate() {
 
 LINKSCOPE_FUNC void json_writer::write_string(std::string_view s) {
   put('"');
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  // The printable ASCII prefix that needs no escape goes out as one run (most
+  // strings are all of it); the rest is looked at byte by byte.
+  std::size_t plain = 0;
+  while (plain < s.size()) {
+    const auto c = static_cast<unsigned char>(s[plain]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') break;
+    ++plain;
+  }
+  std::size_t run = plain;
+  for (std::size_t i = plain; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     const char* esc = nullptr;
     char ubuf[7];
@@ -26827,8 +26898,10 @@ inline void end_ar_find(json_writer& w) { w.end_array(); }
 // "highest", "above": [{"library", "version", "symbols"}]}.
 // linkscope.check(...).to_dict() in the Python module is this document, parsed.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 
 namespace linkscope {
@@ -26837,6 +26910,9 @@ namespace report {
 
 struct check_json_options {
   double seconds = 0;  // the run's wall time, for stats.milliseconds
+  // Threads that write the files' objects, a batch at a time; the document is
+  // the same for every value.
+  unsigned jobs = 1;
 };
 
 // One family over its limit.
@@ -26862,6 +26938,81 @@ inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
 void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {});
 
 #if LINKSCOPE_DEFINITIONS
+// One file's object in the "files" array.
+inline void write_checked_file(json_writer& w, const resolve::file_report& f) {
+  w.begin_object();
+  w.field("file", f.path);
+  w.field("relative", f.relative);
+  w.field("format", f.format);
+  w.key("needed").begin_array();
+  for (const auto& n : f.needed) {
+    w.begin_object();
+    w.field("name", n.name);
+    if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
+    if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
+    w.field("in_prefix", n.in_prefix);
+    w.field("used", n.used);
+    w.field("symbols", n.symbols);
+    w.field("allowed", n.allowed);
+    if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
+    w.field("package_source", n.owner.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("missing").begin_array();
+  for (const auto& m : f.missing) {
+    w.begin_object();
+    w.field("name", m.name);
+    w.field("needed_by", m.needed_by);
+    w.field("direct", m.direct);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unused").begin_array();
+  for (const auto& n : f.needed)
+    if (!n.path.empty() && !n.used) w.value(n.name);
+  w.end_array();
+  w.key("overlinked").begin_array();
+  for (const auto& o : f.overlinked) {
+    w.begin_object();
+    w.field("path", o.path);
+    w.field("soname", o.soname);
+    w.field("via", o.via);
+    w.field("allowed", o.allowed);
+    w.key("symbols").begin_array();
+    for (const auto& s : o.symbols) w.value(s);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("system").begin_array();
+  for (const auto& n : f.needed)
+    if (!n.path.empty() && !n.in_prefix) w.value(n.path);
+  w.end_array();
+  w.key("rpaths").begin_array();
+  for (const auto& p : f.rpaths) {
+    w.begin_object();
+    w.field("tag", p.tag);
+    w.field("entry", p.entry);
+    w.field("expanded", p.expanded);
+    w.field("outside", p.outside);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("undefined").begin_array();
+  for (const auto& u : f.undefined) w.value(u);
+  w.end_array();
+  w.key("floors").begin_array();
+  for (const auto& v : f.floors) write_violation(w, v);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& x : f.warnings) w.value(x);
+  w.end_array();
+  w.field("error", f.failed() ? describe(f.failure) : std::string());
+  w.field("findings", f.findings);
+  w.end_object();
+}
+
 LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o) {
   w.begin_object();
   w.field("version", 1);
@@ -26869,78 +27020,22 @@ LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, 
   w.field("conda_meta", r.have_conda);
   w.field("dpkg", r.have_dpkg);
   w.key("files").begin_array();
-  for (const auto& f : r.files) {
-    w.begin_object();
-    w.field("file", f.path);
-    w.field("relative", f.relative);
-    w.field("format", f.format);
-    w.key("needed").begin_array();
-    for (const auto& n : f.needed) {
-      w.begin_object();
-      w.field("name", n.name);
-      if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
-      if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
-      w.field("in_prefix", n.in_prefix);
-      w.field("used", n.used);
-      w.field("symbols", n.symbols);
-      w.field("allowed", n.allowed);
-      if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
-      w.field("package_source", n.owner.source);
-      w.end_object();
+  if (o.jobs <= 1 || r.files.size() < 256) {
+    for (const auto& f : r.files) write_checked_file(w, f);
+  } else {
+    // Each file's object is written on its own (one writer per file, on
+    // o.jobs threads), a batch at a time, then copied in order.
+    constexpr std::size_t batch = 1024;
+    std::vector<std::string> parts(batch);
+    for (std::size_t first = 0; first < r.files.size(); first += batch) {
+      const std::size_t count = std::min(batch, r.files.size() - first);
+      resolve::detail::run_parallel(std::min(o.jobs, 64u), count, [&](std::size_t i) {
+        parts[i].clear();
+        json_writer part(parts[i]);
+        write_checked_file(part, r.files[first + i]);
+      });
+      for (std::size_t i = 0; i < count; ++i) w.raw_value(parts[i]);
     }
-    w.end_array();
-    w.key("missing").begin_array();
-    for (const auto& m : f.missing) {
-      w.begin_object();
-      w.field("name", m.name);
-      w.field("needed_by", m.needed_by);
-      w.field("direct", m.direct);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("unused").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.used) w.value(n.name);
-    w.end_array();
-    w.key("overlinked").begin_array();
-    for (const auto& o : f.overlinked) {
-      w.begin_object();
-      w.field("path", o.path);
-      w.field("soname", o.soname);
-      w.field("via", o.via);
-      w.field("allowed", o.allowed);
-      w.key("symbols").begin_array();
-      for (const auto& s : o.symbols) w.value(s);
-      w.end_array();
-      w.end_object();
-    }
-    w.end_array();
-    w.key("system").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.in_prefix) w.value(n.path);
-    w.end_array();
-    w.key("rpaths").begin_array();
-    for (const auto& p : f.rpaths) {
-      w.begin_object();
-      w.field("tag", p.tag);
-      w.field("entry", p.entry);
-      w.field("expanded", p.expanded);
-      w.field("outside", p.outside);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("undefined").begin_array();
-    for (const auto& u : f.undefined) w.value(u);
-    w.end_array();
-    w.key("floors").begin_array();
-    for (const auto& v : f.floors) write_violation(w, v);
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& x : f.warnings) w.value(x);
-    w.end_array();
-    w.field("error", f.failed() ? describe(f.failure) : std::string());
-    w.field("findings", f.findings);
-    w.end_object();
   }
   w.end_array();
   w.key("packages").begin_array();

@@ -241,3 +241,29 @@ TEST_CASE("json_writer nesting: commas, empty containers, keys, deep documents, 
   want += path_deep + " int 7\n";
   CHECK(parse_with_python(dir, doc) == want);
 }
+
+TEST_CASE("json_writer raw_value splices a value another writer wrote", "[report][json]") {
+  std::string part;
+  {
+    json_writer w(part);
+    w.begin_object().field("a", "x\"y").key("b").begin_array().value(1).value(2).end_array().end_object();
+  }
+  auto write = [&](bool spliced) {
+    std::string out;
+    json_writer w(out);
+    w.begin_array().value(0);
+    if (spliced)
+      w.raw_value(part);
+    else
+      w.begin_object().field("a", "x\"y").key("b").begin_array().value(1).value(2).end_array().end_object();
+    w.begin_object().key("k");
+    if (spliced)
+      w.raw_value(part);
+    else
+      w.begin_object().field("a", "x\"y").key("b").begin_array().value(1).value(2).end_array().end_object();
+    w.end_object().end_array();
+    return out;
+  };
+  CHECK(write(true) == write(false));
+  CHECK(write(true) == R"([0,{"a":"x\"y","b":[1,2]},{"k":{"a":"x\"y","b":[1,2]}}])");
+}

@@ -1642,3 +1642,45 @@ TEST_CASE("--package-dir: unpacked packages own their files", "[check][packages]
     }
   }
 }
+
+TEST_CASE("the check's JSON document is the same for every number of writing threads, and Python reads it",
+          "[check][json]") {
+  // More files than one batch (1024), with strings that need escapes, so that
+  // the threaded writer's splicing and batch boundaries are both crossed.
+  resolve::prefix_report r;
+  r.prefix = "/p";
+  for (int i = 0; i < 2500; ++i) {
+    resolve::file_report f;
+    f.path = "/p/lib/lib" + std::to_string(i) + ".so";
+    f.relative = "lib/lib" + std::to_string(i) + ".so";
+    resolve::needed_entry n;
+    n.name = "libdep\"" + std::to_string(i % 7) + "\\.so";
+    n.path = i % 3 == 0 ? std::string() : "/p/lib/" + n.name;
+    n.used = i % 2 == 0;
+    f.needed.push_back(n);
+    if (i % 5 == 0) f.undefined.push_back("sym\t" + std::to_string(i));
+    f.findings = static_cast<std::size_t>(i % 4);
+    r.files.push_back(std::move(f));
+  }
+  auto document = [&](unsigned jobs) {
+    std::string out;
+    {
+      json_writer w(out);
+      report::write_json(w, r, {0, jobs});
+    }
+    return out;
+  };
+  const std::string one = document(1);
+  CHECK(document(2) == one);
+  CHECK(document(3) == one);
+  CHECK(document(64) == one);
+  REQUIRE(lt::have_tool("/usr/bin/python3"));  // the oracle reads the document
+  const std::string dir = lt::scratch_dir("check_json_threads");
+  lt::write_file(dir + "/doc.json", one);
+  auto py = lt::capture("/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                        "print(len(d[\"files\"]), d[\"files\"][2499][\"relative\"], d[\"files\"][7][\"needed\"][0][\"name\"], "
+                        "d[\"files\"][5][\"undefined\"][0] == \"sym\\t5\")' " +
+                        lt::shell_quote(dir + "/doc.json"));
+  REQUIRE(py.status == 0);
+  CHECK(py.out == "2500 lib/lib2499.so libdep\"0\\.so True\n");
+}

@@ -25,8 +25,10 @@
 // linkscope.check(...).to_dict() in the Python module is this document, parsed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
@@ -40,6 +42,9 @@ namespace report {
 
 struct check_json_options {
   double seconds = 0;  // the run's wall time, for stats.milliseconds
+  // Threads that write the files' objects, a batch at a time; the document is
+  // the same for every value.
+  unsigned jobs = 1;
 };
 
 // One family over its limit.
@@ -65,6 +70,81 @@ inline void write_violation(json_writer& w, const resolve::limit_violation& v) {
 void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o = {});
 
 #if LINKSCOPE_DEFINITIONS
+// One file's object in the "files" array.
+inline void write_checked_file(json_writer& w, const resolve::file_report& f) {
+  w.begin_object();
+  w.field("file", f.path);
+  w.field("relative", f.relative);
+  w.field("format", f.format);
+  w.key("needed").begin_array();
+  for (const auto& n : f.needed) {
+    w.begin_object();
+    w.field("name", n.name);
+    if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
+    if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
+    w.field("in_prefix", n.in_prefix);
+    w.field("used", n.used);
+    w.field("symbols", n.symbols);
+    w.field("allowed", n.allowed);
+    if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
+    w.field("package_source", n.owner.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("missing").begin_array();
+  for (const auto& m : f.missing) {
+    w.begin_object();
+    w.field("name", m.name);
+    w.field("needed_by", m.needed_by);
+    w.field("direct", m.direct);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unused").begin_array();
+  for (const auto& n : f.needed)
+    if (!n.path.empty() && !n.used) w.value(n.name);
+  w.end_array();
+  w.key("overlinked").begin_array();
+  for (const auto& o : f.overlinked) {
+    w.begin_object();
+    w.field("path", o.path);
+    w.field("soname", o.soname);
+    w.field("via", o.via);
+    w.field("allowed", o.allowed);
+    w.key("symbols").begin_array();
+    for (const auto& s : o.symbols) w.value(s);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("system").begin_array();
+  for (const auto& n : f.needed)
+    if (!n.path.empty() && !n.in_prefix) w.value(n.path);
+  w.end_array();
+  w.key("rpaths").begin_array();
+  for (const auto& p : f.rpaths) {
+    w.begin_object();
+    w.field("tag", p.tag);
+    w.field("entry", p.entry);
+    w.field("expanded", p.expanded);
+    w.field("outside", p.outside);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("undefined").begin_array();
+  for (const auto& u : f.undefined) w.value(u);
+  w.end_array();
+  w.key("floors").begin_array();
+  for (const auto& v : f.floors) write_violation(w, v);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& x : f.warnings) w.value(x);
+  w.end_array();
+  w.field("error", f.failed() ? describe(f.failure) : std::string());
+  w.field("findings", f.findings);
+  w.end_object();
+}
+
 LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, const check_json_options& o) {
   w.begin_object();
   w.field("version", 1);
@@ -72,78 +152,22 @@ LINKSCOPE_FUNC void write_json(json_writer& w, const resolve::prefix_report& r, 
   w.field("conda_meta", r.have_conda);
   w.field("dpkg", r.have_dpkg);
   w.key("files").begin_array();
-  for (const auto& f : r.files) {
-    w.begin_object();
-    w.field("file", f.path);
-    w.field("relative", f.relative);
-    w.field("format", f.format);
-    w.key("needed").begin_array();
-    for (const auto& n : f.needed) {
-      w.begin_object();
-      w.field("name", n.name);
-      if (n.path.empty()) w.key("path").value(nullptr); else w.field("path", n.path);
-      if (n.rule.empty()) w.field("found_via", resolve::to_string(n.via)); else w.field("found_via", n.rule);
-      w.field("in_prefix", n.in_prefix);
-      w.field("used", n.used);
-      w.field("symbols", n.symbols);
-      w.field("allowed", n.allowed);
-      if (n.owner.package.empty()) w.key("package").value(nullptr); else w.field("package", n.owner.package);
-      w.field("package_source", n.owner.source);
-      w.end_object();
+  if (o.jobs <= 1 || r.files.size() < 256) {
+    for (const auto& f : r.files) write_checked_file(w, f);
+  } else {
+    // Each file's object is written on its own (one writer per file, on
+    // o.jobs threads), a batch at a time, then copied in order.
+    constexpr std::size_t batch = 1024;
+    std::vector<std::string> parts(batch);
+    for (std::size_t first = 0; first < r.files.size(); first += batch) {
+      const std::size_t count = std::min(batch, r.files.size() - first);
+      resolve::detail::run_parallel(std::min(o.jobs, 64u), count, [&](std::size_t i) {
+        parts[i].clear();
+        json_writer part(parts[i]);
+        write_checked_file(part, r.files[first + i]);
+      });
+      for (std::size_t i = 0; i < count; ++i) w.raw_value(parts[i]);
     }
-    w.end_array();
-    w.key("missing").begin_array();
-    for (const auto& m : f.missing) {
-      w.begin_object();
-      w.field("name", m.name);
-      w.field("needed_by", m.needed_by);
-      w.field("direct", m.direct);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("unused").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.used) w.value(n.name);
-    w.end_array();
-    w.key("overlinked").begin_array();
-    for (const auto& o : f.overlinked) {
-      w.begin_object();
-      w.field("path", o.path);
-      w.field("soname", o.soname);
-      w.field("via", o.via);
-      w.field("allowed", o.allowed);
-      w.key("symbols").begin_array();
-      for (const auto& s : o.symbols) w.value(s);
-      w.end_array();
-      w.end_object();
-    }
-    w.end_array();
-    w.key("system").begin_array();
-    for (const auto& n : f.needed)
-      if (!n.path.empty() && !n.in_prefix) w.value(n.path);
-    w.end_array();
-    w.key("rpaths").begin_array();
-    for (const auto& p : f.rpaths) {
-      w.begin_object();
-      w.field("tag", p.tag);
-      w.field("entry", p.entry);
-      w.field("expanded", p.expanded);
-      w.field("outside", p.outside);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("undefined").begin_array();
-    for (const auto& u : f.undefined) w.value(u);
-    w.end_array();
-    w.key("floors").begin_array();
-    for (const auto& v : f.floors) write_violation(w, v);
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const auto& x : f.warnings) w.value(x);
-    w.end_array();
-    w.field("error", f.failed() ? describe(f.failure) : std::string());
-    w.field("findings", f.findings);
-    w.end_object();
   }
   w.end_array();
   w.key("packages").begin_array();

@@ -77,6 +77,14 @@ class json_writer {
     return *this;
   }
 
+  // A value written already, as JSON, by another writer (one whole value:
+  // an object, an array, a string, a number or a literal).
+  json_writer& raw_value(std::string_view json) {
+    separate();
+    write(json);
+    return *this;
+  }
+
   // key + value in one call.
   template <class V>
   json_writer& field(std::string_view name, const V& v) {
@@ -156,8 +164,16 @@ LINKSCOPE_FUNC void json_writer::separate() {
 
 LINKSCOPE_FUNC void json_writer::write_string(std::string_view s) {
   put('"');
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  // The printable ASCII prefix that needs no escape goes out as one run (most
+  // strings are all of it); the rest is looked at byte by byte.
+  std::size_t plain = 0;
+  while (plain < s.size()) {
+    const auto c = static_cast<unsigned char>(s[plain]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') break;
+    ++plain;
+  }
+  std::size_t run = plain;
+  for (std::size_t i = plain; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     const char* esc = nullptr;
     char ubuf[7];

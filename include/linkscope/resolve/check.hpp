@@ -149,7 +149,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       files.push_back(std::move(absolute_paths[i]));
     }
   } else {
-    files = detail::walk_prefix(prefix, report);
+    files = detail::walk_prefix(prefix, report, std::min<unsigned>(threads, 64));
   }
 
   // Link each file and judge it, on `jobs` threads: each takes the next file

@@ -133,8 +133,9 @@ inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(cons
 
 // The ELF files to analyse under `prefix`: regular files first, then symlinks
 // whose target is not one of them (nor another symlink's); directory symlinks
-// are not followed, so loops cannot happen.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report) {
+// are not followed, so loops cannot happen. The files are read (sniffed) and
+// stat'ed on `jobs` threads; the answer is the same for every `jobs`.
+inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report, unsigned jobs = 1) {
   namespace fs = std::filesystem;
   std::vector<std::string> regular, links;
   std::error_code ec;
@@ -160,29 +161,41 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
   }
   std::sort(regular.begin(), regular.end());
   std::sort(links.begin(), links.end());
+  // What each file is, and its identity: read in parallel, judged in order.
+  struct sniffed {
+    walk_kind kind = walk_kind::not_elf;
+    std::string problem;
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> id;
+  };
+  const std::size_t n = regular.size() + links.size();
+  std::vector<sniffed> facts(n);
+  run_parallel(jobs, n, [&](std::size_t i) {
+    const std::string& path = i < regular.size() ? regular[i] : links[i - regular.size()];
+    sniffed& f = facts[i];
+    f.kind = sniff_elf_file(path, &f.problem);
+    if (f.kind != walk_kind::not_elf) f.id = file_identity(path);
+  });
   std::vector<std::string> out;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-  auto consider = [&](const std::string& path, bool link) {
-    std::string problem;
-    const walk_kind kind = sniff_elf_file(path, &problem);
-    if (!problem.empty()) report.warnings.push_back(path + ": " + problem);
-    if (kind == walk_kind::not_elf) {
-      if (problem.empty()) ++report.skipped_non_elf;
-      return;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool link = i >= regular.size();
+    std::string& path = link ? links[i - regular.size()] : regular[i];
+    const sniffed& f = facts[i];
+    if (!f.problem.empty()) report.warnings.push_back(path + ": " + f.problem);
+    if (f.kind == walk_kind::not_elf) {
+      if (f.problem.empty()) ++report.skipped_non_elf;
+      continue;
     }
-    const auto id = file_identity(path);
-    if (id && !seen.insert(*id).second) {
+    if (f.id && !seen.insert(*f.id).second) {
       if (link) ++report.skipped_symlinks;
-      return;
+      continue;
     }
-    if (kind == walk_kind::other_elf || kind == walk_kind::other_macho) {
+    if (f.kind == walk_kind::other_elf || f.kind == walk_kind::other_macho) {
       ++report.skipped_static;
-      return;
+      continue;
     }
-    out.push_back(path);
-  };
-  for (const auto& p : regular) consider(p, false);
-  for (const auto& p : links) consider(p, true);
+    out.push_back(std::move(path));
+  }
   return out;
 }
 

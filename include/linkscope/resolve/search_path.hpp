@@ -170,10 +170,11 @@ struct search_setup {
   std::uint32_t id = 0;  // distinct per distinct setup in this process
 };
 
-inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, int isa_level) {
+inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, const loader_target& target,
+                                                      int isa_level) {
   auto out = std::make_shared<search_setup>();
   out->isa_level = isa_level;
-  if (o.target.machine == 62 && o.target.elf_class == 2) {
+  if (target.machine == 62 && target.elf_class == 2) {
     for (int level = 4; level >= 2; --level)
       if (isa_level >= level) {
         out->hwcaps_names.push_back("x86-64-v" + std::to_string(level));
@@ -207,9 +208,9 @@ inline std::shared_ptr<search_setup> make_search_setup(const search_options& o, 
 // (target class and machine, ISA level, legacy subdirectories, hwcap names,
 // platform). At most 64 distinct setups are kept; past that each search
 // makes its own.
-inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o) {
+inline std::shared_ptr<const search_setup> search_setup_for(const search_options& o, const loader_target& target) {
   const int isa_level = o.isa_level >= 0 ? o.isa_level : detect_x86_isa_level();
-  const bool hwcaps = o.target.machine == 62 && o.target.elf_class == 2;
+  const bool hwcaps = target.machine == 62 && target.elf_class == 2;
   struct memo_entry {
     bool hwcaps, legacy;
     int isa_level;
@@ -224,7 +225,7 @@ inline std::shared_ptr<const search_setup> search_setup_for(const search_options
     if (e.hwcaps == hwcaps && e.legacy == o.legacy_subdirs && e.isa_level == isa_level &&
         (!o.legacy_subdirs || (e.legacy_hwcaps == o.legacy_hwcaps && e.platform == o.platform)))
       return e.setup;
-  auto made = make_search_setup(o, isa_level);
+  auto made = make_search_setup(o, target, isa_level);
   // Not memoised (the memo is full): its listings are not shared either.
   made->id = memo.size() < 64 ? static_cast<std::uint32_t>(memo.size()) : ~std::uint32_t{0};
   if (memo.size() < 64) memo.push_back({hwcaps, o.legacy_subdirs, isa_level, o.legacy_hwcaps, o.platform, made});
@@ -447,21 +448,36 @@ inline std::vector<std::string> decompose_path_list(std::string_view list, std::
 // The library search of one ld.so run. Not thread-safe (it caches directory lookups).
 class library_search {
  public:
-  explicit library_search(search_options options) : options_(std::move(options)) { init(); }
+  explicit library_search(search_options options) : own_(std::move(options)), target_(own_->target) { init(); }
   // The same search for objects of `target` (options.target is not read).
-  library_search(search_options options, const loader_target& target) : options_(std::move(options)) {
-    options_.target = target;
+  library_search(search_options options, const loader_target& target) : own_(std::move(options)), target_(target) {
+    own_->target = target;
+    init();
+  }
+  // The same, reading `options` where it is instead of copying it: it must
+  // outlive the search (the ld.so emulator's, one per root, whose
+  // dynamic_options outlive it).
+  struct borrow_options {};
+  library_search(const search_options& options, const loader_target& target, borrow_options)
+      : borrowed_(&options), target_(target) {
     init();
   }
 
  private:
   void init() {
-    if (options_.cwd.empty()) options_.cwd = detail::getcwd_string();
-    setup_ = detail::search_setup_for(options_);
-    if (options_.library_path) {
-      library_path_ = *options_.library_path;
+    if (options().cwd.empty()) {
+      if (borrowed_ != nullptr) {
+        own_ = *borrowed_;
+        own_->target = target_;
+        borrowed_ = nullptr;
+      }
+      own_->cwd = detail::getcwd_string();
+    }
+    setup_ = detail::search_setup_for(options(), target_);
+    if (options().library_path) {
+      library_path_ = *options().library_path;
       have_library_path_ = true;
-    } else if (options_.use_env) {
+    } else if (options().use_env) {
       if (const char* env = std::getenv("LD_LIBRARY_PATH")) {
         library_path_ = env;
         have_library_path_ = true;
@@ -470,7 +486,10 @@ class library_search {
   }
 
  public:
-  const search_options& options() const noexcept { return options_; }
+  // The options (their `target` is the searched objects' only when the search
+  // copied them; target() always is).
+  const search_options& options() const noexcept { return borrowed_ != nullptr ? *borrowed_ : *own_; }
+  const loader_target& target() const noexcept { return target_; }
   int isa_level() const noexcept { return setup_->isa_level; }
   // Subdirectories tried in every directory, best first ("" = the directory itself).
   const std::vector<std::string>& subdirs() const noexcept { return setup_->subdirs; }
@@ -478,7 +497,7 @@ class library_search {
     if (!library_path_done_) {
       library_path_done_ = true;
       if (have_library_path_)
-        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options_.lib, options_.platform);
+        library_path_dirs_ = decompose_path_list(library_path_, ":;", origin(main), options().lib, options().platform);
     }
     return library_path_dirs_;
   }
@@ -487,7 +506,7 @@ class library_search {
   const ld_so_cache* cache() {
     if (!cache_loaded_) {
       cache_loaded_ = true;
-      if (options_.use_cache) {
+      if (options().use_cache) {
         if (!cache_file_) cache_file_ = ld_so_cache_file::load(cache_path());
         lookup_.expected_flags = expected_cache_flags();
         lookup_.also_accept_elf = lookup_.expected_flags == cache_flags::elf_libc6;
@@ -495,13 +514,13 @@ class library_search {
         lookup_.isa_level_bits = setup_->isa_level > 0 ? (1u << setup_->isa_level) - 1 : 1u;
       }
     }
-    return options_.use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
+    return options().use_cache && cache_file_ ? cache_file_->cache.get() : nullptr;
   }
   std::optional<error> cache_error() const {
-    return options_.use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
+    return options().use_cache && cache_loaded_ && cache_file_ ? cache_file_->failure : std::nullopt;
   }
   // The ld.so.cache file this search reads (under options().root).
-  std::string cache_path() const { return options_.root + options_.cache_file; }
+  std::string cache_path() const { return options().root + options().cache_file; }
   // Read the ld.so.cache from `file` (already loaded from cache_path()) instead
   // of loading it again: a run of many roots shares one.
   void share_cache(std::shared_ptr<const ld_so_cache_file> file) { cache_file_ = std::move(file); }
@@ -517,7 +536,7 @@ class library_search {
     // key, built in a buffer the search keeps (no allocation per candidate).
     std::string& key = key_buffer_;
     key.assign(file);
-    const auto& t = options_.target;
+    const auto& t = target_;
     key.push_back('\0');
     key.push_back(static_cast<char>(t.elf_class));
     key.push_back(static_cast<char>(t.elf_data));
@@ -557,7 +576,7 @@ class library_search {
     if (name.find('/') != std::string_view::npos) {
       std::string path(name);
       if (loader != nullptr) {
-        auto expanded = substitute_dst(name, loader->origin, options_.lib, options_.platform);
+        auto expanded = substitute_dst(name, loader->origin, options().lib, options().platform);
         if (!expanded) return out;
         path = std::move(*expanded);
       }
@@ -606,7 +625,7 @@ class library_search {
     if (const ld_so_cache* c = cache()) {
       std::string_view cached = c->lookup(name, lookup_);
       if (!cached.empty() && nodeflib_owner->nodeflib) {
-        for (const auto& dir : options_.system_dirs)
+        for (const auto& dir : options().system_dirs)
           if (cached.substr(0, dir.size()) == dir) cached = {};
       }
       if (!cached.empty() && try_file(std::string(cached), out)) {
@@ -615,7 +634,7 @@ class library_search {
       }
     }
     // 5. Default directories.
-    if (!nodeflib_owner->nodeflib && search_dirs(options_.system_dirs, name, out)) {
+    if (!nodeflib_owner->nodeflib && search_dirs(options().system_dirs, name, out)) {
       out.via = found_via::default_dirs;
       return out;
     }
@@ -624,7 +643,7 @@ class library_search {
 
  private:
   std::int32_t expected_cache_flags() const noexcept {
-    const auto& t = options_.target;
+    const auto& t = target_;
     if (t.machine == 62) return t.elf_class == 2 ? 0x0303 : 0x0803;  // x86-64 / x32
     if (t.machine == 183) return 0x0a03;                             // AArch64
     if (t.machine == 3) return 0x0003;                               // i386: 3 (or 1)
@@ -634,17 +653,17 @@ class library_search {
   candidate_status classify(const unsigned char* h, std::size_t size) const noexcept {
     auto id = elf::identify(byte_view(h, size));
     if (!id) return candidate_status::bad_file;
-    if (id->elf_class != options_.target.elf_class) return candidate_status::other_class;
-    if (id->data != options_.target.elf_data || id->version != 1) return candidate_status::bad_file;
+    if (id->elf_class != target_.elf_class) return candidate_status::other_class;
+    if (id->data != target_.elf_data || id->version != 1) return candidate_status::bad_file;
     if (id->osabi != 0 && id->osabi != 3) return candidate_status::bad_file;  // ELFOSABI_SYSV / GNU
-    if (id->machine != options_.target.machine) return candidate_status::other_machine;
+    if (id->machine != target_.machine) return candidate_status::other_machine;
     if (!id->loadable()) return candidate_status::bad_file;
     return candidate_status::ok;
   }
 
   bool try_file(const std::string& path, found_library& out) {
-    const bool rooted = !options_.root.empty();
-    if (rooted) file_buffer_.assign(options_.root).append(path);
+    const bool rooted = !options().root.empty();
+    if (rooted) file_buffer_.assign(options().root).append(path);
     switch (verify(rooted ? file_buffer_ : path)) {
       case candidate_status::ok:
         out.path = path;
@@ -664,7 +683,7 @@ class library_search {
     if (it != dir_exists_.end()) return it->second;
     bool exists = true;
 #if !defined(_WIN32)
-    const std::string host = options_.root + (dir.empty() ? std::string(".") : dir);
+    const std::string host = options().root + (dir.empty() ? std::string(".") : dir);
     // "." (an empty element) depends on the search's cwd: never shared.
     const bool shared = probes_ != nullptr && !dir.empty() && host[0] == '/';
     if (auto known = shared ? probes_->directory(host) : std::nullopt) {
@@ -688,10 +707,10 @@ class library_search {
     const auto& subdirs = setup_->subdirs;
     // "." (an empty element) depends on the search's cwd: never shared.
     const bool shared = probes_ != nullptr && setup_->id != ~std::uint32_t{0} && !dir.empty() &&
-                        (options_.root.empty() ? dir[0] : options_.root[0]) == '/';
+                        (options().root.empty() ? dir[0] : options().root[0]) == '/';
     std::string key;
     if (shared) {
-      key = options_.root + dir;
+      key = options().root + dir;
       key.push_back('\0');
       key.append(std::to_string(setup_->id));
       if (auto known = probes_->listing(key)) return existing_.emplace(dir, std::move(*known)).first->second;
@@ -747,7 +766,7 @@ class library_search {
     if (!o.rpath_done) {
       o.rpath_done = true;
       if (uses_rpath(o))
-        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options_.lib, options_.platform);
+        o.rpath_dirs = decompose_path_list(o.rpath, ":", origin(o), options().lib, options().platform);
     }
     return o.rpath_dirs;
   }
@@ -755,12 +774,14 @@ class library_search {
     if (!o.runpath_done) {
       o.runpath_done = true;
       if (o.has_runpath)
-        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options_.lib, options_.platform);
+        o.runpath_dirs = decompose_path_list(o.runpath, ":", origin(o), options().lib, options().platform);
     }
     return o.runpath_dirs;
   }
 
-  search_options options_;
+  std::optional<search_options> own_;         // the options, unless borrowed
+  const search_options* borrowed_ = nullptr;  // or where they are
+  loader_target target_;
   std::shared_ptr<const detail::search_setup> setup_;
   std::string library_path_;
   bool have_library_path_ = false;

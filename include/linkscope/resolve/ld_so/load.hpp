@@ -63,7 +63,7 @@ class loader {
   // `target`: the class, data and machine of the objects searched for (the
   // main program's), instead of options.search.target.
   loader(const dynamic_options& options, dynamic_link& out, object_cache& cache, const loader_target& target)
-      : options_(options), out_(out), cache_(cache), search_(options.search, target) {
+      : options_(options), out_(out), cache_(cache), search_(options.search, target, library_search::borrow_options{}) {
     if (options.search.use_cache) search_.share_cache(cache_.ld_so_cache_for(search_.cache_path()));
     search_.share_probes(&cache_.probes());
     // Room for a typical closure, so that most roots grow no table.
@@ -169,12 +169,33 @@ class loader {
   // and keep the mappings the result points into.
   void report() {
     std::vector<std::uint32_t> renum(objects_.size(), no_object);
-    std::vector<loaded_object> ordered;
-    ordered.reserve(load_order_.size());
-    for (std::uint32_t id : load_order_) {
-      renum[id] = static_cast<std::uint32_t>(ordered.size());
-      ordered.push_back(std::move(objects_[id]));
+    for (std::size_t k = 0; k < load_order_.size(); ++k) renum[load_order_[k]] = static_cast<std::uint32_t>(k);
+    if (load_order_.size() == objects_.size()) {
+      // Every object is in the load order: permute in place, cycle by cycle
+      // (no second array of objects).
+      std::vector<char> placed(objects_.size(), 0);
+      for (std::size_t start = 0; start < objects_.size(); ++start) {
+        if (placed[start]) continue;
+        loaded_object first = std::move(objects_[start]);
+        std::size_t at = start;
+        for (;;) {
+          placed[at] = 1;
+          const std::size_t from = load_order_[at];
+          if (from == start) {
+            objects_[at] = std::move(first);
+            break;
+          }
+          objects_[at] = std::move(objects_[from]);
+          at = from;
+        }
+      }
+    } else {
+      std::vector<loaded_object> ordered;
+      ordered.reserve(load_order_.size());
+      for (std::uint32_t id : load_order_) ordered.push_back(std::move(objects_[id]));
+      objects_ = std::move(ordered);
     }
+    std::vector<loaded_object>& ordered = objects_;
     auto fix = [&](std::uint32_t& v) {
       if (v != no_object) v = renum[v];
     };
