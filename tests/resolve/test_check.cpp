@@ -1684,3 +1684,82 @@ TEST_CASE("the check's JSON document is the same for every number of writing thr
   REQUIRE(py.status == 0);
   CHECK(py.out == "2500 lib/lib2499.so libdep\"0\\.so True\n");
 }
+
+// The walk's helpers are internal (resolve/check_walk.hpp's detail): built
+// in header-only mode only.
+#if LINKSCOPE_DEFINITIONS
+TEST_CASE("the walk's one-read classification agrees with sniff_elf_file on real and edge-case files", "[check][walk]") {
+  // check_prefix reads each walked file once and classifies it from those
+  // bytes (walk_kind_of); sniff_elf_file reads the first 4 KiB (and maps the
+  // file when an ELF file's program headers lie beyond them). Both must give
+  // the same kind for every file.
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const char* dir : {"/usr/bin", "/usr/sbin", "/usr/lib/x86_64-linux-gnu", "/etc"}) {
+    std::error_code ec;
+    std::size_t taken = 0;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end && taken < 150; it.increment(ec))
+      if (std::error_code e2; it->is_regular_file(e2) && !it->is_symlink(e2)) {
+        files.push_back(it->path().string());
+        ++taken;
+      }
+  }
+  const std::string dir = lt::scratch_dir("walk_kinds");
+  auto put = [&](const std::string& name, std::string bytes) {
+    lt::write_file(dir + "/" + name, bytes);
+    files.push_back(dir + "/" + name);
+  };
+  auto le32 = [](std::string& s, std::size_t at, std::uint32_t v) {
+    if (s.size() < at + 4) s.resize(at + 4, '\0');
+    for (int k = 0; k < 4; ++k) s[at + k] = static_cast<char>((v >> (8 * k)) & 0xff);
+  };
+  std::string mz(0x40, '\0');
+  mz[0] = 'M';
+  mz[1] = 'Z';
+  {
+    std::string far = mz;  // "PE\0\0" beyond the first 4 KiB
+    le32(far, 0x3c, 5000);
+    far.resize(5000);
+    far += std::string("PE\0\0", 4) + std::string(64, '\0');
+    put("far_pe.exe", far);
+    std::string short_pe = mz;  // e_lfanew past the end
+    le32(short_pe, 0x3c, 6000);
+    short_pe.resize(4200);
+    put("short.exe", short_pe);
+    put("mz_only.bin", mz);
+  }
+  for (std::uint32_t type : {1u, 2u, 6u, 8u, 10u}) {  // object, execute, dylib, bundle, dSYM
+    std::string m(32, '\0');
+    le32(m, 0, 0xfeedfacf);
+    le32(m, 4, 0x01000007);
+    le32(m, 12, type);
+    put("macho" + std::to_string(type), m);
+  }
+  {
+    std::string fat(8, '\0');  // a universal file whose first slice lies beyond the first 4 KiB
+    fat[0] = '\xca'; fat[1] = '\xfe'; fat[2] = '\xba'; fat[3] = '\xbe'; fat[7] = 1;
+    fat += std::string("\x01\x00\x00\x07\x00\x00\x00\x03\x00\x00\x20\x00\x00\x00\x00\x20\x00\x00\x00\x0e", 20);
+    fat.resize(0x2000, '\0');
+    std::string m(32, '\0');
+    le32(m, 0, 0xfeedfacf);
+    le32(m, 12, 6);
+    put("fat_far", fat + m);
+  }
+  put("empty", "");
+  put("text", "#!/bin/sh\necho hi\n");
+  put("elf_stub", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  std::size_t compared = 0, elf_dynamic = 0;
+  for (const auto& f : files) {
+    INFO(f);
+    auto mapped = mapped_file::open(f);
+    if (!mapped) continue;
+    const auto one_read = resolve::detail::walk_kind_of(mapped->bytes());
+    const auto sniffed = resolve::detail::sniff_elf_file(f, nullptr);
+    CHECK(one_read == sniffed);
+    ++compared;
+    elf_dynamic += sniffed == resolve::detail::walk_kind::dynamic;
+  }
+  CHECK(compared > 100);
+  CHECK(elf_dynamic > 20);
+}
+#endif  // LINKSCOPE_DEFINITIONS

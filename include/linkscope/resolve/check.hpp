@@ -9,7 +9,8 @@
 // the links, ownership and the package findings are here:
 //   walk     the dynamically linked ELF files under the prefix (or the files
 //            given, or those a conda package lists), each file once however
-//            many symlinks name it;
+//            many symlinks name it; a walked file is read once, on `jobs`
+//            threads, for what it is and for its plan;
 //   plan     each ELF file's closure alone (the load phase on images without
 //            mappings), so that the cache knows how many pending roots need
 //            each file and lets it go after the last (ld_so/image.hpp):
@@ -148,9 +149,12 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       }
       files.push_back(std::move(absolute_paths[i]));
     }
-  } else {
-    files = detail::walk_prefix(prefix, report, std::min<unsigned>(threads, 64));
   }
+  // A walked prefix is listed here, and its files are read, judged and
+  // planned in one pass below (detail::walk_decide).
+  const bool walking = explicit_files.empty();
+  detail::walk_list listed;
+  if (walking) listed = detail::list_prefix(prefix, report);
 
   // Link each file and judge it, on `jobs` threads: each takes the next file
   // not yet taken and fills that file's slot, so the order is the walk's.
@@ -197,18 +201,14 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     std::error_code e2;
     if (fs::is_regular_file(prefix + "/python.exe", e2)) pyd_options.executable = prefix + "/python.exe";
   }
-  report.files.resize(files.size());
-  std::vector<std::size_t> lookups(files.size(), 0);
-  unsigned jobs = threads;
-  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   // Plan: which files each ELF root loads, from closure-only links (the load
   // phase on images that keep only the dynamic section's strings, without
   // their mappings; the search's file system answers are kept for the links
   // below). Each file's use count is the number of roots that load it; a
   // root's link below ends its uses, and a file no pending root needs is let
   // go, so memory follows the roots in flight, not the prefix.
-  std::vector<detail::walk_kind> kinds(files.size(), detail::walk_kind::not_elf);
-  std::vector<std::vector<object_cache::file_id>> uses(files.size());
+  std::vector<detail::walk_kind> kinds;
+  std::vector<std::vector<object_cache::file_id>> uses;
   {
     object_cache plan;
     plan.set_closure_only(true);
@@ -218,30 +218,62 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     plan.set_limit(std::size_t{16} << 20);
     dynamic_options plan_options = link_options;
     plan_options.bindings = false;
-    detail::run_parallel(jobs, files.size(), [&](std::size_t i) {
-      // An ELF file (the plan's cache holds it, or its magic says so) is
-      // linked from the bytes read here; anything else is sniffed.
-      result<dynamic_link> link = make_error(errc::not_found, no_offset, "");
-      if (plan.parsed_class_of(files[i]) >= 0) {
-        kinds[i] = detail::walk_kind::dynamic;
-        link = link_dynamic(files[i], plan_options, plan);
-      } else if (auto mapped = link_options.search.root.empty() ? mapped_file::open(files[i])
-                                                                : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
-                 mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
-        kinds[i] = detail::walk_kind::dynamic;
-        link = link_dynamic(files[i], plan_options, plan, &*mapped);
-      } else {
-        kinds[i] = detail::sniff_elf_file(files[i], nullptr);
-        if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
-        link = link_dynamic(files[i], plan_options, plan);
-      }
+    auto plan_link = [&](const std::string& path, mapped_file* opened, std::vector<object_cache::file_id>& ids) {
+      auto link = link_dynamic(path, plan_options, plan, opened);
       if (!link) return;
-      auto& ids = uses[i];
       ids = std::move(link->file_ids);
       std::sort(ids.begin(), ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    });
+    };
+    if (walking) {
+      // Each listed file is read once here: what it is (the walk's question),
+      // its identity, and, for an ELF root, its planned link from those bytes.
+      std::vector<detail::walk_fact> facts;
+      const auto kept = detail::walk_decide(listed, report, std::min<unsigned>(threads, 64), facts,
+                                            [&](const std::string& path, detail::walk_fact& fact) {
+        auto mapped = link_options.search.root.empty() ? mapped_file::open(path)
+                                                       : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+        if (mapped) {
+          fact.id = std::make_pair(mapped->device(), mapped->inode());
+          fact.kind = detail::walk_kind_of(mapped->bytes());
+        } else {
+          fact.kind = detail::sniff_elf_file(path, &fact.problem);
+          if (fact.kind != detail::walk_kind::not_elf) fact.id = detail::file_identity(path);
+        }
+        if (fact.kind == detail::walk_kind::dynamic) plan_link(path, mapped ? &*mapped : nullptr, fact.uses);
+      });
+      const std::size_t regulars = listed.regular.size();
+      for (std::size_t i : kept) {
+        files.push_back(std::move(i < regulars ? listed.regular[i] : listed.links[i - regulars]));
+        kinds.push_back(facts[i].kind);
+        uses.push_back(std::move(facts[i].uses));
+      }
+    } else {
+      kinds.assign(files.size(), detail::walk_kind::not_elf);
+      uses.resize(files.size());
+      detail::run_parallel(std::min<unsigned>(threads, 64), files.size(), [&](std::size_t i) {
+        // An ELF file (the plan's cache holds it, or its magic says so) is
+        // linked from the bytes read here; anything else is sniffed.
+        if (plan.parsed_class_of(files[i]) >= 0) {
+          kinds[i] = detail::walk_kind::dynamic;
+          plan_link(files[i], nullptr, uses[i]);
+        } else if (auto mapped = link_options.search.root.empty() ? mapped_file::open(files[i])
+                                                                  : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+                   mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
+          kinds[i] = detail::walk_kind::dynamic;
+          plan_link(files[i], &*mapped, uses[i]);
+        } else {
+          kinds[i] = detail::sniff_elf_file(files[i], nullptr);
+          if (kinds[i] == detail::walk_kind::macho || kinds[i] == detail::walk_kind::pe) return;
+          plan_link(files[i], nullptr, uses[i]);
+        }
+      });
+    }
   }
+  report.files.resize(files.size());
+  std::vector<std::size_t> lookups(files.size(), 0);
+  unsigned jobs = threads;
+  if (jobs > files.size()) jobs = static_cast<unsigned>(std::max<std::size_t>(files.size(), 1));
   for (const auto& ids : uses) cache.expect_use(ids);
   std::atomic<std::size_t> next{0};
   std::mutex progress_lock;

@@ -18,7 +18,9 @@
 #if LINKSCOPE_DEFINITIONS
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -77,26 +79,49 @@ inline walk_kind sniff_macho(byte_view header) {
              : walk_kind::other_macho;
 }
 
+// The kind of a file of `format` whose first bytes (up to 4 KiB) are `head`;
+// nothing when it is an ELF file whose program headers lie beyond them.
+inline std::optional<walk_kind> walk_kind_of_head(file_format format, byte_view head) {
+  if (format == file_format::macho || format == file_format::macho_universal) return sniff_macho(head);
+  if (format == file_format::pe) return walk_kind::pe;
+  if (format != file_format::elf) return walk_kind::not_elf;
+  auto id = elf::identify(head);
+  if (id && id->segments_read) return id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
+  return std::nullopt;
+}
+
+inline walk_kind elf_walk_kind(byte_view whole) {
+  auto id = elf::identify(whole);
+  return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
+}
+
 // The kind of the file at `path` from its first bytes; an ELF file is mapped
 // whole only when its program headers lie beyond them.
 inline walk_kind sniff_elf_file(const std::string& path, std::string* error_message) {
   std::string head;
   const file_format format = sniff_file(path, &head);
-  const byte_view header(reinterpret_cast<const unsigned char*>(head.data()), head.size());
-  if (format == file_format::macho || format == file_format::macho_universal) return sniff_macho(header);
-  if (format == file_format::pe) return walk_kind::pe;
-  if (format != file_format::elf) return walk_kind::not_elf;
-  auto kind = [](const result<elf::identity>& id) {
-    return id && id->dynamically_linked() ? walk_kind::dynamic : walk_kind::other_elf;
-  };
-  auto id = elf::identify(header);
-  if (id && id->segments_read) return kind(id);
+  if (auto kind = walk_kind_of_head(format, byte_view(reinterpret_cast<const unsigned char*>(head.data()), head.size())))
+    return *kind;
   auto mapped = mapped_file::open(path);
   if (!mapped) {
     if (error_message) *error_message = mapped.error().message;
     return walk_kind::not_elf;
   }
-  return kind(elf::identify(mapped->bytes()));
+  return elf_walk_kind(mapped->bytes());
+}
+
+// sniff_elf_file's answer for a file read whole already (`whole`): the same
+// first 4 KiB, and a PE signature looked for where sniff_file looks.
+inline walk_kind walk_kind_of(byte_view whole) {
+  const byte_view head(whole.data(), std::min<std::size_t>(whole.size(), 4096));
+  file_format format = sniff_format(head);
+  if (format == file_format::unknown && head.size() >= 0x40 && head.data()[0] == 'M' && head.data()[1] == 'Z') {
+    const std::uint64_t lfanew = load<u32, std::endian::little>(head.data() + 0x3c);
+    if (lfanew >= head.size() && lfanew + 4 <= whole.size() && std::memcmp(whole.data() + lfanew, "PE\0\0", 4) == 0)
+      format = file_format::pe;
+  }
+  if (auto kind = walk_kind_of_head(format, head)) return *kind;
+  return elf_walk_kind(whole);
 }
 
 // fn(i) for every i < n, on `jobs` threads (this one included), each taking
@@ -131,18 +156,21 @@ inline std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(cons
 #endif
 }
 
-// The ELF files to analyse under `prefix`: regular files first, then symlinks
-// whose target is not one of them (nor another symlink's); directory symlinks
-// are not followed, so loops cannot happen. The files are read (sniffed) and
-// stat'ed on `jobs` threads; the answer is the same for every `jobs`.
-inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_report& report, unsigned jobs = 1) {
-  namespace fs = std::filesystem;
+// The files under `prefix`: regular files, and symlinks to regular files
+// (each list sorted); directory symlinks are not followed, so loops cannot
+// happen.
+struct walk_list {
   std::vector<std::string> regular, links;
+};
+
+inline walk_list list_prefix(const std::string& prefix, prefix_report& report) {
+  namespace fs = std::filesystem;
+  walk_list out;
   std::error_code ec;
   fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) {
     report.warnings.push_back(prefix + ": " + ec.message());
-    return {};
+    return out;
   }
   for (; it != end; it.increment(ec)) {
     if (ec) {
@@ -153,34 +181,67 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
     const fs::directory_entry& entry = *it;
     std::error_code e2;
     if (entry.is_symlink(e2)) {
-      if (entry.is_regular_file(e2)) links.push_back(entry.path().string());
+      if (entry.is_regular_file(e2)) out.links.push_back(entry.path().string());
       else if (e2) report.warnings.push_back(entry.path().string() + ": " + e2.message());
       continue;
     }
-    if (entry.is_regular_file(e2)) regular.push_back(entry.path().string());
+    if (entry.is_regular_file(e2)) out.regular.push_back(entry.path().string());
   }
-  std::sort(regular.begin(), regular.end());
-  std::sort(links.begin(), links.end());
-  // What each file is, and its identity: read in parallel, judged in order.
-  struct sniffed {
-    walk_kind kind = walk_kind::not_elf;
-    std::string problem;
-    std::optional<std::pair<std::uint64_t, std::uint64_t>> id;
-  };
-  const std::size_t n = regular.size() + links.size();
-  std::vector<sniffed> facts(n);
-  run_parallel(jobs, n, [&](std::size_t i) {
-    const std::string& path = i < regular.size() ? regular[i] : links[i - regular.size()];
-    sniffed& f = facts[i];
-    f.kind = sniff_elf_file(path, &f.problem);
-    if (f.kind != walk_kind::not_elf) f.id = file_identity(path);
+  std::sort(out.regular.begin(), out.regular.end());
+  std::sort(out.links.begin(), out.links.end());
+  return out;
+}
+
+// What the walk learns of one listed file.
+struct walk_fact {
+  walk_kind kind = walk_kind::not_elf;
+  std::string problem;  // why it could not be read as what it is (a warning)
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> id;  // device and inode
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> uses;  // the plan's: the files its link reads
+};
+
+// Which listed files are checked: the regular files, then the symlinks whose
+// target is none of them (nor an earlier symlink's), each file once; the rest
+// is counted in `report` (skipped_non_elf, skipped_symlinks, skipped_static)
+// and their problems become warnings. `examine(path, fact)` fills a file's
+// kind, problem and identity (and may do more: the check plans its link
+// there); it runs on `jobs` threads, for every regular file and for each
+// symlink that names no regular file (the others take that file's facts, and
+// are only stat'ed). The answer is the same for every `jobs`. Returns indices
+// into regular-then-links; `facts` has one entry per listed file.
+template <class Examine>
+std::vector<std::size_t> walk_decide(const walk_list& list, prefix_report& report, unsigned jobs,
+                                     std::vector<walk_fact>& facts, Examine examine) {
+  const std::size_t regulars = list.regular.size();
+  const std::size_t n = regulars + list.links.size();
+  facts.assign(n, walk_fact{});
+  run_parallel(jobs, regulars, [&](std::size_t i) { examine(list.regular[i], facts[i]); });
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> regular_by_id;
+  for (std::size_t i = 0; i < regulars; ++i)
+    if (facts[i].id) regular_by_id.emplace(*facts[i].id, i);
+  run_parallel(jobs, list.links.size(), [&](std::size_t k) { facts[regulars + k].id = file_identity(list.links[k]); });
+  std::vector<std::size_t> unnamed;  // symlinks to files outside the regular ones
+  for (std::size_t k = 0; k < list.links.size(); ++k) {
+    walk_fact& f = facts[regulars + k];
+    auto same = f.id ? regular_by_id.find(*f.id) : regular_by_id.end();
+    if (same == regular_by_id.end()) {
+      unnamed.push_back(regulars + k);
+      continue;
+    }
+    f.kind = facts[same->second].kind;
+    f.problem = facts[same->second].problem;
+  }
+  run_parallel(jobs, unnamed.size(), [&](std::size_t u) {
+    walk_fact& f = facts[unnamed[u]];
+    f = walk_fact{};
+    examine(list.links[unnamed[u] - regulars], f);
   });
-  std::vector<std::string> out;
+  std::vector<std::size_t> kept;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
   for (std::size_t i = 0; i < n; ++i) {
-    const bool link = i >= regular.size();
-    std::string& path = link ? links[i - regular.size()] : regular[i];
-    const sniffed& f = facts[i];
+    const bool link = i >= regulars;
+    const std::string& path = link ? list.links[i - regulars] : list.regular[i];
+    const walk_fact& f = facts[i];
     if (!f.problem.empty()) report.warnings.push_back(path + ": " + f.problem);
     if (f.kind == walk_kind::not_elf) {
       if (f.problem.empty()) ++report.skipped_non_elf;
@@ -194,11 +255,10 @@ inline std::vector<std::string> walk_prefix(const std::string& prefix, prefix_re
       ++report.skipped_static;
       continue;
     }
-    out.push_back(std::move(path));
+    kept.push_back(i);
   }
-  return out;
+  return kept;
 }
-
 
 }  // namespace detail
 #endif  // LINKSCOPE_DEFINITIONS
