@@ -6,7 +6,8 @@
 #   CLOSURE=N       step 2: files whose closure is compared (every k-th of step 1's); default 50
 #   SIZES="1000 10000"  step 4: generated prefix sizes (add 50000 for the full table)
 #   GEN_DIR=DIR     step 4: where the prefixes go (default a temporary directory, removed)
-#   REPEAT=N        each linkscope run N times, the least wall time kept (default 3)
+#   REPEAT=N        step 1: each linkscope run N times, the least wall time kept (default 3)
+#   ROUNDS=N        steps 3 and 4: rounds of one run per configuration, alternated; the median kept (default 5)
 #
 # 1. Every regular (not symlinked), dynamically linked ELF file under /usr/lib/x86_64-linux-gnu
 #    and /usr/bin: one `linkscope-check --json --undefined /usr FILE...` run against a loop of
@@ -18,7 +19,10 @@
 # 3. Threads: -j 1 .. nproc when linkscope-check has -j; otherwise says so.
 # 4. Linear in files: prefixes of generated DSOs (chains of 10, diamonds, 8 shared hubs),
 #    made from three gcc-built templates by replacing fixed-length sonames byte for byte.
-# Every timing is /usr/bin/time: wall, CPU (user+sys), peak RSS; linkscope's rows are the best of REPEAT runs. Goals: step 1 >= 100x,
+# Every timing is /usr/bin/time: wall, CPU (user+sys), peak RSS; linkscope's rows in step 1 are the best of REPEAT
+# runs; steps 3 and 4 compare configurations, so their runs alternate (round 1 runs each once, then round 2 ...)
+# and each row is the median of ROUNDS: a slow minute of a shared machine then lands on every configuration alike,
+# not on one. Goals: step 1 >= 100x,
 # step 4: 10x the files in <= 11x the time. Needs python3, gcc, and apt-get for pax-utils,
 # libtree when missing. Exit 0 when every comparison agrees.
 set -u
@@ -58,6 +62,34 @@ best() {
   tail -1 "$work/$label.time.$keep" | awk -v label="$label (best of ${REPEAT:-3})" -v out="$work/$label.wall" \
     '{ printf "| %-34s | %8.2f | %8.2f | %8d |\n", label, $1, $2 + $3, $4 / 1024; print $1, $2 + $3 > out }' >&3
   cat "$work/best.out"
+  return $status
+}
+# alternate ROUNDS LABEL...: runs the command line saved in "$work/cmd.LABEL" once per label per round,
+# in order, then prints each label's row: the median wall time and the median CPU time of its runs, the largest
+# RSS; the median wall and CPU go to $work/LABEL.wall. Each command's stdout (the same every round) goes to
+# $work/LABEL.out.
+alternate() {
+  local rounds=$1; shift
+  local label r status=0
+  for r in $(seq 1 "$rounds"); do
+    for label in "$@"; do
+      # The saved command line (printf %q words) is run by /usr/bin/time itself, with no shell in between.
+      eval "/usr/bin/time -f '%e %U %S %M' -o \"\$work/\$label.time.\$r\" $(cat "$work/cmd.$label")" > "$work/$label.out" || status=$?
+    done
+  done
+  for label in "$@"; do
+    for r in $(seq 1 "$rounds"); do tail -1 "$work/$label.time.$r"; done | python3 -c '
+import statistics, sys
+label, out = sys.argv[1], sys.argv[2]
+runs = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
+wall = statistics.median(r[0] for r in runs)
+cpu = statistics.median(r[1] + r[2] for r in runs)
+rss = max(r[3] for r in runs) / 1024
+print("| %-34s | %8.2f | %8.2f | %8d |" % (label + " (median of %d)" % len(runs), wall, cpu, rss))
+print("  %s: wall %s s" % (label, " ".join("%.2f" % r[0] for r in runs)))
+open(out, "w").write("%s %s\n" % (wall, cpu))
+' "$label" "$work/$label.wall" >&3
+  done
   return $status
 }
 header() { printf '| %-34s | %8s | %8s | %8s |\n|---|---:|---:|---:|\n' "run" "wall s" "CPU s" "RSS MB"; }
@@ -217,9 +249,14 @@ echo
 echo "== 3. threads"
 if "$check" --help | grep -qE -- '(^|[ ,])-j|--jobs'; then
   header
+  labels=()
   for j in $(seq 1 "$(nproc)"); do
-    best "linkscope-check -j $j" "$check" -j "$j" --json --undefined --no-dpkg --no-conda /usr "${files[@]}" \
-      | sed -E 's/"milliseconds":[0-9]+//' > "$work/jobs-$j.json"
+    printf '%q ' "$check" -j "$j" --json --undefined --no-dpkg --no-conda /usr "${files[@]}" > "$work/cmd.linkscope-check -j $j"
+    labels+=("linkscope-check -j $j")
+  done
+  alternate "${ROUNDS:-5}" "${labels[@]}"
+  for j in $(seq 1 "$(nproc)"); do
+    sed -E 's/"milliseconds":[0-9]+//' "$work/linkscope-check -j $j.out" > "$work/jobs-$j.json"
   done
   for j in $(seq 2 "$(nproc)"); do
     same=$(cmp -s "$work/jobs-1.json" "$work/jobs-$j.json" && echo "the same document" || echo "A DIFFERENT DOCUMENT")
@@ -286,9 +323,13 @@ for i in range(n):
 PY
 done
 header
+labels=()
 for n in $sizes; do
-  best "linkscope-check, $n DSOs" "$check" --json --undefined --no-dpkg --no-conda "$gen/p$n" > "$work/gen$n.json"
+  printf '%q ' "$check" --json --undefined --no-dpkg --no-conda "$gen/p$n" > "$work/cmd.linkscope-check, $n DSOs"
+  labels+=("linkscope-check, $n DSOs")
 done
+alternate "${ROUNDS:-5}" "${labels[@]}"
+for n in $sizes; do cp "$work/linkscope-check, $n DSOs.out" "$work/gen$n.json"; done
 python3 - "$work" $sizes <<'PY' || fail=1
 import json, sys
 work, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
