@@ -45,6 +45,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -166,8 +167,14 @@ struct object_image {
       return {entries.data() + buckets[b], entries.data() + buckets[b + 1]};
     }
   };
+  // Built by the first caller; thread-safe. Double-checked with an atomic
+  // flag rather than std::call_once: glibc's pthread_once makes a futex wake
+  // system call after every first run, one per image of a run.
   const definitions& own_definitions() const {
-    std::call_once(own_once_, [this] {
+    if (own_ready_.load(std::memory_order_acquire)) return own_;
+    std::lock_guard<std::mutex> hold(own_lock_);
+    if (own_ready_.load(std::memory_order_relaxed)) return own_;
+    {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> found;  // in .dynsym order
       for (std::size_t i = 1; i < dynsym.size(); ++i) {
         std::uint32_t chained = 0;
@@ -193,12 +200,14 @@ struct object_image {
       std::vector<std::uint32_t> fill(own_.buckets.begin(), own_.buckets.end() - 1);
       own_.entries.resize(found.size());
       for (const auto& e : found) own_.entries[fill[e.first >> own_.shift]++] = e;
-    });
+    }
+    own_ready_.store(true, std::memory_order_release);
     return own_;
   }
 
  private:
-  mutable std::once_flag own_once_;
+  mutable std::atomic<bool> own_ready_{false};
+  mutable std::mutex own_lock_;
   mutable definitions own_;
 };
 

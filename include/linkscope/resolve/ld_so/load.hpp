@@ -115,6 +115,7 @@ class loader {
     for (std::size_t i = 0; i < bfs_.size(); ++i) {
       const std::uint32_t id = bfs_[i];
       const std::size_t n = objects_[id].needed.size();
+      objects_[id].needed_objects.reserve(n);
       for (std::size_t k = 0; k < n; ++k) {
         // A view into the image, which images_ keeps: stable as a key.
         const std::string_view name = objects_[id].needed[k];
