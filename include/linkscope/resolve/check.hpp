@@ -218,6 +218,12 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
     plan.set_limit(std::size_t{16} << 20);
     dynamic_options plan_options = link_options;
     plan_options.bindings = false;
+    // A file read here is handed to the plan's cache, unless the search has a
+    // root (then link_dynamic reads root + path itself).
+    auto open_for_plan = [&](const std::string& path) {
+      return link_options.search.root.empty() ? mapped_file::open(path)
+                                              : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+    };
     auto plan_link = [&](const std::string& path, mapped_file* opened, std::vector<object_cache::file_id>& ids) {
       auto link = link_dynamic(path, plan_options, plan, opened);
       if (!link) return;
@@ -231,8 +237,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
       std::vector<detail::walk_fact> facts;
       const auto kept = detail::walk_decide(listed, report, std::min<unsigned>(threads, 64), facts,
                                             [&](const std::string& path, detail::walk_fact& fact) {
-        auto mapped = link_options.search.root.empty() ? mapped_file::open(path)
-                                                       : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
+        auto mapped = open_for_plan(path);
         if (mapped) {
           fact.id = std::make_pair(mapped->device(), mapped->inode());
           fact.kind = detail::walk_kind_of(mapped->bytes());
@@ -257,9 +262,7 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
         if (plan.parsed_class_of(files[i]) >= 0) {
           kinds[i] = detail::walk_kind::dynamic;
           plan_link(files[i], nullptr, uses[i]);
-        } else if (auto mapped = link_options.search.root.empty() ? mapped_file::open(files[i])
-                                                                  : result<mapped_file>(make_error(errc::not_found, no_offset, ""));
-                   mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
+        } else if (auto mapped = open_for_plan(files[i]); mapped && mapped->size() >= 4 && std::memcmp(mapped->data(), "\x7f" "ELF", 4) == 0) {
           kinds[i] = detail::walk_kind::dynamic;
           plan_link(files[i], &*mapped, uses[i]);
         } else {
