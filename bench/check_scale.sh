@@ -19,7 +19,7 @@
 # 3. Threads: -j 1 .. nproc when linkscope-check has -j; otherwise says so.
 # 4. Linear in files: prefixes of generated DSOs (chains of 10, diamonds, 8 shared hubs),
 #    made from three gcc-built templates by replacing fixed-length sonames byte for byte.
-# Every timing is /usr/bin/time: wall, CPU (user+sys), peak RSS; linkscope's rows in step 1 are the best of REPEAT
+# Every timing is bench/timed_run.py (microseconds): wall, CPU (user+sys), peak RSS; linkscope's rows in step 1 are the best of REPEAT
 # runs; steps 3 and 4 compare configurations, so their runs alternate (round 1 runs each once, then round 2 ...)
 # and each row is the median of ROUNDS: a slow minute of a shared machine then lands on every configuration alike,
 # not on one. Goals: step 1 >= 100x,
@@ -37,14 +37,17 @@ exec 3>&1  # table rows go here, also when the timed command's stdout is redirec
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
+# Every timed run goes through bench/timed_run.py: wall and CPU to the microsecond (/usr/bin/time's 10 ms steps
+# were 10% of a 0.1 s run), peak RSS, the command's own exit status.
+timer=$here/bench/timed_run.py
 
-# timed LABEL CMD...: run CMD under /usr/bin/time, print one table row, keep the wall time in $work/LABEL.wall
+# timed LABEL CMD...: run CMD under bench/timed_run.py, print one table row, keep the wall time in $work/LABEL.wall
 timed() {
   local label=$1; shift
-  /usr/bin/time -f "%e %U %S %M" -o "$work/$label.time" "$@"
+  python3 "$timer" "$work/$label.time" "$@"
   local status=$?
   tail -1 "$work/$label.time" | awk -v label="$label" -v out="$work/$label.wall" \
-    '{ printf "| %-34s | %8.2f | %8.2f | %8d |\n", label, $1, $2 + $3, $4 / 1024; print $1, $2 + $3 > out }' >&3
+    '{ printf "| %-34s | %8.3f | %8.3f | %8d |\n", label, $1, $2 + $3, $4 / 1024; print $1, $2 + $3 > out }' >&3
   return $status
 }
 # best LABEL CMD...: as timed, REPEAT times (default 3), keeping the run with the least
@@ -55,12 +58,12 @@ best() {
   local label=$1; shift
   local r status=0 keep=""
   for r in $(seq 1 "${REPEAT:-3}"); do
-    /usr/bin/time -f "%e %U %S %M" -o "$work/$label.time.$r" "$@" > "$work/best.out" || status=$?
+    python3 "$timer" "$work/$label.time.$r" "$@" > "$work/best.out" || status=$?
     if [ -z "$keep" ] || awk -v a="$(tail -1 "$work/$label.time.$r" | cut -d' ' -f1)" \
          -v b="$(tail -1 "$work/$label.time.$keep" | cut -d' ' -f1)" 'BEGIN { exit !(a < b) }'; then keep=$r; fi
   done
   tail -1 "$work/$label.time.$keep" | awk -v label="$label (best of ${REPEAT:-3})" -v out="$work/$label.wall" \
-    '{ printf "| %-34s | %8.2f | %8.2f | %8d |\n", label, $1, $2 + $3, $4 / 1024; print $1, $2 + $3 > out }' >&3
+    '{ printf "| %-34s | %8.3f | %8.3f | %8d |\n", label, $1, $2 + $3, $4 / 1024; print $1, $2 + $3 > out }' >&3
   cat "$work/best.out"
   return $status
 }
@@ -73,8 +76,8 @@ alternate() {
   local label r status=0
   for r in $(seq 1 "$rounds"); do
     for label in "$@"; do
-      # The saved command line (printf %q words) is run by /usr/bin/time itself, with no shell in between.
-      eval "/usr/bin/time -f '%e %U %S %M' -o \"\$work/\$label.time.\$r\" $(cat "$work/cmd.$label")" > "$work/$label.out" || status=$?
+      # The saved command line (printf %q words) is run by the timer itself, with no shell in between.
+      eval "python3 \"\$timer\" \"\$work/\$label.time.\$r\" $(cat "$work/cmd.$label")" > "$work/$label.out" || status=$?
     done
   done
   for label in "$@"; do
@@ -85,8 +88,8 @@ runs = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
 wall = statistics.median(r[0] for r in runs)
 cpu = statistics.median(r[1] + r[2] for r in runs)
 rss = max(r[3] for r in runs) / 1024
-print("| %-34s | %8.2f | %8.2f | %8d |" % (label + " (median of %d)" % len(runs), wall, cpu, rss))
-print("  %s: wall %s s" % (label, " ".join("%.2f" % r[0] for r in runs)))
+print("| %-34s | %8.3f | %8.3f | %8d |" % (label + " (median of %d)" % len(runs), wall, cpu, rss))
+print("  %s: wall %s s" % (label, " ".join("%.3f" % r[0] for r in runs)))
 open(out, "w").write("%s %s\n" % (wall, cpu))
 ' "$label" "$work/$label.wall" >&3
   done
