@@ -10,12 +10,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/fixtures.hpp"
@@ -1761,5 +1763,37 @@ TEST_CASE("the walk's one-read classification agrees with sniff_elf_file on real
   }
   CHECK(compared > 100);
   CHECK(elf_dynamic > 20);
+}
+
+TEST_CASE("run_parallel hands every item to exactly one thread, in runs of consecutive items", "[check][walk]") {
+  using resolve::detail::parallel_chunk;
+  // One thread takes everything at once; more threads take between 1 and 32
+  // consecutive items, at least 32 runs per thread when there are enough.
+  CHECK(parallel_chunk(1, 0) == 1);
+  CHECK(parallel_chunk(1, 1000) == 1000);
+  CHECK(parallel_chunk(2, 10) == 1);
+  CHECK(parallel_chunk(2, 1931) == 30);
+  CHECK(parallel_chunk(2, 100000) == 32);
+  CHECK(parallel_chunk(64, 100000) == 32);
+  CHECK(parallel_chunk(64, 1000) == 1);
+  for (unsigned jobs : {1u, 2u, 3u, 7u, 64u}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{63}, std::size_t{64},
+                          std::size_t{65}, std::size_t{2049}, std::size_t{10007}}) {
+      std::vector<std::atomic<int>> seen(n);
+      std::vector<std::thread::id> by(n);
+      resolve::detail::run_parallel(jobs, n, [&](std::size_t i) {
+        seen[i].fetch_add(1);
+        by[i] = std::this_thread::get_id();
+      });
+      std::size_t once = 0;
+      for (auto& s : seen) once += s.load() == 1;
+      CHECK(once == n);
+      // Items of one chunk went to one thread.
+      const std::size_t chunk = parallel_chunk(jobs, n);
+      std::size_t split = 0;
+      for (std::size_t i = 1; i < n; ++i) split += i % chunk != 0 && by[i] != by[i - 1];
+      CHECK(split == 0);
+    }
+  }
 }
 #endif  // LINKSCOPE_DEFINITIONS
