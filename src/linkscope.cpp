@@ -18,3 +18,14 @@ template class ::linkscope::macho::file<::linkscope::macho::macho64le>;
 template class ::linkscope::macho::file<::linkscope::macho::macho64be>;
 template class ::linkscope::coff::basic_object<::linkscope::coff::symbol16>;
 template class ::linkscope::coff::basic_object<::linkscope::coff::symbol32>;
+
+// The ld.so object cache's open, for every ELF variant (its body is out of
+// line under LINKSCOPE_DEFINITIONS; resolve/ld_so/image.hpp).
+#define LINKSCOPE_CACHE_OPEN(ET)                                                                  \
+  template std::shared_ptr<const linkscope::resolve::detail::object_image<ET>>                    \
+  linkscope::resolve::object_cache::open<ET>(const std::string&, linkscope::mapped_file*);
+LINKSCOPE_CACHE_OPEN(::linkscope::elf::elf32le)
+LINKSCOPE_CACHE_OPEN(::linkscope::elf::elf32be)
+LINKSCOPE_CACHE_OPEN(::linkscope::elf::elf64le)
+LINKSCOPE_CACHE_OPEN(::linkscope::elf::elf64be)
+#undef LINKSCOPE_CACHE_OPEN

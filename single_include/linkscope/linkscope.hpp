@@ -13428,6 +13428,7 @@ class ld_so_cache {
   bool big_endian_ = false;
 };
 
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 inline constexpr char cache_magic_old[] = "ld.so-1.7.0";              // 11 bytes
 inline constexpr char cache_magic_new[] = "glibc-ld.so.cache1.1";     // 17 + 3 bytes
@@ -13539,7 +13540,6 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-#if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   using namespace detail;
   ld_so_cache cache;
@@ -13587,9 +13587,8 @@ LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   }
   return cache;
 }
-#endif
 
-inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
+LINKSCOPE_FUNC std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
   // dl-cache.c search_cache: binary search with ints, then walk back to the first
   // entry of that name and forward through the run.
   const bool has_hwcap = format_ != ld_so_cache_format::old;
@@ -13649,7 +13648,7 @@ inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_l
   return best;
 }
 
-inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
+LINKSCOPE_FUNC std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   static constexpr const char* types[] = {"libc4", "ELF", "libc5", "libc6"};
   std::string out;
   const std::int32_t type = entry.flags & cache_flags::type_mask;
@@ -13683,6 +13682,8 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   return out;
 }
 
+#endif  // LINKSCOPE_DEFINITIONS
+
 // An ld.so.cache file as read: its mapping and parse, or why it cannot be
 // used. One may serve every root of a run (object_cache::ld_so_cache_for).
 struct ld_so_cache_file {
@@ -13690,22 +13691,26 @@ struct ld_so_cache_file {
   std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable
   std::optional<error> failure;        // it exists and cannot be read or parsed
 
-  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path) {
-    auto out = std::make_shared<ld_so_cache_file>();
-    auto file = mapped_file::open(path);
-    if (!file) {
-      if (file.error().code != errc::not_found) out->failure = file.error();
-      return out;
-    }
-    out->file = std::make_unique<mapped_file>(std::move(*file));
-    auto parsed = ld_so_cache::parse(out->file->bytes());
-    if (!parsed)
-      out->failure = parsed.error();
-    else
-      out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path);
+};
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::shared_ptr<const ld_so_cache_file> ld_so_cache_file::load(const std::string& path) {
+  auto out = std::make_shared<ld_so_cache_file>();
+  auto file = mapped_file::open(path);
+  if (!file) {
+    if (file.error().code != errc::not_found) out->failure = file.error();
     return out;
   }
-};
+  out->file = std::make_unique<mapped_file>(std::move(*file));
+  auto parsed = ld_so_cache::parse(out->file->bytes());
+  if (!parsed)
+    out->failure = parsed.error();
+  else
+    out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+  return out;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0
@@ -13969,30 +13974,15 @@ enum class candidate_status : std::uint8_t { ok, absent, other_class, other_mach
 // Thread-safe: sixteen shards, each behind its own lock.
 class search_probes {
  public:
-  std::optional<candidate_status> file(const std::string& host) const { return find(host, false); }
-  void set_file(const std::string& host, candidate_status status) { store(host, false, static_cast<std::uint8_t>(status)); }
-  std::optional<bool> directory(const std::string& host) const {
-    auto v = find(host, true);
-    if (!v) return std::nullopt;
-    return *v != candidate_status::absent;
-  }
-  void set_directory(const std::string& host, bool exists) {
-    store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
-  }
+  // Defined below the class, under LINKSCOPE_DEFINITIONS.
+  std::optional<candidate_status> file(const std::string& host) const;
+  void set_file(const std::string& host, candidate_status status);
+  std::optional<bool> directory(const std::string& host) const;
+  void set_directory(const std::string& host, bool exists);
   // Which of a search setup's subdirectories exist in a folder (key: the
   // folder's host path, NUL, the setup's id; library_search::existing_subdirs).
-  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const {
-    const shard& s = at(key);
-    std::lock_guard<std::mutex> hold(s.lock);
-    auto it = s.listings.find(key);
-    if (it == s.listings.end()) return std::nullopt;
-    return it->second;
-  }
-  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
-    shard& s = const_cast<shard&>(at(key));
-    std::lock_guard<std::mutex> hold(s.lock);
-    s.listings.emplace(key, found);
-  }
+  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const;
+  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found);
 
  private:
   struct shard {
@@ -14000,22 +13990,56 @@ class search_probes {
     std::unordered_map<std::string, std::uint8_t> files, dirs;
     std::unordered_map<std::string, std::vector<std::uint32_t>> listings;
   };
-  const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
-  std::optional<candidate_status> find(const std::string& key, bool dir) const {
-    const shard& s = at(key);
-    std::lock_guard<std::mutex> hold(s.lock);
-    const auto& map = dir ? s.dirs : s.files;
-    auto it = map.find(key);
-    if (it == map.end()) return std::nullopt;
-    return static_cast<candidate_status>(it->second);
-  }
-  void store(const std::string& key, bool dir, std::uint8_t value) {
-    shard& s = const_cast<shard&>(at(key));
-    std::lock_guard<std::mutex> hold(s.lock);
-    (dir ? s.dirs : s.files).emplace(key, value);
-  }
+  const shard& at(const std::string& key) const;
+  std::optional<candidate_status> find(const std::string& key, bool dir) const;
+  void store(const std::string& key, bool dir, std::uint8_t value);
   std::array<shard, 16> shards_;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::optional<candidate_status> search_probes::file(const std::string& host) const {
+  return find(host, false);
+}
+LINKSCOPE_FUNC void search_probes::set_file(const std::string& host, candidate_status status) {
+  store(host, false, static_cast<std::uint8_t>(status));
+}
+LINKSCOPE_FUNC std::optional<bool> search_probes::directory(const std::string& host) const {
+  auto v = find(host, true);
+  if (!v) return std::nullopt;
+  return *v != candidate_status::absent;
+}
+LINKSCOPE_FUNC void search_probes::set_directory(const std::string& host, bool exists) {
+  store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
+}
+LINKSCOPE_FUNC std::optional<std::vector<std::uint32_t>> search_probes::listing(const std::string& key) const {
+  const shard& s = at(key);
+  std::lock_guard<std::mutex> hold(s.lock);
+  auto it = s.listings.find(key);
+  if (it == s.listings.end()) return std::nullopt;
+  return it->second;
+}
+LINKSCOPE_FUNC void search_probes::set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
+  shard& s = const_cast<shard&>(at(key));
+  std::lock_guard<std::mutex> hold(s.lock);
+  s.listings.emplace(key, found);
+}
+LINKSCOPE_FUNC const search_probes::shard& search_probes::at(const std::string& key) const {
+  return shards_[std::hash<std::string>{}(key) % shards_.size()];
+}
+LINKSCOPE_FUNC std::optional<candidate_status> search_probes::find(const std::string& key, bool dir) const {
+  const shard& s = at(key);
+  std::lock_guard<std::mutex> hold(s.lock);
+  const auto& map = dir ? s.dirs : s.files;
+  auto it = map.find(key);
+  if (it == map.end()) return std::nullopt;
+  return static_cast<candidate_status>(it->second);
+}
+LINKSCOPE_FUNC void search_probes::store(const std::string& key, bool dir, std::uint8_t value) {
+  shard& s = const_cast<shard&>(at(key));
+  std::lock_guard<std::mutex> hold(s.lock);
+  (dir ? s.dirs : s.files).emplace(key, value);
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 namespace detail {
 inline std::string getcwd_string() {
@@ -15979,6 +16003,7 @@ namespace linkscope {
 inline namespace v0 {
 namespace resolve {
 namespace detail {
+#if LINKSCOPE_DEFINITIONS
 
 // One entry of ld.so's l_versions (by versym index): what a reference asks
 // for, or what a definition is.
@@ -16230,6 +16255,12 @@ std::unique_ptr<object_image<ET>> open_image(std::shared_ptr<const mapped_file> 
   return img;
 }
 
+#else
+// Compiled mode: object_cache's interface needs only the name; the image,
+// its reader and the loader are compiled in src/.
+template <class ET>
+struct object_image;
+#endif  // LINKSCOPE_DEFINITIONS
 }  // namespace detail
 
 class object_cache {
@@ -16242,30 +16273,25 @@ class object_cache {
     }
   };
 
-  object_cache() = default;
+  // The member functions that lock, parse or release are defined below the
+  // class, under LINKSCOPE_DEFINITIONS: a compiled-mode translation unit
+  // sees only their declarations.
+  object_cache();
   object_cache(const object_cache&) = delete;
   object_cache& operator=(const object_cache&) = delete;
   // Moving takes the images, not the lock (no thread may use either cache meanwhile).
-  object_cache(object_cache&& other) noexcept { take(other); }
-  object_cache& operator=(object_cache&& other) noexcept {
-    take(other);
-    return *this;
-  }
+  object_cache(object_cache&& other) noexcept;
+  object_cache& operator=(object_cache&& other) noexcept;
 
   // The ld.so.cache at host path `path`, read and parsed once per run: every
   // root's library search shares it.
-  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path) {
-    std::lock_guard<std::mutex> hold(shared_->lock);
-    auto& slot = shared_->ld_so_caches[path];
-    if (!slot) slot = ld_so_cache_file::load(path);
-    return slot;
-  }
+  std::shared_ptr<const ld_so_cache_file> ld_so_cache_for(const std::string& path);
   // The file system answers of the library search (search_path.hpp), shared
   // by every root of the run.
-  search_probes& probes() noexcept { return shared_->probes; }
+  search_probes& probes() noexcept;
   // Share `other`'s ld.so.cache files and search probes (a closure-only cache
   // that plans the roots of the run `other` links).
-  void share_lookups_with(object_cache& other) { shared_ = other.shared_; }
+  void share_lookups_with(object_cache& other);
 
   // Images that keep only what the load phase reads (the closure: DT_NEEDED,
   // SONAME, RPATH, RUNPATH, flags, PT_INTERP), without mappings; enough to
@@ -16292,22 +16318,8 @@ class object_cache {
   // root. After a root is linked, end_use(the same files) lets go of every
   // file no pending root still needs (a file no root announced goes at the
   // first end_use that names it). Results keep what they point into.
-  void expect_use(const std::vector<file_id>& ids) {
-    std::lock_guard<std::mutex> hold(lock_);
-    for (const file_id& id : ids) ++pending_[id];
-  }
-  void end_use(const std::vector<file_id>& ids) {
-    // The images let go are destroyed (their files unmapped) after the lock
-    // is released: other threads' opens do not wait for munmap.
-    std::vector<std::shared_ptr<const void>> gone;
-    std::lock_guard<std::mutex> hold(lock_);
-    for (const file_id& id : ids) {
-      auto it = pending_.find(id);
-      if (it != pending_.end() && --it->second != 0) continue;
-      if (it != pending_.end()) pending_.erase(it);
-      std::apply([&](auto&... each) { (release(each, id, gone), ...); }, stores_);
-    }
-  }
+  void expect_use(const std::vector<file_id>& ids);
+  void end_use(const std::vector<file_id>& ids);
   // Images held now, the most held at once, and how many were let go by end_use.
   std::size_t images() const noexcept { return held_; }
   std::size_t peak_images() const noexcept { return peak_held_; }
@@ -16315,15 +16327,7 @@ class object_cache {
 
   // Which ELF variant the cache holds host path `file` as, parsed without
   // error (0 elf64le, 1 elf64be, 2 elf32le, 3 elf32be), or -1.
-  int parsed_class_of(const std::string& file) {
-    int found = -1, index = 0;
-    std::apply(
-        [&](auto&... each) {
-          ((found = found < 0 && held_ok(each, file) ? index : found, ++index), ...);
-        },
-        stores_);
-    return found;
-  }
+  int parsed_class_of(const std::string& file);
 
   // The image of the file at host path `file` (parsed on first use). An
   // unreadable file gives an image with ok == false, no mapping and the
@@ -16331,66 +16335,7 @@ class object_cache {
   // `preopened`, when given, is the file's mapping, used instead of opening
   // it again when the cache does not know the file yet.
   template <class ET>
-  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file, mapped_file* preopened = nullptr) {
-    using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
-    store<ET>& s = std::get<store<ET>>(stores_);
-    path_shard<ET>& names = s.shard(file);
-    {
-      // A hit takes only its name's shard: lock_ is for parsing and releasing.
-      std::lock_guard<std::mutex> hold(names.lock);
-      auto it = names.images.find(file);
-      if (it != names.images.end()) {
-        hits_.fetch_add(1, std::memory_order_relaxed);
-        return it->second;
-      }
-    }
-    auto mapped = preopened != nullptr ? result<mapped_file>(std::move(*preopened)) : mapped_file::open(file);
-    if (!mapped) {
-      auto failed = std::make_shared<detail::object_image<ET>>();
-      failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
-      std::lock_guard<std::mutex> hold(lock_);
-      std::lock_guard<std::mutex> hold_names(names.lock);
-      return names.images.emplace(file, image_ptr(std::move(failed))).first->second;
-    }
-    const file_id key{mapped->device(), mapped->inode()};
-    {
-      std::lock_guard<std::mutex> hold(lock_);
-      auto same = s.by_file.find(key);
-      if (same != s.by_file.end()) {
-        hits_.fetch_add(1, std::memory_order_relaxed);
-        same->second.paths.push_back(file);
-        std::lock_guard<std::mutex> hold_names(names.lock);
-        return names.images.emplace(file, same->second.image).first->second;
-      }
-    }
-    const std::size_t size = mapped->size();
-    image_ptr img =
-        detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_, !roots_only_);
-    std::lock_guard<std::mutex> hold(lock_);
-    auto [same, fresh] = s.by_file.emplace(key, entry<ET>{std::move(img), {}});
-    if (!fresh) {
-      hits_.fetch_add(1, std::memory_order_relaxed);  // another thread parsed it meanwhile: keep the first
-      same->second.paths.push_back(file);
-      std::lock_guard<std::mutex> hold_names(names.lock);
-      return names.images.emplace(file, same->second.image).first->second;
-    }
-    if (!closure_only_) parsed_.insert(key);
-    image_ptr out = same->second.image;
-    if (++held_ > peak_held_) peak_held_ = held_;
-    bytes_ += closure_only_ ? closure_only_cost : size;
-    if (limit_ != 0 && bytes_ > limit_) {
-      // Over the limit: let every file go; the caller keeps this one.
-      std::apply([](auto&... each) { (each.clear(), ...); }, stores_);
-      bytes_ = 0;
-      held_ = 0;
-      ++flushes_;
-      return out;
-    }
-    same->second.paths.push_back(file);
-    std::lock_guard<std::mutex> hold_names(names.lock);
-    names.images.emplace(file, out);
-    return out;
-  }
+  std::shared_ptr<const detail::object_image<ET>> open(const std::string& file, mapped_file* preopened = nullptr);
 
  private:
   template <class ET>
@@ -16431,48 +16376,14 @@ class object_cache {
   };
 
   template <class ET>
-  static bool held_ok(store<ET>& s, const std::string& file) {
-    path_shard<ET>& names = s.shard(file);
-    std::lock_guard<std::mutex> hold(names.lock);
-    auto it = names.images.find(file);
-    return it != names.images.end() && it->second->ok;
-  }
+  static bool held_ok(store<ET>& s, const std::string& file);
   template <class ET>
-  void release(store<ET>& s, const file_id& id, std::vector<std::shared_ptr<const void>>& gone) {  // lock_ held
-    auto it = s.by_file.find(id);
-    if (it == s.by_file.end()) return;
-    gone.push_back(it->second.image);
-    for (const std::string& path : it->second.paths) {
-      path_shard<ET>& names = s.shard(path);
-      std::lock_guard<std::mutex> hold(names.lock);
-      names.images.erase(path);
-    }
-    bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
-                                                        : closure_only_ ? closure_only_cost : std::size_t{0});
-    s.by_file.erase(it);
-    --held_;
-    ++released_;
-  }
-
-  void take(object_cache& other) noexcept {
-    stores_ = std::move(other.stores_);
-    parsed_ = std::move(other.parsed_);
-    shared_ = std::move(other.shared_);
-    pending_ = std::move(other.pending_);
-    closure_only_ = other.closure_only_;
-    roots_only_ = other.roots_only_;
-    limit_ = other.limit_;
-    bytes_ = other.bytes_;
-    flushes_ = other.flushes_;
-    hits_.store(other.hits_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    held_ = other.held_;
-    peak_held_ = other.peak_held_;
-    released_ = other.released_;
-  }
+  void release(store<ET>& s, const file_id& id, std::vector<std::shared_ptr<const void>>& gone);  // lock_ held
+  void take(object_cache& other) noexcept;
 
   std::tuple<store<elf::elf64le>, store<elf::elf64be>, store<elf::elf32le>, store<elf::elf32be>> stores_;
   std::unordered_set<file_id, file_id_hash> parsed_;  // every file parsed, by device and inode
-  std::shared_ptr<shared_lookups> shared_ = std::make_shared<shared_lookups>();
+  std::shared_ptr<shared_lookups> shared_;
   std::unordered_map<file_id, std::uint32_t, file_id_hash> pending_;  // expect_use - end_use, per file
   bool closure_only_ = false;
   bool roots_only_ = false;
@@ -16481,6 +16392,153 @@ class object_cache {
   std::atomic<std::size_t> hits_{0};
   std::size_t held_ = 0, peak_held_ = 0, released_ = 0;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC object_cache::object_cache() : shared_(std::make_shared<shared_lookups>()) {}
+LINKSCOPE_FUNC object_cache::object_cache(object_cache&& other) noexcept { take(other); }
+LINKSCOPE_FUNC object_cache& object_cache::operator=(object_cache&& other) noexcept {
+  take(other);
+  return *this;
+}
+
+LINKSCOPE_FUNC std::shared_ptr<const ld_so_cache_file> object_cache::ld_so_cache_for(const std::string& path) {
+  std::lock_guard<std::mutex> hold(shared_->lock);
+  auto& slot = shared_->ld_so_caches[path];
+  if (!slot) slot = ld_so_cache_file::load(path);
+  return slot;
+}
+LINKSCOPE_FUNC search_probes& object_cache::probes() noexcept { return shared_->probes; }
+LINKSCOPE_FUNC void object_cache::share_lookups_with(object_cache& other) { shared_ = other.shared_; }
+
+LINKSCOPE_FUNC void object_cache::expect_use(const std::vector<file_id>& ids) {
+  std::lock_guard<std::mutex> hold(lock_);
+  for (const file_id& id : ids) ++pending_[id];
+}
+LINKSCOPE_FUNC void object_cache::end_use(const std::vector<file_id>& ids) {
+  // The images let go are destroyed (their files unmapped) after the lock
+  // is released: other threads' opens do not wait for munmap.
+  std::vector<std::shared_ptr<const void>> gone;
+  std::lock_guard<std::mutex> hold(lock_);
+  for (const file_id& id : ids) {
+    auto it = pending_.find(id);
+    if (it != pending_.end() && --it->second != 0) continue;
+    if (it != pending_.end()) pending_.erase(it);
+    std::apply([&](auto&... each) { (release(each, id, gone), ...); }, stores_);
+  }
+}
+
+LINKSCOPE_FUNC int object_cache::parsed_class_of(const std::string& file) {
+  int found = -1, index = 0;
+  std::apply(
+      [&](auto&... each) {
+        ((found = found < 0 && held_ok(each, file) ? index : found, ++index), ...);
+      },
+      stores_);
+  return found;
+}
+
+template <class ET>
+std::shared_ptr<const detail::object_image<ET>> object_cache::open(const std::string& file, mapped_file* preopened) {
+  using image_ptr = std::shared_ptr<const detail::object_image<ET>>;
+  store<ET>& s = std::get<store<ET>>(stores_);
+  path_shard<ET>& names = s.shard(file);
+  {
+    // A hit takes only its name's shard: lock_ is for parsing and releasing.
+    std::lock_guard<std::mutex> hold(names.lock);
+    auto it = names.images.find(file);
+    if (it != names.images.end()) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return it->second;
+    }
+  }
+  auto mapped = preopened != nullptr ? result<mapped_file>(std::move(*preopened)) : mapped_file::open(file);
+  if (!mapped) {
+    auto failed = std::make_shared<detail::object_image<ET>>();
+    failed->warnings.push_back(std::string("cannot read: ") + mapped.error().message);
+    std::lock_guard<std::mutex> hold(lock_);
+    std::lock_guard<std::mutex> hold_names(names.lock);
+    return names.images.emplace(file, image_ptr(std::move(failed))).first->second;
+  }
+  const file_id key{mapped->device(), mapped->inode()};
+  {
+    std::lock_guard<std::mutex> hold(lock_);
+    auto same = s.by_file.find(key);
+    if (same != s.by_file.end()) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      same->second.paths.push_back(file);
+      std::lock_guard<std::mutex> hold_names(names.lock);
+      return names.images.emplace(file, same->second.image).first->second;
+    }
+  }
+  const std::size_t size = mapped->size();
+  image_ptr img =
+      detail::open_image<ET>(std::make_shared<const mapped_file>(std::move(*mapped)), closure_only_, !roots_only_);
+  std::lock_guard<std::mutex> hold(lock_);
+  auto [same, fresh] = s.by_file.emplace(key, entry<ET>{std::move(img), {}});
+  if (!fresh) {
+    hits_.fetch_add(1, std::memory_order_relaxed);  // another thread parsed it meanwhile: keep the first
+    same->second.paths.push_back(file);
+    std::lock_guard<std::mutex> hold_names(names.lock);
+    return names.images.emplace(file, same->second.image).first->second;
+  }
+  if (!closure_only_) parsed_.insert(key);
+  image_ptr out = same->second.image;
+  if (++held_ > peak_held_) peak_held_ = held_;
+  bytes_ += closure_only_ ? closure_only_cost : size;
+  if (limit_ != 0 && bytes_ > limit_) {
+    // Over the limit: let every file go; the caller keeps this one.
+    std::apply([](auto&... each) { (each.clear(), ...); }, stores_);
+    bytes_ = 0;
+    held_ = 0;
+    ++flushes_;
+    return out;
+  }
+  same->second.paths.push_back(file);
+  std::lock_guard<std::mutex> hold_names(names.lock);
+  names.images.emplace(file, out);
+  return out;
+}
+
+template <class ET>
+bool object_cache::held_ok(store<ET>& s, const std::string& file) {
+  path_shard<ET>& names = s.shard(file);
+  std::lock_guard<std::mutex> hold(names.lock);
+  auto it = names.images.find(file);
+  return it != names.images.end() && it->second->ok;
+}
+template <class ET>
+void object_cache::release(store<ET>& s, const file_id& id, std::vector<std::shared_ptr<const void>>& gone) {
+  auto it = s.by_file.find(id);
+  if (it == s.by_file.end()) return;
+  gone.push_back(it->second.image);
+  for (const std::string& path : it->second.paths) {
+    path_shard<ET>& names = s.shard(path);
+    std::lock_guard<std::mutex> hold(names.lock);
+    names.images.erase(path);
+  }
+  bytes_ -= std::min(bytes_, it->second.image->mapped ? it->second.image->mapped->size()
+                                                      : closure_only_ ? closure_only_cost : std::size_t{0});
+  s.by_file.erase(it);
+  --held_;
+  ++released_;
+}
+
+LINKSCOPE_FUNC void object_cache::take(object_cache& other) noexcept {
+  stores_ = std::move(other.stores_);
+  parsed_ = std::move(other.parsed_);
+  shared_ = std::move(other.shared_);
+  pending_ = std::move(other.pending_);
+  closure_only_ = other.closure_only_;
+  roots_only_ = other.roots_only_;
+  limit_ = other.limit_;
+  bytes_ = other.bytes_;
+  flushes_ = other.flushes_;
+  hits_.store(other.hits_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  held_ = other.held_;
+  peak_held_ = other.peak_held_;
+  released_ = other.released_;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -169,6 +169,7 @@ class ld_so_cache {
   bool big_endian_ = false;
 };
 
+#if LINKSCOPE_DEFINITIONS
 namespace detail {
 inline constexpr char cache_magic_old[] = "ld.so-1.7.0";              // 11 bytes
 inline constexpr char cache_magic_new[] = "glibc-ld.so.cache1.1";     // 17 + 3 bytes
@@ -280,7 +281,6 @@ result<void> parse_new_cache(byte_view file, u64 header_offset, std::vector<ld_s
 }
 }  // namespace detail
 
-#if LINKSCOPE_DEFINITIONS
 LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   using namespace detail;
   ld_so_cache cache;
@@ -328,9 +328,8 @@ LINKSCOPE_FUNC result<ld_so_cache> ld_so_cache::parse(byte_view bytes) {
   }
   return cache;
 }
-#endif
 
-inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
+LINKSCOPE_FUNC std::string_view ld_so_cache::lookup(std::string_view name, const cache_lookup_options& options) const {
   // dl-cache.c search_cache: binary search with ints, then walk back to the first
   // entry of that name and forward through the run.
   const bool has_hwcap = format_ != ld_so_cache_format::old;
@@ -390,7 +389,7 @@ inline std::string_view ld_so_cache::lookup(std::string_view name, const cache_l
   return best;
 }
 
-inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
+LINKSCOPE_FUNC std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   static constexpr const char* types[] = {"libc4", "ELF", "libc5", "libc6"};
   std::string out;
   const std::int32_t type = entry.flags & cache_flags::type_mask;
@@ -424,6 +423,8 @@ inline std::string ld_so_cache::describe(const ld_so_cache_entry& entry) {
   return out;
 }
 
+#endif  // LINKSCOPE_DEFINITIONS
+
 // An ld.so.cache file as read: its mapping and parse, or why it cannot be
 // used. One may serve every root of a run (object_cache::ld_so_cache_for).
 struct ld_so_cache_file {
@@ -431,22 +432,26 @@ struct ld_so_cache_file {
   std::unique_ptr<ld_so_cache> cache;  // null when absent or unusable
   std::optional<error> failure;        // it exists and cannot be read or parsed
 
-  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path) {
-    auto out = std::make_shared<ld_so_cache_file>();
-    auto file = mapped_file::open(path);
-    if (!file) {
-      if (file.error().code != errc::not_found) out->failure = file.error();
-      return out;
-    }
-    out->file = std::make_unique<mapped_file>(std::move(*file));
-    auto parsed = ld_so_cache::parse(out->file->bytes());
-    if (!parsed)
-      out->failure = parsed.error();
-    else
-      out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+  static std::shared_ptr<const ld_so_cache_file> load(const std::string& path);
+};
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::shared_ptr<const ld_so_cache_file> ld_so_cache_file::load(const std::string& path) {
+  auto out = std::make_shared<ld_so_cache_file>();
+  auto file = mapped_file::open(path);
+  if (!file) {
+    if (file.error().code != errc::not_found) out->failure = file.error();
     return out;
   }
-};
+  out->file = std::make_unique<mapped_file>(std::move(*file));
+  auto parsed = ld_so_cache::parse(out->file->bytes());
+  if (!parsed)
+    out->failure = parsed.error();
+  else
+    out->cache = std::make_unique<ld_so_cache>(std::move(*parsed));
+  return out;
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 }  // namespace resolve
 }  // namespace v0

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/error.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/file.hpp"
@@ -301,30 +302,15 @@ enum class candidate_status : std::uint8_t { ok, absent, other_class, other_mach
 // Thread-safe: sixteen shards, each behind its own lock.
 class search_probes {
  public:
-  std::optional<candidate_status> file(const std::string& host) const { return find(host, false); }
-  void set_file(const std::string& host, candidate_status status) { store(host, false, static_cast<std::uint8_t>(status)); }
-  std::optional<bool> directory(const std::string& host) const {
-    auto v = find(host, true);
-    if (!v) return std::nullopt;
-    return *v != candidate_status::absent;
-  }
-  void set_directory(const std::string& host, bool exists) {
-    store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
-  }
+  // Defined below the class, under LINKSCOPE_DEFINITIONS.
+  std::optional<candidate_status> file(const std::string& host) const;
+  void set_file(const std::string& host, candidate_status status);
+  std::optional<bool> directory(const std::string& host) const;
+  void set_directory(const std::string& host, bool exists);
   // Which of a search setup's subdirectories exist in a folder (key: the
   // folder's host path, NUL, the setup's id; library_search::existing_subdirs).
-  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const {
-    const shard& s = at(key);
-    std::lock_guard<std::mutex> hold(s.lock);
-    auto it = s.listings.find(key);
-    if (it == s.listings.end()) return std::nullopt;
-    return it->second;
-  }
-  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
-    shard& s = const_cast<shard&>(at(key));
-    std::lock_guard<std::mutex> hold(s.lock);
-    s.listings.emplace(key, found);
-  }
+  std::optional<std::vector<std::uint32_t>> listing(const std::string& key) const;
+  void set_listing(const std::string& key, const std::vector<std::uint32_t>& found);
 
  private:
   struct shard {
@@ -332,22 +318,56 @@ class search_probes {
     std::unordered_map<std::string, std::uint8_t> files, dirs;
     std::unordered_map<std::string, std::vector<std::uint32_t>> listings;
   };
-  const shard& at(const std::string& key) const { return shards_[std::hash<std::string>{}(key) % shards_.size()]; }
-  std::optional<candidate_status> find(const std::string& key, bool dir) const {
-    const shard& s = at(key);
-    std::lock_guard<std::mutex> hold(s.lock);
-    const auto& map = dir ? s.dirs : s.files;
-    auto it = map.find(key);
-    if (it == map.end()) return std::nullopt;
-    return static_cast<candidate_status>(it->second);
-  }
-  void store(const std::string& key, bool dir, std::uint8_t value) {
-    shard& s = const_cast<shard&>(at(key));
-    std::lock_guard<std::mutex> hold(s.lock);
-    (dir ? s.dirs : s.files).emplace(key, value);
-  }
+  const shard& at(const std::string& key) const;
+  std::optional<candidate_status> find(const std::string& key, bool dir) const;
+  void store(const std::string& key, bool dir, std::uint8_t value);
   std::array<shard, 16> shards_;
 };
+
+#if LINKSCOPE_DEFINITIONS
+LINKSCOPE_FUNC std::optional<candidate_status> search_probes::file(const std::string& host) const {
+  return find(host, false);
+}
+LINKSCOPE_FUNC void search_probes::set_file(const std::string& host, candidate_status status) {
+  store(host, false, static_cast<std::uint8_t>(status));
+}
+LINKSCOPE_FUNC std::optional<bool> search_probes::directory(const std::string& host) const {
+  auto v = find(host, true);
+  if (!v) return std::nullopt;
+  return *v != candidate_status::absent;
+}
+LINKSCOPE_FUNC void search_probes::set_directory(const std::string& host, bool exists) {
+  store(host, true, static_cast<std::uint8_t>(exists ? candidate_status::ok : candidate_status::absent));
+}
+LINKSCOPE_FUNC std::optional<std::vector<std::uint32_t>> search_probes::listing(const std::string& key) const {
+  const shard& s = at(key);
+  std::lock_guard<std::mutex> hold(s.lock);
+  auto it = s.listings.find(key);
+  if (it == s.listings.end()) return std::nullopt;
+  return it->second;
+}
+LINKSCOPE_FUNC void search_probes::set_listing(const std::string& key, const std::vector<std::uint32_t>& found) {
+  shard& s = const_cast<shard&>(at(key));
+  std::lock_guard<std::mutex> hold(s.lock);
+  s.listings.emplace(key, found);
+}
+LINKSCOPE_FUNC const search_probes::shard& search_probes::at(const std::string& key) const {
+  return shards_[std::hash<std::string>{}(key) % shards_.size()];
+}
+LINKSCOPE_FUNC std::optional<candidate_status> search_probes::find(const std::string& key, bool dir) const {
+  const shard& s = at(key);
+  std::lock_guard<std::mutex> hold(s.lock);
+  const auto& map = dir ? s.dirs : s.files;
+  auto it = map.find(key);
+  if (it == map.end()) return std::nullopt;
+  return static_cast<candidate_status>(it->second);
+}
+LINKSCOPE_FUNC void search_probes::store(const std::string& key, bool dir, std::uint8_t value) {
+  shard& s = const_cast<shard&>(at(key));
+  std::lock_guard<std::mutex> hold(s.lock);
+  (dir ? s.dirs : s.files).emplace(key, value);
+}
+#endif  // LINKSCOPE_DEFINITIONS
 
 namespace detail {
 inline std::string getcwd_string() {
