@@ -15957,11 +15957,12 @@ LINKSCOPE_FUNC result<dyld_link> link_dyld(const std::string& file, const dyld_o
 // mappings they point into alive (dynamic_link::files holds shared
 // pointers), so a result may outlive the cache. Thread-safe: roots may be
 // linked on several threads against one cache (resolve/check.hpp's -j). A
-// lookup holds the cache's lock only to find or insert; a file is mapped and
-// parsed outside it, and when two threads parse one file at once, the first
-// insert wins and the other copy is dropped (images never change, so either
-// is the same). `files()` counts the distinct files parsed, `hits()` the
-// opens answered from the cache.
+// lookup holds a lock only to find or insert (a hit: the lock of one of 16
+// shards of names); a file is mapped and parsed outside it, and when two
+// threads parse one file at once, the first insert wins and the other copy
+// is dropped (images never change, so either is the same). `files()`
+// counts the distinct files parsed, `hits()` the opens answered from the
+// cache.
 //
 // Memory, exactly: a run that knows which files each root loads says so
 // with expect_use(files) per root, and end_use(files) once the root is
@@ -24096,8 +24097,8 @@ inline walk_kind walk_kind_of(byte_view whole) {
 // `n`: neighbours in a sorted list of files tend to load the same libraries,
 // and an image read by the thread that parsed it is still in that core's
 // cache, where handing out one item at a time would alternate neighbours
-// between the threads. Small enough (at most 32 per thread, over 32 chunks
-// each) that the threads still finish together.
+// between the threads. Small enough that the threads still finish together:
+// at most 32 items, and at least 32 chunks per thread when there are enough.
 inline std::size_t parallel_chunk(unsigned jobs, std::size_t n) {
   if (jobs <= 1) return n == 0 ? 1 : n;
   return std::clamp<std::size_t>(n / (std::size_t{jobs} * 32), 1, 32);

@@ -128,8 +128,8 @@ inline walk_kind walk_kind_of(byte_view whole) {
 // `n`: neighbours in a sorted list of files tend to load the same libraries,
 // and an image read by the thread that parsed it is still in that core's
 // cache, where handing out one item at a time would alternate neighbours
-// between the threads. Small enough (at most 32 per thread, over 32 chunks
-// each) that the threads still finish together.
+// between the threads. Small enough that the threads still finish together:
+// at most 32 items, and at least 32 chunks per thread when there are enough.
 inline std::size_t parallel_chunk(unsigned jobs, std::size_t n) {
   if (jobs <= 1) return n == 0 ? 1 : n;
   return std::clamp<std::size_t>(n / (std::size_t{jobs} * 32), 1, 32);

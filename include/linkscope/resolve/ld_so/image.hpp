@@ -20,11 +20,12 @@
 // mappings they point into alive (dynamic_link::files holds shared
 // pointers), so a result may outlive the cache. Thread-safe: roots may be
 // linked on several threads against one cache (resolve/check.hpp's -j). A
-// lookup holds the cache's lock only to find or insert; a file is mapped and
-// parsed outside it, and when two threads parse one file at once, the first
-// insert wins and the other copy is dropped (images never change, so either
-// is the same). `files()` counts the distinct files parsed, `hits()` the
-// opens answered from the cache.
+// lookup holds a lock only to find or insert (a hit: the lock of one of 16
+// shards of names); a file is mapped and parsed outside it, and when two
+// threads parse one file at once, the first insert wins and the other copy
+// is dropped (images never change, so either is the same). `files()`
+// counts the distinct files parsed, `hits()` the opens answered from the
+// cache.
 //
 // Memory, exactly: a run that knows which files each root loads says so
 // with expect_use(files) per root, and end_use(files) once the root is
