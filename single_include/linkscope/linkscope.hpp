@@ -16619,6 +16619,10 @@ LINKSCOPE_FUNC void object_cache::take(object_cache& other) noexcept {
 #include <vector>
 
 
+// The ld.so emulator's phases are its implementation: they exist where the
+// definitions are compiled (core/config.hpp), and a compiled-mode
+// translation unit that includes this header gets nothing from it.
+#if LINKSCOPE_DEFINITIONS
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
@@ -16945,8 +16949,13 @@ class loader {
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+#endif  // LINKSCOPE_DEFINITIONS
 // ---- end linkscope/resolve/ld_so/load.hpp ----
 
+// The ld.so emulator's phases are its implementation: they exist where the
+// definitions are compiled (core/config.hpp), and a compiled-mode
+// translation unit that includes this header gets nothing from it.
+#if LINKSCOPE_DEFINITIONS
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
@@ -17391,6 +17400,7 @@ class binder : public loader<ET> {
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+#endif  // LINKSCOPE_DEFINITIONS
 // ---- end linkscope/resolve/ld_so/bind.hpp ----
 #endif
 

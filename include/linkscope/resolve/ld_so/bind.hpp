@@ -38,6 +38,7 @@
 #endif
 
 #include "linkscope/core/bytes.hpp"
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/hash.hpp"
 #include "linkscope/elf/dynamic.hpp"
 #include "linkscope/elf/types.hpp"
@@ -45,6 +46,10 @@
 #include "linkscope/resolve/ld_so/load.hpp"
 #include "linkscope/resolve/ld_so/result.hpp"
 
+// The ld.so emulator's phases are its implementation: they exist where the
+// definitions are compiled (core/config.hpp), and a compiled-mode
+// translation unit that includes this header gets nothing from it.
+#if LINKSCOPE_DEFINITIONS
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
@@ -489,3 +494,4 @@ class binder : public loader<ET> {
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+#endif  // LINKSCOPE_DEFINITIONS

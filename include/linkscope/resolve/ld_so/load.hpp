@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "linkscope/core/config.hpp"
 #include "linkscope/core/mapped_file.hpp"
 #include "linkscope/elf/types.hpp"
 #include "linkscope/resolve/ld_so/image.hpp"
@@ -36,6 +37,10 @@
 #include "linkscope/resolve/search_path.hpp"
 #include "linkscope/symbols/index.hpp"
 
+// The ld.so emulator's phases are its implementation: they exist where the
+// definitions are compiled (core/config.hpp), and a compiled-mode
+// translation unit that includes this header gets nothing from it.
+#if LINKSCOPE_DEFINITIONS
 namespace linkscope {
 inline namespace v0 {
 namespace resolve {
@@ -362,3 +367,4 @@ class loader {
 }  // namespace resolve
 }  // namespace v0
 }  // namespace linkscope
+#endif  // LINKSCOPE_DEFINITIONS
