@@ -286,49 +286,47 @@ LINKSCOPE_FUNC result<prefix_report> check_prefix(const std::string& prefix_arg,
   auto work = [&] {
     // file_verdicts caches canonical paths: one per thread.
     detail::file_verdicts verdicts(options, prefix_canonical, cwd);
-    for (std::size_t first = next.fetch_add(chunk); first < files.size(); first = next.fetch_add(chunk)) {
-      for (std::size_t i = first, end = std::min(files.size(), first + chunk); i < end; ++i) {
-        const std::string& f = files[i];
-        file_report& fr = report.files[i];
-        fr.path = f;
-        const detail::walk_kind kind = kinds[i];
-        if (kind == detail::walk_kind::macho) {
-          auto link = link_dyld(f, options.dyld, dyld_files);
-          if (!link) fr.failure = link.error();
-          else {
-            verdicts.judge_macho(f, *link, fr);
+    detail::take_chunks(next, files.size(), chunk, [&](std::size_t i) {
+      const std::string& f = files[i];
+      file_report& fr = report.files[i];
+      fr.path = f;
+      const detail::walk_kind kind = kinds[i];
+      if (kind == detail::walk_kind::macho) {
+        auto link = link_dyld(f, options.dyld, dyld_files);
+        if (!link) fr.failure = link.error();
+        else {
+          verdicts.judge_macho(f, *link, fr);
+          lookups[i] = link->lookups;
+          detail::judge_platform_floor(f, options, fr);
+        }
+      } else if (kind == detail::walk_kind::pe) {
+        auto link = load_windows(f, detail::is_pyd(f) ? pyd_options : windows_options, windows_files);
+        if (!link) fr.failure = link.error().err;
+        else {
+          verdicts.judge_pe(*link, fr);
+          detail::judge_platform_floor(f, options, fr);
+        }
+      } else {
+        {
+          auto link = link_dynamic(f, link_options, cache);
+          if (!link) {
+            fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
+          } else {
+            verdicts.judge(f, *link, fr);
             lookups[i] = link->lookups;
-            detail::judge_platform_floor(f, options, fr);
           }
-        } else if (kind == detail::walk_kind::pe) {
-          auto link = load_windows(f, detail::is_pyd(f) ? pyd_options : windows_options, windows_files);
-          if (!link) fr.failure = link.error().err;
-          else {
-            verdicts.judge_pe(*link, fr);
-            detail::judge_platform_floor(f, options, fr);
-          }
-        } else {
-          {
-            auto link = link_dynamic(f, link_options, cache);
-            if (!link) {
-              fr.failure = link.error();  // the file itself is unreadable or no ELF file ld.so would map
-            } else {
-              verdicts.judge(f, *link, fr);
-              lookups[i] = link->lookups;
-            }
-          }
-          // No pending root needs what only this one loaded.
-          cache.end_use(uses[i]);
-          std::vector<object_cache::file_id>().swap(uses[i]);
-          if (!fr.failed() && !options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
         }
-        fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
-        if (options.progress) {
-          std::lock_guard<std::mutex> hold(progress_lock);
-          options.progress(++done, files.size());
-        }
+        // No pending root needs what only this one loaded.
+        cache.end_use(uses[i]);
+        std::vector<object_cache::file_id>().swap(uses[i]);
+        if (!fr.failed() && !options.floor_limits.empty()) detail::judge_floors(f, options.floor_limits, fr);
       }
-    }
+      fr.relative = detail::path_within(f, prefix) ? f.substr(prefix.size() == 1 ? 1 : prefix.size() + 1) : f;
+      if (options.progress) {
+        std::lock_guard<std::mutex> hold(progress_lock);
+        options.progress(++done, files.size());
+      }
+    });
   };
   if (jobs <= 1) {
     work();

@@ -135,16 +135,21 @@ inline std::size_t parallel_chunk(unsigned jobs, std::size_t n) {
   return std::clamp<std::size_t>(n / (std::size_t{jobs} * 32), 1, 32);
 }
 
+// One thread's share of items [0, n): fn(i) for each run of `chunk` items it
+// takes from `next`, until none are left.
+template <class F>
+void take_chunks(std::atomic<std::size_t>& next, std::size_t n, std::size_t chunk, F&& fn) {
+  for (std::size_t first = next.fetch_add(chunk); first < n; first = next.fetch_add(chunk))
+    for (std::size_t i = first, end = std::min(n, first + chunk); i < end; ++i) fn(i);
+}
+
 // fn(i) for every i < n, on `jobs` threads (this one included), each taking
 // the next parallel_chunk(jobs, n) items not yet taken.
 template <class F>
 void run_parallel(unsigned jobs, std::size_t n, F fn) {
   std::atomic<std::size_t> next{0};
   const std::size_t chunk = parallel_chunk(jobs, n);
-  auto work = [&] {
-    for (std::size_t first = next.fetch_add(chunk); first < n; first = next.fetch_add(chunk))
-      for (std::size_t i = first, end = std::min(n, first + chunk); i < end; ++i) fn(i);
-  };
+  auto work = [&] { take_chunks(next, n, chunk, fn); };
   if (jobs <= 1 || n <= 1) {
     work();
     return;
